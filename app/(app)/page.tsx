@@ -1,0 +1,61 @@
+import Link from "next/link";
+import { ADMIN_LINKS } from "@/components/ui/top-bar";
+import { isTenantAdmin } from "@/lib/auth/guards";
+import { requireUser } from "@/lib/auth/page-guards";
+import type { MessageKey } from "@/lib/i18n/messages";
+import { getTranslator } from "@/lib/i18n/server";
+
+const POINTS: MessageKey[] = [
+  "home.point.gateway",
+  "home.point.ledger",
+  "home.point.audit",
+  "home.point.budget",
+];
+
+export default async function HomePage() {
+  const auth = await requireUser();
+  const t = await getTranslator();
+  const scope = auth.tenant
+    ? t("home.activeTenant", { tenant: auth.tenant.name, role: t(`role.${auth.tenant.role}`) })
+    : auth.user.isSuperAdmin
+      ? t("home.platform")
+      : t("home.noTenant");
+  return (
+    <div className="space-y-8">
+      <section className="space-y-3">
+        <p className="text-sm font-semibold text-indigo-600 dark:text-indigo-400">{t("app.tagline")}</p>
+        <h1 className="text-3xl font-bold tracking-tight">{t("home.title")}</h1>
+        <p className="max-w-3xl text-slate-600 dark:text-slate-300">{t("home.lead")}</p>
+        <p data-testid="home-scope" className="text-sm text-slate-500">
+          {scope}
+        </p>
+      </section>
+      <ul className="grid gap-4 sm:grid-cols-2">
+        {POINTS.map((key) => (
+          <li
+            key={key}
+            className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900"
+          >
+            {t(key)}
+          </li>
+        ))}
+      </ul>
+      {isTenantAdmin(auth) && (
+        <section>
+          <h2 className="mb-2 font-semibold">{t("home.adminPages")}</h2>
+          <div className="flex flex-wrap gap-3">
+            {ADMIN_LINKS.map((link) => (
+              <Link
+                key={link.href}
+                href={link.href}
+                className="rounded-md border border-indigo-200 px-3 py-2 text-sm text-indigo-700 hover:bg-indigo-50 dark:border-indigo-900 dark:text-indigo-300 dark:hover:bg-indigo-950"
+              >
+                {t(link.label)}
+              </Link>
+            ))}
+          </div>
+        </section>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,120 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { PGlite } from "@electric-sql/pglite";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { Sql } from "postgres";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+/** The one database type the app codes against, whichever driver is behind it. */
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type DatabaseHandle = {
+  kind: "postgres" | "pglite";
+  db: Database;
+  /** A short description safe to log (no password). */
+  label: string;
+  /** Runs `fn` while holding a Postgres session-level advisory lock (a no-op on single-connection PGlite). */
+  withAdvisoryLock<T>(lockId: number, fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+};
+
+export type DatabaseOptions =
+  | { kind: "postgres"; url: string; max?: number }
+  | { kind: "pglite"; dataDir?: string /* omitted: in memory */ };
+
+/** A start-up failure the operator can act on; printed as one line. */
+export class DatabaseUnavailableError extends Error {
+  override name = "DatabaseUnavailableError";
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(unparseable URL)";
+  }
+}
+
+/** Chooses the database from the environment: DATABASE_URL, else embedded PGlite under PGLITE_DIR or .data/pglite. */
+export function databaseOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DatabaseOptions {
+  const url = env.DATABASE_URL?.trim();
+  if (url) return { kind: "postgres", url };
+  const dir = env.PGLITE_DIR?.trim() || path.join(process.cwd(), ".data", "pglite");
+  return { kind: "pglite", dataDir: dir === "memory" ? undefined : dir };
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.kind === "postgres" ? openPostgres(options.url, options.max) : openPglite(options.dataDir);
+}
+
+async function openPostgres(url: string, max = 10): Promise<DatabaseHandle> {
+  const label = redactUrl(url);
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new DatabaseUnavailableError(
+      `DATABASE_URL must start with postgres:// or postgresql:// (got ${label})`,
+    );
+  }
+  const { default: postgres } = await import("postgres");
+  const { drizzle } = await import("drizzle-orm/postgres-js");
+  let client: Sql;
+  try {
+    client = postgres(url, { max, connect_timeout: 10, onnotice: () => {} });
+    await client`select 1`;
+  } catch (error) {
+    throw new DatabaseUnavailableError(`cannot reach the database at ${label}: ${errorText(error)}`);
+  }
+  const db = drizzle(client, { schema }) as unknown as Database;
+  return {
+    kind: "postgres",
+    db,
+    label,
+    async withAdvisoryLock(lockId, fn) {
+      // Session-level lock on one reserved connection, so the work itself may use any pooled connection.
+      const conn = await client.reserve();
+      try {
+        await conn`select pg_advisory_lock(${lockId})`;
+        try {
+          return await fn();
+        } finally {
+          await conn`select pg_advisory_unlock(${lockId})`;
+        }
+      } finally {
+        conn.release();
+      }
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(dataDir?: string): Promise<DatabaseHandle> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  let client: PGlite;
+  try {
+    if (dataDir) mkdirSync(dataDir, { recursive: true });
+    client = await PGlite.create(dataDir ? { dataDir } : undefined);
+  } catch (error) {
+    throw new DatabaseUnavailableError(
+      `cannot open the embedded database in ${dataDir ?? "memory"}: ${errorText(error)}`,
+    );
+  }
+  const db = drizzle({ client, schema }) as unknown as Database;
+  return {
+    kind: "pglite",
+    db,
+    label: dataDir ? `embedded PGlite in ${dataDir}` : "embedded PGlite in memory",
+    withAdvisoryLock: (_lockId, fn) => fn(),
+    close: () => client.close(),
+  };
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: string }).code;
+    return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,45 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import type { DatabaseHandle } from "./client";
+
+export const MIGRATIONS_DIR = path.join(process.cwd(), "db", "migrations");
+// Any fixed 32-bit number; every Tollgate process agrees on it.
+const MIGRATION_LOCK_ID = 727_100_001;
+
+type Journal = { entries: { idx: number; tag: string; when: number }[] };
+
+export function readJournal(dir = MIGRATIONS_DIR): Journal {
+  return JSON.parse(readFileSync(path.join(dir, "meta", "_journal.json"), "utf8")) as Journal;
+}
+
+/**
+ * Applies the committed drizzle-kit migrations. Idempotent (drizzle records what ran), and safe when several
+ * processes start at once: they queue on one advisory lock, and each then finds the work done.
+ */
+export async function migrateDatabase(handle: DatabaseHandle, dir = MIGRATIONS_DIR): Promise<void> {
+  await handle.withAdvisoryLock(MIGRATION_LOCK_ID, async () => {
+    if (handle.kind === "postgres") {
+      const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+      await migrate(handle.db as never, { migrationsFolder: dir });
+    } else {
+      const { migrate } = await import("drizzle-orm/pglite/migrator");
+      await migrate(handle.db as never, { migrationsFolder: dir });
+    }
+  });
+}
+
+export type MigrationStatus = { applied: number; expected: number; latest: string | null };
+
+/** How many migrations the database has applied, against how many this build ships. */
+export async function migrationStatus(
+  handle: DatabaseHandle,
+  dir = MIGRATIONS_DIR,
+): Promise<MigrationStatus> {
+  const journal = readJournal(dir);
+  const result = await handle.db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[];
+  const applied = Number(rows[0]?.n ?? 0);
+  const latest = applied > 0 ? (journal.entries[applied - 1]?.tag ?? null) : null;
+  return { applied, expected: journal.entries.length, latest };
+}

@@ -1,0 +1,79 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { v7 as uuidv7 } from "uuid";
+
+const id = () =>
+  uuid("id")
+    .primaryKey()
+    .$defaultFn(() => uuidv7());
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+const updatedAt = () =>
+  timestamp("updated_at", { withTimezone: true })
+    .notNull()
+    .defaultNow()
+    .$onUpdate(() => new Date());
+
+export const membershipRole = pgEnum("membership_role", ["member", "admin"]);
+export type MembershipRole = (typeof membershipRole.enumValues)[number];
+
+export const tenant = pgTable("tenant", {
+  id: id(),
+  name: text("name").notNull(),
+  slug: text("slug").notNull().unique(),
+  disabled: boolean("disabled").notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+export type Tenant = typeof tenant.$inferSelect;
+
+export const appUser = pgTable(
+  "app_user",
+  {
+    id: id(),
+    email: text("email").notNull(),
+    name: text("name").notNull(),
+    // Null for users who only sign in through single sign-on.
+    passwordHash: text("password_hash"),
+    isSuperAdmin: boolean("is_super_admin").notNull().default(false),
+    disabled: boolean("disabled").notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("app_user_email_lower_idx").on(sql`lower(${t.email})`)],
+);
+export type AppUser = typeof appUser.$inferSelect;
+
+export const membership = pgTable(
+  "membership",
+  {
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenant.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => appUser.id, { onDelete: "cascade" }),
+    role: membershipRole("role").notNull().default("member"),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.userId] }), index("membership_user_idx").on(t.userId)],
+);
+export type Membership = typeof membership.$inferSelect;
+
+// Failed sign-in counters, keyed by "email:<address>" or "ip:<address>"; shared by every app instance.
+export const authThrottle = pgTable("auth_throttle", {
+  key: text("key").primaryKey(),
+  failures: integer("failures").notNull().default(0),
+  windowStartedAt: timestamp("window_started_at", { withTimezone: true }).notNull().defaultNow(),
+  blockedUntil: timestamp("blocked_until", { withTimezone: true }),
+});

@@ -1,0 +1,6 @@
+/** Runs once when the server starts: opens, migrates and seeds the database before the first request. */
+export async function register() {
+  if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.NEXT_PHASE === "phase-production-build") return;
+  const { startServer } = await import("./lib/startup");
+  await startServer();
+}

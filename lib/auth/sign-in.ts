@@ -1,0 +1,51 @@
+import { AuthError } from "next-auth";
+import { z } from "zod";
+import { getDb } from "@/db";
+import { AppError } from "@/lib/errors";
+import { signIn } from "./index";
+import { clientAddress, throttleRetryAfter } from "./throttle";
+
+export const loginSchema = z.object({
+  email: z.string().trim().email("enter an email address").max(320),
+  password: z.string().min(1, "enter your password").max(200),
+  callbackUrl: z.string().max(2000).optional(),
+});
+
+export const WRONG_CREDENTIALS = "Wrong email or password.";
+
+export const tooManySignIns = (retryAfterSeconds: number) =>
+  new AppError("rate_limited", "Too many failed sign-in attempts. Wait a few minutes and try again.", {
+    retryAfterSeconds,
+  });
+
+/** Only same-site paths are followed after sign-in, so a crafted link cannot send the user elsewhere. */
+export function safeCallbackPath(callbackUrl: string | undefined): string {
+  if (!callbackUrl?.startsWith("/") || callbackUrl.startsWith("//") || callbackUrl.includes("\\")) {
+    return "/";
+  }
+  return callbackUrl.startsWith("/login") ? "/" : callbackUrl;
+}
+
+/**
+ * Signs in with email and password and sets the session cookie. Throws 429 while the email or address is
+ * throttled, and one 401 message for every kind of wrong credentials.
+ */
+export async function signInWithPassword(
+  input: z.output<typeof loginSchema>,
+  headers: Headers,
+): Promise<string> {
+  const wait = await throttleRetryAfter(await getDb(), {
+    email: input.email,
+    address: clientAddress(headers),
+  });
+  if (wait > 0) throw tooManySignIns(wait);
+  try {
+    await signIn("credentials", { email: input.email, password: input.password, redirect: false });
+  } catch (error) {
+    if (error instanceof AuthError && error.type === "CredentialsSignin") {
+      throw new AppError("unauthorized", WRONG_CREDENTIALS);
+    }
+    throw error;
+  }
+  return safeCallbackPath(input.callbackUrl);
+}

@@ -1,0 +1,58 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Database } from "@/db";
+import { type AppUser, appUser, type MembershipRole, membership, tenant } from "@/db/schema";
+
+export type TenantAccess = { id: string; name: string; slug: string; role: MembershipRole };
+
+/** Who is asking, resolved from the database on every request (the session cookie only names the user). */
+export type UserContext = {
+  user: { id: string; email: string; name: string; isSuperAdmin: boolean };
+  /** Tenants the user may switch to: their memberships, or every tenant for the super admin. */
+  tenants: TenantAccess[];
+  /** The active tenant; null for a super admin looking at the whole platform, or a user with no membership. */
+  tenant: TenantAccess | null;
+  role: MembershipRole | null;
+};
+
+export async function findUserByEmail(db: Database, email: string): Promise<AppUser | undefined> {
+  const [row] = await db
+    .select()
+    .from(appUser)
+    .where(eq(sql`lower(${appUser.email})`, email.trim().toLowerCase()))
+    .limit(1);
+  return row;
+}
+
+/**
+ * Loads the user and their tenants; null when the user is gone or disabled. `activeTenantId` is honoured only
+ * if the user may use that tenant; otherwise a member falls back to their first tenant.
+ */
+export async function loadUserContext(
+  db: Database,
+  userId: string,
+  activeTenantId: string | null | undefined,
+): Promise<UserContext | null> {
+  const [user] = await db.select().from(appUser).where(eq(appUser.id, userId)).limit(1);
+  if (!user || user.disabled) return null;
+  const tenants: TenantAccess[] = user.isSuperAdmin
+    ? (
+        await db
+          .select({ id: tenant.id, name: tenant.name, slug: tenant.slug })
+          .from(tenant)
+          .orderBy(asc(tenant.name))
+      ).map((t) => ({ ...t, role: "admin" as const }))
+    : await db
+        .select({ id: tenant.id, name: tenant.name, slug: tenant.slug, role: membership.role })
+        .from(membership)
+        .innerJoin(tenant, eq(tenant.id, membership.tenantId))
+        .where(and(eq(membership.userId, userId), eq(tenant.disabled, false)))
+        .orderBy(asc(tenant.name));
+  const requested = activeTenantId ? tenants.find((t) => t.id === activeTenantId) : undefined;
+  const active = requested ?? (user.isSuperAdmin ? null : (tenants[0] ?? null));
+  return {
+    user: { id: user.id, email: user.email, name: user.name, isSuperAdmin: user.isSuperAdmin },
+    tenants,
+    tenant: active,
+    role: active?.role ?? null,
+  };
+}

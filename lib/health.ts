@@ -1,0 +1,32 @@
+import { sql } from "drizzle-orm";
+import { getDatabase } from "@/db";
+import { migrationStatus } from "@/db/migrate";
+import { log } from "@/lib/log";
+import pkg from "@/package.json";
+
+export type Health = {
+  status: "ok" | "degraded";
+  version: string;
+  database: {
+    reachable: boolean;
+    kind?: string;
+    migration?: { applied: number; expected: number; latest: string | null };
+  };
+};
+
+export async function getHealth(): Promise<Health> {
+  try {
+    const handle = await getDatabase();
+    await handle.db.execute(sql`select 1`);
+    const migration = await migrationStatus(handle);
+    const current = migration.applied === migration.expected;
+    return {
+      status: current ? "ok" : "degraded",
+      version: pkg.version,
+      database: { reachable: true, kind: handle.kind, migration },
+    };
+  } catch (error) {
+    log.error({ err: error }, "health check: database unreachable");
+    return { status: "degraded", version: pkg.version, database: { reachable: false } };
+  }
+}
