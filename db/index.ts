@@ -1,6 +1,5 @@
 import { type DatabaseHandle, databaseOptionsFromEnv, openDatabase } from "./client";
-import { migrateDatabase } from "./migrate";
-import { seedDemo } from "./seed";
+import { prepareDatabase } from "./migrate";
 
 export type { Database, DatabaseHandle } from "./client";
 
@@ -28,7 +27,6 @@ export function setDatabaseForTests(handle: DatabaseHandle | undefined): void {
 
 async function startDatabase(): Promise<DatabaseHandle> {
   const handle = await openDatabase(databaseOptionsFromEnv());
-  await migrateDatabase(handle);
-  if (process.env.SEED_DEMO !== "0") await seedDemo(handle.db);
+  await prepareDatabase(handle, { seedDemo: process.env.SEED_DEMO !== "0" });
   return handle;
 }

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import type { DatabaseHandle } from "./client";
+import { seedDemo } from "./seed";
 
 export const MIGRATIONS_DIR = path.join(process.cwd(), "db", "migrations");
 // Any fixed 32-bit number; every Tollgate process agrees on it.
@@ -18,15 +19,31 @@ export function readJournal(dir = MIGRATIONS_DIR): Journal {
  * processes start at once: they queue on one advisory lock, and each then finds the work done.
  */
 export async function migrateDatabase(handle: DatabaseHandle, dir = MIGRATIONS_DIR): Promise<void> {
-  await handle.withAdvisoryLock(MIGRATION_LOCK_ID, async () => {
-    if (handle.kind === "postgres") {
-      const { migrate } = await import("drizzle-orm/postgres-js/migrator");
-      await migrate(handle.db as never, { migrationsFolder: dir });
-    } else {
-      const { migrate } = await import("drizzle-orm/pglite/migrator");
-      await migrate(handle.db as never, { migrationsFolder: dir });
-    }
+  await handle.withAdvisoryLock(MIGRATION_LOCK_ID, () => applyMigrations(handle, dir));
+}
+
+/**
+ * Start-up preparation: migrations, then the demo seed into an empty database, under the same lock, so two
+ * processes starting together neither race on the schema nor seed the demo data twice.
+ */
+export async function prepareDatabase(
+  handle: DatabaseHandle,
+  opts: { seedDemo: boolean },
+): Promise<{ seeded: boolean }> {
+  return handle.withAdvisoryLock(MIGRATION_LOCK_ID, async () => {
+    await applyMigrations(handle, MIGRATIONS_DIR);
+    return { seeded: opts.seedDemo && (await seedDemo(handle.db)) };
   });
+}
+
+async function applyMigrations(handle: DatabaseHandle, dir: string): Promise<void> {
+  if (handle.kind === "postgres") {
+    const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+    await migrate(handle.db as never, { migrationsFolder: dir });
+  } else {
+    const { migrate } = await import("drizzle-orm/pglite/migrator");
+    await migrate(handle.db as never, { migrationsFolder: dir });
+  }
 }
 
 export type MigrationStatus = { applied: number; expected: number; latest: string | null };

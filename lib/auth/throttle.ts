@@ -47,7 +47,9 @@ export async function clearSignInFailures(db: Database, email: string): Promise<
 async function bump(db: Database, key: string, max: number, now: Date): Promise<void> {
   const windowStart = new Date(now.getTime() - THROTTLE.windowSeconds * 1000);
   const blockUntil = new Date(now.getTime() + THROTTLE.windowSeconds * 1000);
-  const expired = sql`${authThrottle.windowStartedAt} < ${windowStart}`;
+  // Dates go to raw SQL as ISO text: postgres-js does not serialise Date objects inside sql`` templates.
+  const at = (d: Date) => sql`${d.toISOString()}::timestamptz`;
+  const expired = sql`${authThrottle.windowStartedAt} < ${at(windowStart)}`;
   const failures = sql`case when ${expired} then 1 else ${authThrottle.failures} + 1 end`;
   await db
     .insert(authThrottle)
@@ -56,8 +58,8 @@ async function bump(db: Database, key: string, max: number, now: Date): Promise<
       target: authThrottle.key,
       set: {
         failures,
-        windowStartedAt: sql`case when ${expired} then ${now} else ${authThrottle.windowStartedAt} end`,
-        blockedUntil: sql`case when ${failures} >= ${max} then ${blockUntil} else ${authThrottle.blockedUntil} end`,
+        windowStartedAt: sql`case when ${expired} then ${at(now)} else ${authThrottle.windowStartedAt} end`,
+        blockedUntil: sql`case when ${failures} >= ${max} then ${at(blockUntil)} else ${authThrottle.blockedUntil} end`,
       },
     });
 }
