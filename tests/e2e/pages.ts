@@ -1,0 +1,49 @@
+import { expect, type Page } from "@playwright/test";
+
+export const DEMO_PASSWORD = "tollgate-demo";
+
+/** The sign-in page, as a user sees it. */
+export class LoginPage {
+  constructor(readonly page: Page) {}
+
+  async goto(path = "/login") {
+    await this.page.goto(path);
+    await expect(this.page.getByRole("button", { name: /sign in|登录/i })).toBeVisible();
+  }
+
+  async signIn(email: string, password = DEMO_PASSWORD) {
+    await this.page.getByLabel(/email|邮箱/i).fill(email);
+    await this.page.getByLabel(/password|密码/i).fill(password);
+    await this.page.getByRole("button", { name: /sign in|登录/i }).click();
+  }
+
+  error() {
+    return this.page.getByTestId("login-error");
+  }
+}
+
+/** The signed-in shell's top bar. */
+export class TopBar {
+  constructor(readonly page: Page) {}
+
+  activeTenant() {
+    return this.page.getByTestId("active-tenant");
+  }
+
+  async switchTenant(name: string) {
+    await this.page.getByTestId("tenant-switcher").selectOption({ label: name });
+  }
+
+  async signOut() {
+    await this.page.getByTestId("user-menu").locator("summary").click();
+    await this.page.getByRole("button", { name: /sign out|退出登录/i }).click();
+  }
+}
+
+export async function signInAs(page: Page, email: string) {
+  const login = new LoginPage(page);
+  await login.goto();
+  await login.signIn(email);
+  await expect(page).toHaveURL((url) => url.pathname === "/");
+  await expect(page.getByTestId("user-menu")).toBeVisible();
+}
