@@ -5,6 +5,7 @@ import { getLocale, getTheme } from "@/lib/i18n/server";
 import "./globals.css";
 
 export const metadata: Metadata = {
+  icons: { icon: "/favicon.svg" },
   title: "Tollgate",
   description: "Multi-tenant governance for AI agents",
 };

@@ -48,7 +48,7 @@ export function TenantSwitcher(props: {
         value={props.activeId ?? ""}
         disabled={busy}
         onChange={(e) => switchTo(e.target.value)}
-        className="max-w-44 rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900"
+        className="max-w-52 rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900"
       >
         {props.platformOption && <option value="">{t("tenant.all")}</option>}
         {props.tenants.map((x) => (
