@@ -1,0 +1,67 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type {
+  ChatMessage,
+  FinishReason,
+  ProviderType,
+  ToolCall,
+  ToolChoice,
+  ToolSchema,
+  Usage,
+} from "../types";
+
+/** One call to one provider deployment, after routing chose it. */
+export type AdapterRequest = {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSchema[];
+  toolChoice?: ToolChoice;
+  temperature?: number;
+  maxTokens?: number;
+};
+
+export type AdapterResult = {
+  content: string;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+  usage: Usage;
+  /** The model named in the response body: who really answered. */
+  servedModel: string;
+};
+
+export type AdapterEvent =
+  | { type: "text"; delta: string }
+  | { type: "tool_call"; call: ToolCall }
+  | { type: "end"; finishReason: FinishReason; usage: Usage; servedModel: string };
+
+/** One provider type. Adapters throw on failure; the router classifies, retries and falls back. */
+export interface ModelAdapter {
+  readonly type: ProviderType;
+  chat(req: AdapterRequest, signal: AbortSignal): Promise<AdapterResult>;
+  stream(req: AdapterRequest, signal: AbortSignal): AsyncIterable<AdapterEvent>;
+}
+
+/**
+ * The router's per-attempt hooks, carried through the SDKs' internals to our fetch wrapper, so the connect
+ * timer can stop when the provider starts answering.
+ */
+export const attemptHooks = new AsyncLocalStorage<{ onResponse(): void }>();
+
+/** A fetch for the SDKs that tells the current attempt when response headers arrived. */
+export const observedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  attemptHooks.getStore()?.onResponse();
+  return response;
+};
+
+export function parseToolArgs(raw: string | undefined | null): Record<string, unknown> {
+  if (!raw) return {};
+  try {
+    const value = JSON.parse(raw) as unknown;
+    return value && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { value };
+  } catch {
+    // A model that produced broken JSON still gets its call through; the tool's validation will say what is wrong.
+    return { _raw: raw };
+  }
+}

@@ -1,0 +1,207 @@
+import { createHash } from "node:crypto";
+import { sleep } from "../sleep";
+import type { ChatMessage, ToolCall, ToolSchema, Usage } from "../types";
+import {
+  type AdapterEvent,
+  type AdapterRequest,
+  type AdapterResult,
+  attemptHooks,
+  type ModelAdapter,
+} from "./adapter";
+
+// Verbs that name nothing on their own: "get" must not pick get_weather for "get me a coffee".
+const GENERIC_WORDS = new Set([
+  "get",
+  "list",
+  "set",
+  "create",
+  "update",
+  "delete",
+  "find",
+  "search",
+  "make",
+  "show",
+  "fetch",
+  "run",
+  "add",
+  "the",
+]);
+const FREE_TEXT_FIELDS = new Set([
+  "query",
+  "q",
+  "text",
+  "message",
+  "input",
+  "question",
+  "topic",
+  "prompt",
+  "title",
+  "content",
+  "body",
+  "task",
+  "description",
+]);
+
+/**
+ * The built-in demo model: no network, deterministic. It calls an offered tool when the user's words name it
+ * (or one of its keywords), then answers from the result; otherwise it says what it is. Cost is always 0.
+ */
+export class OfflineAdapter implements ModelAdapter {
+  readonly type = "offline" as const;
+  constructor(private readonly options: { chunkDelayMs?: number } = {}) {}
+
+  async chat(req: AdapterRequest, signal: AbortSignal): Promise<AdapterResult> {
+    signal.throwIfAborted();
+    attemptHooks.getStore()?.onResponse(); // no connection to wait for
+    const reply = respond(req);
+    return { ...reply, finishReason: reply.toolCalls.length ? "tool_calls" : "stop", servedModel: req.model };
+  }
+
+  async *stream(req: AdapterRequest, signal: AbortSignal): AsyncIterable<AdapterEvent> {
+    attemptHooks.getStore()?.onResponse();
+    const reply = respond(req);
+    for (const piece of reply.content.match(/\S+\s*/g) ?? []) {
+      await sleep(this.options.chunkDelayMs ?? 0, signal);
+      yield { type: "text", delta: piece };
+    }
+    for (const call of reply.toolCalls) {
+      await sleep(this.options.chunkDelayMs ?? 0, signal);
+      yield { type: "tool_call", call };
+    }
+    yield {
+      type: "end",
+      finishReason: reply.toolCalls.length ? "tool_calls" : "stop",
+      usage: reply.usage,
+      servedModel: req.model,
+    };
+  }
+}
+
+function respond(req: AdapterRequest): { content: string; toolCalls: ToolCall[]; usage: Usage } {
+  const { content, toolCalls } = decide(req);
+  const inputChars = req.messages.reduce((n, m) => n + m.content.length, 0);
+  const outputChars =
+    content.length + toolCalls.reduce((n, c) => n + JSON.stringify(c.args).length + c.name.length, 0);
+  return {
+    content,
+    toolCalls,
+    usage: {
+      inputTokens: Math.ceil(inputChars / 4),
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: Math.max(1, Math.ceil(outputChars / 4)),
+      reasoningTokens: 0,
+    },
+  };
+}
+
+function decide(req: AdapterRequest): { content: string; toolCalls: ToolCall[] } {
+  const trailingResults = trailingToolResults(req.messages);
+  if (trailingResults.length) return { content: summarize(trailingResults), toolCalls: [] };
+  const userText = [...req.messages].reverse().find((m) => m.role === "user")?.content ?? "";
+  const tools = req.toolChoice === "none" ? [] : (req.tools ?? []);
+  const forced =
+    typeof req.toolChoice === "object"
+      ? tools.find((t) => t.name === (req.toolChoice as { name: string }).name)
+      : undefined;
+  const tool = forced ?? pickTool(userText, tools) ?? (req.toolChoice === "required" ? tools[0] : undefined);
+  if (tool) {
+    return {
+      content: "",
+      toolCalls: [{ id: callId(userText, tool.name), name: tool.name, args: argsFor(tool, userText) }],
+    };
+  }
+  return { content: introduce(userText, tools), toolCalls: [] };
+}
+
+function trailingToolResults(messages: ChatMessage[]): Extract<ChatMessage, { role: "tool" }>[] {
+  const out: Extract<ChatMessage, { role: "tool" }>[] = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== "tool") break;
+    out.unshift(m);
+  }
+  return out;
+}
+
+function summarize(results: Extract<ChatMessage, { role: "tool" }>[]): string {
+  const parts = results.map((r) => {
+    const text = r.content.length > 400 ? `${r.content.slice(0, 400)}…` : r.content;
+    return /"error"/.test(text) ? `${r.name} reported a problem: ${text}` : `${r.name} returned: ${text}`;
+  });
+  return `Here is what I found. ${parts.join(" ")}`;
+}
+
+function introduce(userText: string, tools: ToolSchema[]): string {
+  const quoted = userText.length > 200 ? `${userText.slice(0, 200)}…` : userText;
+  const offer = tools.length
+    ? ` I can use these tools when you name them: ${tools.map((t) => t.name).join(", ")}.`
+    : " Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or a gateway.config.json) to talk to a real model.";
+  return `I am the offline demo model, answering without any provider. You said: "${quoted}".${offer}`;
+}
+
+export function pickTool(text: string, tools: ToolSchema[]): ToolSchema | undefined {
+  const lower = text.toLowerCase();
+  let best: { tool: ToolSchema; score: number } | undefined;
+  for (const tool of tools) {
+    const nameWords = tool.name
+      .split(/[_\-\s]+|(?=[A-Z])/)
+      .map((w) => w.toLowerCase())
+      .filter(Boolean);
+    const words = [
+      ...nameWords.filter((w) => w.length > 2 && !GENERIC_WORDS.has(w)),
+      ...(tool.keywords ?? []).map((k) => k.toLowerCase()),
+    ];
+    let score = lower.includes(tool.name.toLowerCase()) || lower.includes(nameWords.join(" ")) ? 10 : 0;
+    for (const w of words) if (new RegExp(`\\b${escapeRegExp(w)}`, "i").test(lower)) score += 1;
+    if (score > 0 && (!best || score > best.score)) best = { tool, score };
+  }
+  return best?.tool;
+}
+
+type JsonSchema = {
+  type?: string | string[];
+  enum?: unknown[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  default?: unknown;
+};
+
+/** Fills the tool's arguments from the user's words: enums named in the text, the first number, quoted text, or the text itself. */
+export function argsFor(tool: ToolSchema, text: string): Record<string, unknown> {
+  const schema = tool.parameters as JsonSchema;
+  const args: Record<string, unknown> = {};
+  const required = new Set(schema.required ?? []);
+  const quoted = text.match(/["“']([^"”']+)["”']/)?.[1];
+  const numbers = text.match(/-?\d+(\.\d+)?/g) ?? [];
+  let numberIndex = 0;
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+    const type = Array.isArray(prop.type) ? prop.type[0] : prop.type;
+    if (prop.enum?.length) {
+      const named = prop.enum.find(
+        (v) => typeof v === "string" && text.toLowerCase().includes(v.toLowerCase()),
+      );
+      if (named !== undefined || required.has(name)) args[name] = named ?? prop.default ?? prop.enum[0];
+    } else if (type === "number" || type === "integer") {
+      const n = numbers[numberIndex++];
+      if (n !== undefined) args[name] = type === "integer" ? Math.trunc(Number(n)) : Number(n);
+      else if (required.has(name)) args[name] = prop.default ?? 1;
+    } else if (type === "boolean") {
+      if (required.has(name)) args[name] = prop.default ?? true;
+    } else if (type === "string") {
+      if (required.has(name) || FREE_TEXT_FIELDS.has(name))
+        args[name] = quoted ?? (FREE_TEXT_FIELDS.has(name) ? text : (prop.default ?? text));
+    } else if (type === "array") {
+      if (required.has(name)) args[name] = [];
+    } else if (type === "object" && required.has(name)) {
+      args[name] = {};
+    }
+  }
+  return args;
+}
+
+function callId(text: string, name: string): string {
+  return `call_offline_${createHash("sha256").update(`${name}\n${text}`).digest("hex").slice(0, 12)}`;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -1,0 +1,242 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { Ajv, type ErrorObject } from "ajv";
+import gatewaySchema from "@/schemas/gateway.schema.json";
+import { type PriceTable, SHIPPED_PRICES } from "./pricing";
+import type { ProviderType } from "./types";
+
+export type ProviderConfig = {
+  type: ProviderType;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  supportsTools?: boolean;
+  chunkDelayMs?: number;
+};
+export type Candidate = { provider: string; model: string };
+export type AliasConfig = { label?: string; candidates: Candidate[] };
+
+export type GatewayConfigFile = {
+  providers: Record<string, ProviderConfig>;
+  models: Record<string, AliasConfig>;
+  defaultModel?: string;
+  timeouts?: Partial<Timeouts>;
+  retry?: Partial<RetryPolicy>;
+  cooldown?: Partial<CooldownPolicy>;
+  prices?: PriceTable;
+};
+
+export type Timeouts = { connectMs: number; firstTokenMs: number; totalMs: number };
+export type RetryPolicy = {
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  maxRetryAfterMs: number;
+};
+export type CooldownPolicy = {
+  consecutiveFailures: number;
+  failureRate: number;
+  minCallsForRate: number;
+  windowMs: number;
+  cooldownMs: number;
+};
+
+/** The configuration the gateway runs on: validated, defaults filled in, keys read from the environment. */
+export type GatewayConfig = {
+  providers: Record<string, ProviderConfig & { apiKey?: string }>;
+  models: Record<string, AliasConfig>;
+  defaultModel: string;
+  timeouts: Timeouts;
+  retry: RetryPolicy;
+  cooldown: CooldownPolicy;
+  prices: PriceTable;
+  /** Where it came from: a file path, or "environment". */
+  source: string;
+};
+
+export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, firstTokenMs: 30_000, totalMs: 120_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 2,
+  baseDelayMs: 250,
+  maxDelayMs: 4_000,
+  maxRetryAfterMs: 10_000,
+};
+export const DEFAULT_COOLDOWN: CooldownPolicy = {
+  consecutiveFailures: 3,
+  failureRate: 0.5,
+  minCallsForRate: 4,
+  windowMs: 60_000,
+  cooldownMs: 30_000,
+};
+export const OFFLINE_ALIAS = "offline-demo";
+
+/** A configuration the app cannot start with; the message names the file, the field and what was expected. */
+export class GatewayConfigError extends Error {
+  override name = "GatewayConfigError";
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateFile = ajv.compile<GatewayConfigFile>(gatewaySchema);
+
+/**
+ * Loads the gateway configuration: GATEWAY_CONFIG, else ./gateway.config.json if present, else defaults from
+ * the environment (OpenAI and/or Anthropic keys, and always the offline demo model).
+ */
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): GatewayConfig {
+  const explicit = env.GATEWAY_CONFIG?.trim();
+  const file = explicit ? path.resolve(cwd, explicit) : path.join(cwd, "gateway.config.json");
+  if (explicit || existsSync(file)) return parseGatewayConfig(readConfigFile(file), file, env);
+  return configFromEnvironment(env);
+}
+
+function readConfigFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new GatewayConfigError(`${file}: cannot read the gateway config (${(error as Error).message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new GatewayConfigError(`${file}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** Validates a parsed config file against schemas/gateway.schema.json and its cross-references. */
+export function parseGatewayConfig(
+  raw: unknown,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): GatewayConfig {
+  if (!validateFile(raw)) {
+    throw new GatewayConfigError(`${file}: ${describeSchemaErrors(validateFile.errors ?? [])}`);
+  }
+  const config = raw;
+  const providers: GatewayConfig["providers"] = {};
+  for (const [name, provider] of Object.entries(config.providers)) {
+    let apiKey: string | undefined;
+    if (provider.apiKeyEnv) {
+      apiKey = env[provider.apiKeyEnv]?.trim();
+      if (!apiKey) {
+        throw new GatewayConfigError(
+          `${file}: providers.${name}.apiKeyEnv names ${provider.apiKeyEnv}, which is not set in the environment`,
+        );
+      }
+    }
+    if (provider.type === "openai-compatible" && !provider.baseUrl) {
+      throw new GatewayConfigError(
+        `${file}: providers.${name}.baseUrl is required for type openai-compatible`,
+      );
+    }
+    providers[name] = { ...provider, apiKey };
+  }
+  for (const [alias, spec] of Object.entries(config.models)) {
+    spec.candidates.forEach((c, i) => {
+      if (!providers[c.provider]) {
+        throw new GatewayConfigError(
+          `${file}: models.${alias}.candidates[${i}].provider is "${c.provider}", expected one of: ${Object.keys(providers).join(", ")}`,
+        );
+      }
+    });
+  }
+  const defaultModel = config.defaultModel ?? Object.keys(config.models)[0]!;
+  if (!config.models[defaultModel]) {
+    throw new GatewayConfigError(
+      `${file}: defaultModel is "${defaultModel}", expected one of: ${Object.keys(config.models).join(", ")}`,
+    );
+  }
+  return {
+    providers,
+    models: config.models,
+    defaultModel,
+    timeouts: { ...DEFAULT_TIMEOUTS, ...config.timeouts },
+    retry: { ...DEFAULT_RETRY, ...config.retry },
+    cooldown: { ...DEFAULT_COOLDOWN, ...config.cooldown },
+    prices: { ...SHIPPED_PRICES, ...config.prices },
+    source: file,
+  };
+}
+
+function describeSchemaErrors(errors: ErrorObject[]): string {
+  // Report the deepest errors first: "providers.openai.type must be one of …" beats "must match a schema".
+  const first = errors[0];
+  if (!first) return "invalid";
+  return errors
+    .slice(0, 3)
+    .map((e) => {
+      const at = e.instancePath.replace(/^\//, "").replace(/\//g, ".") || "(top level)";
+      if (e.keyword === "additionalProperties") {
+        return `${at === "(top level)" ? "" : `${at}.`}${(e.params as { additionalProperty: string }).additionalProperty} is not a known field`;
+      }
+      if (e.keyword === "required") {
+        return `${at === "(top level)" ? "" : `${at}.`}${(e.params as { missingProperty: string }).missingProperty} is required`;
+      }
+      if (e.keyword === "enum") {
+        return `${at} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
+      }
+      return `${at} ${e.message ?? "is invalid"}`;
+    })
+    .join("; ");
+}
+
+/** No config file: every provider with a key in the environment, and the offline demo model (the default without keys). */
+export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const providers: GatewayConfig["providers"] = {
+    offline: { type: "offline", supportsTools: true, chunkDelayMs: Number(env.OFFLINE_CHUNK_DELAY_MS ?? 25) },
+  };
+  const models: Record<string, AliasConfig> = {};
+  const openaiKey = env.OPENAI_API_KEY?.trim();
+  const anthropicKey = env.ANTHROPIC_API_KEY?.trim();
+  if (openaiKey) {
+    providers.openai = {
+      type: "openai",
+      apiKey: openaiKey,
+      baseUrl: env.OPENAI_BASE_URL?.trim() || undefined,
+    };
+    models["gpt-4o-mini"] = {
+      label: "GPT-4o mini",
+      candidates: [{ provider: "openai", model: "gpt-4o-mini" }],
+    };
+    models["gpt-4.1"] = { label: "GPT-4.1", candidates: [{ provider: "openai", model: "gpt-4.1" }] };
+  }
+  if (anthropicKey) {
+    providers.anthropic = {
+      type: "anthropic",
+      apiKey: anthropicKey,
+      baseUrl: env.ANTHROPIC_BASE_URL?.trim() || undefined,
+    };
+    models["claude-haiku"] = {
+      label: "Claude Haiku 4.5",
+      candidates: [{ provider: "anthropic", model: "claude-haiku-4-5" }],
+    };
+    models["claude-sonnet"] = {
+      label: "Claude Sonnet 4.5",
+      candidates: [{ provider: "anthropic", model: "claude-sonnet-4-5" }],
+    };
+  }
+  if (openaiKey && anthropicKey) {
+    // With both keys, the default alias falls back across vendors.
+    models.default = {
+      label: "Default (GPT-4o mini, falls back to Claude Haiku)",
+      candidates: [
+        { provider: "openai", model: "gpt-4o-mini" },
+        { provider: "anthropic", model: "claude-haiku-4-5" },
+      ],
+    };
+  }
+  models[OFFLINE_ALIAS] = {
+    label: "Offline demo model",
+    candidates: [{ provider: "offline", model: OFFLINE_ALIAS }],
+  };
+  const defaultModel = models.default ? "default" : (Object.keys(models)[0] ?? OFFLINE_ALIAS);
+  return {
+    providers,
+    models,
+    defaultModel,
+    timeouts: DEFAULT_TIMEOUTS,
+    retry: DEFAULT_RETRY,
+    cooldown: DEFAULT_COOLDOWN,
+    prices: SHIPPED_PRICES,
+    source: "environment",
+  };
+}

@@ -1,0 +1,143 @@
+import type { GatewayErrorClass, Stamp } from "./types";
+
+/** A gateway failure, with its class (which decides retry and fallback) and the stamp of what was tried. */
+export class GatewayError extends Error {
+  override name = "GatewayError";
+  constructor(
+    readonly errorClass: GatewayErrorClass,
+    message: string,
+    readonly status?: number,
+    public stamp?: Stamp,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A stream that ended without its final event: the connection was cut mid-answer. */
+export const streamCut = () =>
+  new GatewayError("connection", "the provider's stream ended before the answer was complete");
+
+/** Why an attempt's own timer fired; used as the abort reason so the classifier can tell it from Stop. */
+export class AttemptTimeout extends Error {
+  override name = "AttemptTimeout";
+  constructor(
+    readonly phase: "connect" | "first_token" | "total",
+    readonly ms: number,
+  ) {
+    super(
+      `no ${phase === "connect" ? "response" : phase === "first_token" ? "first token" : "complete answer"} within ${ms} ms`,
+    );
+  }
+}
+
+export type Classified = {
+  errorClass: GatewayErrorClass;
+  status?: number;
+  message: string;
+  retryAfterMs?: number;
+};
+
+/** What the router does next with a classified failure. */
+export function decide(errorClass: GatewayErrorClass): "retry" | "next" | "fail" {
+  switch (errorClass) {
+    case "rate_limited":
+    case "server":
+    case "timeout":
+    case "connection":
+      return "retry";
+    case "auth":
+    case "not_found":
+      return "next";
+    default:
+      return "fail";
+  }
+}
+
+/** Failures that count against a deployment's health (the request's own faults and Stop do not). */
+export const countsAgainstDeployment = (c: GatewayErrorClass) =>
+  c === "rate_limited" ||
+  c === "server" ||
+  c === "timeout" ||
+  c === "connection" ||
+  c === "auth" ||
+  c === "not_found";
+
+export function classForStatus(status: number): GatewayErrorClass {
+  if (status === 400 || status === 422) return "bad_request";
+  if (status === 401 || status === 403) return "auth";
+  if (status === 404) return "not_found";
+  if (status === 408) return "timeout";
+  if (status === 429) return "rate_limited";
+  if (status >= 500) return "server";
+  return "bad_request";
+}
+
+type SdkLikeError = Error & {
+  status?: number;
+  headers?: Headers | Record<string, string | null | undefined>;
+  error?: { message?: string; error?: { message?: string } };
+  cause?: unknown;
+};
+
+/**
+ * Classifies anything an adapter threw. `attemptSignal` tells our own timeouts and the caller's Stop apart from
+ * the SDKs' generic "request aborted" errors.
+ */
+export function classify(error: unknown, attemptSignal: AbortSignal, callerSignal?: AbortSignal): Classified {
+  if (callerSignal?.aborted) return { errorClass: "aborted", message: "the request was stopped" };
+  if (attemptSignal.aborted && attemptSignal.reason instanceof AttemptTimeout) {
+    return { errorClass: "timeout", message: attemptSignal.reason.message };
+  }
+  if (error instanceof GatewayError) {
+    return {
+      errorClass: error.errorClass,
+      status: error.status,
+      message: error.message,
+      retryAfterMs: error.retryAfterMs,
+    };
+  }
+  const e = error as SdkLikeError;
+  if (typeof e?.status === "number" && e.status > 0) {
+    return {
+      errorClass: classForStatus(e.status),
+      status: e.status,
+      message: providerMessage(e),
+      retryAfterMs: retryAfterMs(e.headers),
+    };
+  }
+  const name = e?.constructor?.name ?? e?.name ?? "";
+  if (/Timeout/i.test(name)) return { errorClass: "timeout", message: e.message || "timed out" };
+  if (/Connection|Fetch|Socket|Network/i.test(name) || isNetworkError(e)) {
+    return { errorClass: "connection", message: e.message || "connection failed" };
+  }
+  return { errorClass: "internal", message: e instanceof Error ? e.message : String(error) };
+}
+
+function isNetworkError(e: SdkLikeError): boolean {
+  const code = (e?.cause as { code?: string } | undefined)?.code ?? (e as { code?: string })?.code;
+  return (
+    typeof code === "string" && /^(ECONN|EPIPE|ENOTFOUND|EAI_AGAIN|UND_ERR|ETIMEDOUT|EHOSTUNREACH)/.test(code)
+  );
+}
+
+function providerMessage(e: SdkLikeError): string {
+  const body = e.error;
+  return body?.error?.message ?? body?.message ?? e.message ?? "provider error";
+}
+
+/** Reads Retry-After (seconds or an HTTP date) or retry-after-ms from response headers. */
+export function retryAfterMs(headers: SdkLikeError["headers"], now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const get = (name: string) =>
+    headers instanceof Headers
+      ? headers.get(name)
+      : ((headers as Record<string, string | null | undefined>)[name] ?? null);
+  const ms = get("retry-after-ms");
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = get("retry-after");
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

@@ -1,0 +1,411 @@
+import type { AdapterEvent, AdapterRequest, AdapterResult, ModelAdapter } from "./adapters/adapter";
+import { AnthropicAdapter } from "./adapters/anthropic";
+import { OfflineAdapter } from "./adapters/offline";
+import { OpenAIAdapter } from "./adapters/openai";
+import { AttemptClock } from "./attempt";
+import type { Candidate, GatewayConfig, ProviderConfig } from "./config";
+import { CooldownTracker } from "./cooldown";
+import { type Classified, classify, countsAgainstDeployment, decide, GatewayError } from "./errors";
+import { costOf, findPrice } from "./pricing";
+import { sleep } from "./sleep";
+import {
+  type Attempt,
+  type ChatRequest,
+  type ChatResponse,
+  type ModelInfo,
+  type Stamp,
+  type StreamEvent,
+  type ToolCall,
+  ZERO_USAGE,
+} from "./types";
+
+export type GatewayDeps = {
+  now?: () => number;
+  random?: () => number;
+  /** Replace the adapter of a provider by name (tests). */
+  adapters?: Record<string, ModelAdapter>;
+};
+
+type Served = {
+  index: number;
+  candidate: Candidate;
+  provider: ProviderConfig & { name: string };
+  toolsDropped: boolean;
+};
+
+/**
+ * The model gateway: resolves an alias to its candidates and walks them in order, retrying with backoff,
+ * skipping deployments in cooldown and falling back, and stamps every result with who really answered.
+ * Framework-agnostic: no Next.js, no database.
+ */
+export class Gateway {
+  private readonly adapters = new Map<string, ModelAdapter>();
+  private readonly cooldown: CooldownTracker;
+  private readonly now: () => number;
+  private readonly random: () => number;
+
+  constructor(
+    readonly config: GatewayConfig,
+    deps: GatewayDeps = {},
+  ) {
+    this.now = deps.now ?? Date.now;
+    this.random = deps.random ?? Math.random;
+    this.cooldown = new CooldownTracker(config.cooldown, this.now);
+    for (const [name, provider] of Object.entries(config.providers)) {
+      this.adapters.set(name, deps.adapters?.[name] ?? createAdapter(provider));
+    }
+  }
+
+  get defaultModel(): string {
+    return this.config.defaultModel;
+  }
+
+  models(): ModelInfo[] {
+    return Object.entries(this.config.models).map(([alias, spec]) => {
+      const first = spec.candidates[0]!;
+      const provider = this.config.providers[first.provider]!;
+      return {
+        alias,
+        label: spec.label ?? alias,
+        provider: first.provider,
+        providerType: provider.type,
+        supportsTools: spec.candidates.every(
+          (c) => this.config.providers[c.provider]?.supportsTools !== false,
+        ),
+        offline: provider.type === "offline",
+        isDefault: alias === this.config.defaultModel,
+      };
+    });
+  }
+
+  /** One answer, not streamed. Throws a GatewayError (with its stamp) when no candidate could answer. */
+  async chat(req: ChatRequest): Promise<ChatResponse> {
+    const run = this.begin(req);
+    let routed: Awaited<ReturnType<typeof this.route<AdapterResult>>>;
+    try {
+      routed = await this.route(run, async (served, clock) => {
+        const adapterReq = this.adapterRequest(req, served);
+        return clock.run(() => this.adapterFor(served).chat(adapterReq, clock.signal));
+      });
+    } catch (error) {
+      const e = error instanceof GatewayError ? error : new GatewayError("internal", String(error));
+      e.stamp = this.stamp(run, null, null, ZERO_USAGE, null);
+      throw e;
+    }
+    const { value, served } = routed;
+    return {
+      message: { role: "assistant", content: value.content, toolCalls: value.toolCalls },
+      finishReason: value.finishReason,
+      stamp: this.stamp(run, served, value.servedModel, value.usage, run.elapsed()),
+    };
+  }
+
+  /**
+   * A streamed answer. Retries and fallback happen only before the first token reaches the caller; after
+   * that a failure ends the stream with an `error` event. Always ends with exactly one `done` or `error`.
+   */
+  async *stream(req: ChatRequest): AsyncGenerator<StreamEvent> {
+    const run = this.begin(req);
+    let opened: {
+      served: Served;
+      iterator: AsyncIterator<AdapterEvent>;
+      first: AdapterEvent;
+      clock: AttemptClock;
+    };
+    try {
+      const routed = await this.route(
+        run,
+        async (served, clock) => {
+          const adapterReq = this.adapterRequest(req, served);
+          const iterator = clock.run(() =>
+            this.adapterFor(served).stream(adapterReq, clock.signal)[Symbol.asyncIterator](),
+          );
+          const first = await clock.run(() => iterator.next());
+          if (first.done)
+            throw new GatewayError("connection", "the provider's stream ended without an answer");
+          clock.firstToken();
+          return { iterator, first: first.value };
+        },
+        { streaming: true },
+      );
+      opened = { ...routed.value, served: routed.served, clock: routed.clock! };
+    } catch (error) {
+      yield this.errorEvent(run, error);
+      return;
+    }
+    for (const event of run.pendingEvents.splice(0)) yield event;
+
+    const { served, iterator, clock } = opened;
+    const key = deploymentKey(served.candidate);
+    run.firstTokenAt = run.elapsed();
+    let event: AdapterEvent | undefined = opened.first;
+    let finished = false;
+    const toolCalls: ToolCall[] = [];
+    let content = "";
+    try {
+      while (event) {
+        if (event.type === "text") {
+          content += event.delta;
+          yield { type: "text", delta: event.delta };
+        } else if (event.type === "tool_call") {
+          toolCalls.push(event.call);
+          yield { type: "tool_call", call: event.call };
+        } else {
+          finished = true;
+          this.cooldown.recordSuccess(key);
+          yield {
+            type: "done",
+            response: {
+              message: { role: "assistant", content, toolCalls },
+              finishReason: event.finishReason,
+              stamp: this.stamp(run, served, event.servedModel, event.usage, run.firstTokenAt),
+            },
+          };
+          return;
+        }
+        const next: IteratorResult<AdapterEvent> = await clock.run(() => iterator.next());
+        event = next.done ? undefined : next.value;
+      }
+      throw new GatewayError("connection", "the provider's stream ended before the answer was complete");
+    } catch (error) {
+      const c = classify(error, clock.signal, req.signal);
+      if (c.errorClass !== "aborted" && countsAgainstDeployment(c.errorClass))
+        this.cooldown.recordFailure(key);
+      else this.cooldown.release(key);
+      const last = run.attempts[run.attempts.length - 1];
+      if (last) Object.assign(last, { outcome: "error", errorClass: c.errorClass, status: c.status });
+      const errorClass = c.errorClass === "aborted" ? "aborted" : "stream_interrupted";
+      const message =
+        errorClass === "aborted"
+          ? "the request was stopped"
+          : `the answer was cut off after it started: ${c.message}`;
+      yield {
+        type: "error",
+        error: { class: errorClass, message, status: c.status },
+        stamp: this.stamp(run, served, null, ZERO_USAGE, run.firstTokenAt),
+      };
+    } finally {
+      // A consumer that stops reading (or Stop) ends the upstream request too.
+      clock.dispose(finished ? undefined : new Error("stream closed by the caller"));
+      if (!finished) {
+        this.cooldown.release(key);
+        await iterator.return?.().catch(() => undefined);
+      }
+    }
+  }
+
+  // --- routing ---------------------------------------------------------------------------------------------
+
+  private async route<T>(
+    run: Run,
+    attempt: (served: Served, clock: AttemptClock) => Promise<T>,
+    opts: { streaming?: boolean } = {},
+  ): Promise<{ value: T; served: Served; clock?: AttemptClock }> {
+    const { retry } = this.config;
+    let last: Classified | undefined;
+    let soonestRetryMs: number | undefined;
+    for (let index = 0; index < run.candidates.length; index++) {
+      const candidate = run.candidates[index]!;
+      const key = deploymentKey(candidate);
+      const gate = this.cooldown.tryAcquire(key);
+      if (!gate.ok) {
+        run.attempts.push({
+          provider: candidate.provider,
+          model: candidate.model,
+          outcome: "skipped",
+          durationMs: 0,
+        });
+        soonestRetryMs = Math.min(soonestRetryMs ?? Number.POSITIVE_INFINITY, gate.retryInMs);
+        continue;
+      }
+      const served = this.served(index, candidate, run.req);
+      for (let retryNo = 0; ; retryNo++) {
+        const started = this.now();
+        const clock = new AttemptClock(this.config.timeouts, run.req.signal, opts.streaming ?? false);
+        const record: Attempt = {
+          provider: candidate.provider,
+          model: candidate.model,
+          outcome: "ok",
+          durationMs: 0,
+        };
+        run.attempts.push(record);
+        try {
+          const value = await attempt(served, clock);
+          record.durationMs = this.now() - started;
+          // A stream's deployment is judged when the stream ends; a whole answer now.
+          if (!opts.streaming) {
+            this.cooldown.recordSuccess(key);
+            clock.dispose();
+          }
+          return { value, served, clock: opts.streaming ? clock : undefined };
+        } catch (error) {
+          const c = classify(error, clock.signal, run.req.signal);
+          clock.dispose(new Error("attempt failed"));
+          Object.assign(record, {
+            outcome: "error",
+            errorClass: c.errorClass,
+            status: c.status,
+            durationMs: this.now() - started,
+          });
+          if (c.errorClass === "aborted") {
+            this.cooldown.release(key);
+            throw new GatewayError("aborted", "the request was stopped");
+          }
+          if (countsAgainstDeployment(c.errorClass)) this.cooldown.recordFailure(key);
+          else this.cooldown.release(key);
+          last = c;
+          const action = decide(c.errorClass);
+          if (action === "fail") throw new GatewayError(c.errorClass, c.message, c.status);
+          if (action === "retry" && retryNo < retry.maxRetries && !this.cooldown.isCoolingDown(key)) {
+            try {
+              await sleep(this.backoff(retryNo, c.retryAfterMs), run.req.signal);
+            } catch {
+              throw new GatewayError("aborted", "the request was stopped");
+            }
+            continue;
+          }
+          break;
+        }
+      }
+      const next = run.candidates[index + 1];
+      if (next && last) {
+        run.pendingEvents.push({
+          type: "fallback",
+          from: { provider: candidate.provider, model: candidate.model },
+          errorClass: last.errorClass,
+          toIndex: index + 1,
+        });
+      }
+    }
+    if (!last) {
+      throw new GatewayError(
+        "no_candidate",
+        `every deployment of "${run.alias}" is cooling down after failures; try again shortly`,
+        503,
+        undefined,
+        soonestRetryMs,
+      );
+    }
+    throw new GatewayError(
+      last.errorClass,
+      `no deployment of "${run.alias}" could answer: ${last.message}`,
+      last.status,
+    );
+  }
+
+  /** Exponential backoff with jitter; a provider's Retry-After wins, up to the cap. */
+  private backoff(retryNo: number, retryAfterMs: number | undefined): number {
+    const { baseDelayMs, maxDelayMs, maxRetryAfterMs } = this.config.retry;
+    if (retryAfterMs !== undefined) return Math.min(retryAfterMs, maxRetryAfterMs);
+    const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** retryNo);
+    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
+  }
+
+  // --- helpers ---------------------------------------------------------------------------------------------
+
+  private begin(req: ChatRequest): Run {
+    const alias = req.model ?? this.config.defaultModel;
+    const spec = this.config.models[alias];
+    if (!spec) {
+      throw new GatewayError(
+        "unknown_model",
+        `unknown model "${alias}"; available: ${Object.keys(this.config.models).join(", ")}`,
+        404,
+      );
+    }
+    const started = this.now();
+    return {
+      req,
+      alias,
+      candidates: spec.candidates,
+      attempts: [],
+      pendingEvents: [],
+      firstTokenAt: null,
+      elapsed: () => this.now() - started,
+    };
+  }
+
+  private served(index: number, candidate: Candidate, req: ChatRequest): Served {
+    const provider = this.config.providers[candidate.provider]!;
+    const toolsDropped = !!req.tools?.length && provider.supportsTools === false;
+    return { index, candidate, provider: { ...provider, name: candidate.provider }, toolsDropped };
+  }
+
+  private adapterFor(served: Served): ModelAdapter {
+    return this.adapters.get(served.candidate.provider)!;
+  }
+
+  private adapterRequest(req: ChatRequest, served: Served): AdapterRequest {
+    return {
+      model: served.candidate.model,
+      messages: req.messages,
+      tools: served.toolsDropped ? undefined : req.tools,
+      toolChoice: served.toolsDropped ? undefined : req.toolChoice,
+      temperature: req.temperature,
+      maxTokens: req.maxTokens,
+    };
+  }
+
+  private stamp(
+    run: Run,
+    served: Served | null,
+    servedModel: string | null,
+    usage: AdapterResult["usage"],
+    firstTokenMs: number | null,
+  ): Stamp {
+    const model = servedModel ?? served?.candidate.model ?? null;
+    const price =
+      served && model
+        ? (findPrice(this.config.prices, served.candidate.provider, model) ??
+          findPrice(this.config.prices, served.candidate.provider, served.candidate.model))
+        : undefined;
+    return {
+      requestedModel: run.alias,
+      servedProvider: served?.candidate.provider ?? null,
+      servedAdapter: served?.provider.type ?? null,
+      servedModel: model,
+      fallbackIndex: served?.index ?? null,
+      attempts: run.attempts,
+      usage,
+      cost: price ? costOf(usage, price) : served?.provider.type === "offline" ? "0" : null,
+      timeToFirstTokenMs: firstTokenMs,
+      latencyMs: run.elapsed(),
+      toolsDropped: served?.toolsDropped ?? false,
+    };
+  }
+
+  private errorEvent(run: Run, error: unknown): StreamEvent {
+    const e = error instanceof GatewayError ? error : new GatewayError("internal", String(error));
+    return {
+      type: "error",
+      error: { class: e.errorClass, message: e.message, status: e.status },
+      stamp: this.stamp(run, null, null, ZERO_USAGE, null),
+    };
+  }
+}
+
+type Run = {
+  req: ChatRequest;
+  alias: string;
+  candidates: Candidate[];
+  attempts: Attempt[];
+  /** Fallback notices, delivered to a stream's caller once it starts. */
+  pendingEvents: StreamEvent[];
+  firstTokenAt: number | null;
+  elapsed(): number;
+};
+
+const deploymentKey = (c: Candidate) => `${c.provider}/${c.model}`;
+
+function createAdapter(provider: GatewayConfig["providers"][string]): ModelAdapter {
+  switch (provider.type) {
+    case "openai":
+      return new OpenAIAdapter({ apiKey: provider.apiKey, baseUrl: provider.baseUrl });
+    case "openai-compatible":
+      return new OpenAIAdapter({ apiKey: provider.apiKey, baseUrl: provider.baseUrl, compatible: true });
+    case "anthropic":
+      return new AnthropicAdapter({ apiKey: provider.apiKey, baseUrl: provider.baseUrl });
+    case "offline":
+      return new OfflineAdapter({ chunkDelayMs: provider.chunkDelayMs });
+  }
+}

@@ -1,0 +1,137 @@
+/** Provider-neutral types: what the agent, the /v1 API and the ledger see, whatever provider answered. */
+
+export type ToolCall = { id: string; name: string; args: Record<string, unknown> };
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
+  | { role: "tool"; toolCallId: string; name: string; content: string };
+
+export type ToolSchema = {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (an object schema). */
+  parameters: Record<string, unknown>;
+  /** Words that make the offline demo model pick this tool; real models ignore them. */
+  keywords?: string[];
+};
+
+export type ToolChoice = "auto" | "none" | "required" | { name: string };
+
+/** What a caller asks the gateway for. `model` is an alias from the gateway config. */
+export type ChatRequest = {
+  model?: string;
+  messages: ChatMessage[];
+  tools?: ToolSchema[];
+  toolChoice?: ToolChoice;
+  temperature?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+};
+
+/**
+ * Token counts by price class. inputTokens excludes cached tokens (OpenAI's prompt_tokens includes them;
+ * Anthropic's input_tokens does not). outputTokens includes reasoning tokens; reasoningTokens is that share.
+ */
+export type Usage = {
+  inputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+};
+
+export const ZERO_USAGE: Usage = Object.freeze({
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  cacheWriteTokens: 0,
+  outputTokens: 0,
+  reasoningTokens: 0,
+});
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+  };
+}
+
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
+
+export type ProviderType = "openai" | "anthropic" | "openai-compatible" | "offline";
+
+/** One try of one candidate. */
+export type Attempt = {
+  provider: string;
+  model: string;
+  outcome: "ok" | "error" | "skipped";
+  errorClass?: GatewayErrorClass;
+  status?: number;
+  durationMs: number;
+};
+
+/** Who really answered, how, and at what cost: stamped on every result, success or failure. */
+export type Stamp = {
+  requestedModel: string;
+  servedProvider: string | null;
+  servedAdapter: ProviderType | null;
+  servedModel: string | null;
+  /** Index in the alias's candidate list of the one that answered (0 = no fallback). */
+  fallbackIndex: number | null;
+  attempts: Attempt[];
+  usage: Usage;
+  /** Exact decimal string in USD; null when the served model has no price. */
+  cost: string | null;
+  timeToFirstTokenMs: number | null;
+  latencyMs: number;
+  /** The serving model cannot call tools, so the tools were left out of the request. */
+  toolsDropped: boolean;
+};
+
+export type ChatResponse = {
+  message: { role: "assistant"; content: string; toolCalls: ToolCall[] };
+  finishReason: FinishReason;
+  stamp: Stamp;
+};
+
+export type GatewayErrorClass =
+  | "bad_request"
+  | "auth"
+  | "not_found"
+  | "rate_limited"
+  | "server"
+  | "timeout"
+  | "connection"
+  | "stream_interrupted"
+  | "aborted"
+  | "no_candidate"
+  | "unknown_model"
+  | "internal";
+
+/** Events of a streamed call. It always ends with exactly one `done` or `error`. */
+export type StreamEvent =
+  | { type: "text"; delta: string }
+  | { type: "tool_call"; call: ToolCall }
+  | {
+      type: "fallback";
+      from: { provider: string; model: string };
+      errorClass: GatewayErrorClass;
+      toIndex: number;
+    }
+  | { type: "done"; response: ChatResponse }
+  | { type: "error"; error: { class: GatewayErrorClass; message: string; status?: number }; stamp: Stamp };
+
+/** One entry of the model picker. */
+export type ModelInfo = {
+  alias: string;
+  label: string;
+  provider: string;
+  providerType: ProviderType;
+  supportsTools: boolean;
+  offline: boolean;
+  isDefault: boolean;
+};
