@@ -14,7 +14,7 @@ export class AttemptClock {
   private readonly onCallerAbort = () => this.controller.abort(this.callerSignal?.reason);
 
   constructor(
-    timeouts: Timeouts,
+    private readonly timeouts: Timeouts,
     private readonly callerSignal: AbortSignal | undefined,
     streaming: boolean,
   ) {
@@ -40,9 +40,19 @@ export class AttemptClock {
     return attemptHooks.run({ onResponse: () => clearTimeout(this.connectTimer) }, fn);
   }
 
+  /** The first token arrived: from now on the same budget bounds each gap between chunks (a stalled stream). */
   firstToken(): void {
     clearTimeout(this.connectTimer);
     clearTimeout(this.firstTokenTimer);
+    this.firstTokenTimer = setTimeout(
+      () => this.controller.abort(new AttemptTimeout("idle", this.timeouts.firstTokenMs)),
+      this.timeouts.firstTokenMs,
+    );
+  }
+
+  /** A chunk arrived: the stream is alive. */
+  tick(): void {
+    this.firstTokenTimer?.refresh();
   }
 
   /** Ends the attempt: clears the timers and, if it is still running (a consumer went away), aborts it. */

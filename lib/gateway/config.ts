@@ -5,6 +5,9 @@ import gatewaySchema from "@/schemas/gateway.schema.json";
 import { type PriceTable, SHIPPED_PRICES } from "./pricing";
 import type { ProviderType } from "./types";
 
+/** The environment as a plain map (process.env, or a test's own). */
+export type Env = Record<string, string | undefined>;
+
 export type ProviderConfig = {
   type: ProviderType;
   baseUrl?: string;
@@ -81,7 +84,7 @@ const validateFile = ajv.compile<GatewayConfigFile>(gatewaySchema);
  * Loads the gateway configuration: GATEWAY_CONFIG, else ./gateway.config.json if present, else defaults from
  * the environment (OpenAI and/or Anthropic keys, and always the offline demo model).
  */
-export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): GatewayConfig {
+export function loadGatewayConfig(env: Env = process.env, cwd = process.cwd()): GatewayConfig {
   const explicit = env.GATEWAY_CONFIG?.trim();
   const file = explicit ? path.resolve(cwd, explicit) : path.join(cwd, "gateway.config.json");
   if (explicit || existsSync(file)) return parseGatewayConfig(readConfigFile(file), file, env);
@@ -103,11 +106,7 @@ function readConfigFile(file: string): unknown {
 }
 
 /** Validates a parsed config file against schemas/gateway.schema.json and its cross-references. */
-export function parseGatewayConfig(
-  raw: unknown,
-  file: string,
-  env: NodeJS.ProcessEnv = process.env,
-): GatewayConfig {
+export function parseGatewayConfig(raw: unknown, file: string, env: Env = process.env): GatewayConfig {
   if (!validateFile(raw)) {
     throw new GatewayConfigError(`${file}: ${describeSchemaErrors(validateFile.errors ?? [])}`);
   }
@@ -180,7 +179,7 @@ function describeSchemaErrors(errors: ErrorObject[]): string {
 }
 
 /** No config file: every provider with a key in the environment, and the offline demo model (the default without keys). */
-export function configFromEnvironment(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+export function configFromEnvironment(env: Env = process.env): GatewayConfig {
   const providers: GatewayConfig["providers"] = {
     offline: { type: "offline", supportsTools: true, chunkDelayMs: Number(env.OFFLINE_CHUNK_DELAY_MS ?? 25) },
   };

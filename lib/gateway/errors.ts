@@ -22,14 +22,19 @@ export const streamCut = () =>
 export class AttemptTimeout extends Error {
   override name = "AttemptTimeout";
   constructor(
-    readonly phase: "connect" | "first_token" | "total",
+    readonly phase: "connect" | "first_token" | "idle" | "total",
     readonly ms: number,
   ) {
-    super(
-      `no ${phase === "connect" ? "response" : phase === "first_token" ? "first token" : "complete answer"} within ${ms} ms`,
-    );
+    super(`${TIMEOUT_TEXT[phase]} within ${ms} ms`);
   }
 }
+
+const TIMEOUT_TEXT = {
+  connect: "the provider did not start answering",
+  first_token: "no first token",
+  idle: "the stream stalled: no new token",
+  total: "no complete answer",
+};
 
 export type Classified = {
   errorClass: GatewayErrorClass;

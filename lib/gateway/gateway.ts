@@ -164,6 +164,7 @@ export class Gateway {
           return;
         }
         const next: IteratorResult<AdapterEvent> = await clock.run(() => iterator.next());
+        clock.tick();
         event = next.done ? undefined : next.value;
       }
       throw new GatewayError("connection", "the provider's stream ended before the answer was complete");

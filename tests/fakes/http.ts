@@ -1,0 +1,291 @@
+// Shared harness for the fake provider servers: a node:http server on 127.0.0.1 that records every
+// request and answers from a reply queue. Provider files only turn a FakeReply into their wire format.
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export type FakeToolCall = { id?: string; name: string; args: Record<string, unknown> };
+export type FakeUsage = {
+  // provider-neutral knobs; each fake maps them to its own wire fields
+  input?: number; // OpenAI: prompt_tokens = input + cached ; Anthropic: input_tokens = input
+  cached?: number; // OpenAI: prompt_tokens_details.cached_tokens ; Anthropic: cache_read_input_tokens
+  cacheWrite?: number; // Anthropic only: cache_creation_input_tokens (OpenAI ignores)
+  output?: number; // OpenAI: completion_tokens ; Anthropic: output_tokens
+  reasoning?: number; // OpenAI only: completion_tokens_details.reasoning_tokens (already included in output)
+};
+export type FakeReply =
+  | {
+      kind: "text";
+      text: string;
+      model?: string;
+      usage?: FakeUsage;
+      chunks?: string[];
+      chunkDelayMs?: number;
+    }
+  | { kind: "tool_calls"; calls: FakeToolCall[]; text?: string; model?: string; usage?: FakeUsage }
+  // `type` overrides the provider's error type derived from the status (e.g. "insufficient_quota").
+  | { kind: "error"; status: number; message?: string; headers?: Record<string, string>; type?: string }
+  | { kind: "hang" } // read the request, never answer (until the client disconnects)
+  | { kind: "hang_after_headers" } // send 200 + headers (and the stream's opening event), then nothing more
+  // send some chunks, then destroy the socket (or, with then: "stall", keep it open and send nothing more)
+  | { kind: "cut"; text: string; afterChunks: number; model?: string; then?: "destroy" | "stall" }
+  | { kind: "drop" }; // destroy the socket at once without any response
+
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>; // node lowercases header names
+  body: Record<string, unknown>; // parsed JSON; {} when the body is empty or not a JSON object
+  rawBody: string;
+};
+
+export interface FakeProvider {
+  url: string;
+  requests: RecordedRequest[];
+  /** Replies used one per request, in order; when the queue is empty the default reply is used. */
+  enqueue(...replies: FakeReply[]): void;
+  setDefault(reply: FakeReply): void; // initial default: { kind: "text", text: "ok" }
+  reset(): void; // clears queue, requests, restores default
+  close(): Promise<void>; // also closes hanging connections
+}
+
+/** The replies a provider renders itself; "hang" and "drop" are handled by the harness. */
+export type RenderableReply = Exclude<FakeReply, { kind: "hang" } | { kind: "drop" }>;
+export type Renderer = (reply: RenderableReply, req: RecordedRequest, res: ServerResponse) => Promise<void>;
+
+export type FakeServerOptions = {
+  /** The one POST path the provider serves, e.g. "/v1/chat/completions". */
+  route: string;
+  /** Appended to the origin to form `url`, e.g. "/v1". */
+  urlSuffix?: string;
+  render: Renderer;
+};
+
+const DEFAULT_REPLY: FakeReply = { kind: "text", text: "ok" };
+
+export async function startFakeServer(options: FakeServerOptions): Promise<FakeProvider> {
+  const requests: RecordedRequest[] = [];
+  const queue: FakeReply[] = [];
+  let fallback: FakeReply = DEFAULT_REPLY;
+  // Tracked so close() can end hanging and keep-alive connections instead of waiting on them.
+  const sockets = new Set<Socket>();
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // A renderer bug must fail loudly in the test rather than leave the client hanging.
+      console.error("fake provider failed to answer", error);
+      res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const rawBody = await readBody(req);
+    const path = req.url ?? "/";
+    const recorded: RecordedRequest = {
+      method: req.method ?? "GET",
+      path,
+      headers: { ...req.headers },
+      body: parseObject(rawBody),
+      rawBody,
+    };
+    requests.push(recorded);
+    if (req.method !== "POST" || path.split("?")[0] !== options.route) {
+      // Unknown routes do not consume the queue; they get the provider's own 404 shape.
+      const message = `Unknown request URL: ${req.method} ${path}`;
+      return options.render({ kind: "error", status: 404, message }, recorded, res);
+    }
+    const reply = queue.shift() ?? fallback;
+    if (reply.kind === "hang") return;
+    if (reply.kind === "drop") {
+      req.socket.destroy();
+      return;
+    }
+    await options.render(reply, recorded, res);
+  }
+
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}${options.urlSuffix ?? ""}`,
+    requests,
+    enqueue: (...replies) => {
+      queue.push(...replies);
+    },
+    setDefault: (reply) => {
+      fallback = reply;
+    },
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+      fallback = DEFAULT_REPLY;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString("utf8");
+}
+
+function parseObject(raw: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Writes a complete JSON response. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Sends 200 + JSON headers, then the first half of the body, then kills the socket (a non-stream "cut"). */
+export async function sendTruncatedJson(
+  res: ServerResponse,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const text = JSON.stringify(body);
+  res.writeHead(200, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
+  await write(res, text.slice(0, Math.floor(text.length / 2)));
+  res.socket?.destroy();
+}
+
+/** Sends 200 + headers with no body bytes yet (a non-stream "hang_after_headers"). */
+export function sendHeadersOnly(res: ServerResponse, headers: Record<string, string>): void {
+  res.writeHead(200, headers);
+  res.flushHeaders();
+}
+
+export type SseWriter = {
+  /** Sends one event; `data` is JSON-encoded unless it is a string. Resolves once flushed to the socket. */
+  send(data: unknown, event?: string): Promise<void>;
+  /** Ends the response normally. */
+  end(): void;
+  /** Destroys the socket without any terminating event or chunk. */
+  cut(): void;
+  /** True once the client has gone away (stop producing events). */
+  readonly closed: boolean;
+};
+
+export function openSse(res: ServerResponse, headers: Record<string, string> = {}): SseWriter {
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+    ...headers,
+  });
+  res.flushHeaders();
+  return {
+    send: (data, event) => {
+      const payload = typeof data === "string" ? data : JSON.stringify(data);
+      return write(res, `${event ? `event: ${event}\n` : ""}data: ${payload}\n\n`);
+    },
+    end: () => {
+      if (!res.destroyed) res.end();
+    },
+    cut: () => {
+      res.socket?.destroy();
+    },
+    get closed() {
+      return res.destroyed;
+    },
+  };
+}
+
+// Waiting for the write callback makes sure bytes reach the socket before a later destroy() drops them.
+function write(res: ServerResponse, text: string): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    // The write callback may never fire if the client disconnects mid-write; "close" covers that.
+    const done = () => {
+      res.off("close", done);
+      resolve();
+    };
+    res.once("close", done);
+    res.write(text, done);
+  });
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const ALPHANUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** A provider-looking id: prefix + random alphanumerics. */
+export function fakeId(prefix: string, length = 24): string {
+  const bytes = randomBytes(length);
+  let out = prefix;
+  for (const byte of bytes) out += ALPHANUM[byte % ALPHANUM.length];
+  return out;
+}
+
+/** Splits text into word pieces, each carrying its leading whitespace (like tokenizer output). */
+export function splitWords(text: string): string[] {
+  return text.match(/\s*\S+|\s+$/g) ?? [];
+}
+
+/** Splits a string into `parts` pieces (at least two when it has two characters or more). */
+export function splitPieces(text: string, parts = 3): string[] {
+  const size = Math.max(1, Math.ceil(text.length / parts));
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+  return pieces;
+}
+
+/** The text pieces a text/cut reply streams. */
+export function textPieces(reply: { text: string; chunks?: string[] }): string[] {
+  return reply.chunks ?? splitWords(reply.text);
+}
+
+export type ResolvedUsage = Required<FakeUsage>;
+
+export function resolveUsage(usage: FakeUsage | undefined, defaultOutput: number): ResolvedUsage {
+  return {
+    input: usage?.input ?? 11,
+    cached: usage?.cached ?? 0,
+    cacheWrite: usage?.cacheWrite ?? 0,
+    output: usage?.output ?? defaultOutput,
+    reasoning: usage?.reasoning ?? 0,
+  };
+}
+
+/** Default output tokens: one per streamed piece, or 5 when there are none. */
+export function defaultOutputTokens(reply: RenderableReply): number {
+  if (reply.kind === "text") return textPieces(reply).length || 5;
+  return 5;
+}
+
+export const isStreamRequest = (req: RecordedRequest): boolean => req.body.stream === true;

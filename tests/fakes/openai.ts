@@ -1,0 +1,206 @@
+// A fake OpenAI Chat Completions server (POST /v1/chat/completions), JSON and SSE, for the official SDK.
+import type { ServerResponse } from "node:http";
+import {
+  defaultOutputTokens,
+  type FakeProvider,
+  fakeId,
+  isStreamRequest,
+  openSse,
+  type RecordedRequest,
+  type RenderableReply,
+  type ResolvedUsage,
+  resolveUsage,
+  sendHeadersOnly,
+  sendJson,
+  sendTruncatedJson,
+  sleep,
+  splitPieces,
+  startFakeServer,
+  textPieces,
+} from "./http";
+
+export type { FakeProvider, FakeReply, FakeToolCall, FakeUsage, RecordedRequest } from "./http";
+
+export const OPENAI_DEFAULT_MODEL = "gpt-4o-mini-2024-07-18";
+
+/** Base URL for `new OpenAI({ baseURL })` is `fake.url` (it ends in /v1). */
+export function startFakeOpenAI(): Promise<FakeProvider> {
+  return startFakeServer({ route: "/v1/chat/completions", urlSuffix: "/v1", render });
+}
+
+type Completion = {
+  id: string;
+  created: number;
+  model: string;
+  fingerprint: string;
+};
+
+function newCompletion(model: string | undefined): Completion {
+  return {
+    id: fakeId("chatcmpl-", 29),
+    created: Math.floor(Date.now() / 1000),
+    model: model ?? OPENAI_DEFAULT_MODEL,
+    fingerprint: fakeId("fp_", 10),
+  };
+}
+
+const responseHeaders = (): Record<string, string> => ({
+  "x-request-id": fakeId("req_", 32),
+  "openai-processing-ms": "42",
+});
+
+async function render(reply: RenderableReply, req: RecordedRequest, res: ServerResponse): Promise<void> {
+  if (reply.kind === "error") {
+    sendJson(res, reply.status, errorBody(reply.status, reply.message, reply.type), {
+      ...responseHeaders(),
+      ...reply.headers,
+    });
+    return;
+  }
+  const c = newCompletion("model" in reply ? reply.model : undefined);
+  if (!isStreamRequest(req)) {
+    if (reply.kind === "hang_after_headers") {
+      sendHeadersOnly(res, { "content-type": "application/json", ...responseHeaders() });
+    } else if (reply.kind === "cut") {
+      await sendTruncatedJson(res, completionBody(c, { kind: "text", text: reply.text }), responseHeaders());
+    } else {
+      sendJson(res, 200, completionBody(c, reply), responseHeaders());
+    }
+    return;
+  }
+  await stream(reply, req, res, c);
+}
+
+function completionBody(c: Completion, reply: Extract<RenderableReply, { kind: "text" | "tool_calls" }>) {
+  const usage = resolveUsage(reply.usage, defaultOutputTokens(reply));
+  const toolCalls = reply.kind === "tool_calls" ? reply.calls : [];
+  return {
+    id: c.id,
+    object: "chat.completion",
+    created: c.created,
+    model: c.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: reply.text ?? null,
+          // The real API omits tool_calls entirely when there are none.
+          ...(toolCalls.length > 0
+            ? {
+                tool_calls: toolCalls.map((call) => ({
+                  id: call.id ?? fakeId("call_"),
+                  type: "function",
+                  function: { name: call.name, arguments: JSON.stringify(call.args) },
+                })),
+              }
+            : {}),
+          refusal: null,
+          annotations: [],
+        },
+        logprobs: null,
+        finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
+      },
+    ],
+    usage: usageBody(usage),
+    service_tier: "default",
+    system_fingerprint: c.fingerprint,
+  };
+}
+
+function usageBody(u: ResolvedUsage) {
+  const prompt = u.input + u.cached;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: u.output,
+    total_tokens: prompt + u.output,
+    prompt_tokens_details: { cached_tokens: u.cached, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: u.reasoning,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+async function stream(
+  reply: Exclude<RenderableReply, { kind: "error" }>,
+  req: RecordedRequest,
+  res: ServerResponse,
+  c: Completion,
+): Promise<void> {
+  const options = req.body.stream_options as { include_usage?: boolean } | undefined;
+  const includeUsage = options?.include_usage === true;
+  const sse = openSse(res, responseHeaders());
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    sse.send({
+      id: c.id,
+      object: "chat.completion.chunk",
+      created: c.created,
+      model: c.model,
+      service_tier: "default",
+      system_fingerprint: c.fingerprint,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      // With include_usage the real API sends `usage: null` on every chunk but the last.
+      ...(includeUsage ? { usage: null } : {}),
+    });
+
+  await chunk({ role: "assistant", content: "", refusal: null });
+  if (reply.kind === "hang_after_headers") return;
+  if (reply.kind === "cut") {
+    for (const piece of textPieces(reply).slice(0, reply.afterChunks)) await chunk({ content: piece });
+    if (reply.then !== "stall") sse.cut();
+    return;
+  }
+
+  const delay = reply.kind === "text" ? (reply.chunkDelayMs ?? 0) : 0;
+  const pieces =
+    reply.kind === "text" ? textPieces(reply) : reply.text ? textPieces({ text: reply.text }) : [];
+  for (const piece of pieces) {
+    if (sse.closed) return;
+    if (delay > 0) await sleep(delay);
+    await chunk({ content: piece });
+  }
+  const calls = reply.kind === "tool_calls" ? reply.calls : [];
+  for (const [index, call] of calls.entries()) {
+    const head = { index, id: call.id ?? fakeId("call_"), type: "function" };
+    await chunk({ tool_calls: [{ ...head, function: { name: call.name, arguments: "" } }] });
+    for (const piece of splitPieces(JSON.stringify(call.args))) {
+      await chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+    }
+  }
+  await chunk({}, calls.length > 0 ? "tool_calls" : "stop");
+  if (includeUsage) {
+    const usage = resolveUsage(reply.usage, defaultOutputTokens(reply));
+    await sse.send({
+      id: c.id,
+      object: "chat.completion.chunk",
+      created: c.created,
+      model: c.model,
+      service_tier: "default",
+      system_fingerprint: c.fingerprint,
+      choices: [],
+      usage: usageBody(usage),
+    });
+  }
+  await sse.send("[DONE]");
+  sse.end();
+}
+
+function errorType(status: number): string {
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return "server_error";
+  return "invalid_request_error";
+}
+
+function errorBody(status: number, message: string | undefined, type: string | undefined) {
+  return {
+    error: {
+      message: message ?? `Fake OpenAI error (${status})`,
+      type: type ?? errorType(status),
+      param: null,
+      code: null,
+    },
+  };
+}
