@@ -127,7 +127,7 @@ async function stream(
     for (const text of textPieces(reply).slice(0, reply.afterChunks)) {
       await send({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } });
     }
-    if (reply.then !== "stall") sse.cut();
+    if (reply.ending !== "stall") sse.cut();
     return;
   }
 

@@ -27,8 +27,8 @@ export type FakeReply =
   | { kind: "error"; status: number; message?: string; headers?: Record<string, string>; type?: string }
   | { kind: "hang" } // read the request, never answer (until the client disconnects)
   | { kind: "hang_after_headers" } // send 200 + headers (and the stream's opening event), then nothing more
-  // send some chunks, then destroy the socket (or, with then: "stall", keep it open and send nothing more)
-  | { kind: "cut"; text: string; afterChunks: number; model?: string; then?: "destroy" | "stall" }
+  // send some chunks, then destroy the socket (or, with ending: "stall", keep it open and send nothing more)
+  | { kind: "cut"; text: string; afterChunks: number; model?: string; ending?: "destroy" | "stall" }
   | { kind: "drop" }; // destroy the socket at once without any response
 
 export type RecordedRequest = {

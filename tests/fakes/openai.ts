@@ -150,7 +150,7 @@ async function stream(
   if (reply.kind === "hang_after_headers") return;
   if (reply.kind === "cut") {
     for (const piece of textPieces(reply).slice(0, reply.afterChunks)) await chunk({ content: piece });
-    if (reply.then !== "stall") sse.cut();
+    if (reply.ending !== "stall") sse.cut();
     return;
   }
 

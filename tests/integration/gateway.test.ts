@@ -196,7 +196,7 @@ describe("tool calls round-tripped", () => {
     backup.enqueue({ kind: "text", text: "plain answer" });
     const res = await gateway().chat(ask("local", { tools: [weather] }));
     expect(res.stamp.toolsDropped).toBe(true);
-    expect((backup.requests[0]?.body as { tools?: unknown }).tools).toBeUndefined();
+    expect((backup.requests[0]!.body as { tools?: unknown }).tools).toBeUndefined();
     expect(
       gateway()
         .models()
@@ -312,7 +312,7 @@ describe("streams that fail", () => {
   });
 
   it("a stream that stalls after its first tokens ends in an error once the gap exceeds the token timeout", async () => {
-    openai.enqueue({ kind: "cut", text: "slow and then silent", afterChunks: 1, then: "stall" });
+    openai.enqueue({ kind: "cut", text: "slow and then silent", afterChunks: 1, ending: "stall" });
     const { all, last } = await collect(gateway().stream(ask("gpt")));
     expect(all[0]).toMatchObject({ type: "text", delta: expect.stringMatching(/^slow/) });
     expect(all).toHaveLength(2);
