@@ -93,3 +93,15 @@ describe("the gateway config", () => {
     expect(both.models[OFFLINE_ALIAS]).toBeDefined();
   });
 });
+
+describe("the example config", () => {
+  it("is valid against the schema", async () => {
+    const { readFileSync } = await import("node:fs");
+    const raw = JSON.parse(readFileSync("gateway.config.example.json", "utf8"));
+    const config = parseGatewayConfig(raw, "gateway.config.example.json", {
+      OPENAI_API_KEY: "a",
+      ANTHROPIC_API_KEY: "b",
+    });
+    expect(config.models.default?.candidates).toHaveLength(2);
+  });
+});
