@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import type { DatabaseHandle } from "./client";
-import { seedDemo } from "./seed";
+import { seedDemo, seedDemoOrders } from "./seed";
 
 export const MIGRATIONS_DIR = path.join(process.cwd(), "db", "migrations");
 // Any fixed 32-bit number; every Tollgate process agrees on it.
@@ -32,7 +32,10 @@ export async function prepareDatabase(
 ): Promise<{ seeded: boolean }> {
   return handle.withAdvisoryLock(MIGRATION_LOCK_ID, async () => {
     await applyMigrations(handle, MIGRATIONS_DIR);
-    return { seeded: opts.seedDemo && (await seedDemo(handle.db)) };
+    if (!opts.seedDemo) return { seeded: false };
+    const seeded = await seedDemo(handle.db);
+    await seedDemoOrders(handle.db);
+    return { seeded };
   });
 }
 

@@ -1,7 +1,7 @@
-import { count } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
 import { hashPassword } from "@/lib/auth/password";
 import type { Database } from "./client";
-import { appUser, membership, tenant } from "./schema";
+import { appUser, demoOrder, membership, tenant } from "./schema";
 
 export const DEMO_PASSWORD = "tollgate-demo";
 
@@ -46,4 +46,43 @@ export async function seedDemo(db: Database): Promise<boolean> {
     }
   });
   return true;
+}
+
+type OrderSeed = {
+  number: string;
+  customer: string;
+  status: "open" | "shipped" | "delivered" | "cancelled";
+  totalUsd: string;
+};
+
+export const DEMO_ORDERS: Record<string, OrderSeed[]> = {
+  acme: [
+    { number: "A-1001", customer: "Wile E. Coyote", status: "open", totalUsd: "129.90" },
+    { number: "A-1002", customer: "Road Runner Ltd", status: "shipped", totalUsd: "42.00" },
+    { number: "A-1003", customer: "Wile E. Coyote", status: "open", totalUsd: "1999.00" },
+    { number: "A-1004", customer: "Marvin Corp", status: "delivered", totalUsd: "15.25" },
+    { number: "A-1005", customer: "Elmer Fudd", status: "cancelled", totalUsd: "77.70" },
+    { number: "A-1006", customer: "Marvin Corp", status: "open", totalUsd: "310.00" },
+  ],
+  globex: [
+    { number: "G-2001", customer: "Hank Scorpio", status: "open", totalUsd: "5000.00" },
+    { number: "G-2002", customer: "Homer Simpson", status: "delivered", totalUsd: "12.50" },
+    { number: "G-2003", customer: "Frank Grimes", status: "shipped", totalUsd: "88.80" },
+    { number: "G-2004", customer: "Hank Scorpio", status: "cancelled", totalUsd: "640.00" },
+    { number: "G-2005", customer: "Homer Simpson", status: "open", totalUsd: "23.45" },
+  ],
+};
+
+/** Gives each demo tenant its orders (for the orders tool set) if it has none yet. Returns how many were added. */
+export async function seedDemoOrders(db: Database): Promise<number> {
+  let added = 0;
+  for (const [slug, orders] of Object.entries(DEMO_ORDERS)) {
+    const [t] = await db.select({ id: tenant.id }).from(tenant).where(eq(tenant.slug, slug)).limit(1);
+    if (!t) continue;
+    const [existing] = await db.select({ n: count() }).from(demoOrder).where(eq(demoOrder.tenantId, t.id));
+    if ((existing?.n ?? 0) > 0) continue;
+    await db.insert(demoOrder).values(orders.map((o) => ({ ...o, tenantId: t.id })));
+    added += orders.length;
+  }
+  return added;
 }

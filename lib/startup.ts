@@ -1,6 +1,7 @@
 import { getDatabase } from "@/db";
 import { DatabaseUnavailableError } from "@/db/client";
 import { migrationStatus } from "@/db/migrate";
+import { getAgentRuntime } from "@/lib/agent";
 import { GatewayConfigError, getGateway } from "@/lib/gateway";
 import { log } from "@/lib/log";
 
@@ -17,6 +18,8 @@ export async function startServer(): Promise<void> {
     );
     const handle = await getDatabase();
     const migration = await migrationStatus(handle);
+    // Tool sets are registered here, so a tool name clash stops the start, and clock schedules begin firing.
+    getAgentRuntime().scheduler.start();
     log.info({ database: handle.label, migration }, "tollgate ready");
   } catch (error) {
     const reason =

@@ -26,7 +26,7 @@ export const ANTHROPIC_DEFAULT_MODEL = "claude-sonnet-4-5-20250929";
 
 /** Base URL for `new Anthropic({ baseURL })` is `fake.url` (the SDK appends /v1/messages). */
 export function startFakeAnthropic(): Promise<FakeProvider> {
-  return startFakeServer({ route: "/v1/messages", render });
+  return startFakeServer({ route: "/v1/messages", render, validate: validateToolHistory });
 }
 
 type AnswerReply = Extract<RenderableReply, { kind: "text" | "tool_calls" }>;
@@ -185,4 +185,35 @@ function errorType(status: number): string {
     default:
       return status >= 500 ? "api_error" : "invalid_request_error";
   }
+}
+
+type WireBlock = { type?: string; id?: string; tool_use_id?: string };
+type WireMessage = { role?: string; content?: string | WireBlock[] };
+
+/** Anthropic's rule: every tool_use must have its tool_result in the very next (user) message, and only there. */
+export function validateToolHistory(body: Record<string, unknown>): string | null {
+  const messages = (Array.isArray(body.messages) ? body.messages : []) as WireMessage[];
+  const blocks = (m: WireMessage | undefined) => (Array.isArray(m?.content) ? m.content : []);
+  for (let i = 0; i < messages.length; i++) {
+    const uses = blocks(messages[i])
+      .filter((b) => b.type === "tool_use")
+      .map((b) => b.id ?? "");
+    const results = blocks(messages[i + 1])
+      .filter((b) => b.type === "tool_result")
+      .map((b) => b.tool_use_id ?? "");
+    const missing = uses.filter((id) => !results.includes(id));
+    if (messages[i]?.role === "assistant" && missing.length) {
+      return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+    }
+    const previousUses = blocks(messages[i - 1])
+      .filter((b) => b.type === "tool_use")
+      .map((b) => b.id ?? "");
+    const stray = blocks(messages[i]).filter(
+      (b) => b.type === "tool_result" && !previousUses.includes(b.tool_use_id ?? ""),
+    );
+    if (stray.length) {
+      return `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${stray.map((b) => b.tool_use_id).join(", ")}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+    }
+  }
+  return null;
 }

@@ -59,6 +59,8 @@ export type FakeServerOptions = {
   /** Appended to the origin to form `url`, e.g. "/v1". */
   urlSuffix?: string;
   render: Renderer;
+  /** Checks the request as the real API does; a message makes it a 400 with that message. */
+  validate?: (body: Record<string, unknown>) => string | null;
 };
 
 const DEFAULT_REPLY: FakeReply = { kind: "text", text: "ok" };
@@ -94,6 +96,9 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeP
       const message = `Unknown request URL: ${req.method} ${path}`;
       return options.render({ kind: "error", status: 404, message }, recorded, res);
     }
+    // Like the real APIs, a malformed request is refused before any reply is used.
+    const problem = options.validate?.(recorded.body);
+    if (problem) return options.render({ kind: "error", status: 400, message: problem }, recorded, res);
     const reply = queue.shift() ?? fallback;
     if (reply.kind === "hang") return;
     if (reply.kind === "drop") {

@@ -25,7 +25,12 @@ export const OPENAI_DEFAULT_MODEL = "gpt-4o-mini-2024-07-18";
 
 /** Base URL for `new OpenAI({ baseURL })` is `fake.url` (it ends in /v1). */
 export function startFakeOpenAI(): Promise<FakeProvider> {
-  return startFakeServer({ route: "/v1/chat/completions", urlSuffix: "/v1", render });
+  return startFakeServer({
+    route: "/v1/chat/completions",
+    urlSuffix: "/v1",
+    render,
+    validate: validateToolHistory,
+  });
 }
 
 type Completion = {
@@ -203,4 +208,29 @@ function errorBody(status: number, message: string | undefined, type: string | u
       code: null,
     },
   };
+}
+
+type WireMessage = { role?: string; tool_calls?: { id: string }[]; tool_call_id?: string };
+
+/** OpenAI's rule: an assistant message with tool_calls must be followed by a tool message for each call. */
+export function validateToolHistory(body: Record<string, unknown>): string | null {
+  const messages = (Array.isArray(body.messages) ? body.messages : []) as WireMessage[];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (
+      m.role === "tool" &&
+      !messages.slice(0, i).some((p) => p.tool_calls?.some((c) => c.id === m.tool_call_id))
+    ) {
+      return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+    }
+    if (m.role !== "assistant" || !m.tool_calls?.length) continue;
+    const answered = new Set<string>();
+    for (let j = i + 1; j < messages.length && messages[j]!.role === "tool"; j++)
+      answered.add(messages[j]!.tool_call_id ?? "");
+    const missing = m.tool_calls.map((c) => c.id).filter((id) => !answered.has(id));
+    if (missing.length) {
+      return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${missing.join(", ")}`;
+    }
+  }
+  return null;
 }

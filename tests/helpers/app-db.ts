@@ -1,13 +1,14 @@
 import { eq } from "drizzle-orm";
 import { setDatabaseForTests } from "@/db";
 import { appUser, tenant } from "@/db/schema";
-import { seedDemo } from "@/db/seed";
+import { seedDemo, seedDemoOrders } from "@/db/seed";
 import { createMigratedDatabase, type TestDatabase, type TestDbKind } from "./db";
 
 /** A migrated, demo-seeded database installed as the app's database, with lookups for the demo ids. */
 export async function useSeededAppDatabase(kind: TestDbKind) {
   const test: TestDatabase = await createMigratedDatabase(kind);
   await seedDemo(test.handle.db);
+  await seedDemoOrders(test.handle.db);
   setDatabaseForTests(test.handle);
   const db = test.handle.db;
   return {

@@ -1,0 +1,66 @@
+import { getDb } from "@/db";
+import { getGateway } from "@/lib/gateway";
+import { log } from "@/lib/log";
+import { type ConversationStore, InMemoryConversationStore } from "./conversation";
+import { ToolRegistry } from "./registry";
+import { Scheduler } from "./scheduler";
+import { AgentService } from "./service";
+import { TaskManager } from "./tasks";
+import { ClockToolSet } from "./toolsets/clock";
+import { memoryToolSet } from "./toolsets/memory";
+import { ordersToolSet } from "./toolsets/orders";
+import { runSubagent, subagentToolSet } from "./toolsets/subagent";
+import { tasksToolSet } from "./toolsets/tasks";
+import { timeToolSet } from "./toolsets/time";
+import { TodoToolSet } from "./toolsets/todo";
+import { webToolSetFromEnv } from "./toolsets/web";
+
+export type AgentRuntime = {
+  agent: AgentService;
+  registry: ToolRegistry;
+  tasks: TaskManager;
+  scheduler: Scheduler;
+  store: ConversationStore;
+};
+
+type Holder = { __tollgateAgent?: AgentRuntime };
+const holder = globalThis as Holder;
+
+/**
+ * Builds the app's agent once per process: the built-in tool sets registered (a name clash fails here, at
+ * start), the tool loop over the gateway, background tasks, and the scheduler of clock messages.
+ */
+export function getAgentRuntime(store: ConversationStore = new InMemoryConversationStore()): AgentRuntime {
+  if (holder.__tollgateAgent) return holder.__tollgateAgent;
+  const gateway = getGateway();
+  // What a sub-agent may use: everything but delegation, background tasks and schedules (no recursion).
+  const subRegistry = new ToolRegistry()
+    .register(timeToolSet())
+    .register(memoryToolSet())
+    .register(ordersToolSet())
+    .register(webToolSetFromEnv());
+  const subagent = { gateway, registry: subRegistry };
+  const tasks = new TaskManager(store, {
+    research: {
+      description: "a sub-agent works on the instructions in the background and reports back",
+      run: async (instructions, ctx) => (await runSubagent(subagent, instructions, ctx)).answer,
+    },
+  });
+  const registry = new ToolRegistry()
+    .register(new TodoToolSet())
+    .register(timeToolSet())
+    .register(memoryToolSet())
+    .register(ordersToolSet())
+    .register(webToolSetFromEnv())
+    .register(subagentToolSet(subagent))
+    .register(tasksToolSet(tasks))
+    .register(new ClockToolSet());
+  const agent = new AgentService({ gateway, registry, store });
+  const scheduler = new Scheduler({
+    db: getDb,
+    agent,
+    log: { info: (m) => log.info(m), error: (m, err) => log.error({ err }, m) },
+  });
+  holder.__tollgateAgent = { agent, registry, tasks, scheduler, store };
+  return holder.__tollgateAgent;
+}

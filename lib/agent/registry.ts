@@ -1,0 +1,61 @@
+import type { StoredToolCall, Tool, ToolSet } from "./tool";
+
+const MAX_CACHED_CONVERSATIONS = 500;
+
+/** The tool sets of the app, registered once at start; each conversation gets its own copies. */
+export class ToolRegistry {
+  private readonly sets: ToolSet[] = [];
+  private readonly owners = new Map<string, string>();
+  private readonly perConversation = new Map<string, ToolSet[]>();
+
+  /** Adds a tool set; a tool name already taken fails at once, naming both owners. */
+  register(set: ToolSet): this {
+    if (this.sets.some((s) => s.name === set.name))
+      throw new Error(`tool set "${set.name}" is registered twice`);
+    for (const tool of set.tools()) {
+      const owner = this.owners.get(tool.name);
+      if (owner) throw new Error(`tool "${tool.name}" is defined by both "${owner}" and "${set.name}"`);
+    }
+    for (const tool of set.tools()) this.owners.set(tool.name, set.name);
+    this.sets.push(set);
+    return this;
+  }
+
+  toolSets(): readonly ToolSet[] {
+    return this.sets;
+  }
+
+  tools(): Tool[] {
+    return this.sets.flatMap((s) => s.tools());
+  }
+
+  /**
+   * The conversation's own tool sets (copies with their own state), rebuilt from its history the first time
+   * this process sees it; the most recently used conversations stay cached.
+   */
+  forConversation(conversationId: string, history: () => StoredToolCall[]): ToolSet[] {
+    const cached = this.perConversation.get(conversationId);
+    if (cached) {
+      this.perConversation.delete(conversationId);
+      this.perConversation.set(conversationId, cached);
+      return cached;
+    }
+    const calls = history();
+    const copies = this.sets.map((s) => {
+      const copy = s.copy();
+      copy.restore(calls);
+      return copy;
+    });
+    this.perConversation.set(conversationId, copies);
+    if (this.perConversation.size > MAX_CACHED_CONVERSATIONS) {
+      const oldest = this.perConversation.keys().next().value;
+      if (oldest !== undefined) this.perConversation.delete(oldest);
+    }
+    return copies;
+  }
+
+  /** Drops a conversation's state (deleted conversation). */
+  forget(conversationId: string): void {
+    this.perConversation.delete(conversationId);
+  }
+}

@@ -1,0 +1,91 @@
+import type { ToolCall } from "@/lib/gateway/types";
+import { maskText } from "@/lib/governance/mask";
+import type { AgentEvent, ToolTraceEntry } from "./events";
+import { parseToolArgs, type Tool, type ToolContext } from "./tool";
+
+export const RESULT_LIMIT = 8_000;
+
+export type ToolRunOptions = {
+  tools: Map<string, Tool>;
+  /** Tools this user may call (by role); others are refused. */
+  mayCall(tool: Tool): boolean;
+  maxConcurrent: number;
+  defaultTimeoutMs: number;
+  context: (call: ToolCall, signal: AbortSignal) => ToolContext;
+  signal: AbortSignal;
+};
+
+export type ToolOutcome = { content: string; ok: boolean; trace: ToolTraceEntry; events: AgentEvent[] };
+
+/** Cuts a result that would flood the model's context, and says how much was cut. */
+export function truncateResult(text: string, limit = RESULT_LIMIT): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}\n…[truncated: ${text.length - limit} more characters]`;
+}
+
+const errorResult = (message: string) => JSON.stringify({ error: message });
+
+/**
+ * Runs one tool call to a result string: never throws. Unknown tools, refused tools, bad arguments, timeouts
+ * and thrown errors all become `{"error": …}` results the model can read and correct itself from.
+ */
+export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise<ToolOutcome> {
+  const started = performance.now();
+  const events: AgentEvent[] = [];
+  const finish = (content: string, ok: boolean, error?: string): ToolOutcome => {
+    const durationMs = Math.round(performance.now() - started);
+    const result = truncateResult(content);
+    events.push({ type: "tool_result", callId: call.id, name: call.name, ok, result, durationMs });
+    return {
+      content: result,
+      ok,
+      trace: { callId: call.id, name: call.name, durationMs, ok, error },
+      events,
+    };
+  };
+  const tool = opts.tools.get(call.name);
+  if (!tool) return finish(errorResult(`unknown tool: ${call.name}`), false, "unknown tool");
+  if (tool.hidden || !opts.mayCall(tool)) {
+    events.push({
+      type: "guardrail",
+      code: "tool_not_allowed",
+      tool: call.name,
+      message: `${call.name} is not allowed for this user`,
+    });
+    return finish(errorResult("not allowed"), false, "not allowed");
+  }
+  const args = parseToolArgs(tool, call.args);
+  if (!args.ok) return finish(errorResult(args.error), false, "invalid arguments");
+
+  const timeoutMs = tool.timeoutMs ?? opts.defaultTimeoutMs;
+  const timeout = new AbortController();
+  const signal = AbortSignal.any([opts.signal, timeout.signal]);
+  let timer: NodeJS.Timeout | undefined;
+  const ctx = opts.context(call, signal);
+  try {
+    const value = await Promise.race([
+      tool.execute(args.value as never, ctx),
+      // A tool that ignores its signal is still cut off at its timeout.
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          timeout.abort();
+          reject(new ToolTimeout(tool.name, timeoutMs));
+        }, timeoutMs);
+      }),
+    ]);
+    return finish(typeof value === "string" ? value : (JSON.stringify(value) ?? "null"), true);
+  } catch (error) {
+    if (opts.signal.aborted) return finish(errorResult("cancelled"), false, "cancelled");
+    const message = error instanceof Error ? error.message : String(error);
+    // Message only: no stack, and secrets masked, because the model and the audit trail both read it.
+    return finish(errorResult(maskText(message)), false, error instanceof ToolTimeout ? "timeout" : "error");
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+class ToolTimeout extends Error {
+  constructor(name: string, ms: number) {
+    super(`${name} timed out after ${ms} ms`);
+  }
+}

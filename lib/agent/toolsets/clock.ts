@@ -1,0 +1,144 @@
+import { z } from "zod";
+import { type Database, getDb } from "@/db";
+import {
+  type AgentSchedule,
+  createSchedule,
+  deleteSchedule,
+  listSchedules,
+  MAX_SCHEDULE_MESSAGE,
+  updateSchedule,
+} from "../schedules";
+import { defineTool, type Tool, ToolSet } from "../tool";
+
+const CRON_HELP =
+  'A 5-field cron expression: minute hour day-of-month month day-of-week (0-6, 0 = Sunday), e.g. "0 9 * * 1-5" = 09:00 on weekdays, "*/30 * * * *" = every 30 minutes, "0 8 1 * *" = 08:00 on the 1st of each month. At most once a minute; no seconds field.';
+const TIME_ZONE_HELP =
+  'IANA time zone the cron is read in, e.g. "Europe/Berlin" or "America/New_York"; default "UTC"';
+
+/** What the model reads about a schedule: small, with times as ISO strings. */
+function view(s: AgentSchedule) {
+  return {
+    id: s.id,
+    cron: s.cron,
+    timeZone: s.timeZone,
+    message: s.message,
+    enabled: s.enabled,
+    nextRunAt: s.enabled ? (s.nextRunAt?.toISOString() ?? null) : null,
+    lastRunAt: s.lastRunAt?.toISOString() ?? null,
+    lastStatus: s.lastStatus,
+  };
+}
+
+const notFound = (id: string) => new Error(`no schedule ${id} in this conversation (see schedule_list)`);
+
+/**
+ * Scheduled messages for the current conversation: at each cron time the scheduler sends the message as a
+ * new turn of this conversation, on behalf of the user who created it.
+ */
+export class ClockToolSet extends ToolSet {
+  readonly name = "clock";
+  private readonly list: Tool[];
+
+  constructor(database: () => Promise<Database> = getDb) {
+    super();
+    const create = defineTool({
+      name: "schedule_create",
+      description:
+        "Schedule a message to be sent to you in this conversation at recurring times (a reminder, a daily report). Returns the schedule with its next run time.",
+      category: "clock",
+      keywords: ["schedule", "remind", "every", "cron"],
+      parameters: z.object({
+        cron: z.string().min(1).max(100).describe(CRON_HELP),
+        message: z
+          .string()
+          .min(1)
+          .max(MAX_SCHEDULE_MESSAGE)
+          .describe(
+            "The message to send at each run, written as the user's request, e.g. \"Summarise today's open orders\"",
+          ),
+        timeZone: z.string().max(64).optional().describe(TIME_ZONE_HELP),
+      }),
+      execute: async ({ cron, message, timeZone }, ctx) => {
+        const db = await database();
+        const row = await createSchedule(db, {
+          tenantId: ctx.tenantId,
+          userId: ctx.userId,
+          conversationId: ctx.conversationId,
+          cron,
+          timeZone,
+          message,
+        });
+        return { created: true, schedule: view(row) };
+      },
+    });
+    const list = defineTool({
+      name: "schedule_list",
+      description: "List the schedules of this conversation with their next run times.",
+      category: "clock",
+      keywords: ["schedules", "reminders", "scheduled"],
+      parameters: z.object({}),
+      execute: async (_args, ctx) => {
+        const db = await database();
+        const rows = await listSchedules(db, { tenantId: ctx.tenantId, conversationId: ctx.conversationId });
+        return { schedules: rows.map(view) };
+      },
+    });
+    const update = defineTool({
+      name: "schedule_update",
+      description:
+        "Change a schedule of this conversation (its times, message or time zone), or pause/resume it with enabled.",
+      category: "clock",
+      keywords: ["reschedule", "pause schedule", "resume schedule"],
+      parameters: z.object({
+        id: z.string().describe("The schedule's id, from schedule_list or schedule_create"),
+        cron: z.string().min(1).max(100).optional().describe(CRON_HELP),
+        message: z
+          .string()
+          .min(1)
+          .max(MAX_SCHEDULE_MESSAGE)
+          .optional()
+          .describe("The new message to send at each run"),
+        timeZone: z.string().max(64).optional().describe(TIME_ZONE_HELP),
+        enabled: z.boolean().optional().describe("false pauses the schedule, true resumes it"),
+      }),
+      execute: async ({ id, ...change }, ctx) => {
+        const db = await database();
+        const row = await updateSchedule(db, {
+          tenantId: ctx.tenantId,
+          conversationId: ctx.conversationId,
+          id,
+          ...change,
+        });
+        if (!row) throw notFound(id);
+        return { updated: true, schedule: view(row) };
+      },
+    });
+    const remove = defineTool({
+      name: "schedule_delete",
+      description:
+        "Delete a schedule of this conversation for good (use schedule_update with enabled false to pause it).",
+      category: "clock",
+      keywords: ["unschedule", "cancel reminder", "delete schedule"],
+      parameters: z.object({ id: z.string().describe("The schedule's id, from schedule_list") }),
+      execute: async ({ id }, ctx) => {
+        const db = await database();
+        const deleted = await deleteSchedule(db, {
+          tenantId: ctx.tenantId,
+          conversationId: ctx.conversationId,
+          id,
+        });
+        if (!deleted) throw notFound(id);
+        return { deleted: true, id };
+      },
+    });
+    this.list = [create, list, update, remove];
+  }
+
+  tools(): Tool[] {
+    return this.list;
+  }
+
+  override prompt(): string {
+    return "With schedule_create you can schedule a message to arrive in this conversation at recurring times (5-field cron, at most once a minute); schedule_list, schedule_update and schedule_delete manage them.";
+  }
+}

@@ -1,0 +1,75 @@
+import { v7 as uuidv7 } from "uuid";
+import { z } from "zod";
+import type { Gateway } from "@/lib/gateway/gateway";
+import { InMemoryConversationStore } from "../conversation";
+import type { TurnSummary } from "../events";
+import type { ToolRegistry } from "../registry";
+import { AgentService } from "../service";
+import { defineTool, StaticToolSet, type ToolContext } from "../tool";
+
+export type SubagentOptions = {
+  gateway: Gateway;
+  /** The sub-agent's own tools (never the subagent tool itself, so delegation cannot recurse). */
+  registry: ToolRegistry;
+  maxToolLoops?: number;
+  model?: string;
+};
+
+const SUBAGENT_PROMPT =
+  "You are a sub-agent working on one delegated task for another agent. Do the task with your tools and reply with a short, complete result; the other agent only sees your final answer.";
+
+/** Runs a delegated task to its end as a nested agent; its tokens and cost roll up into the calling turn. */
+export async function runSubagent(
+  options: SubagentOptions,
+  task: string,
+  ctx: Pick<ToolContext, "tenantId" | "userId" | "role" | "signal" | "addUsage">,
+): Promise<{ status: TurnSummary["status"]; answer: string; rounds: number; toolCalls: number }> {
+  const agent = new AgentService(
+    { gateway: options.gateway, registry: options.registry, store: new InMemoryConversationStore() },
+    { systemPrompt: SUBAGENT_PROMPT, maxToolLoops: options.maxToolLoops ?? 3 },
+  );
+  const conversationId = uuidv7();
+  let answer = "";
+  let summary: TurnSummary | undefined;
+  try {
+    for await (const event of agent.send(
+      { tenantId: ctx.tenantId, userId: ctx.userId, role: ctx.role, conversationId },
+      { message: task, model: options.model },
+      ctx.signal,
+    )) {
+      if (event.type === "text") answer += event.delta;
+      else if (event.type === "done") summary = event.summary;
+    }
+  } finally {
+    options.registry.forget(conversationId);
+  }
+  if (summary) ctx.addUsage(summary.usage, summary.cost);
+  if (summary?.status === "failed")
+    throw new Error(`the sub-agent failed: ${summary.error?.message ?? "unknown error"}`);
+  return {
+    status: summary?.status ?? "failed",
+    answer,
+    rounds: summary?.rounds ?? 0,
+    toolCalls: summary?.toolTrace.length ?? 0,
+  };
+}
+
+export function subagentToolSet(options: SubagentOptions): StaticToolSet {
+  const delegate = defineTool({
+    name: "delegate",
+    description:
+      "Hand a self-contained sub-task to a sub-agent with its own tools (orders, time, memory, web) and get its answer back. Use it for a side investigation that would clutter this conversation.",
+    category: "agents",
+    keywords: ["delegate", "sub-agent", "subagent"],
+    timeoutMs: 120_000,
+    parameters: z.object({
+      task: z
+        .string()
+        .min(1)
+        .max(4000)
+        .describe("The task, with every detail the sub-agent needs: it does not see this conversation"),
+    }),
+    execute: async ({ task }, ctx) => runSubagent(options, task, ctx),
+  });
+  return new StaticToolSet("subagent", [delegate]);
+}

@@ -1,0 +1,266 @@
+/**
+ * Masks secrets in audit payloads (tool arguments and results, model requests, error messages)
+ * before they are written. Two passes: object keys that name a credential hide their whole value,
+ * and known secret shapes are replaced inside any string, wherever they sit in it.
+ */
+
+export type MaskOptions = { extraPatterns?: RegExp[] };
+
+const MASKED = "[masked]";
+const CIRCULAR = "[circular]";
+const marker = (kind: string) => `[masked:${kind}]`;
+
+// Matched against the key lower-cased with "-" and "_" removed, so "X-Api-Key" and "client_secret" hit.
+const SECRET_KEY =
+  /(?:password|passwd|pwd|secret|token|apikey|accesskey|accesstoken|refreshtoken|authorization|auth|cookie|setcookie|privatekey|clientsecret|awssecretaccesskey|session)$/;
+
+function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key.toLowerCase().replace(/[-_]/g, ""));
+}
+
+// A replacer receives the match and its capture groups, like String.prototype.replace's callback.
+type Replacer = (match: string, ...groups: string[]) => string;
+type Rule = { kind: string; pattern: RegExp; replace: Replacer };
+
+// Random tokens almost always carry a digit or mixed case; prose after "Bearer" does not.
+function looksLikeToken(token: string): boolean {
+  if (token.length < 8) return false;
+  if (/\d/.test(token)) return true;
+  return token.length >= 20 && /[a-z]/.test(token) && /[A-Z]/.test(token.slice(1));
+}
+
+// Basic credentials are base64("user:password"): decoding is a precise test that spares "basic idea".
+function isBasicCredential(token: string): boolean {
+  let decoded: string;
+  try {
+    decoded = atob(token);
+  } catch {
+    return false;
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters mean it is not text
+  return decoded.length >= 3 && decoded.includes(":") && !/[\u0000-\u001f\u007f]/.test(decoded);
+}
+
+function passesLuhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let digit = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+// A value that an earlier rule already masked is left as it is.
+const alreadyMasked = (value: string) => value.startsWith("[masked");
+
+/**
+ * Applied in order; every pattern is anchored by a lookbehind or a literal prefix so a long
+ * token-like run (a base64 blob) is scanned once rather than from every position in it.
+ */
+const RULES: Rule[] = [
+  {
+    kind: "private_key",
+    // An unterminated block (a truncated payload) is masked to the end rather than leaked.
+    pattern:
+      /-----BEGIN[A-Z ]*PRIVATE KEY[A-Z ]*-----(?:[\s\S]*?-----END[A-Z ]*PRIVATE KEY[A-Z ]*-----|[\s\S]*$)/g,
+    replace: () => marker("private_key"),
+  },
+  {
+    kind: "password",
+    // The password is greedy up to the authority's last "@", so an unencoded "@" in it is masked too.
+    pattern: /(?<![\w+.-])([a-z][\w+.-]*:\/\/[^\s:/?#@"'<>]*:)[^\s/?#"'<>]+@/gi,
+    replace: (_match, prefix) => `${prefix}${marker("password")}@`,
+  },
+  {
+    kind: "anthropic_key",
+    pattern: /(?<![\w-])sk-ant-[\w-]{20,}/g,
+    replace: () => marker("anthropic_key"),
+  },
+  {
+    kind: "openai_key",
+    // "sk-ant-" belongs to the rule above; the digit test spares long hyphenated slugs like "sk-some-name".
+    pattern: /(?<![\w-])sk-(?!ant-)[\w-]{20,}/g,
+    replace: (match) => (/\d/.test(match) ? marker("openai_key") : match),
+  },
+  {
+    kind: "github_token",
+    pattern: /(?<!\w)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{22,})(?!\w)/g,
+    replace: () => marker("github_token"),
+  },
+  {
+    kind: "aws_key",
+    pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+    replace: () => marker("aws_key"),
+  },
+  {
+    kind: "aws_secret_key",
+    // Only after a hint: any 40-character run (a commit id, a hash) would match the shape alone.
+    pattern:
+      /((?:aws[_-]?)?secret[_-]?access[_-]?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi,
+    replace: (_match, hint) => `${hint}${marker("aws_secret_key")}`,
+  },
+  {
+    kind: "bearer",
+    pattern: /\b(Bearer|Basic)(\s+)([\w.~+/-]+=*)/gi,
+    replace: (match, scheme, space, token) => {
+      const isBearer = scheme.toLowerCase() === "bearer";
+      const secret = isBearer ? looksLikeToken(token) : isBasicCredential(token);
+      return secret ? `${scheme}${space}${marker(isBearer ? "bearer" : "basic")}` : match;
+    },
+  },
+  {
+    kind: "jwt",
+    pattern: /(?<![\w-])eyJ[\w-]+\.[\w-]+\.[\w-]*/g,
+    replace: () => marker("jwt"),
+  },
+  {
+    kind: "card",
+    // Networks start 2-6, which spares epoch milliseconds; "+" and "." before it mean a phone or a decimal.
+    pattern: /(?<![\w.+-])[2-6]\d(?:[ -]?\d){11,17}(?!\w|[.,]\d)/g,
+    replace: (match) => {
+      const digits = match.replace(/\D/g, "");
+      return passesLuhn(digits) ? marker(`card …${digits.slice(-4)}`) : match;
+    },
+  },
+  {
+    kind: "keyed_json",
+    // "password": "…" inside serialized JSON (or a Python repr) in a string: the key rule, applied to text.
+    pattern:
+      /((["'])([\w.-]{1,64})\2\s*:\s*)("[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'|-?\d[\d.eE+-]*)/g,
+    replace: (match, prefix, _quote, key, value) => {
+      if (!isSecretKey(key) || alreadyMasked(value.slice(1))) return match;
+      const quote = value.startsWith("'") ? "'" : '"';
+      return `${prefix}${quote}${MASKED}${quote}`;
+    },
+  },
+  {
+    kind: "keyed_assignment",
+    // password=… in query strings, form bodies, cookies, env dumps and logfmt.
+    pattern: /(?<![\w.-])([A-Za-z][\w.-]{0,63})=(?!=)([^\s&"'<>;,)}]+)/g,
+    replace: (match, key, value) => (isSecretKey(key) && !alreadyMasked(value) ? `${key}=${MASKED}` : match),
+  },
+];
+
+const globalCopies = new WeakMap<RegExp, RegExp>();
+
+// Operator patterns may arrive without the "g" flag; replace() would then mask only the first hit.
+function asGlobal(pattern: RegExp): RegExp {
+  if (pattern.global) return pattern;
+  let copy = globalCopies.get(pattern);
+  if (!copy) {
+    copy = new RegExp(pattern.source, `${pattern.flags}g`);
+    globalCopies.set(pattern, copy);
+  }
+  return copy;
+}
+
+function maskWith(text: string, custom: RegExp[]): string {
+  let out = text;
+  for (const rule of RULES) out = out.replace(rule.pattern, rule.replace);
+  for (const pattern of custom) {
+    // An empty match would insert a marker between every character.
+    out = out.replace(pattern, (match) => (match === "" ? match : marker("custom")));
+  }
+  return out;
+}
+
+/** Masks the secrets found in one string; text without secrets comes back identical. */
+export function maskText(text: string, options: MaskOptions = {}): string {
+  return maskWith(text, (options.extraPatterns ?? []).map(asGlobal));
+}
+
+// Marks a value JSON would leave out (undefined, a function, a symbol).
+const OMIT = Symbol("omit");
+
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  // A plain assignment to "__proto__" would replace the prototype instead of adding the key.
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true });
+  else target[key] = value;
+}
+
+function hasToJSON(value: object): value is { toJSON: () => unknown } {
+  return typeof (value as { toJSON?: unknown }).toJSON === "function";
+}
+
+function walk(value: unknown, custom: RegExp[], ancestors: Set<object>): unknown {
+  if (typeof value === "string") return maskWith(value, custom);
+  if (typeof value === "bigint") return value.toString();
+  if (value === undefined || typeof value === "function" || typeof value === "symbol") return OMIT;
+  if (value === null || typeof value !== "object") return value;
+  // Only a reference to an object still being walked is a cycle; a shared sibling is copied normally.
+  if (ancestors.has(value)) return CIRCULAR;
+  ancestors.add(value);
+  try {
+    if (hasToJSON(value)) return walk(value.toJSON(), custom, ancestors);
+    if (Array.isArray(value)) {
+      return value.map((item) => {
+        const masked = walk(item, custom, ancestors);
+        return masked === OMIT ? null : masked;
+      });
+    }
+    const out: Record<string, unknown> = {};
+    // JSON would turn an Error into {}: keep what says what went wrong.
+    if (value instanceof Error) {
+      out.name = value.name;
+      out.message = maskWith(value.message, custom);
+      if (value.cause !== undefined) out.cause = walk(value.cause, custom, ancestors);
+    }
+    for (const [key, item] of Object.entries(value)) {
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      if (isSecretKey(key)) {
+        setOwn(out, key, MASKED);
+        continue;
+      }
+      const masked = walk(item, custom, ancestors);
+      if (masked !== OMIT) setOwn(out, maskWith(key, custom), masked);
+    }
+    return out;
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+/**
+ * Returns a masked deep copy of `value`, shaped as JSON would serialize it (Dates become ISO
+ * strings, functions and undefined are dropped, a cycle becomes "[circular]"). Never mutates `value`.
+ */
+export function maskSecrets<T>(value: T, options: MaskOptions = {}): T {
+  const masked = walk(value, (options.extraPatterns ?? []).map(asGlobal), new Set());
+  return (masked === OMIT ? undefined : masked) as T;
+}
+
+/** Reads MASK_PATTERNS, a JSON array of regex source strings, into global regexes. */
+export function patternsFromEnv(env: Record<string, string | undefined> = process.env): RegExp[] {
+  const raw = env.MASK_PATTERNS?.trim();
+  if (!raw) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error(`MASK_PATTERNS must be a JSON array of regex source strings, got ${raw}`);
+  }
+  if (!Array.isArray(parsed)) {
+    throw new Error(`MASK_PATTERNS must be a JSON array of regex source strings, got ${raw}`);
+  }
+  return parsed.map((source: unknown, index) => {
+    if (typeof source !== "string") {
+      throw new Error(`MASK_PATTERNS[${index}] must be a string, got ${JSON.stringify(source)}`);
+    }
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(source, "g");
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`MASK_PATTERNS[${index}] is not a valid regex: ${JSON.stringify(source)} (${reason})`);
+    }
+    // A pattern that matches nothing at all ("", "a*") is an operator mistake, not a secret shape.
+    if (new RegExp(source).test("")) {
+      throw new Error(`MASK_PATTERNS[${index}] matches the empty string: ${JSON.stringify(source)}`);
+    }
+    return pattern;
+  });
+}
