@@ -29,14 +29,14 @@ describe("tool JSON schemas from zod", () => {
     const s = tool.schema.parameters as unknown as SchemaNode;
     expect(s.type).toBe("object");
     expect(s.required).toEqual(["orderId", "address", "items"]);
-    expect(s.properties.orderId.description).toBe("The order");
-    expect(s.properties.priority.enum).toEqual(["low", "high"]);
-    expect(s.properties.address.properties.lines).toMatchObject({
+    expect(s.properties.orderId!.description).toBe("The order");
+    expect(s.properties.priority!.enum).toEqual(["low", "high"]);
+    expect(s.properties.address!.properties.lines).toMatchObject({
       type: "array",
       items: { type: "string" },
       minItems: 1,
     });
-    expect(s.properties.items.items.required).toEqual(["sku", "qty"]);
+    expect(s.properties.items!.items.required).toEqual(["sku", "qty"]);
     expect(s.$schema).toBeUndefined();
   });
 
