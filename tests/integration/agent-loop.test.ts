@@ -202,6 +202,26 @@ describe("the tool loop", () => {
   });
 });
 
+describe("messages added by tools", () => {
+  it("are stored for people to see and streamed as events, but never sent to the model", async () => {
+    const chart = defineTool({
+      name: "chart",
+      description: "Draws a chart",
+      parameters: z.object({}),
+      execute: async (_a, tctx) => {
+        await tctx.emit({ content: "![sales chart](data:image/png;base64,AAAA)", data: { kind: "image" } });
+        return { drawn: true };
+      },
+    });
+    const { model, agent, store } = agentWith([{ toolCalls: [call("chart", {}, "ch1")] }, { text: "Here it is." }], [chart]);
+    const { events } = await turn(agent);
+    expect(events).toContainEqual({ type: "message", content: "![sales chart](data:image/png;base64,AAAA)", data: { kind: "image" } });
+    const stored = await store.history("t1", "c1");
+    expect(stored.find((m) => m.kind === "display")).toMatchObject({ role: "assistant", data: { kind: "image", toolCallId: "ch1" } });
+    expect(JSON.stringify(model.requests[1]!.messages)).not.toContain("sales chart");
+  });
+});
+
 describe("tool authorization", () => {
   const adminOnly = defineTool({
     name: "refund_order",
