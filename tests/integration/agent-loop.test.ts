@@ -213,11 +213,21 @@ describe("messages added by tools", () => {
         return { drawn: true };
       },
     });
-    const { model, agent, store } = agentWith([{ toolCalls: [call("chart", {}, "ch1")] }, { text: "Here it is." }], [chart]);
+    const { model, agent, store } = agentWith(
+      [{ toolCalls: [call("chart", {}, "ch1")] }, { text: "Here it is." }],
+      [chart],
+    );
     const { events } = await turn(agent);
-    expect(events).toContainEqual({ type: "message", content: "![sales chart](data:image/png;base64,AAAA)", data: { kind: "image" } });
+    expect(events).toContainEqual({
+      type: "message",
+      content: "![sales chart](data:image/png;base64,AAAA)",
+      data: { kind: "image" },
+    });
     const stored = await store.history("t1", "c1");
-    expect(stored.find((m) => m.kind === "display")).toMatchObject({ role: "assistant", data: { kind: "image", toolCallId: "ch1" } });
+    expect(stored.find((m) => m.kind === "display")).toMatchObject({
+      role: "assistant",
+      data: { kind: "image", toolCallId: "ch1" },
+    });
     expect(JSON.stringify(model.requests[1]!.messages)).not.toContain("sales chart");
   });
 });
