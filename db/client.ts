@@ -16,6 +16,8 @@ export type DatabaseHandle = {
   label: string;
   /** Runs `fn` while holding a Postgres session-level advisory lock (a no-op on single-connection PGlite). */
   withAdvisoryLock<T>(lockId: number, fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` only if the lock is free right now; null when another session holds it. */
+  tryAdvisoryLock<T>(lockId: number, fn: () => Promise<T>): Promise<T | null>;
   close(): Promise<void>;
 };
 
@@ -85,6 +87,20 @@ async function openPostgres(url: string, max = 10): Promise<DatabaseHandle> {
         conn.release();
       }
     },
+    async tryAdvisoryLock(lockId, fn) {
+      const conn = await client.reserve();
+      try {
+        const [row] = await conn<{ ok: boolean }[]>`select pg_try_advisory_lock(${lockId}) as ok`;
+        if (!row?.ok) return null;
+        try {
+          return await fn();
+        } finally {
+          await conn`select pg_advisory_unlock(${lockId})`;
+        }
+      } finally {
+        conn.release();
+      }
+    },
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -107,6 +123,7 @@ async function openPglite(dataDir?: string): Promise<DatabaseHandle> {
     db,
     label: dataDir ? `embedded PGlite in ${dataDir}` : "embedded PGlite in memory",
     withAdvisoryLock: (_lockId, fn) => fn(),
+    tryAdvisoryLock: (_lockId, fn) => fn(),
     close: () => client.close(),
   };
 }

@@ -1,8 +1,11 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
+  date,
   index,
   integer,
+  jsonb,
   numeric,
   pgEnum,
   pgTable,
@@ -33,6 +36,8 @@ export const tenant = pgTable("tenant", {
   name: text("name").notNull(),
   slug: text("slug").notNull().unique(),
   disabled: boolean("disabled").notNull().default(false),
+  // How long ledger, audit and rollup rows are kept; conversations are never deleted by retention.
+  retentionDays: integer("retention_days").notNull().default(90),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -150,3 +155,173 @@ export const demoOrder = pgTable(
   ],
 );
 export type DemoOrder = typeof demoOrder.$inferSelect;
+
+// --- governance store ----------------------------------------------------------------------------------------
+
+export const sysAgentSession = pgTable(
+  "sys_agent_session",
+  {
+    id: id(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenant.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => appUser.id, { onDelete: "cascade" }),
+    title: text("title").notNull().default("New conversation"),
+    model: text("model"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("sys_agent_session_owner_idx").on(t.tenantId, t.userId, t.updatedAt)],
+);
+export type SysAgentSession = typeof sysAgentSession.$inferSelect;
+
+export type MessageParts = {
+  content: string;
+  toolCalls?: { id: string; name: string; args: Record<string, unknown> }[];
+  toolCallId?: string;
+  name?: string;
+  kind?: "display" | "notification";
+  data?: Record<string, unknown>;
+};
+
+export const sysAgentMessage = pgTable(
+  "sys_agent_message",
+  {
+    // A global sequence keeps messages in the order they were appended, across processes.
+    seq: bigint("seq", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: uuid("id")
+      .notNull()
+      .unique()
+      .$defaultFn(() => uuidv7()),
+    tenantId: uuid("tenant_id").notNull(),
+    sessionId: uuid("session_id")
+      .notNull()
+      .references(() => sysAgentSession.id, { onDelete: "cascade" }),
+    turnId: uuid("turn_id"),
+    role: text("role", { enum: ["system", "user", "assistant", "tool"] }).notNull(),
+    parts: jsonb("parts").$type<MessageParts>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("sys_agent_message_session_idx").on(t.tenantId, t.sessionId, t.seq)],
+);
+
+// Notifications (task results) waiting for the conversation's next turn.
+export const sysAgentNotification = pgTable(
+  "sys_agent_notification",
+  {
+    seq: bigint("seq", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid("tenant_id").notNull(),
+    sessionId: uuid("session_id").notNull(),
+    type: text("type").notNull(),
+    body: text("body").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("sys_agent_notification_session_idx").on(t.tenantId, t.sessionId, t.seq)],
+);
+
+export const TURN_STATUSES = ["running", "success", "failed", "stopped", "limit", "interrupted"] as const;
+export type TurnStatusValue = (typeof TURN_STATUSES)[number];
+
+// The usage ledger: one row per turn, written as running at the start and closed in a finally.
+export const sysAgentTurn = pgTable(
+  "sys_agent_turn",
+  {
+    id: uuid("id").primaryKey(),
+    tenantId: uuid("tenant_id").notNull(),
+    userId: uuid("user_id"),
+    // No foreign key: the ledger outlives a deleted conversation.
+    conversationId: uuid("conversation_id"),
+    source: text("source", { enum: ["drawer", "api", "schedule"] }).notNull(),
+    requestedModel: text("requested_model").notNull(),
+    servedProvider: text("served_provider"),
+    servedAdapter: text("served_adapter"),
+    servedModel: text("served_model"),
+    attempts: integer("attempts").notNull().default(0),
+    fallbackIndex: integer("fallback_index"),
+    inputTokens: integer("input_tokens").notNull().default(0),
+    cachedInputTokens: integer("cached_input_tokens").notNull().default(0),
+    cacheWriteTokens: integer("cache_write_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
+    reasoningTokens: integer("reasoning_tokens").notNull().default(0),
+    cost: numeric("cost", { precision: 20, scale: 10 }),
+    toolTrace: jsonb("tool_trace")
+      .$type<{ name: string; durationMs: number; ok: boolean; error?: string }[]>()
+      .notNull()
+      .default([]),
+    rounds: integer("rounds").notNull().default(0),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+    firstTokenMs: integer("first_token_ms"),
+    latencyMs: integer("latency_ms"),
+    status: text("status", { enum: TURN_STATUSES }).notNull().default("running"),
+    errorClass: text("error_class"),
+    errorMessage: text("error_message"),
+  },
+  (t) => [
+    index("sys_agent_turn_tenant_started_idx").on(t.tenantId, t.startedAt),
+    index("sys_agent_turn_tenant_status_idx").on(t.tenantId, t.status, t.startedAt),
+    index("sys_agent_turn_started_idx").on(t.startedAt),
+    index("sys_agent_turn_running_idx").on(t.status, t.startedAt),
+  ],
+);
+export type SysAgentTurn = typeof sysAgentTurn.$inferSelect;
+
+export const AUDIT_TYPES = [
+  "request",
+  "tool_call",
+  "tool_result",
+  "guardrail",
+  "fallback",
+  "error",
+  "stop",
+] as const;
+export type AuditType = (typeof AUDIT_TYPES)[number];
+
+// The audit trail: ordered (turn, seq) events with masked payloads; it outlives a deleted conversation.
+export const sysAgentAudit = pgTable(
+  "sys_agent_audit",
+  {
+    id: id(),
+    tenantId: uuid("tenant_id").notNull(),
+    userId: uuid("user_id"),
+    turnId: uuid("turn_id").notNull(),
+    conversationId: uuid("conversation_id"),
+    seq: integer("seq").notNull(),
+    type: text("type", { enum: AUDIT_TYPES }).notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("sys_agent_audit_turn_seq_idx").on(t.turnId, t.seq),
+    index("sys_agent_audit_tenant_created_idx").on(t.tenantId, t.createdAt),
+    index("sys_agent_audit_created_idx").on(t.createdAt),
+  ],
+);
+export type SysAgentAudit = typeof sysAgentAudit.$inferSelect;
+
+// Daily usage rollup, updated in the transaction that closes a turn, so dashboards never scan the ledger.
+export const usageDaily = pgTable(
+  "usage_daily",
+  {
+    tenantId: uuid("tenant_id").notNull(),
+    day: date("day").notNull(),
+    userId: uuid("user_id").notNull(),
+    source: text("source").notNull(),
+    servedAdapter: text("served_adapter").notNull(),
+    servedModel: text("served_model").notNull(),
+    requests: integer("requests").notNull().default(0),
+    failures: integer("failures").notNull().default(0),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    cachedInputTokens: bigint("cached_input_tokens", { mode: "number" }).notNull().default(0),
+    cacheWriteTokens: bigint("cache_write_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    reasoningTokens: bigint("reasoning_tokens", { mode: "number" }).notNull().default(0),
+    cost: numeric("cost", { precision: 20, scale: 10 }).notNull().default("0"),
+    latencyMsTotal: bigint("latency_ms_total", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.day, t.userId, t.source, t.servedAdapter, t.servedModel] }),
+    index("usage_daily_day_idx").on(t.day),
+  ],
+);

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { getDatabase } from "@/db";
 import { migrationStatus } from "@/db/migrate";
+import { governanceFailures } from "@/lib/governance/health";
 import { log } from "@/lib/log";
 import pkg from "@/package.json";
 
@@ -12,6 +13,8 @@ export type Health = {
     kind?: string;
     migration?: { applied: number; expected: number; latest: string | null };
   };
+  /** Ledger, audit and conversation writes that failed since start (the replies still went out). */
+  governanceWriteFailures: typeof governanceFailures;
 };
 
 export async function getHealth(): Promise<Health> {
@@ -24,9 +27,15 @@ export async function getHealth(): Promise<Health> {
       status: current ? "ok" : "degraded",
       version: pkg.version,
       database: { reachable: true, kind: handle.kind, migration },
+      governanceWriteFailures: { ...governanceFailures },
     };
   } catch (error) {
     log.error({ err: error }, "health check: database unreachable");
-    return { status: "degraded", version: pkg.version, database: { reachable: false } };
+    return {
+      status: "degraded",
+      version: pkg.version,
+      database: { reachable: false },
+      governanceWriteFailures: { ...governanceFailures },
+    };
   }
 }

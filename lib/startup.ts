@@ -3,6 +3,7 @@ import { DatabaseUnavailableError } from "@/db/client";
 import { migrationStatus } from "@/db/migrate";
 import { getAgentRuntime } from "@/lib/agent";
 import { GatewayConfigError, getGateway } from "@/lib/gateway";
+import { startGovernanceMaintenance } from "@/lib/governance/maintenance";
 import { log } from "@/lib/log";
 
 /**
@@ -20,6 +21,7 @@ export async function startServer(): Promise<void> {
     const migration = await migrationStatus(handle);
     // Tool sets are registered here, so a tool name clash stops the start, and clock schedules begin firing.
     getAgentRuntime().scheduler.start();
+    startGovernanceMaintenance();
     log.info({ database: handle.label, migration }, "tollgate ready");
   } catch (error) {
     const reason =

@@ -1,7 +1,9 @@
 import { getDb } from "@/db";
 import { getGateway } from "@/lib/gateway";
+import { DrizzleConversationStore } from "@/lib/governance/conversations";
+import { GovernanceRecorder } from "@/lib/governance/recorder";
 import { log } from "@/lib/log";
-import { type ConversationStore, InMemoryConversationStore } from "./conversation";
+import type { ConversationStore } from "./conversation";
 import { ToolRegistry } from "./registry";
 import { Scheduler } from "./scheduler";
 import { AgentService } from "./service";
@@ -30,9 +32,10 @@ const holder = globalThis as Holder;
  * Builds the app's agent once per process: the built-in tool sets registered (a name clash fails here, at
  * start), the tool loop over the gateway, background tasks, and the scheduler of clock messages.
  */
-export function getAgentRuntime(store: ConversationStore = new InMemoryConversationStore()): AgentRuntime {
+export function getAgentRuntime(): AgentRuntime {
   if (holder.__tollgateAgent) return holder.__tollgateAgent;
   const gateway = getGateway();
+  const store = new DrizzleConversationStore(getDb);
   // What a sub-agent may use: everything but delegation, background tasks and schedules (no recursion).
   const subRegistry = new ToolRegistry()
     .register(timeToolSet())
@@ -55,7 +58,8 @@ export function getAgentRuntime(store: ConversationStore = new InMemoryConversat
     .register(subagentToolSet(subagent))
     .register(tasksToolSet(tasks))
     .register(new ClockToolSet());
-  const agent = new AgentService({ gateway, registry, store });
+  // Every turn leaves a ledger row and an audit trail.
+  const agent = new AgentService({ gateway, registry, store, observer: new GovernanceRecorder(getDb) });
   const scheduler = new Scheduler({
     db: getDb,
     agent,

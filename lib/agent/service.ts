@@ -10,6 +10,8 @@ import {
   type Usage,
   ZERO_USAGE,
 } from "@/lib/gateway/types";
+import { countFailure } from "@/lib/governance/health";
+import { log } from "@/lib/log";
 import {
   type ConversationStore,
   cancelledResult,
@@ -18,6 +20,7 @@ import {
   storedToolCalls,
 } from "./conversation";
 import type { AgentEvent, ToolTraceEntry, TurnStatus, TurnSummary } from "./events";
+import type { TurnObserver, TurnSource } from "./observer";
 import type { ToolRegistry } from "./registry";
 import { runToolCall, type ToolOutcome } from "./run-tools";
 import type { Tool, ToolContext } from "./tool";
@@ -47,7 +50,7 @@ export type AgentContext = {
   conversationId: string;
 };
 
-export type SendRequest = { message: string; model?: string; enableTools?: boolean };
+export type SendRequest = { message: string; model?: string; enableTools?: boolean; source?: TurnSource };
 
 export const LIMIT_INSTRUCTION =
   "You have used every tool round available for this request. Do not call tools. Answer the user now in text, with what you have.";
@@ -62,15 +65,75 @@ const limitFallbackText = (rounds: number) =>
 export class AgentService {
   readonly config: AgentConfig;
   constructor(
-    private readonly deps: { gateway: Gateway; registry: ToolRegistry; store: ConversationStore },
+    private readonly deps: {
+      gateway: Gateway;
+      registry: ToolRegistry;
+      store: ConversationStore;
+      observer?: TurnObserver;
+    },
     config: Partial<AgentConfig> = {},
   ) {
     this.config = { ...DEFAULT_AGENT_CONFIG, ...config };
   }
 
+  /**
+   * One turn, streamed. The observer (ledger and audit) sees it start, every event, and its summary before
+   * `done` is yielded; an observer failure is logged and never reaches the caller.
+   */
   async *send(ctx: AgentContext, request: SendRequest, signal: AbortSignal): AsyncGenerator<AgentEvent> {
+    const observer = this.deps.observer;
+    let turnId = "";
+    let started = false;
+    const start = async (info: {
+      turnId: string;
+      startedAt: Date;
+      requestedModel: string;
+      toolsOffered: string[];
+    }) => {
+      if (started || !observer) return;
+      started = true;
+      await observer
+        .start({
+          ...info,
+          tenantId: ctx.tenantId,
+          userId: ctx.userId,
+          conversationId: ctx.conversationId,
+          source: request.source ?? "drawer",
+          message: request.message,
+        })
+        .catch((error: unknown) => log.error({ err: error }, "turn observer failed at start"));
+    };
+    for await (const event of this.run(ctx, request, signal, start)) {
+      if (event.type === "turn") turnId = event.turnId;
+      if (observer && event.type === "done") {
+        await observer
+          .end(event.summary)
+          .catch((error: unknown) => log.error({ err: error }, "turn observer failed at end"));
+      } else if (observer) {
+        try {
+          observer.event(turnId, event);
+        } catch (error) {
+          log.error({ err: error }, "turn observer failed on an event");
+        }
+      }
+      yield event;
+    }
+  }
+
+  private async *run(
+    ctx: AgentContext,
+    request: SendRequest,
+    signal: AbortSignal,
+    onStart: (info: {
+      turnId: string;
+      startedAt: Date;
+      requestedModel: string;
+      toolsOffered: string[];
+    }) => Promise<void>,
+  ): AsyncGenerator<AgentEvent> {
     const { gateway, registry, store } = this.deps;
     const turnId = uuidv7();
+    const startedAt = new Date();
     const started = performance.now();
     const model = request.model ?? gateway.defaultModel;
     yield { type: "turn", turnId, conversationId: ctx.conversationId };
@@ -106,6 +169,7 @@ export class AgentService {
           message: `${modelInfo.label} cannot call tools; answering without them.`,
         };
       }
+      await onStart({ turnId, startedAt, requestedModel: model, toolsOffered: offered.map((t) => t.name) });
       const system = [this.config.systemPrompt, ...toolSets.map((s) => s.prompt())]
         .filter(Boolean)
         .join("\n\n");
@@ -226,7 +290,15 @@ export class AgentService {
       // Stored even after Stop: the store call does not use the aborted signal.
       await store
         .append(ctx.tenantId, ctx.conversationId, turnId, closeDanglingCalls(turn))
-        .catch(() => undefined);
+        .catch((storeError: unknown) => {
+          countFailure("conversation");
+          log.error(
+            { err: storeError, turnId },
+            "could not store the turn's messages; the reply was not affected",
+          );
+        });
+      // A turn that failed before it got going still gets its ledger row.
+      await onStart({ turnId, startedAt, requestedModel: model, toolsOffered: [] });
     }
     yield {
       type: "done",

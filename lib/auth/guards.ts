@@ -1,6 +1,6 @@
 import { cache } from "react";
 import { getDb } from "@/db";
-import { forbidden, notFound, unauthorized } from "@/lib/errors";
+import { AppError, forbidden, notFound, unauthorized } from "@/lib/errors";
 import { type RouteContext, route } from "@/lib/http/route";
 import { readSessionClaims } from "./session";
 import { loadUserContext, type TenantAccess, type UserContext } from "./users";
@@ -41,6 +41,13 @@ export function withSuperAdmin<P = Record<string, never>>(handler: AuthedHandler
     if (!ctx.auth.user.isSuperAdmin) throw forbidden("platform super admin only");
     return handler(req, ctx);
   });
+}
+
+/** The active tenant, for actions that happen inside one (chat, keys); the platform view has none. */
+export function activeTenantOrThrow(auth: UserContext): TenantAccess {
+  if (!auth.tenant)
+    throw new AppError("bad_request", "choose a tenant first (the tenant switcher in the top bar)");
+  return auth.tenant;
 }
 
 /** The tenant if the user may use it; another tenant answers 404, so its existence is not revealed. */

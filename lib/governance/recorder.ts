@@ -1,0 +1,202 @@
+import { sql } from "drizzle-orm";
+import type { Database } from "@/db";
+import { type AuditType, sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
+import type { AgentEvent, TurnSummary } from "@/lib/agent/events";
+import type { TurnObserver, TurnStart } from "@/lib/agent/observer";
+import { log } from "@/lib/log";
+import { countFailure } from "./health";
+import { maskSecrets, maskText } from "./mask";
+
+type OpenTurn = TurnStart & { seq: number; writes: Promise<void> };
+
+/** Audit payloads keep what the model saw, up to this size per field. */
+const AUDIT_TEXT_LIMIT = 8_000;
+
+/**
+ * Records every turn: a `running` ledger row and a `request` event when it starts, one audit event per
+ * tool call, result, refusal, fallback and error (seq strictly increasing, no gaps), and the closed ledger row
+ * with its daily rollup in one transaction at the end. Failures are logged and counted, never thrown.
+ */
+export class GovernanceRecorder implements TurnObserver {
+  private readonly open = new Map<string, OpenTurn>();
+  constructor(private readonly database: () => Promise<Database>) {}
+
+  async start(turn: TurnStart): Promise<void> {
+    const open: OpenTurn = { ...turn, seq: 0, writes: Promise.resolve() };
+    this.open.set(turn.turnId, open);
+    try {
+      const db = await this.database();
+      await db.insert(sysAgentTurn).values({
+        id: turn.turnId,
+        tenantId: turn.tenantId,
+        userId: turn.userId,
+        conversationId: turn.conversationId,
+        source: turn.source,
+        requestedModel: turn.requestedModel,
+        startedAt: turn.startedAt,
+        status: "running",
+      });
+    } catch (error) {
+      this.fail("ledger", error, turn.turnId);
+    }
+    this.audit(open, "request", {
+      model: turn.requestedModel,
+      source: turn.source,
+      message: clip(turn.message),
+      toolsOffered: turn.toolsOffered,
+    });
+  }
+
+  event(turnId: string, event: AgentEvent): void {
+    const open = this.open.get(turnId);
+    if (!open) return;
+    switch (event.type) {
+      case "tool_call":
+        this.audit(open, "tool_call", {
+          callId: event.call.id,
+          name: event.call.name,
+          args: event.call.args,
+          round: event.round,
+        });
+        break;
+      case "tool_result":
+        this.audit(open, "tool_result", {
+          callId: event.callId,
+          name: event.name,
+          ok: event.ok,
+          durationMs: event.durationMs,
+          result: clip(event.result),
+        });
+        break;
+      case "guardrail":
+        this.audit(open, "guardrail", { code: event.code, tool: event.tool, message: event.message });
+        break;
+      case "notice":
+        if (event.code === "fallback") this.audit(open, "fallback", { message: event.message });
+        break;
+      case "error":
+        this.audit(open, "error", { class: event.class, message: event.message });
+        break;
+    }
+  }
+
+  async end(summary: TurnSummary): Promise<void> {
+    const open = this.open.get(summary.turnId);
+    this.open.delete(summary.turnId);
+    if (!open) return;
+    if (summary.status === "stopped") {
+      this.audit(open, "stop", {
+        reason: "stopped by the user",
+        cancelledCalls: summary.toolTrace.filter((t) => t.error === "cancelled").length,
+        rounds: summary.rounds,
+      });
+    }
+    await open.writes;
+    try {
+      const db = await this.database();
+      await db.transaction(async (tx) => {
+        await tx
+          .update(sysAgentTurn)
+          .set({
+            status: summary.status,
+            servedProvider: summary.servedProvider,
+            servedAdapter: summary.servedAdapter,
+            servedModel: summary.servedModel,
+            attempts: summary.attempts.length,
+            fallbackIndex: summary.fallbackIndex,
+            inputTokens: summary.usage.inputTokens,
+            cachedInputTokens: summary.usage.cachedInputTokens,
+            cacheWriteTokens: summary.usage.cacheWriteTokens,
+            outputTokens: summary.usage.outputTokens,
+            reasoningTokens: summary.usage.reasoningTokens,
+            cost: summary.cost,
+            toolTrace: summary.toolTrace.map(({ name, durationMs, ok, error }) => ({
+              name,
+              durationMs,
+              ok,
+              ...(error ? { error } : {}),
+            })),
+            rounds: summary.rounds,
+            firstTokenMs: summary.timeToFirstTokenMs,
+            latencyMs: summary.latencyMs,
+            errorClass: summary.error?.class ?? null,
+            errorMessage: summary.error ? maskText(summary.error.message) : null,
+          })
+          .where(sql`${sysAgentTurn.id} = ${summary.turnId} and ${sysAgentTurn.tenantId} = ${open.tenantId}`);
+        await tx
+          .insert(usageDaily)
+          .values({
+            tenantId: open.tenantId,
+            day: open.startedAt.toISOString().slice(0, 10),
+            userId: open.userId,
+            source: open.source,
+            servedAdapter: summary.servedAdapter ?? "none",
+            servedModel: summary.servedModel ?? summary.requestedModel,
+            requests: 1,
+            failures: summary.status === "failed" ? 1 : 0,
+            inputTokens: summary.usage.inputTokens,
+            cachedInputTokens: summary.usage.cachedInputTokens,
+            cacheWriteTokens: summary.usage.cacheWriteTokens,
+            outputTokens: summary.usage.outputTokens,
+            reasoningTokens: summary.usage.reasoningTokens,
+            cost: summary.cost ?? "0",
+            latencyMsTotal: summary.latencyMs,
+          })
+          .onConflictDoUpdate({
+            target: [
+              usageDaily.tenantId,
+              usageDaily.day,
+              usageDaily.userId,
+              usageDaily.source,
+              usageDaily.servedAdapter,
+              usageDaily.servedModel,
+            ],
+            set: {
+              requests: sql`${usageDaily.requests} + 1`,
+              failures: sql`${usageDaily.failures} + excluded.failures`,
+              inputTokens: sql`${usageDaily.inputTokens} + excluded.input_tokens`,
+              cachedInputTokens: sql`${usageDaily.cachedInputTokens} + excluded.cached_input_tokens`,
+              cacheWriteTokens: sql`${usageDaily.cacheWriteTokens} + excluded.cache_write_tokens`,
+              outputTokens: sql`${usageDaily.outputTokens} + excluded.output_tokens`,
+              reasoningTokens: sql`${usageDaily.reasoningTokens} + excluded.reasoning_tokens`,
+              cost: sql`${usageDaily.cost} + excluded.cost`,
+              latencyMsTotal: sql`${usageDaily.latencyMsTotal} + excluded.latency_ms_total`,
+            },
+          });
+      });
+    } catch (error) {
+      this.fail("ledger", error, summary.turnId);
+    }
+  }
+
+  /** Numbers the event now (so seq follows the turn's order) and writes it after the turn's earlier events. */
+  private audit(open: OpenTurn, type: AuditType, payload: Record<string, unknown>): void {
+    const seq = ++open.seq;
+    const row = {
+      tenantId: open.tenantId,
+      userId: open.userId,
+      turnId: open.turnId,
+      conversationId: open.conversationId,
+      seq,
+      type,
+      payload: maskSecrets(payload),
+    };
+    open.writes = open.writes.then(async () => {
+      try {
+        await (await this.database()).insert(sysAgentAudit).values(row);
+      } catch (error) {
+        this.fail("audit", error, open.turnId);
+      }
+    });
+  }
+
+  private fail(kind: "ledger" | "audit", error: unknown, turnId: string): void {
+    countFailure(kind);
+    log.error({ err: error, turnId }, `${kind} write failed; the reply was not affected`);
+  }
+}
+
+const clip = (text: string) =>
+  text.length > AUDIT_TEXT_LIMIT
+    ? `${text.slice(0, AUDIT_TEXT_LIMIT)}…[${text.length - AUDIT_TEXT_LIMIT} more characters]`
+    : text;

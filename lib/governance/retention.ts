@@ -1,0 +1,67 @@
+import { eq, sql } from "drizzle-orm";
+import type { Database } from "@/db";
+import { tenant } from "@/db/schema";
+
+export type RetentionResult = { tenants: number; turns: number; auditEvents: number; rollupRows: number };
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * Deletes ledger rows, audit events and daily rollups older than each tenant's retention, in small batches
+ * (short transactions, no long locks). Conversations and their messages are never touched.
+ */
+export async function applyRetention(
+  db: Database,
+  opts: { now?: Date; batchSize?: number } = {},
+): Promise<RetentionResult> {
+  const now = opts.now ?? new Date();
+  const batch = opts.batchSize ?? 5_000;
+  const tenants = await db.select({ id: tenant.id, days: tenant.retentionDays }).from(tenant);
+  const result: RetentionResult = { tenants: tenants.length, turns: 0, auditEvents: 0, rollupRows: 0 };
+  for (const t of tenants) {
+    const cutoff = new Date(now.getTime() - t.days * DAY_MS);
+    const at = sql`${cutoff.toISOString()}::timestamptz`;
+    result.turns += await deleteInBatches(
+      db,
+      sql`delete from sys_agent_turn where id in (select id from sys_agent_turn where tenant_id = ${t.id} and started_at < ${at} limit ${batch})`,
+      batch,
+    );
+    result.auditEvents += await deleteInBatches(
+      db,
+      sql`delete from sys_agent_audit where id in (select id from sys_agent_audit where tenant_id = ${t.id} and created_at < ${at} limit ${batch})`,
+      batch,
+    );
+    result.rollupRows += await deleteInBatches(
+      db,
+      sql`delete from usage_daily where ctid in (select ctid from usage_daily where tenant_id = ${t.id} and day < ${cutoff.toISOString().slice(0, 10)}::date limit ${batch})`,
+      batch,
+    );
+  }
+  return result;
+}
+
+async function deleteInBatches(
+  db: Database,
+  statement: ReturnType<typeof sql>,
+  batch: number,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const res = await db.execute(statement);
+    const n = affected(res);
+    total += n;
+    if (n < batch) return total;
+  }
+}
+
+/** Rows deleted, whichever driver answered (postgres-js: count; PGlite: affectedRows). */
+function affected(res: unknown): number {
+  const r = res as { count?: number; affectedRows?: number };
+  return Number(r.count ?? r.affectedRows ?? 0);
+}
+
+export async function setRetentionDays(db: Database, tenantId: string, days: number): Promise<void> {
+  if (!Number.isInteger(days) || days < 1 || days > 3650)
+    throw new Error("retention must be a whole number of days from 1 to 3650");
+  await db.update(tenant).set({ retentionDays: days }).where(eq(tenant.id, tenantId));
+}

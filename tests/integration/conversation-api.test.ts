@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { SessionClaims } from "@/lib/auth/session";
+import { useSeededAppDatabase } from "../helpers/app-db";
+import { testDbKinds } from "../helpers/db";
+
+const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
+vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+
+const list = await import("@/app/api/agent/conversations/route");
+const one = await import("@/app/api/agent/conversations/[id]/route");
+
+const json = (body: unknown) => ({
+  method: "POST",
+  body: JSON.stringify(body),
+  headers: { "content-type": "application/json" },
+});
+const noParams = { params: Promise.resolve({}) };
+const params = (id: string) => ({ params: Promise.resolve({ id }) });
+
+describe.each(testDbKinds)("the conversation API on %s", (kind) => {
+  let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;
+  const as = async (email: string, slug: string) => {
+    session.claims = { userId: await app.userId(email), tenantId: await app.tenantId(slug) };
+  };
+  beforeAll(async () => {
+    app = await useSeededAppDatabase(kind);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+  beforeEach(() => {
+    session.claims = null;
+  });
+
+  it("creates, lists, renames and deletes the user's own conversations", async () => {
+    await as("member@acme.test", "acme");
+    const created = await list.POST(new Request("http://app/api/agent/conversations", json({})), noParams);
+    expect(created.status).toBe(201);
+    const { conversation } = await created.json();
+    const listed = await (await list.GET(new Request("http://app/api/agent/conversations"), noParams)).json();
+    expect(listed.conversations.map((c: { id: string }) => c.id)).toContain(conversation.id);
+    const renamed = await one.PATCH(
+      new Request("http://app/x", { ...json({ title: "Quarterly numbers" }), method: "PATCH" }),
+      params(conversation.id),
+    );
+    expect((await renamed.json()).conversation.title).toBe("Quarterly numbers");
+    const got = await (await one.GET(new Request("http://app/x"), params(conversation.id))).json();
+    expect(got).toMatchObject({
+      conversation: { id: conversation.id, title: "Quarterly numbers" },
+      messages: [],
+    });
+    expect(
+      (await one.DELETE(new Request("http://app/x", { method: "DELETE" }), params(conversation.id))).status,
+    ).toBe(204);
+    expect((await one.GET(new Request("http://app/x"), params(conversation.id))).status).toBe(404);
+  });
+
+  it("answers 404 to another user, another tenant and a malformed id; 401 when signed out; 422 on a bad title", async () => {
+    await as("member@acme.test", "acme");
+    const { conversation } = await (
+      await list.POST(new Request("http://app/api/agent/conversations", json({})), noParams)
+    ).json();
+    await as("admin@acme.test", "acme");
+    expect((await one.GET(new Request("http://app/x"), params(conversation.id))).status).toBe(404);
+    expect(
+      (await one.DELETE(new Request("http://app/x", { method: "DELETE" }), params(conversation.id))).status,
+    ).toBe(404);
+    await as("multi@tollgate.test", "globex");
+    expect((await one.GET(new Request("http://app/x"), params(conversation.id))).status).toBe(404);
+    expect((await one.GET(new Request("http://app/x"), params("not-a-uuid"))).status).toBe(404);
+    await as("member@acme.test", "acme");
+    const bad = await one.PATCH(
+      new Request("http://app/x", { ...json({ title: "  " }), method: "PATCH" }),
+      params(conversation.id),
+    );
+    expect(bad.status).toBe(422);
+    expect((await bad.json()).error.fields.title).toEqual(["the title must not be empty"]);
+    session.claims = null;
+    expect((await list.GET(new Request("http://app/api/agent/conversations"), noParams)).status).toBe(401);
+  });
+});
