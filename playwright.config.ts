@@ -1,6 +1,8 @@
 import { defineConfig } from "@playwright/test";
 
 const port = process.env.E2E_PORT ?? "3100";
+/** The fake OpenAI server the e2e server starts; tests script it through /__control/enqueue. */
+export const FAKE_UPSTREAM = `http://127.0.0.1:${process.env.E2E_FAKE_PORT ?? 3191}`;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -30,7 +32,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: "node scripts/e2e-server.mjs",
+    command: "node --import tsx scripts/e2e-server.ts",
     url: `http://127.0.0.1:${port}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,

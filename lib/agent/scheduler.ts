@@ -148,7 +148,7 @@ export class Scheduler {
           role,
           conversationId: schedule.conversationId,
         },
-        { message: schedule.message, model: schedule.model ?? undefined },
+        { message: schedule.message, model: schedule.model ?? undefined, source: "schedule" },
         controller.signal,
       );
       for await (const event of events) {

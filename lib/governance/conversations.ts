@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import {
+  agentSchedule,
   type MessageParts,
   type SysAgentSession,
   sysAgentMessage,
@@ -110,6 +111,10 @@ export async function deleteConversation(
     .where(
       and(eq(sysAgentNotification.tenantId, owner.tenantId), eq(sysAgentNotification.sessionId, owner.id)),
     );
+  // Its clock schedules would otherwise keep firing into a conversation that no longer exists.
+  await db
+    .delete(agentSchedule)
+    .where(and(eq(agentSchedule.tenantId, owner.tenantId), eq(agentSchedule.conversationId, owner.id)));
 }
 
 export type ConversationMessage = StoredMessage & { id: string; turnId: string | null; createdAt: Date };

@@ -65,7 +65,7 @@ export type FakeServerOptions = {
 
 const DEFAULT_REPLY: FakeReply = { kind: "text", text: "ok" };
 
-export async function startFakeServer(options: FakeServerOptions): Promise<FakeProvider> {
+export async function startFakeServer(options: FakeServerOptions, listenPort = 0): Promise<FakeProvider> {
   const requests: RecordedRequest[] = [];
   const queue: FakeReply[] = [];
   let fallback: FakeReply = DEFAULT_REPLY;
@@ -83,6 +83,17 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeP
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const rawBody = await readBody(req);
     const path = req.url ?? "/";
+    // Other processes (the browser tests) script the fake through these; they are not recorded.
+    if (req.method === "POST" && path === "/__control/enqueue") {
+      queue.push(...((parseObject(rawBody).replies ?? []) as FakeReply[]));
+      return sendJson(res, 200, { queued: queue.length });
+    }
+    if (req.method === "POST" && path === "/__control/reset") {
+      queue.length = 0;
+      requests.length = 0;
+      fallback = DEFAULT_REPLY;
+      return sendJson(res, 200, { reset: true });
+    }
     const recorded: RecordedRequest = {
       method: req.method ?? "GET",
       path,
@@ -114,7 +125,7 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeP
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(listenPort, "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
 

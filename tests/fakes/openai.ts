@@ -24,13 +24,16 @@ export type { FakeProvider, FakeReply, FakeToolCall, FakeUsage, RecordedRequest 
 export const OPENAI_DEFAULT_MODEL = "gpt-4o-mini-2024-07-18";
 
 /** Base URL for `new OpenAI({ baseURL })` is `fake.url` (it ends in /v1). */
-export function startFakeOpenAI(): Promise<FakeProvider> {
-  return startFakeServer({
-    route: "/v1/chat/completions",
-    urlSuffix: "/v1",
-    render,
-    validate: validateToolHistory,
-  });
+export function startFakeOpenAI(port = 0): Promise<FakeProvider> {
+  return startFakeServer(
+    {
+      route: "/v1/chat/completions",
+      urlSuffix: "/v1",
+      render,
+      validate: validateToolHistory,
+    },
+    port,
+  );
 }
 
 type Completion = {

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { getDb } from "@/db";
+import { getAgentRuntime } from "@/lib/agent";
+import { sseResponse } from "@/lib/agent/sse";
+import { registerRunningTurn } from "@/lib/agent/stop-registry";
+import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
+import { AppError } from "@/lib/errors";
+import { getGateway } from "@/lib/gateway";
+import { createConversation, getConversationOrThrow } from "@/lib/governance/conversations";
+import { readJson } from "@/lib/http/route";
+
+const body = z.object({
+  conversationId: z.uuid("conversationId must be a conversation id").optional(),
+  message: z
+    .string()
+    .trim()
+    .min(1, "the message must not be empty")
+    .max(32_000, "the message is too long (32,000 characters at most)"),
+  model: z.string().max(100).optional(),
+  enableTools: z.boolean().optional(),
+});
+
+/**
+ * Sends a message and streams the turn back as server-sent events: turn, text, tool_call, tool_result,
+ * notice, guardrail, message, error, done. Closing the connection, or POST …/turns/:id/stop, is Stop.
+ */
+export const POST = withUser(async (req, { auth }) => {
+  const input = await readJson(req, body);
+  const tenant = activeTenantOrThrow(auth);
+  const gateway = getGateway();
+  const model = input.model ?? gateway.defaultModel;
+  if (!gateway.config.models[model]) {
+    throw new AppError("validation_failed", `unknown model "${model}"`, {
+      fields: { model: [`choose one of: ${Object.keys(gateway.config.models).join(", ")}`] },
+    });
+  }
+  const db = await getDb();
+  const owner = { tenantId: tenant.id, userId: auth.user.id };
+  // The conversation exists before the first model call, so the ledger row can point at it.
+  const conversation = input.conversationId
+    ? await getConversationOrThrow(db, { ...owner, id: input.conversationId })
+    : await createConversation(db, { ...owner, model });
+
+  const controller = new AbortController();
+  req.signal.addEventListener("abort", () => controller.abort(new Error("the client went away")), {
+    once: true,
+  });
+  const events = getAgentRuntime().agent.send(
+    { ...owner, role: tenant.role, conversationId: conversation.id },
+    { message: input.message, model, enableTools: input.enableTools, source: "drawer" },
+    controller.signal,
+  );
+  async function* withStopRegistration() {
+    let unregister = () => false;
+    try {
+      for await (const event of events) {
+        if (event.type === "turn") unregister = registerRunningTurn(event.turnId, owner, controller);
+        yield event;
+      }
+    } finally {
+      unregister();
+    }
+  }
+  return sseResponse(withStopRegistration(), { "x-conversation-id": conversation.id });
+});

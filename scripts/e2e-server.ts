@@ -1,0 +1,82 @@
+// Serves the production build for Playwright on its own database — a fresh Postgres database when the run has
+// one (TEST_DATABASE_URL or DATABASE_URL), else a throwaway PGlite directory — with a gateway over the offline
+// demo model and a fake OpenAI server the tests script through its /__control routes. All removed on exit.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import postgres from "postgres";
+import { startFakeOpenAI } from "../tests/fakes/openai";
+
+const port = process.env.E2E_PORT ?? "3100";
+const fakePort = Number(process.env.E2E_FAKE_PORT ?? 3191);
+const adminUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || "";
+const work = mkdtempSync(path.join(tmpdir(), "tollgate-e2e-"));
+
+const fake = await startFakeOpenAI(fakePort);
+const gatewayConfig = path.join(work, "gateway.config.json");
+writeFileSync(
+  gatewayConfig,
+  JSON.stringify({
+    providers: {
+      offline: { type: "offline", chunkDelayMs: 60 },
+      fake: { type: "openai", baseUrl: fake.url, apiKeyEnv: "E2E_FAKE_OPENAI_KEY" },
+    },
+    models: {
+      "offline-demo": {
+        label: "Offline demo model",
+        candidates: [{ provider: "offline", model: "offline-demo" }],
+      },
+      "gpt-fake": {
+        label: "Fake GPT (test upstream)",
+        candidates: [{ provider: "fake", model: "gpt-4o-mini" }],
+      },
+    },
+    defaultModel: "offline-demo",
+    retry: { maxRetries: 0 },
+    cooldown: { consecutiveFailures: 100, minCallsForRate: 100 },
+  }),
+);
+
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  PORT: port,
+  AUTH_SECRET: "e2e-only-secret-not-for-production-0123456789",
+  NEXT_TELEMETRY_DISABLED: "1",
+  LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+  GATEWAY_CONFIG: gatewayConfig,
+  E2E_FAKE_OPENAI_KEY: "sk-e2e-fake",
+};
+
+let dropDatabase = async () => {};
+if (adminUrl) {
+  const name = `tollgate_e2e_${process.pid}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists ${name} with (force)`);
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  env.DATABASE_URL = url.toString();
+  dropDatabase = async () => {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  };
+} else {
+  delete env.DATABASE_URL;
+  env.PGLITE_DIR = path.join(work, "pglite");
+}
+
+const server = spawn("npx", ["next", "start", "-p", port], { env, stdio: "inherit" });
+let stopping = false;
+async function stop(code: number) {
+  if (stopping) return;
+  stopping = true;
+  server.kill("SIGTERM");
+  await new Promise((resolve) => (server.exitCode === null ? server.once("exit", resolve) : resolve(null)));
+  await dropDatabase().catch((error: Error) => console.error(`e2e cleanup failed: ${error.message}`));
+  await fake.close();
+  rmSync(work, { recursive: true, force: true });
+  process.exit(code);
+}
+server.on("exit", (code) => stop(code ?? 1));
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => stop(0));

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { SessionClaims } from "@/lib/auth/session";
+import { setGateway } from "@/lib/gateway";
+import { configFromEnvironment } from "@/lib/gateway/config";
+import { useSeededAppDatabase } from "../helpers/app-db";
+import { testDbKinds } from "../helpers/db";
+
+const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
+vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+
+const turns = await import("@/app/api/agent/turns/route");
+const stop = await import("@/app/api/agent/turns/[id]/stop/route");
+const turn = await import("@/app/api/agent/turns/[id]/route");
+const models = await import("@/app/api/agent/models/route");
+
+type Frame = { event: string; data: Record<string, unknown> };
+
+/** Reads an SSE body into frames; `onFrame` may act mid-stream (Stop). */
+async function readSse(res: Response, onFrame?: (f: Frame) => void | Promise<void>): Promise<Frame[]> {
+  const frames: Frame[] = [];
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end = buffer.indexOf("\n\n");
+    while (end >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = block.match(/^event: (.*)$/m)?.[1] ?? "message";
+      const data = JSON.parse(block.match(/^data: (.*)$/m)?.[1] ?? "{}");
+      const frame = { event, data };
+      frames.push(frame);
+      await onFrame?.(frame);
+      end = buffer.indexOf("\n\n");
+    }
+  }
+  return frames;
+}
+
+const post = (body: unknown) =>
+  turns.POST(
+    new Request("http://app/api/agent/turns", {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { "content-type": "application/json" },
+    }),
+    {
+      params: Promise.resolve({}),
+    },
+  );
+
+describe.each(testDbKinds)("the turn endpoint on %s", (kind) => {
+  let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;
+  beforeAll(async () => {
+    app = await useSeededAppDatabase(kind);
+    (globalThis as { __tollgateAgent?: unknown }).__tollgateAgent = undefined;
+  });
+  afterAll(async () => {
+    await app.close();
+    setGateway(undefined);
+    (globalThis as { __tollgateAgent?: unknown }).__tollgateAgent = undefined;
+  });
+  beforeEach(async () => {
+    session.claims = { userId: await app.userId("member@acme.test"), tenantId: await app.tenantId("acme") };
+    setGateway(configFromEnvironment({ OFFLINE_CHUNK_DELAY_MS: "0" }));
+    (globalThis as { __tollgateAgent?: unknown }).__tollgateAgent = undefined;
+  });
+
+  it("streams a turn as server-sent events, creating the conversation first, and records it", async () => {
+    const res = await post({ message: "what are my open orders?" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const conversationId = res.headers.get("x-conversation-id");
+    const frames = await readSse(res);
+    expect(frames[0]).toMatchObject({ event: "turn", data: { conversationId } });
+    expect(frames.map((f) => f.event)).toContain("tool_call");
+    expect(frames.find((f) => f.event === "tool_result")?.data).toMatchObject({
+      name: "query_orders",
+      ok: true,
+    });
+    const done = frames.at(-1)!;
+    expect(done).toMatchObject({
+      event: "done",
+      data: { summary: { status: "success", servedAdapter: "offline" } },
+    });
+    const turnId = (frames[0]!.data as { turnId: string }).turnId;
+    const row = await turn.GET(new Request("http://app/x"), { params: Promise.resolve({ id: turnId }) });
+    expect((await row.json()).turn).toMatchObject({ status: "success", conversationId, source: "drawer" });
+  });
+
+  it("Stop through the stop endpoint ends the turn as stopped, keeping the partial answer", async () => {
+    setGateway(configFromEnvironment({ OFFLINE_CHUNK_DELAY_MS: "30" }));
+    (globalThis as { __tollgateAgent?: unknown }).__tollgateAgent = undefined;
+    let texts = 0;
+    const res = await post({ message: "tell me a long story about nothing in particular" });
+    const frames = await readSse(res, async (f) => {
+      if (f.event === "text" && ++texts === 3) {
+        const turnId = (await Promise.resolve(framesTurnId)) as string;
+        const stopped = await stop.POST(new Request("http://app/x", { method: "POST" }), {
+          params: Promise.resolve({ id: turnId }),
+        });
+        expect(stopped.status).toBe(202);
+      }
+      if (f.event === "turn") framesTurnId = (f.data as { turnId: string }).turnId;
+    });
+    expect(frames.at(-1)).toMatchObject({ event: "done", data: { summary: { status: "stopped" } } });
+    expect(frames.filter((f) => f.event === "text").length).toBeLessThan(10);
+  });
+
+  it("refuses bad input and other people's conversations with clear errors", async () => {
+    const empty = await post({ message: "   " });
+    expect(empty.status).toBe(422);
+    expect((await empty.json()).error.fields.message).toEqual(["the message must not be empty"]);
+    expect((await post({ message: "hi", model: "gpt-9" })).status).toBe(422);
+    const res = await post({ message: "mine" });
+    const conversationId = res.headers.get("x-conversation-id");
+    await readSse(res);
+    session.claims = { userId: await app.userId("admin@acme.test"), tenantId: await app.tenantId("acme") };
+    expect((await post({ conversationId, message: "let me in" })).status).toBe(404);
+    const theirs = await stop.POST(new Request("http://app/x", { method: "POST" }), {
+      params: Promise.resolve({ id: crypto.randomUUID() }),
+    });
+    expect(theirs.status).toBe(409);
+  });
+
+  it("lists the gateway's models, the offline demo model marked", async () => {
+    const body = await (
+      await models.GET(new Request("http://app/x"), { params: Promise.resolve({}) })
+    ).json();
+    expect(body.models).toContainEqual(
+      expect.objectContaining({ alias: "offline-demo", offline: true, supportsTools: true }),
+    );
+  });
+});
+
+let framesTurnId: string | undefined;
