@@ -1,4 +1,6 @@
-// Takes the README's screenshots from a running app: `npm start` in one shell, then `node scripts/screenshots.mjs`.
+// Takes the README's screenshots from a running app. For every shot (the drawer's error state needs the fake
+// upstream): `node --import tsx scripts/e2e-server.ts` in one shell, then
+// `BASE_URL=http://127.0.0.1:3100 node scripts/screenshots.mjs`.
 import { chromium } from "@playwright/test";
 
 const base = process.env.BASE_URL ?? "http://127.0.0.1:3000";
@@ -31,7 +33,64 @@ async function session(email, { width = 1280, height = 800, colorScheme = "light
   return { context, page };
 }
 
+const fake = process.env.FAKE_UPSTREAM ?? "http://127.0.0.1:3191";
+async function openDrawer(p) {
+  await p.getByTestId("agent-drawer-toggle").click();
+  await p.getByTestId("agent-drawer").waitFor();
+}
+async function ask(p, text) {
+  await p.getByTestId("agent-input").fill(text);
+  await p.getByTestId("agent-input").press("Enter");
+  await p.getByTestId("agent-answer-footer").last().waitFor({ timeout: 20_000 });
+}
+
 const shots = [
+  ["drawer-empty", "member@acme.test", {}, async (p) => openDrawer(p)],
+  [
+    "drawer-tool",
+    "member@acme.test",
+    {},
+    async (p) => {
+      await openDrawer(p);
+      await ask(p, "What are my open orders?");
+    },
+  ],
+  [
+    "drawer-dark",
+    "admin@acme.test",
+    { colorScheme: "dark" },
+    async (p) => {
+      await openDrawer(p);
+      await ask(p, "Plan the steps to onboard a new customer");
+    },
+  ],
+  [
+    "drawer-mobile",
+    "member@globex.test",
+    { width: 360, height: 740 },
+    async (p) => {
+      await openDrawer(p);
+      await ask(p, "What time is it in Tokyo?");
+    },
+  ],
+  ["drawer-zh", "multi@tollgate.test", { locale: "zh" }, async (p) => openDrawer(p)],
+  [
+    "drawer-error",
+    "admin@globex.test",
+    {},
+    async (p) => {
+      await openDrawer(p);
+      await p.getByTestId("agent-model-select").selectOption("gpt-fake");
+      await fetch(`${fake}/__control/enqueue`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ replies: [{ kind: "error", status: 503, message: "upstream overloaded" }] }),
+      });
+      await p.getByTestId("agent-input").fill("Are you there?");
+      await p.getByTestId("agent-input").press("Enter");
+      await p.getByTestId("agent-error").waitFor();
+    },
+  ],
   [
     "login",
     null,

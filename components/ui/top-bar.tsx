@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { signOutAction } from "@/app/(app)/actions";
+import { AgentDrawerToggle } from "@/components/agent-drawer/drawer-toggle";
 import { LanguageSwitch, ThemeToggle } from "@/components/ui/preferences";
 import { TenantSwitcher } from "@/components/ui/tenant-switcher";
 import { isTenantAdmin, type UserContext } from "@/lib/auth/guards";
@@ -16,7 +17,10 @@ export async function TopBar({ auth }: { auth: UserContext }) {
   const t = await getTranslator();
   const roleLabel = auth.user.isSuperAdmin ? t("role.super") : auth.role ? t(`role.${auth.role}`) : "";
   return (
-    <header className="sticky top-0 z-20 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-900/90">
+    <header
+      id="top-bar"
+      className="sticky top-0 z-20 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-900/90"
+    >
       <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-2">
         <Link href="/" className="font-semibold text-indigo-600 dark:text-indigo-400">
           {t("app.name")}
@@ -40,11 +44,13 @@ export async function TopBar({ auth }: { auth: UserContext }) {
           </nav>
         )}
         <div className="ml-auto flex items-center gap-2">
+          <AgentDrawerToggle />
           <LanguageSwitch />
           <ThemeToggle />
           <details className="relative" data-testid="user-menu">
             <summary className="cursor-pointer list-none rounded-md border border-slate-300 px-2 py-1 text-sm dark:border-slate-700">
-              {auth.user.name} {roleLabel && <span className="text-xs text-slate-500">· {roleLabel}</span>}
+              {auth.user.name}{" "}
+              {roleLabel && <span className="hidden text-xs text-slate-500 sm:inline">· {roleLabel}</span>}
             </summary>
             <div className="absolute right-0 mt-1 w-64 rounded-md border border-slate-200 bg-white p-3 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900">
               <p className="mb-2 truncate text-slate-500">

@@ -125,12 +125,57 @@ function trailingToolResults(messages: ChatMessage[]): Extract<ChatMessage, { ro
 }
 
 function summarize(results: Extract<ChatMessage, { role: "tool" }>[]): string {
-  const parts = results.map((r) => {
-    const text = r.content.length > 400 ? `${r.content.slice(0, 400)}…` : r.content;
-    return /"error"/.test(text) ? `${r.name} reported a problem: ${text}` : `${r.name} returned: ${text}`;
-  });
-  return `Here is what I found. ${parts.join(" ")}`;
+  return results.map((r) => `${describeResult(r.name, r.content)}`).join("\n\n");
 }
+
+const MAX_TABLE_ROWS = 20;
+
+/** Turns a tool result into readable markdown: a table for a list of records, a list for one record. */
+export function describeResult(tool: string, content: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    return `**${tool}** returned: ${content.length > 600 ? `${content.slice(0, 600)}…` : content}`;
+  }
+  if (isRecord(value) && typeof value.error === "string")
+    return `**${tool}** reported a problem: ${value.error}`;
+  const rows = Array.isArray(value)
+    ? value
+    : isRecord(value)
+      ? Object.values(value).find(Array.isArray)
+      : undefined;
+  if (rows && rows.every(isRecord)) {
+    if (!rows.length) return `**${tool}** found nothing.`;
+    const columns = Object.keys(rows[0] as object).filter((k) =>
+      rows.some((r) => isScalar((r as Record<string, unknown>)[k])),
+    );
+    const cell = (v: unknown) =>
+      String(v ?? "")
+        .replace(/\|/g, "\\|")
+        .replace(/\n/g, " ");
+    const table = [
+      `| ${columns.join(" | ")} |`,
+      `| ${columns.map(() => "---").join(" | ")} |`,
+      ...rows
+        .slice(0, MAX_TABLE_ROWS)
+        .map((r) => `| ${columns.map((c) => cell((r as Record<string, unknown>)[c])).join(" | ")} |`),
+    ].join("\n");
+    const more = rows.length > MAX_TABLE_ROWS ? `\n\n…and ${rows.length - MAX_TABLE_ROWS} more.` : "";
+    return `Here is what **${tool}** found (${rows.length}):\n\n${table}${more}`;
+  }
+  if (isRecord(value)) {
+    const lines = Object.entries(value)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .map(([k, v]) => `- **${k}**: ${isScalar(v) ? String(v) : JSON.stringify(v)}`);
+    return `Here is what **${tool}** returned:\n\n${lines.join("\n")}`;
+  }
+  return `**${tool}** returned: ${String(value)}`;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isScalar = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
 
 function introduce(userText: string, tools: ToolSchema[]): string {
   const quoted = userText.length > 200 ? `${userText.slice(0, 200)}…` : userText;
@@ -153,7 +198,8 @@ export function pickTool(text: string, tools: ToolSchema[]): ToolSchema | undefi
       ...(tool.keywords ?? []).map((k) => k.toLowerCase()),
     ];
     let score = lower.includes(tool.name.toLowerCase()) || lower.includes(nameWords.join(" ")) ? 10 : 0;
-    for (const w of words) if (new RegExp(`\\b${escapeRegExp(w)}`, "i").test(lower)) score += 1;
+    // Whole words (plurals too): "every" must not match "everything".
+    for (const w of words) if (new RegExp(`\\b${escapeRegExp(w)}(?:s|es)?\\b`, "i").test(lower)) score += 1;
     if (score > 0 && (!best || score > best.score)) best = { tool, score };
   }
   return best?.tool;

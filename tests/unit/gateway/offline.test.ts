@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OfflineAdapter, pickTool } from "@/lib/gateway/adapters/offline";
+import { describeResult, OfflineAdapter, pickTool } from "@/lib/gateway/adapters/offline";
 import type { ToolSchema } from "@/lib/gateway/types";
 
 const tools: ToolSchema[] = [
@@ -49,6 +49,8 @@ describe("the offline demo model", () => {
   it("picks a tool by its keywords, and not by a generic verb", () => {
     expect(pickTool("there is a bug in checkout, priority 2", tools)?.name).toBe("create_ticket");
     expect(pickTool("get me a coffee", tools)).toBeUndefined();
+    expect(pickTool("tell me about all the bugs", tools)?.name).toBe("create_ticket");
+    expect(pickTool("tell me everything about supportive debugging", tools)).toBeUndefined();
   });
 
   it("answers from the tool result on the next round", async () => {
@@ -70,7 +72,24 @@ describe("the offline demo model", () => {
       signal,
     );
     expect(result.toolCalls).toEqual([]);
-    expect(result.content).toContain('get_weather returned: {"tempC":21}');
+    expect(result.content).toBe("Here is what **get_weather** returned:\n\n- **tempC**: 21");
+  });
+
+  it("answers a list of records with a markdown table, and an error in words", () => {
+    const rows = JSON.stringify({
+      count: 2,
+      orders: [
+        { orderId: "A-1", total: "9.50", tags: ["x"] },
+        { orderId: "A-2", total: "1|2" },
+      ],
+    });
+    expect(describeResult("query_orders", rows)).toBe(
+      "Here is what **query_orders** found (2):\n\n| orderId | total |\n| --- | --- |\n| A-1 | 9.50 |\n| A-2 | 1\\|2 |",
+    );
+    expect(describeResult("get_order", '{"error":"order X not found"}')).toBe(
+      "**get_order** reported a problem: order X not found",
+    );
+    expect(describeResult("query_orders", '{"count":0,"orders":[]}')).toBe("**query_orders** found nothing.");
   });
 
   it("is deterministic and says what it is when no tool fits, streaming word by word", async () => {

@@ -1,0 +1,223 @@
+import type { TurnSummary } from "@/lib/agent/events";
+import type {
+  AgentEvent,
+  ChatTurn,
+  FooterInfo,
+  HistoryMessage,
+  LedgerTurn,
+  ToolCardState,
+  TurnPart,
+} from "./types";
+
+// Pure state transitions for the chat: the hook owns the state, these say what each event does to it.
+
+let counter = 0;
+export const localKey = (prefix: string) =>
+  `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+
+export function newTurn(message: string): ChatTurn {
+  return {
+    key: localKey("turn"),
+    turnId: null,
+    message,
+    parts: [{ type: "user", key: localKey("user"), text: message }],
+    phase: "streaming",
+  };
+}
+
+/** A tool result is an error when it is a JSON object with an `error` field (the loop's convention). */
+export function toolStatusOf(result: string): ToolCardState["status"] {
+  try {
+    const parsed: unknown = JSON.parse(result);
+    if (parsed && typeof parsed === "object" && "error" in parsed) {
+      return (parsed as { error: unknown }).error === "cancelled" ? "cancelled" : "error";
+    }
+  } catch {
+    // plain text is a successful result
+  }
+  return "ok";
+}
+
+export function footerFromSummary(summary: TurnSummary): FooterInfo {
+  return {
+    servedModel: summary.servedModel,
+    inputTokens: summary.usage.inputTokens,
+    cachedInputTokens: summary.usage.cachedInputTokens,
+    outputTokens: summary.usage.outputTokens,
+    cost: summary.cost,
+    latencyMs: summary.latencyMs,
+    status: summary.status,
+  };
+}
+
+export function footerFromLedger(row: LedgerTurn): FooterInfo {
+  return {
+    servedModel: row.servedModel,
+    inputTokens: row.inputTokens,
+    cachedInputTokens: row.cachedInputTokens,
+    outputTokens: row.outputTokens,
+    cost: row.cost,
+    latencyMs: row.latencyMs,
+    status: row.status,
+  };
+}
+
+const updateTool = (parts: TurnPart[], callId: string, change: (tool: ToolCardState) => ToolCardState) =>
+  parts.map((p) => (p.type === "tool" && p.tool.callId === callId ? { ...p, tool: change(p.tool) } : p));
+
+/** Tool calls still running when a turn ends never got a result: they were cancelled. */
+const settleTools = (parts: TurnPart[]) =>
+  parts.map((p) =>
+    p.type === "tool" && p.tool.status === "running"
+      ? { ...p, tool: { ...p.tool, status: "cancelled" as const } }
+      : p,
+  );
+
+export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
+  switch (event.type) {
+    case "turn":
+      return { ...turn, turnId: event.turnId };
+    case "text": {
+      const last = turn.parts[turn.parts.length - 1];
+      // Text after a tool card starts a new bubble, so the answer reads in the order it happened.
+      if (last?.type === "text") {
+        return { ...turn, parts: [...turn.parts.slice(0, -1), { ...last, text: last.text + event.delta }] };
+      }
+      return { ...turn, parts: [...turn.parts, { type: "text", key: localKey("text"), text: event.delta }] };
+    }
+    case "tool_call":
+      return {
+        ...turn,
+        parts: [
+          ...turn.parts,
+          {
+            type: "tool",
+            key: localKey("tool"),
+            tool: { callId: event.call.id, name: event.call.name, args: event.call.args, status: "running" },
+          },
+        ],
+      };
+    case "tool_result": {
+      const status = event.ok ? "ok" : toolStatusOf(event.result) === "cancelled" ? "cancelled" : "error";
+      const known = turn.parts.some((p) => p.type === "tool" && p.tool.callId === event.callId);
+      const done = { result: event.result, durationMs: event.durationMs, status } as const;
+      return known
+        ? { ...turn, parts: updateTool(turn.parts, event.callId, (tool) => ({ ...tool, ...done })) }
+        : {
+            ...turn,
+            parts: [
+              ...turn.parts,
+              {
+                type: "tool",
+                key: localKey("tool"),
+                tool: { callId: event.callId, name: event.name, args: {}, ...done },
+              },
+            ],
+          };
+    }
+    case "notice":
+      return {
+        ...turn,
+        parts: [
+          ...turn.parts,
+          { type: "notice", key: localKey("notice"), code: event.code, message: event.message },
+        ],
+      };
+    case "guardrail":
+      return {
+        ...turn,
+        parts: [
+          ...turn.parts,
+          { type: "notice", key: localKey("notice"), code: "guardrail", message: event.message },
+        ],
+      };
+    case "message":
+      return {
+        ...turn,
+        parts: [...turn.parts, { type: "display", key: localKey("display"), content: event.content }],
+      };
+    case "error":
+      return { ...turn, error: { kind: "failed", message: event.message } };
+    case "done": {
+      const { summary } = event;
+      const error =
+        turn.error ??
+        (summary.status === "failed"
+          ? { kind: "failed" as const, message: summary.error?.message ?? "the turn failed" }
+          : undefined);
+      return {
+        ...turn,
+        turnId: summary.turnId,
+        phase: "done",
+        parts: settleTools(turn.parts),
+        footer: footerFromSummary(summary),
+        error,
+      };
+    }
+  }
+}
+
+/** Ends a turn that never got its `done`: Stop that aborted the request, or a connection that was cut. */
+export function endTurn(turn: ChatTurn, outcome: { stopped: true } | { error: ChatTurn["error"] }): ChatTurn {
+  if (turn.phase === "done") return turn;
+  return {
+    ...turn,
+    phase: "done",
+    parts: settleTools(turn.parts),
+    ...("stopped" in outcome ? { localStatus: "stopped" as const } : { error: turn.error ?? outcome.error }),
+  };
+}
+
+/** Rebuilds the turns of a stored conversation: messages grouped by turn, tool results joined to calls. */
+export function turnsFromHistory(messages: HistoryMessage[]): ChatTurn[] {
+  const turns: ChatTurn[] = [];
+  let current: ChatTurn | undefined;
+  for (const m of messages) {
+    if (!current || m.turnId !== current.turnId) {
+      current = {
+        key: m.turnId ?? localKey("turn"),
+        turnId: m.turnId,
+        message: null,
+        parts: [],
+        phase: "done",
+      };
+      turns.push(current);
+    }
+    const key = m.id;
+    if (m.role === "user" && m.kind === "notification")
+      current.parts.push({ type: "note", key, text: m.content });
+    else if (m.role === "user") {
+      current.parts.push({ type: "user", key, text: m.content });
+      current.message = m.content;
+    } else if (m.role === "assistant" && m.kind === "display") {
+      current.parts.push({ type: "display", key, content: m.content });
+    } else if (m.role === "assistant") {
+      if (m.content.trim()) current.parts.push({ type: "text", key, text: m.content });
+      for (const call of m.toolCalls ?? []) {
+        current.parts.push({
+          type: "tool",
+          key: `${key}-${call.id}`,
+          tool: { callId: call.id, name: call.name, args: call.args, status: "cancelled" },
+        });
+      }
+    } else if (m.role === "tool" && m.toolCallId) {
+      const result = { result: m.content, status: toolStatusOf(m.content) };
+      current.parts = updateTool(current.parts, m.toolCallId, (tool) => ({ ...tool, ...result }));
+    }
+  }
+  return turns.filter((t) => t.parts.length);
+}
+
+/** Adds what the ledger knows to a turn loaded from history: the footer and each tool's duration. */
+export function withLedger(turn: ChatTurn, row: LedgerTurn): ChatTurn {
+  const unused = [...row.toolTrace];
+  const parts = turn.parts.map((p) => {
+    if (p.type !== "tool" || p.tool.durationMs !== undefined) return p;
+    // Older rows have no call id in the trace; calls of one name run in call order, so order matches.
+    const index = unused.findIndex((e) => (e.callId ? e.callId === p.tool.callId : e.name === p.tool.name));
+    if (index === -1) return p;
+    const [entry] = unused.splice(index, 1);
+    return { ...p, tool: { ...p.tool, durationMs: entry!.durationMs } };
+  });
+  return { ...turn, parts, footer: footerFromLedger(row) };
+}

@@ -1,0 +1,248 @@
+"use client";
+
+import { type RefObject, useCallback, useEffect, useRef, useState } from "react";
+import { useI18n } from "@/components/i18n";
+import { Composer } from "./composer";
+import { ConversationList, conversationTitle } from "./conversation-list";
+import { useAgentDrawer } from "./drawer-context";
+import { DRAWER_ID } from "./drawer-toggle";
+import { EmptyState } from "./empty-state";
+import { MessageList } from "./message-list";
+import { ModelBar } from "./model-bar";
+import { TurnErrorView } from "./turn-error";
+import type { ChatTurn } from "./types";
+import { useAgentChat } from "./use-agent-chat";
+import { useConversations } from "./use-conversations";
+import { useModels } from "./use-models";
+
+const HEADER_BUTTON =
+  "rounded-md border border-slate-300 px-2 py-1 text-xs hover:bg-slate-100 disabled:cursor-not-allowed disabled:opacity-50 dark:border-slate-700 dark:hover:bg-slate-800";
+
+/** What the live region reads once an answer is complete: its text, and how it ended if not normally. */
+function announcementOf(turn: ChatTurn | undefined, t: ReturnType<typeof useI18n>["t"]): string {
+  if (turn?.phase !== "done") return "";
+  const text = turn.parts
+    .flatMap((p) => (p.type === "text" ? [p.text] : p.type === "display" ? [p.content] : []))
+    .join("\n");
+  const stopped = turn.localStatus === "stopped" || turn.footer?.status === "stopped";
+  return [text, stopped ? t("agent.status.stopped") : ""].filter(Boolean).join(" ");
+}
+
+function CloseButton() {
+  const { t } = useI18n();
+  const { setOpen } = useAgentDrawer();
+  return (
+    <button
+      type="button"
+      aria-label={t("agent.close")}
+      title={t("agent.close")}
+      onClick={() => setOpen(false)}
+      className="rounded-md px-2 py-1 text-lg leading-none text-slate-500 hover:bg-slate-100 hover:text-slate-800 dark:text-slate-400 dark:hover:bg-slate-800 dark:hover:text-slate-100"
+    >
+      ×
+    </button>
+  );
+}
+
+/** The chat of one user in one tenant; remounted (by key) when either changes. */
+function DrawerBody({ scope, inputRef }: { scope: string; inputRef: RefObject<HTMLTextAreaElement | null> }) {
+  const { t } = useI18n();
+  const models = useModels();
+  const conversations = useConversations();
+  const { refresh } = conversations;
+  const chat = useAgentChat({ scope, onSettled: refresh });
+  const [listOpen, setListOpen] = useState(false);
+
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+
+  const focusInput = useCallback(() => inputRef.current?.focus(), [inputRef]);
+  const send = (text: string, retryOf?: ChatTurn) => {
+    void chat.send(text, models.selected, retryOf?.key);
+    focusInput();
+  };
+
+  const current = conversations.list?.find((c) => c.id === chat.conversationId);
+  const title = chat.conversationId ? conversationTitle(current, t) : t("agent.conversations.untitled");
+  const streamed = chat.turns.find((turn) => turn.key === chat.streamedKey);
+
+  return (
+    <>
+      <div className="flex items-center gap-2 px-3 pt-3 pb-2">
+        <h2 className="text-sm font-semibold text-slate-900 dark:text-slate-100">{t("agent.title")}</h2>
+        <div className="ml-auto flex items-center gap-1">
+          <button
+            type="button"
+            data-testid="agent-new-conversation"
+            disabled={chat.running}
+            title={chat.running ? t("agent.conversations.busy") : undefined}
+            onClick={() => {
+              chat.newConversation();
+              setListOpen(false);
+              focusInput();
+            }}
+            className={HEADER_BUTTON}
+          >
+            {t("agent.conversations.new")}
+          </button>
+          <CloseButton />
+        </div>
+      </div>
+      <div className="px-3 pb-2">
+        <button
+          type="button"
+          data-testid="agent-conversations-toggle"
+          aria-expanded={listOpen}
+          aria-controls="agent-conversations"
+          onClick={() => {
+            if (!listOpen) void refresh();
+            setListOpen(!listOpen);
+          }}
+          className="flex w-full items-center gap-2 rounded-md border border-slate-300 px-2 py-1 text-left text-sm hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800"
+        >
+          <span className="sr-only">{t("agent.conversations.toggle")}: </span>
+          <span className="min-w-0 flex-1 truncate" data-testid="agent-conversation-title">
+            {title}
+          </span>
+          <span aria-hidden="true" className="text-xs text-slate-500">
+            {listOpen ? "▲" : "▼"}
+          </span>
+        </button>
+      </div>
+      {listOpen && (
+        <ConversationList
+          id="agent-conversations"
+          conversations={conversations.list}
+          failed={conversations.failed}
+          currentId={chat.conversationId}
+          busy={chat.running}
+          onOpen={(id) => {
+            setListOpen(false);
+            if (id !== chat.conversationId) void chat.openConversation(id);
+            focusInput();
+          }}
+          onRename={conversations.rename}
+          onDelete={async (id) => {
+            await conversations.remove(id);
+            if (id === chat.conversationId) chat.newConversation();
+          }}
+        />
+      )}
+      <ModelBar
+        models={models.models}
+        selected={models.selected}
+        current={models.current}
+        failed={models.failed}
+        onChoose={models.choose}
+      />
+      <div className="flex min-h-0 flex-1 flex-col border-t border-slate-200 dark:border-slate-800">
+        {chat.loading ? (
+          <p className="px-4 py-6 text-sm text-slate-500 dark:text-slate-400">{t("agent.loading")}</p>
+        ) : chat.loadError ? (
+          <div className="px-3 py-3">
+            <TurnErrorView
+              error={chat.loadError}
+              onRetry={
+                chat.conversationId ? () => void chat.openConversation(chat.conversationId!) : undefined
+              }
+            />
+          </div>
+        ) : chat.turns.length ? (
+          <MessageList
+            turns={chat.turns}
+            running={chat.running}
+            onRetry={(turn) => turn.message && send(turn.message, turn)}
+          />
+        ) : (
+          <EmptyState onPick={(text) => send(text)} disabled={chat.running} />
+        )}
+      </div>
+      <div aria-live="polite" className="sr-only" data-testid="agent-live">
+        {announcementOf(streamed, t)}
+      </div>
+      <Composer
+        inputRef={inputRef}
+        running={chat.running}
+        disabled={chat.loading}
+        onSend={(text) => send(text)}
+        onStop={() => void chat.stop()}
+      />
+    </>
+  );
+}
+
+/**
+ * The drawer opens below the sticky top bar (and under its menus, z-10 < z-20), whose height changes as it
+ * wraps on narrow screens, so the button that opened it and the account menu stay usable.
+ */
+function useTopBarHeight(active: boolean): number {
+  const [height, setHeight] = useState(0);
+  useEffect(() => {
+    const bar = document.getElementById("top-bar");
+    if (!active || !bar) return;
+    const measure = () => setHeight(bar.getBoundingClientRect().height);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(bar);
+    return () => observer.disconnect();
+  }, [active]);
+  return height;
+}
+
+/** The assistant panel on the right (full width on small screens), on every signed-in page. */
+export function AgentDrawer({ scope, hasTenant }: { scope: string; hasTenant: boolean }) {
+  const { t } = useI18n();
+  const { open, reason, setOpen, toggleRef } = useAgentDrawer();
+  const panelRef = useRef<HTMLElement>(null);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+  // Nothing is fetched until the drawer is first opened; after that it stays mounted so a turn keeps
+  // streaming while the drawer is closed.
+  const [started, setStarted] = useState(false);
+  if (open && !started) setStarted(true);
+  const top = useTopBarHeight(open);
+
+  useEffect(() => {
+    if (reason !== "user") return;
+    if (open) inputRef.current?.focus();
+    else {
+      const active = document.activeElement;
+      if (!active || active === document.body || panelRef.current?.contains(active))
+        toggleRef.current?.focus();
+    }
+  }, [open, reason, toggleRef]);
+
+  return (
+    <aside
+      id={DRAWER_ID}
+      ref={panelRef}
+      data-testid="agent-drawer"
+      aria-label={t("agent.drawerLabel")}
+      hidden={!open}
+      style={{ top }}
+      onKeyDown={(e) => {
+        if (e.key === "Escape" && !e.defaultPrevented) {
+          e.preventDefault();
+          setOpen(false);
+        }
+      }}
+      className="fixed right-0 bottom-0 z-10 flex w-full flex-col border-t border-l border-slate-200 bg-white text-slate-900 shadow-2xl sm:w-[28rem] dark:border-slate-800 dark:bg-slate-950 dark:text-slate-100"
+    >
+      {!started ? null : hasTenant ? (
+        <DrawerBody key={scope} scope={scope} inputRef={inputRef} />
+      ) : (
+        <>
+          <div className="flex items-center gap-2 px-3 pt-3 pb-2">
+            <h2 className="text-sm font-semibold">{t("agent.title")}</h2>
+            <div className="ml-auto">
+              <CloseButton />
+            </div>
+          </div>
+          <p data-testid="agent-no-tenant" className="px-4 py-6 text-sm text-slate-600 dark:text-slate-300">
+            {t("agent.noTenant")}
+          </p>
+        </>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,123 @@
+"use client";
+
+import { useI18n } from "@/components/i18n";
+import type { MessageKey } from "@/lib/i18n/messages";
+import { oneLine, prettyJson } from "./format";
+import type { ToolCardState } from "./types";
+
+const STATUS_STYLE: Record<ToolCardState["status"], string> = {
+  running: "bg-indigo-100 text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300",
+  ok: "bg-emerald-100 text-emerald-700 dark:bg-emerald-950 dark:text-emerald-300",
+  error: "bg-red-100 text-red-700 dark:bg-red-950 dark:text-red-300",
+  cancelled: "bg-slate-200 text-slate-600 dark:bg-slate-800 dark:text-slate-300",
+};
+
+const STATUS_LABEL: Record<ToolCardState["status"], MessageKey> = {
+  running: "agent.tool.running",
+  ok: "agent.tool.ok",
+  error: "agent.tool.error",
+  cancelled: "agent.tool.cancelled",
+};
+
+/** The `{"error": "…"}` message of a failed tool result, if it has one. */
+function errorMessageOf(result: string | undefined): string | null {
+  if (!result) return null;
+  try {
+    const parsed: unknown = JSON.parse(result);
+    if (parsed && typeof parsed === "object" && "error" in parsed) {
+      const { error } = parsed as { error: unknown };
+      return typeof error === "string" ? error : JSON.stringify(error);
+    }
+  } catch {
+    // not JSON: show the text as it is
+  }
+  return result;
+}
+
+const duration = (ms: number) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+
+/** One tool call, compact: name, status and duration; arguments and a result preview; full JSON on demand. */
+export function ToolCard({ tool }: { tool: ToolCardState }) {
+  const { t } = useI18n();
+  const failed = tool.status === "error";
+  const hasArgs = Object.keys(tool.args).length > 0;
+  return (
+    <section
+      data-testid="agent-tool-card"
+      data-tool-name={tool.name}
+      data-status={tool.status}
+      aria-label={t("agent.tool.label", { name: tool.name })}
+      className={`rounded-md border px-3 py-2 text-xs ${
+        failed
+          ? "border-red-300 bg-red-50/60 dark:border-red-900 dark:bg-red-950/30"
+          : "border-slate-200 bg-slate-50 dark:border-slate-700 dark:bg-slate-900"
+      }`}
+    >
+      <div className="flex flex-wrap items-center gap-2">
+        <span aria-hidden="true" className="text-slate-400">
+          ⚙
+        </span>
+        <code className="font-mono font-semibold break-all text-slate-800 dark:text-slate-100">
+          {tool.name}
+        </code>
+        <span className={`rounded px-1.5 py-0.5 text-[0.7rem] ${STATUS_STYLE[tool.status]}`}>
+          {tool.status === "running" && (
+            <span aria-hidden="true" className="mr-1 inline-block animate-pulse">
+              ●
+            </span>
+          )}
+          {t(STATUS_LABEL[tool.status])}
+        </span>
+        {tool.durationMs !== undefined && (
+          <span className="ml-auto text-slate-500 dark:text-slate-400" data-testid="agent-tool-duration">
+            {duration(tool.durationMs)}
+          </span>
+        )}
+      </div>
+      {hasArgs && (
+        <p
+          className="mt-1 truncate font-mono text-slate-600 dark:text-slate-300"
+          title={JSON.stringify(tool.args)}
+        >
+          <span className="sr-only">{t("agent.tool.args")}: </span>
+          {oneLine(tool.args)}
+        </p>
+      )}
+      {failed ? (
+        <p className="mt-1 text-red-700 dark:text-red-300" data-testid="agent-tool-error">
+          {errorMessageOf(tool.result)}
+        </p>
+      ) : (
+        tool.result !== undefined && (
+          <p className="mt-1 line-clamp-2 font-mono break-all text-slate-700 dark:text-slate-200">
+            <span className="sr-only">{t("agent.tool.result")}: </span>
+            {oneLine(tool.result, 240)}
+          </p>
+        )
+      )}
+      {(hasArgs || tool.result !== undefined) && (
+        <details className="mt-1">
+          <summary className="cursor-pointer text-indigo-600 dark:text-indigo-400">
+            {t("agent.tool.details")}
+          </summary>
+          {hasArgs && (
+            <>
+              <p className="mt-1 font-semibold">{t("agent.tool.args")}</p>
+              <pre className="max-h-48 overflow-auto rounded bg-white p-2 font-mono whitespace-pre-wrap break-all dark:bg-slate-950">
+                {JSON.stringify(tool.args, null, 2)}
+              </pre>
+            </>
+          )}
+          {tool.result !== undefined && (
+            <>
+              <p className="mt-1 font-semibold">{t("agent.tool.result")}</p>
+              <pre className="max-h-64 overflow-auto rounded bg-white p-2 font-mono whitespace-pre-wrap break-all dark:bg-slate-950">
+                {prettyJson(tool.result)}
+              </pre>
+            </>
+          )}
+        </details>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,95 @@
+import type { AgentEvent, TurnStatus } from "@/lib/agent/events";
+import type { ModelInfo } from "@/lib/gateway/types";
+
+// The JSON the drawer's API routes answer with, as the browser receives it (dates are strings).
+
+export type { AgentEvent, ModelInfo };
+
+export type ConversationSummary = {
+  id: string;
+  title: string | null;
+  model: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type StoredToolCall = { id: string; name: string; args: Record<string, unknown> };
+
+export type HistoryMessage = {
+  id: string;
+  turnId: string | null;
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  toolCalls?: StoredToolCall[];
+  toolCallId?: string;
+  name?: string;
+  kind?: "display" | "notification";
+  data?: Record<string, unknown>;
+  createdAt: string;
+};
+
+/** The fields of a ledger row (GET /api/agent/turns/:id) the answer footer needs. */
+export type LedgerTurn = {
+  id: string;
+  status: TurnStatus | "running" | "interrupted";
+  servedModel: string | null;
+  requestedModel: string;
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  cost: string | null;
+  latencyMs: number | null;
+  toolTrace: { callId?: string; name: string; durationMs: number; ok: boolean }[];
+};
+
+export type NoticeCode = Extract<AgentEvent, { type: "notice" }>["code"] | "guardrail";
+
+export type ToolCardState = {
+  callId: string;
+  name: string;
+  args: Record<string, unknown>;
+  status: "running" | "ok" | "error" | "cancelled";
+  result?: string;
+  durationMs?: number;
+};
+
+/** One piece of a turn, in the order it happened. */
+export type TurnPart =
+  | { type: "user"; key: string; text: string }
+  | { type: "text"; key: string; text: string }
+  | { type: "display"; key: string; content: string }
+  | { type: "tool"; key: string; tool: ToolCardState }
+  | { type: "notice"; key: string; code: NoticeCode; message: string }
+  | { type: "note"; key: string; text: string };
+
+export type FooterInfo = {
+  servedModel: string | null;
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  cost: string | null;
+  latencyMs: number | null;
+  status: LedgerTurn["status"];
+};
+
+/** failed: the server's message; network: no answer at all; cut: the stream ended without `done`. */
+export type TurnError =
+  | { kind: "failed"; message: string }
+  | { kind: "signedOut" }
+  | { kind: "network" }
+  | { kind: "cut" };
+
+/** A user message and everything the agent did about it. */
+export type ChatTurn = {
+  /** Stable React key: the turn id is not known until the stream says so. */
+  key: string;
+  turnId: string | null;
+  /** The user's words, kept so Retry can send them again. */
+  message: string | null;
+  parts: TurnPart[];
+  phase: "streaming" | "done";
+  footer?: FooterInfo;
+  /** Known before the footer is: the stream was cut by Stop on this side. */
+  localStatus?: "stopped";
+  error?: TurnError;
+};
