@@ -157,4 +157,42 @@ test.describe("the agent drawer", () => {
     await expect(drawer.assistant().last()).toHaveText("Recovered answer.");
     await expect(page.getByTestId("agent-error")).toHaveCount(0);
   });
+
+  test("conversations can be started, switched, renamed and deleted with a confirmation", async ({
+    page,
+  }) => {
+    await signInAs(page, "admin@acme.test");
+    const drawer = new Drawer(page);
+    await drawer.open();
+    await page.getByTestId("agent-new-conversation").click();
+    await drawer.send("first topic: the weather");
+    await expect(drawer.footers().last()).toBeVisible();
+    await page.getByTestId("agent-new-conversation").click();
+    await drawer.send("second topic: invoices");
+    await expect(drawer.footers().last()).toBeVisible();
+
+    await page.getByTestId("agent-conversations-toggle").click();
+    const first = page.getByTestId("agent-conversation-item").filter({ hasText: "first topic" });
+    await first.getByTestId("agent-conversation-open").click();
+    await expect(drawer.user().last()).toHaveText("first topic: the weather");
+
+    await page.getByTestId("agent-conversations-toggle").click();
+    await first.getByTestId("agent-rename").click();
+    await page.getByTestId("agent-rename-input").fill("Weather notes");
+    await page.getByTestId("agent-rename-save").click();
+    await expect(
+      page.getByTestId("agent-conversation-item").filter({ hasText: "Weather notes" }),
+    ).toBeVisible();
+
+    const renamed = page.getByTestId("agent-conversation-item").filter({ hasText: "Weather notes" });
+    await renamed.getByTestId("agent-delete").click();
+    await expect(renamed.getByTestId("agent-delete")).toHaveText(/confirm/i);
+    await renamed.getByTestId("agent-delete").click();
+    await expect(
+      page.getByTestId("agent-conversation-item").filter({ hasText: "Weather notes" }),
+    ).toHaveCount(0);
+    await expect(
+      page.getByTestId("agent-conversation-item").filter({ hasText: "second topic" }),
+    ).toBeVisible();
+  });
 });
