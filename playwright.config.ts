@@ -1,6 +1,17 @@
 import { defineConfig } from "@playwright/test";
 
 const port = process.env.E2E_PORT ?? "3100";
+/** Debian's Chromium, headless, with none of the background connections this closed network refuses. */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 /** The fake OpenAI server the e2e server starts; tests script it through /__control/enqueue. */
 export const FAKE_UPSTREAM = `http://127.0.0.1:${process.env.E2E_FAKE_PORT ?? 3191}`;
 
@@ -19,16 +30,7 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: CHROMIUM_ARGS,
     },
   },
   webServer: {

@@ -28,8 +28,9 @@ const waitsForStop = defineTool({
     new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("stopped")))),
 });
 
-function agentOver(store: InMemoryConversationStore) {
-  const gateway = new Gateway(
+/** A gateway over both fakes, no retries: "gpt" is OpenAI's wire format, "claude" Anthropic's. */
+function providersGateway() {
+  return new Gateway(
     parseGatewayConfig(
       {
         providers: {
@@ -46,6 +47,11 @@ function agentOver(store: InMemoryConversationStore) {
       {},
     ),
   );
+}
+
+function agentOver(store: InMemoryConversationStore) {
+  const gateway = providersGateway();
+
   const registry = new ToolRegistry().register(new StaticToolSet("slow", [waitsForStop]));
   return new AgentService({ gateway, registry, store });
 }
@@ -100,22 +106,8 @@ describe("the fakes refuse what the real APIs refuse", () => {
     ]);
     // Bypass the repair on purpose: send the raw stored messages.
     const raw = await store.history("t", "conv");
-    const gateway = new Gateway(
-      parseGatewayConfig(
-        {
-          providers: {
-            openai: { type: "openai", baseUrl: openai.url },
-            anthropic: { type: "anthropic", baseUrl: anthropic.url },
-          },
-          models: {
-            gpt: { candidates: [{ provider: "openai", model: "gpt-4o" }] },
-            claude: { candidates: [{ provider: "anthropic", model: "claude-sonnet-4-6" }] },
-          },
-        },
-        "test",
-        {},
-      ),
-    );
+    const gateway = providersGateway();
+
     await expect(
       gateway.chat({ model: "gpt", messages: [...raw, { role: "user", content: "next" }] }),
     ).rejects.toMatchObject({ status: 400 });

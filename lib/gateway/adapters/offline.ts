@@ -145,7 +145,7 @@ export function describeResult(tool: string, content: string): string {
     : isRecord(value)
       ? Object.values(value).find(Array.isArray)
       : undefined;
-  if (rows && rows.every(isRecord)) {
+  if (rows?.every(isRecord)) {
     if (!rows.length) return `**${tool}** found nothing.`;
     const columns = Object.keys(rows[0] as object).filter((k) =>
       rows.some((r) => isScalar((r as Record<string, unknown>)[k])),

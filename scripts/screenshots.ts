@@ -1,25 +1,22 @@
 // Takes the README's screenshots from a running app. For every shot (the drawer's error state needs the fake
 // upstream): `node --import tsx scripts/e2e-server.ts` in one shell, then
-// `BASE_URL=http://127.0.0.1:3100 node scripts/screenshots.mjs`.
-import { chromium } from "@playwright/test";
+// `BASE_URL=http://127.0.0.1:3100 node --import tsx scripts/screenshots.ts`.
+import { chromium, type Page } from "@playwright/test";
+import { CHROMIUM_ARGS } from "../playwright.config";
 
 const base = process.env.BASE_URL ?? "http://127.0.0.1:3000";
 const out = "docs/screenshots";
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
+  args: CHROMIUM_ARGS,
 });
 
-async function session(email, { width = 1280, height = 800, colorScheme = "light", locale = "en" } = {}) {
+type ShotOptions = { width?: number; height?: number; colorScheme?: "light" | "dark"; locale?: string };
+
+async function session(
+  email: string | null,
+  { width = 1280, height = 800, colorScheme = "light", locale = "en" }: ShotOptions = {},
+) {
   const context = await browser.newContext({ viewport: { width, height }, colorScheme });
   if (locale !== "en") await context.addCookies([{ name: "tollgate-locale", value: locale, url: base }]);
   const page = await context.newPage();
@@ -34,23 +31,23 @@ async function session(email, { width = 1280, height = 800, colorScheme = "light
 }
 
 const fake = process.env.FAKE_UPSTREAM ?? "http://127.0.0.1:3191";
-async function openDrawer(p) {
+async function openDrawer(p: Page) {
   await p.getByTestId("agent-drawer-toggle").click();
   await p.getByTestId("agent-drawer").waitFor();
 }
-async function ask(p, text) {
+async function ask(p: Page, text: string) {
   await p.getByTestId("agent-input").fill(text);
   await p.getByTestId("agent-input").press("Enter");
   await p.getByTestId("agent-answer-footer").last().waitFor({ timeout: 20_000 });
 }
 
-const shots = [
-  ["drawer-empty", "member@acme.test", {}, async (p) => openDrawer(p)],
+const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>][] = [
+  ["drawer-empty", "member@acme.test", {}, async (p: Page) => openDrawer(p)],
   [
     "drawer-tool",
     "member@acme.test",
     {},
-    async (p) => {
+    async (p: Page) => {
       await openDrawer(p);
       await ask(p, "What are my open orders?");
     },
@@ -59,7 +56,7 @@ const shots = [
     "drawer-dark",
     "admin@acme.test",
     { colorScheme: "dark" },
-    async (p) => {
+    async (p: Page) => {
       await openDrawer(p);
       await ask(p, "Plan the steps to onboard a new customer");
     },
@@ -68,17 +65,17 @@ const shots = [
     "drawer-mobile",
     "member@globex.test",
     { width: 360, height: 740 },
-    async (p) => {
+    async (p: Page) => {
       await openDrawer(p);
       await ask(p, "What time is it in Tokyo?");
     },
   ],
-  ["drawer-zh", "multi@tollgate.test", { locale: "zh" }, async (p) => openDrawer(p)],
+  ["drawer-zh", "multi@tollgate.test", { locale: "zh" }, async (p: Page) => openDrawer(p)],
   [
     "drawer-error",
     "admin@globex.test",
     {},
-    async (p) => {
+    async (p: Page) => {
       await openDrawer(p);
       await p.getByTestId("agent-model-select").selectOption("gpt-fake");
       await fetch(`${fake}/__control/enqueue`, {
@@ -95,7 +92,7 @@ const shots = [
     "login",
     null,
     {},
-    async (p) => {
+    async (p: Page) => {
       await p.goto(`${base}/login`);
       await p.getByLabel(/password/i).fill("wrong");
       await p.getByLabel(/email/i).fill("member@acme.test");
@@ -103,12 +100,12 @@ const shots = [
       await p.getByTestId("login-error").waitFor();
     },
   ],
-  ["home", "admin@acme.test", {}, async () => {}],
-  ["home-dark", "multi@tollgate.test", { colorScheme: "dark" }, async () => {}],
-  ["home-zh", "root@tollgate.test", { locale: "zh" }, async () => {}],
-  ["forbidden", "member@acme.test", {}, async (p) => p.goto(`${base}/dev/agent/turns`)],
-  ["admin-turns", "root@tollgate.test", {}, async (p) => p.goto(`${base}/dev/agent/turns`)],
-  ["home-mobile", "multi@tollgate.test", { width: 360, height: 740 }, async () => {}],
+  ["home", "admin@acme.test", {}, async () => undefined],
+  ["home-dark", "multi@tollgate.test", { colorScheme: "dark" }, async () => undefined],
+  ["home-zh", "root@tollgate.test", { locale: "zh" }, async () => undefined],
+  ["forbidden", "member@acme.test", {}, async (p: Page) => p.goto(`${base}/dev/agent/turns`)],
+  ["admin-turns", "root@tollgate.test", {}, async (p: Page) => p.goto(`${base}/dev/agent/turns`)],
+  ["home-mobile", "multi@tollgate.test", { width: 360, height: 740 }, async () => undefined],
 ];
 
 for (const [name, email, options, act] of shots) {
