@@ -5,6 +5,8 @@ import { getAgentRuntime } from "@/lib/agent";
 import { GatewayConfigError, getGateway } from "@/lib/gateway";
 import { startGovernanceMaintenance } from "@/lib/governance/maintenance";
 import { log } from "@/lib/log";
+import { pageSchemas } from "@/lib/schema-pages";
+import { PageSchemaError } from "@/lib/schema-pages/load";
 
 /**
  * Loads the gateway config and opens the database at start; either one unusable stops the process with one
@@ -22,10 +24,14 @@ export async function startServer(): Promise<void> {
     // Tool sets are registered here, so a tool name clash stops the start, and clock schedules begin firing.
     getAgentRuntime().scheduler.start();
     startGovernanceMaintenance();
+    // A broken page schema stops the start, naming the file and the field.
+    pageSchemas();
     log.info({ database: handle.label, migration }, "tollgate ready");
   } catch (error) {
     const reason =
-      error instanceof DatabaseUnavailableError || error instanceof GatewayConfigError
+      error instanceof DatabaseUnavailableError ||
+      error instanceof GatewayConfigError ||
+      error instanceof PageSchemaError
         ? error.message
         : `start-up failed: ${String(error)}`;
     process.stderr.write(`Tollgate cannot start: ${reason}\n`);

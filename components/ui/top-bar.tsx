@@ -11,6 +11,7 @@ export const ADMIN_LINKS: { href: string; label: MessageKey }[] = [
   { href: "/dev/agent/turns", label: "nav.turns" },
   { href: "/dev/agent/audit", label: "nav.audit" },
   { href: "/dev/agent/cost", label: "nav.cost" },
+  { href: "/dev/agent/tools", label: "nav.tools" },
 ];
 
 export async function TopBar({ auth }: { auth: UserContext }) {

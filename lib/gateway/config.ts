@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { Ajv, type ErrorObject } from "ajv";
+import { Ajv } from "ajv";
+import { describeSchemaErrors } from "@/lib/json-schema";
 import gatewaySchema from "@/schemas/gateway.schema.json";
 import { type PriceTable, SHIPPED_PRICES } from "./pricing";
 import type { ProviderType } from "./types";
@@ -154,28 +155,6 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
     prices: { ...SHIPPED_PRICES, ...config.prices },
     source: file,
   };
-}
-
-function describeSchemaErrors(errors: ErrorObject[]): string {
-  // Report the deepest errors first: "providers.openai.type must be one of …" beats "must match a schema".
-  const first = errors[0];
-  if (!first) return "invalid";
-  return errors
-    .slice(0, 3)
-    .map((e) => {
-      const at = e.instancePath.replace(/^\//, "").replace(/\//g, ".") || "(top level)";
-      if (e.keyword === "additionalProperties") {
-        return `${at === "(top level)" ? "" : `${at}.`}${(e.params as { additionalProperty: string }).additionalProperty} is not a known field`;
-      }
-      if (e.keyword === "required") {
-        return `${at === "(top level)" ? "" : `${at}.`}${(e.params as { missingProperty: string }).missingProperty} is required`;
-      }
-      if (e.keyword === "enum") {
-        return `${at} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
-      }
-      return `${at} ${e.message ?? "is invalid"}`;
-    })
-    .join("; ");
 }
 
 /** No config file: every provider with a key in the environment, and the offline demo model (the default without keys). */

@@ -1,5 +1,5 @@
-import { AdminPageShell } from "@/components/ui/admin-page-shell";
+import { SchemaPage } from "@/components/ui/schema-page";
 
 export default function Page() {
-  return <AdminPageShell title="page.cost.title" lead="page.cost.lead" />;
+  return <SchemaPage schemaKey="agent-cost" />;
 }

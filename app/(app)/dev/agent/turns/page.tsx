@@ -1,5 +1,5 @@
-import { AdminPageShell } from "@/components/ui/admin-page-shell";
+import { SchemaPage } from "@/components/ui/schema-page";
 
 export default function Page() {
-  return <AdminPageShell title="page.turns.title" lead="page.turns.lead" />;
+  return <SchemaPage schemaKey="agent-turns" />;
 }

@@ -1,0 +1,56 @@
+import { withUser } from "@/lib/auth/guards";
+import { notFound } from "@/lib/errors";
+import { LOCALE_COOKIE, pickLocale } from "@/lib/i18n/messages";
+import { openPage } from "@/lib/schema-pages";
+import { csvStream, pageQueryFrom } from "@/lib/schema-pages/query";
+
+type Params = { key: string; action?: string[] };
+
+/**
+ * Data for schema-driven pages, one route for all of them, guarded by each page's roles:
+ * /api/schema/:key (the schema), …/rows, …/count, …/metrics, …/series?chart=, …/detail/:id, …/export (CSV).
+ */
+export const GET = withUser<Params>(async (req, { auth, params }) => {
+  const { page, provider, ctx } = openPage(params.key, auth);
+  const [action = "", id] = params.action ?? [];
+  const url = new URL(req.url);
+  switch (action) {
+    case "":
+      return Response.json({ schema: page });
+    case "rows":
+      return Response.json(await provider.rows(ctx, pageQueryFrom(url, page)));
+    case "count":
+      return Response.json(await provider.count(ctx, pageQueryFrom(url, page)));
+    case "metrics":
+      return Response.json({
+        metrics: await provider.metrics(ctx, pageQueryFrom(url, page), page.metrics ?? []),
+      });
+    case "series": {
+      const chart = page.charts?.find((c) => c.key === url.searchParams.get("chart"));
+      if (!chart) throw notFound("chart");
+      return Response.json({ points: await provider.series(ctx, pageQueryFrom(url, page), chart) });
+    }
+    case "detail": {
+      const found = id ? await provider.detail(ctx, id) : null;
+      if (!found) throw notFound("row");
+      return Response.json(found);
+    }
+    case "export": {
+      const query = pageQueryFrom(url, page);
+      const cookie = req.headers.get("cookie")?.match(new RegExp(`(?:^|; )${LOCALE_COOKIE}=(en|zh)`))?.[1];
+      const locale = pickLocale(cookie, req.headers.get("accept-language"));
+      const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-");
+      return new Response(
+        csvStream(page, provider.exportRows(ctx, query), ctx.superAdmin && !ctx.tenantId, locale),
+        {
+          headers: {
+            "content-type": "text/csv; charset=utf-8",
+            "content-disposition": `attachment; filename="${page.key}-${stamp}.csv"`,
+          },
+        },
+      );
+    }
+    default:
+      throw notFound("page action");
+  }
+});

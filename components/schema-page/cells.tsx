@@ -1,0 +1,124 @@
+"use client";
+
+import Link from "next/link";
+import { useI18n } from "@/components/i18n";
+import type { CellType, Row } from "@/lib/schema-pages/types";
+import {
+  fillHref,
+  formatDateTime,
+  formatDuration,
+  formatMoney,
+  formatTokens,
+  isBlank,
+  jsonPreview,
+  prettyJson,
+  toDate,
+} from "./format";
+
+const TONES = {
+  green: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/50 dark:text-emerald-200",
+  red: "bg-red-100 text-red-800 dark:bg-red-900/50 dark:text-red-200",
+  amber: "bg-amber-100 text-amber-800 dark:bg-amber-900/50 dark:text-amber-200",
+  violet: "bg-violet-100 text-violet-800 dark:bg-violet-900/50 dark:text-violet-200",
+  slate: "bg-slate-200 text-slate-700 dark:bg-slate-700 dark:text-slate-200",
+  neutral:
+    "bg-white text-slate-700 ring-1 ring-inset ring-slate-300 dark:bg-slate-900 dark:text-slate-300 dark:ring-slate-600",
+} as const;
+
+// Statuses of turns and tool calls, and the audit event types that mean the same thing.
+const TONE_OF: Record<string, keyof typeof TONES> = {
+  success: "green",
+  ok: "green",
+  failed: "red",
+  error: "red",
+  stopped: "amber",
+  cancelled: "amber",
+  stop: "amber",
+  fallback: "amber",
+  limit: "violet",
+  guardrail: "violet",
+  interrupted: "slate",
+  running: "slate",
+};
+
+export function Badge({ value }: { value: string }) {
+  const tone = TONES[TONE_OF[value.toLowerCase()] ?? "neutral"];
+  return (
+    <span
+      data-tone={TONE_OF[value.toLowerCase()] ?? "neutral"}
+      className={`inline-block rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ${tone}`}
+    >
+      {value}
+    </span>
+  );
+}
+
+/** Long text is cut to one line in the table (full text on hover) and wraps in the detail. */
+const TextValue = ({ text, full }: { text: string; full?: boolean }) =>
+  full ? (
+    <span className="break-words whitespace-pre-wrap">{text}</span>
+  ) : (
+    <span className="block max-w-[20rem] truncate" title={text.length > 40 ? text : undefined}>
+      {text}
+    </span>
+  );
+
+const Empty = () => <span className="text-slate-400 dark:text-slate-500">—</span>;
+
+/** One value rendered by its cell type; `full` is the detail drawer's roomier form (pretty JSON). */
+export function CellValue(props: {
+  cell: CellType;
+  value: unknown;
+  row: Row;
+  href?: string;
+  full?: boolean;
+}) {
+  const { locale } = useI18n();
+  const { cell, value } = props;
+  if (cell === "money") return <span className="tabular-nums whitespace-nowrap">{formatMoney(value)}</span>;
+  if (isBlank(value)) return <Empty />;
+  switch (cell) {
+    case "badge":
+      return <Badge value={String(value)} />;
+    case "datetime": {
+      const date = toDate(value);
+      if (!date) return <TextValue text={String(value)} full={props.full} />;
+      const iso = date.toISOString();
+      return (
+        <time dateTime={iso} title={iso} className="whitespace-nowrap">
+          {formatDateTime(date, locale)}
+        </time>
+      );
+    }
+    case "duration":
+      return <span className="tabular-nums whitespace-nowrap">{formatDuration(value)}</span>;
+    case "tokens":
+      return <span className="tabular-nums">{formatTokens(value, locale)}</span>;
+    case "json":
+      return props.full ? (
+        <pre className="max-h-80 overflow-auto rounded-md bg-slate-100 p-2 font-mono text-xs whitespace-pre-wrap break-all dark:bg-slate-800">
+          {prettyJson(value)}
+        </pre>
+      ) : (
+        <code className="block max-w-xs truncate font-mono text-xs" title={jsonPreview(value, 2000)}>
+          {jsonPreview(value)}
+        </code>
+      );
+    case "link": {
+      const href = props.href ? fillHref(props.href, props.row) : null;
+      if (!href) return <TextValue text={String(value)} full={props.full} />;
+      return (
+        <Link
+          href={href}
+          className="whitespace-nowrap text-indigo-600 underline-offset-2 hover:underline dark:text-indigo-400"
+        >
+          {String(value)}
+        </Link>
+      );
+    }
+    default:
+      return (
+        <TextValue text={typeof value === "object" ? jsonPreview(value) : String(value)} full={props.full} />
+      );
+  }
+}

@@ -1,0 +1,156 @@
+"use client";
+
+import { Suspense, useMemo } from "react";
+import { useI18n } from "@/components/i18n";
+import type { PageSchema } from "@/lib/schema-pages/types";
+import { schemaUrl } from "./api";
+import { Charts } from "./charts";
+import { DataTable } from "./data-table";
+import { DetailDrawer } from "./detail-drawer";
+import { ErrorNote } from "./error-note";
+import { FilterBar } from "./filter-bar";
+import { formatNumber, pick } from "./format";
+import { MetricCards } from "./metric-cards";
+import { SegmentTabs } from "./segment-tabs";
+import { usePageQuery } from "./use-page-query";
+import { useRows } from "./use-rows";
+
+const BUTTON =
+  "rounded-md border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100 disabled:cursor-not-allowed disabled:opacity-50 dark:border-slate-700 dark:hover:bg-slate-800";
+
+function RowCountText(props: { shown: number; count: { count: number; approximate: boolean } | null }) {
+  const { t, locale } = useI18n();
+  const shown = formatNumber(props.shown, locale, 0);
+  if (!props.count) return <>{t("schema.showing", { shown })}</>;
+  const total = formatNumber(props.count.count, locale, 0);
+  return <>{t(props.count.approximate ? "schema.showingOfApprox" : "schema.showingOf", { shown, total })}</>;
+}
+
+/** Everything that depends on the URL (filters, sort, segment, the open detail). */
+function SchemaPageBody({ schema, superAdmin }: { schema: PageSchema; superAdmin: boolean }) {
+  const { t, locale } = useI18n();
+  const query = usePageQuery(schema);
+  const columns = useMemo(
+    () => schema.columns.filter((c) => superAdmin || !c.superAdminOnly),
+    [schema.columns, superAdmin],
+  );
+  const rows = useRows(schema.key, query.apiQuery, query.filterQuery, schema.pageSize);
+  const hasFilters = (schema.filters?.length ?? 0) > 0 || superAdmin || Object.keys(query.filters).length > 0;
+
+  return (
+    <>
+      {schema.metrics && schema.metrics.length > 0 && (
+        <MetricCards schemaKey={schema.key} metrics={schema.metrics} filterQuery={query.filterQuery} />
+      )}
+      {schema.segments && (
+        <SegmentTabs segments={schema.segments} active={query.segment} onSelect={query.setSegment} />
+      )}
+      {hasFilters && (
+        <FilterBar
+          // Remounted when the URL's filters change (Back, Clear, a link), so the drafts follow the URL.
+          key={JSON.stringify(query.filters)}
+          filters={schema.filters ?? []}
+          superAdmin={superAdmin}
+          values={query.filters}
+          onApply={query.applyFilters}
+          onClear={query.clearFilters}
+        />
+      )}
+      {schema.charts && schema.charts.length > 0 && (
+        <Charts schemaKey={schema.key} charts={schema.charts} filterQuery={query.filterQuery} />
+      )}
+      <section aria-label={t("schema.table")} className="space-y-3">
+        <div className="flex flex-wrap items-center gap-3">
+          <p
+            data-testid="row-count"
+            aria-live="polite"
+            className="text-sm text-slate-600 dark:text-slate-300"
+          >
+            {rows.loading && rows.rows.length === 0 ? (
+              t("schema.loading")
+            ) : (
+              <RowCountText shown={rows.rows.length} count={rows.count} />
+            )}
+          </p>
+          <a
+            data-testid="export-csv"
+            href={schemaUrl(schema.key, "export", query.apiQuery)}
+            download
+            className={`${BUTTON} ml-auto`}
+          >
+            {t("schema.exportCsv")}
+          </a>
+        </div>
+        {rows.error && <ErrorNote message={rows.error.message} />}
+        <DataTable
+          caption={pick(schema.title, locale)}
+          columns={columns}
+          idField={schema.idField}
+          rows={rows.rows}
+          sort={query.sort}
+          loading={rows.loading}
+          onSort={query.toggleSort}
+          onOpen={schema.detail ? query.openDetail : undefined}
+        />
+        {rows.nextCursor && !rows.loading && (
+          <div className="flex justify-center">
+            <button
+              type="button"
+              data-testid="load-more"
+              disabled={rows.loadingMore}
+              onClick={rows.loadMore}
+              className={BUTTON}
+            >
+              {rows.loadingMore ? t("schema.loading") : t("schema.loadMore")}
+            </button>
+          </div>
+        )}
+      </section>
+      {schema.detail && query.detail && (
+        <DetailDrawer
+          key={query.detail}
+          schemaKey={schema.key}
+          def={schema.detail}
+          id={query.detail}
+          onClose={query.closeDetail}
+        />
+      )}
+    </>
+  );
+}
+
+/**
+ * Renders any admin page from its schema. `scope` (already translated, e.g. "Scope: Acme") is shown under
+ * the title when given. The server should key this component by the active tenant, so a tenant switch
+ * (router.refresh) starts the page over instead of showing the previous tenant's rows.
+ */
+export function SchemaPageClient({
+  schema,
+  superAdmin,
+  scope,
+}: {
+  schema: PageSchema;
+  superAdmin: boolean;
+  scope?: string;
+}) {
+  const { t, locale } = useI18n();
+  return (
+    <div data-testid="schema-page" data-schema-key={schema.key} className="min-w-0 space-y-6">
+      <header className="space-y-1">
+        <h1 className="text-2xl font-bold">{pick(schema.title, locale)}</h1>
+        {schema.description && (
+          <p className="text-slate-600 dark:text-slate-300">{pick(schema.description, locale)}</p>
+        )}
+        {scope && (
+          <p data-testid="page-scope" className="text-sm text-slate-500">
+            {scope}
+          </p>
+        )}
+      </header>
+      {/* useSearchParams needs a boundary when the route is prerendered. */}
+      <Suspense fallback={<p className="text-sm text-slate-500">{t("schema.loading")}</p>}>
+        <SchemaPageBody schema={schema} superAdmin={superAdmin} />
+      </Suspense>
+    </div>
+  );
+}

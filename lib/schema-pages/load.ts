@@ -1,0 +1,58 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { Ajv } from "ajv";
+import { describeSchemaErrors } from "@/lib/json-schema";
+import pageSchemaJson from "@/schemas/page.schema.json";
+import type { PageSchema } from "./types";
+
+export const SCHEMAS_DIR = path.join(process.cwd(), "schemas");
+/** The meta schemas in schemas/ that are not pages. */
+const NOT_PAGES = new Set(["page.schema.json", "gateway.schema.json"]);
+
+/** A page file the app cannot start with; the message names the file and the field. */
+export class PageSchemaError extends Error {
+  override name = "PageSchemaError";
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validatePage = ajv.compile<PageSchema>(pageSchemaJson);
+
+/** Validates one parsed page file: the JSON Schema, then the references between its parts. */
+export function parsePageSchema(raw: unknown, file: string, providers: readonly string[]): PageSchema {
+  if (!validatePage(raw))
+    throw new PageSchemaError(`${file}: ${describeSchemaErrors(validatePage.errors ?? [])}`);
+  const page = raw;
+  if (!providers.includes(page.provider)) {
+    throw new PageSchemaError(
+      `${file}: provider is "${page.provider}", expected one of: ${providers.join(", ")}`,
+    );
+  }
+  const columns = new Set(page.columns.map((c) => c.field));
+  if (!columns.has(page.defaultSort.field)) {
+    throw new PageSchemaError(
+      `${file}: defaultSort.field is "${page.defaultSort.field}", expected one of the columns' fields`,
+    );
+  }
+  const expected = `${page.key}.schema.json`;
+  if (path.basename(file) !== expected)
+    throw new PageSchemaError(`${file}: key is "${page.key}", so the file must be named ${expected}`);
+  return page;
+}
+
+/** Every page schema in schemas/, validated; the first bad file stops the load with its name and field. */
+export function loadPageSchemas(providers: readonly string[], dir = SCHEMAS_DIR): Map<string, PageSchema> {
+  const pages = new Map<string, PageSchema>();
+  for (const name of readdirSync(dir).sort()) {
+    if (!name.endsWith(".schema.json") || NOT_PAGES.has(name)) continue;
+    const file = path.join(dir, name);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      throw new PageSchemaError(`${file}: not valid JSON (${(error as Error).message})`);
+    }
+    const page = parsePageSchema(raw, file, providers);
+    pages.set(page.key, page);
+  }
+  return pages;
+}

@@ -1,0 +1,65 @@
+import { eq, sql } from "drizzle-orm";
+import { type Database, getDb } from "@/db";
+import { appUser, tenant, usageDaily } from "@/db/schema";
+import { sqlProvider } from "../sql-provider";
+import type { PageProvider } from "../types";
+
+const u = usageDaily;
+// usage_daily has a composite key; this stable id lets the table page and open details.
+const rowId = sql`md5(${u.tenantId}::text || ${u.day}::text || ${u.userId}::text || ${u.source} || ${u.servedAdapter} || ${u.servedModel})::uuid`;
+
+/** The cost dashboard over the daily rollups (never the ledger). */
+export function agentCostProvider(database: () => Promise<Database> = getDb): PageProvider {
+  return sqlProvider(database, {
+    table: u,
+    tenantColumn: u.tenantId,
+    idColumn: rowId,
+    fields: {
+      id: rowId,
+      day: u.day,
+      tenantId: u.tenantId,
+      tenantName: tenant.name,
+      userId: u.userId,
+      userEmail: appUser.email,
+      source: u.source,
+      servedAdapter: u.servedAdapter,
+      servedModel: u.servedModel,
+      requests: u.requests,
+      failures: u.failures,
+      inputTokens: u.inputTokens,
+      cachedInputTokens: u.cachedInputTokens,
+      outputTokens: u.outputTokens,
+      cost: u.cost,
+    },
+    joins: [
+      { table: tenant, on: eq(tenant.id, u.tenantId) },
+      { table: appUser, on: eq(appUser.id, u.userId) },
+    ],
+    sorts: {
+      day: { expr: sql`${u.day}::text`, type: "text" },
+      cost: { expr: u.cost, type: "numeric" },
+      requests: { expr: u.requests, type: "integer" },
+    },
+    filters: {
+      servedModel: (v) => eq(u.servedModel, v),
+      servedAdapter: (v) => eq(u.servedAdapter, v),
+      source: (v) => eq(u.source, v),
+    },
+    dateFilters: { day: sql`${u.day}::timestamptz` },
+    measures: {
+      requests: u.requests,
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      cachedInputTokens: u.cachedInputTokens,
+      cost: u.cost,
+    },
+    dimensions: {
+      servedModel: u.servedModel,
+      servedAdapter: u.servedAdapter,
+      user: appUser.email,
+      day: u.day,
+      source: u.source,
+    },
+    detail: async () => null,
+  });
+}

@@ -1,0 +1,82 @@
+import { getAgentRuntime } from "@/lib/agent";
+import type { ToolRegistry } from "@/lib/agent/registry";
+import { AppError } from "@/lib/errors";
+import { encodeCursor } from "../sql-provider";
+import type { PageProvider, PageQuery, Row } from "../types";
+
+/** Every registered tool, from the registry in memory: the fourth page, proving the format. */
+export function toolCatalogProvider(
+  registry: () => ToolRegistry = () => getAgentRuntime().registry,
+): PageProvider {
+  const all = (q: PageQuery): Row[] => {
+    let rows: Row[] = registry()
+      .toolSets()
+      .flatMap((set) =>
+        set.tools().map((tool) => ({
+          id: tool.name,
+          name: tool.name,
+          toolSet: set.name,
+          category: tool.category ?? "general",
+          roles: tool.roles?.join(", ") ?? "everyone",
+          hidden: tool.hidden ? "hidden" : "offered",
+          timeoutMs: tool.timeoutMs ?? 30_000,
+          description: tool.description,
+          parameters: tool.schema.parameters,
+        })),
+      );
+    for (const [key, value] of Object.entries(q.filters)) {
+      if (!value) continue;
+      if (key === "name") rows = rows.filter((r) => String(r.name).includes(value.toLowerCase()));
+      else if (key === "toolSet") rows = rows.filter((r) => r.toolSet === value);
+      else throw new AppError("validation_failed", `unknown filter "${key}"`);
+    }
+    if (q.segment) rows = rows.filter((r) => r.hidden === q.segment);
+    const field = q.sort.field;
+    const dir = q.sort.direction === "desc" ? -1 : 1;
+    return rows.sort(
+      (x, y) =>
+        dir * String(x[field]).localeCompare(String(y[field])) ||
+        String(x.name).localeCompare(String(y.name)),
+    );
+  };
+  return {
+    async rows(_ctx, q) {
+      const rows = all(q);
+      const start = q.cursor ? Number(JSON.parse(Buffer.from(q.cursor, "base64url").toString())[1]) : 0;
+      const page = rows.slice(start, start + q.limit);
+      const more = start + q.limit < rows.length;
+      return { rows: page, nextCursor: more ? encodeCursor(["offset", String(start + q.limit)]) : null };
+    },
+    async count(_ctx, q) {
+      return { count: all(q).length, approximate: false };
+    },
+    async metrics(_ctx, q, metrics) {
+      const rows = all(q);
+      return Object.fromEntries(
+        metrics.map((m) => [
+          m.key,
+          m.measure === "toolSets" ? new Set(rows.map((r) => r.toolSet)).size : rows.length,
+        ]),
+      );
+    },
+    async series(_ctx, q, chart) {
+      const counts = new Map<string, number>();
+      for (const r of all(q))
+        counts.set(String(r[chart.dimension]), (counts.get(String(r[chart.dimension])) ?? 0) + 1);
+      return [...counts].map(([label, value]) => ({ label, value })).sort((a, b) => b.value - a.value);
+    },
+    async detail(_ctx, id) {
+      const row = all({
+        filters: {},
+        segment: null,
+        sort: { field: "name", direction: "asc" },
+        cursor: null,
+        limit: 1,
+      }).find((r) => r.id === id);
+      return row ? { row } : null;
+    },
+    async *exportRows(_ctx, q) {
+      yield* all(q);
+    },
+  };
+}

@@ -1,0 +1,227 @@
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { Database } from "@/db";
+import { AppError } from "@/lib/errors";
+import type { ChartDef, MetricDef, PageProvider, PageQuery, ProviderContext, Row } from "./types";
+
+type Expr = SQL | PgColumn;
+type Column = PgColumn;
+/** A sortable field: a non-null expression and the SQL type its cursor value is cast to. */
+export type SortField = { expr: Expr; type: "timestamptz" | "numeric" | "integer" | "text" };
+
+export type SqlProviderConfig = {
+  table: PgTable;
+  tenantColumn: Column;
+  idColumn: Expr;
+  /** The row's fields, by the names the page schema uses. */
+  fields: Record<string, Expr>;
+  /** Left joins for display fields (tenant names, user emails), added to row queries only. */
+  joins?: { table: PgTable; on: SQL }[];
+  sorts: Record<string, SortField>;
+  /** f.<field>=value → a condition; an unknown f.<field> is refused with 422. */
+  filters: Record<string, (value: string) => SQL | undefined>;
+  /** f.<field>.from / f.<field>.to (YYYY-MM-DD) → a time range on this column. */
+  dateFilters: Record<string, Expr>;
+  segmentColumn?: Column;
+  /** Measures for metric cards and charts: `count` counts rows, others are summed or averaged. */
+  measures: Record<string, Expr>;
+  /** Chart dimensions: the expression to group by and how to label it. */
+  dimensions: Record<string, Expr>;
+  detail(db: Database, ctx: ProviderContext, id: string): Promise<{ row: Row; events?: Row[] } | null>;
+};
+
+// The select builder, seen only as far as adding left joins goes (its exact type changes with each join).
+type Joinable = { leftJoin(table: PgTable, on: SQL): Joinable };
+
+const COUNT_CAP = 10_000;
+const EXPORT_PAGE = 1_000;
+
+/**
+ * A page provider over one table: tenant-scoped by construction (the super admin's null tenant reads all, with
+ * an optional f.tenantId), keyset pagination on (sort field, id), and separate queries for rows, count,
+ * metrics and series, so the first page never waits on a count.
+ */
+export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConfig): PageProvider {
+  const where = (ctx: ProviderContext, q: PageQuery): SQL | undefined => {
+    const conditions: SQL[] = [];
+    if (ctx.tenantId) conditions.push(eq(config.tenantColumn, ctx.tenantId));
+    else if (!ctx.superAdmin) throw new AppError("forbidden", "choose a tenant first");
+    for (const [key, value] of Object.entries(q.filters)) {
+      if (!value) continue;
+      const dateMatch = key.match(/^(.+)\.(from|to)$/);
+      if (dateMatch) {
+        const column = config.dateFilters[dateMatch[1]!];
+        if (!column) throw badFilter(key);
+        const day = parseDay(key, value);
+        conditions.push(
+          dateMatch[2] === "from"
+            ? sql`${column} >= ${sqlTime(day)}`
+            : sql`${column} < ${sqlTime(addDay(day))}`,
+        );
+        continue;
+      }
+      if (key === "tenantId") {
+        if (ctx.superAdmin && !ctx.tenantId) conditions.push(eq(config.tenantColumn, uuidOr404(value)));
+        continue;
+      }
+      const build = config.filters[key];
+      if (!build) throw badFilter(key);
+      const condition = build(value);
+      if (condition) conditions.push(condition);
+    }
+    if (q.segment && config.segmentColumn) conditions.push(eq(config.segmentColumn, q.segment));
+    return conditions.length ? and(...conditions) : undefined;
+  };
+
+  const sortOf = (q: PageQuery) => {
+    const sort = config.sorts[q.sort.field];
+    if (!sort)
+      throw new AppError("validation_failed", `cannot sort by "${q.sort.field}"`, {
+        fields: { sort: [`sortable: ${Object.keys(config.sorts).join(", ")}`] },
+      });
+    return sort;
+  };
+
+  async function page(ctx: ProviderContext, q: PageQuery) {
+    const sort = sortOf(q);
+    const desc = q.sort.direction === "desc";
+    const conditions = [where(ctx, q)];
+    if (q.cursor) {
+      const [value, id] = decodeCursor(q.cursor);
+      const op = desc ? sql`<` : sql`>`;
+      conditions.push(
+        sql`(${sort.expr}, ${config.idColumn}) ${op} (${value}::${sql.raw(sort.type)}, ${id}::uuid)`,
+      );
+    }
+    const base = (await db()).select(config.fields).from(config.table);
+    let joinable = base as unknown as Joinable;
+    for (const j of config.joins ?? []) joinable = joinable.leftJoin(j.table, j.on);
+    const joined = joinable as unknown as typeof base;
+    const rows = (await joined
+      .where(and(...conditions.filter((c): c is SQL => !!c)))
+      .orderBy(
+        desc
+          ? sql`${sort.expr} desc, ${config.idColumn} desc`
+          : sql`${sort.expr} asc, ${config.idColumn} asc`,
+      )
+      .limit(q.limit + 1)) as Row[];
+    const more = rows.length > q.limit;
+    const visible = rows.slice(0, q.limit).map(serialize);
+    const last = visible[visible.length - 1];
+    const nextCursor = more && last ? encodeCursor([cursorValue(last[q.sort.field]), String(last.id)]) : null;
+    return { rows: visible, nextCursor };
+  }
+
+  return {
+    rows: page,
+    async count(ctx, q) {
+      // Counting stops at a cap: "10,000+" is as useful as an exact number and costs a bounded scan.
+      const [row] = await (await db())
+        .select({ n: sql<number>`count(*)::int` })
+        .from(
+          sql`(select 1 from ${config.table} where ${where(ctx, q) ?? sql`true`} limit ${COUNT_CAP + 1}) as capped`,
+        );
+      const n = Number(row?.n ?? 0);
+      return { count: Math.min(n, COUNT_CAP), approximate: n > COUNT_CAP };
+    },
+    async metrics(ctx, q, metrics: MetricDef[]) {
+      const select = Object.fromEntries(
+        metrics.map((m) => [m.key, aggregate(config, m.measure, m.aggregation)]),
+      );
+      const [row] = await (await db()).select(select).from(config.table).where(where(ctx, q));
+      return Object.fromEntries(Object.entries(row ?? {}).map(([k, v]) => [k, normalize(v)]));
+    },
+    async series(ctx, q, chart: ChartDef) {
+      const dimension = config.dimensions[chart.dimension];
+      if (!dimension) throw new AppError("validation_failed", `unknown chart dimension "${chart.dimension}"`);
+      const value = aggregate(config, chart.measure, chart.aggregation);
+      const base = (await db())
+        .select({ label: sql<string>`coalesce(${dimension}::text, '—')`, value })
+        .from(config.table);
+      let joinable = base as unknown as Joinable;
+      for (const j of config.joins ?? []) joinable = joinable.leftJoin(j.table, j.on);
+      const rows = await (joinable as unknown as typeof base)
+        .where(where(ctx, q))
+        .groupBy(sql`1`)
+        .orderBy(chart.dimension === "day" ? sql`1 asc` : sql`2 desc`)
+        .limit(chart.topN ?? 50);
+      return rows.map((r) => ({ label: String(r.label), value: normalize(r.value) }));
+    },
+    async detail(ctx, id) {
+      return config.detail(await db(), ctx, id);
+    },
+    async *exportRows(ctx, q) {
+      let cursor: string | null = null;
+      do {
+        const result = await page(ctx, { ...q, cursor, limit: EXPORT_PAGE });
+        yield* result.rows;
+        cursor = result.nextCursor;
+      } while (cursor);
+    },
+  };
+}
+
+function aggregate(config: SqlProviderConfig, measure: string, aggregation: MetricDef["aggregation"]) {
+  if (aggregation === "count") return sql<number>`count(*)::int`;
+  const expr = config.measures[measure];
+  if (!expr) throw new AppError("validation_failed", `unknown measure "${measure}"`);
+  return aggregation === "sum"
+    ? sql<string>`coalesce(sum(${expr}), 0)::text`
+    : sql<string>`coalesce(avg(${expr}), 0)::numeric(20,2)::text`;
+}
+
+/** Numeric text stays exact (money); whole numbers become numbers. */
+function normalize(value: unknown): number | string {
+  if (typeof value === "number") return value;
+  const text = String(value ?? "0");
+  if (/^-?\d+$/.test(text) && text.length < 16) return Number(text);
+  return text.includes(".") ? text.replace(/\.?0+$/, "") || "0" : text;
+}
+
+/** Dates as ISO strings and numeric columns as exact strings, ready for JSON. */
+function serialize(row: Row): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
+  return out;
+}
+
+function cursorValue(v: unknown): string {
+  return v instanceof Date ? v.toISOString() : String(v ?? "");
+}
+
+export function encodeCursor(parts: [string, string]): string {
+  return Buffer.from(JSON.stringify(parts)).toString("base64url");
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const parts = JSON.parse(Buffer.from(cursor, "base64url").toString()) as unknown;
+    if (Array.isArray(parts) && parts.length === 2 && parts.every((p) => typeof p === "string"))
+      return parts as [string, string];
+  } catch {}
+  throw new AppError("bad_request", "the page cursor is not valid; start from the first page");
+}
+
+const badFilter = (key: string) =>
+  new AppError("validation_failed", `unknown filter "${key}"`, {
+    fields: { [`f.${key}`]: ["not a filter of this page"] },
+  });
+
+function parseDay(key: string, value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new AppError("validation_failed", `f.${key} must be a date like 2026-11-01`, {
+      fields: { [`f.${key}`]: ["must be YYYY-MM-DD"] },
+    });
+  }
+  return value;
+}
+
+const addDay = (day: string) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+const sqlTime = (day: string) => sql`${`${day}T00:00:00Z`}::timestamptz`;
+
+export function uuidOr404(value: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value))
+    throw new AppError("not_found", "not found");
+  return value;
+}

@@ -1,0 +1,102 @@
+/** The page-schema format: each admin page is one JSON file in schemas/, validated by schemas/page.schema.json. */
+
+export type Localized = { en: string; zh: string };
+export type CellType = "text" | "badge" | "datetime" | "duration" | "tokens" | "money" | "json" | "link";
+export type Format = "number" | "tokens" | "money" | "duration";
+export type Aggregation = "count" | "sum" | "avg";
+
+export type MetricDef = {
+  key: string;
+  label: Localized;
+  measure: string;
+  aggregation: Aggregation;
+  format: Format;
+};
+export type SegmentDef = {
+  field: string;
+  allLabel: Localized;
+  values: { value: string; label: Localized }[];
+};
+export type FilterDef =
+  | { field: string; label: Localized; type: "text" }
+  | { field: string; label: Localized; type: "select"; options: { value: string; label: Localized }[] }
+  | { field: string; label: Localized; type: "daterange" };
+export type ColumnDef = {
+  field: string;
+  label: Localized;
+  cell: CellType;
+  sortable?: boolean;
+  /** For `link` cells: a path with {field} placeholders, e.g. "/dev/agent/audit?turn={id}". */
+  href?: string;
+  /** Only shown to the platform super admin (e.g. the tenant column). */
+  superAdminOnly?: boolean;
+};
+export type DetailDef = {
+  sections: {
+    title: Localized;
+    fields: { field: string; label: Localized; cell: CellType; href?: string }[];
+  }[];
+  /** The detail also lists the row's events (e.g. a turn's audit trail) as a timeline. */
+  events?: { title: Localized };
+};
+export type ChartDef = {
+  key: string;
+  title: Localized;
+  type: "bar" | "line";
+  dimension: string;
+  measure: string;
+  aggregation: Aggregation;
+  format: Format;
+  topN?: number;
+};
+
+export type PageSchema = {
+  key: string;
+  provider: string;
+  /** Who may open the page: "admin" (tenant admins of the active tenant) and/or "super" (the platform super admin). */
+  roles: ("admin" | "super")[];
+  title: Localized;
+  description?: Localized;
+  metrics?: MetricDef[];
+  segments?: SegmentDef;
+  filters?: FilterDef[];
+  columns: ColumnDef[];
+  detail?: DetailDef;
+  charts?: ChartDef[];
+  /** The row field that identifies a row (detail, keyset pagination). */
+  idField: string;
+  defaultSort: { field: string; direction: "asc" | "desc" };
+  pageSize: number;
+};
+
+/** What a page query asks for; parsed from the URL by the route, the same for rows, metrics, series, count, export. */
+export type PageQuery = {
+  /** Filter values by field; daterange filters use `<field>.from` / `<field>.to` (ISO dates). */
+  filters: Record<string, string>;
+  segment: string | null;
+  sort: { field: string; direction: "asc" | "desc" };
+  /** Opaque keyset cursor from the previous page. */
+  cursor: string | null;
+  limit: number;
+};
+
+/** Who asks: a tenant (scoped), or the super admin across all tenants (tenantId null, with the tenant filter). */
+export type ProviderContext = { tenantId: string | null; superAdmin: boolean };
+
+export type Row = Record<string, unknown>;
+
+/** A read-only, tenant-scoped data source for schema pages. */
+export interface PageProvider {
+  rows(ctx: ProviderContext, q: PageQuery): Promise<{ rows: Row[]; nextCursor: string | null }>;
+  count(ctx: ProviderContext, q: PageQuery): Promise<{ count: number; approximate: boolean }>;
+  metrics(ctx: ProviderContext, q: PageQuery, metrics: MetricDef[]): Promise<Record<string, number | string>>;
+  series(
+    ctx: ProviderContext,
+    q: PageQuery,
+    chart: ChartDef,
+  ): Promise<{ label: string; value: number | string }[]>;
+  /** One row and, when the page has them, its events; null when it is not visible to this context. */
+  detail(ctx: ProviderContext, id: string): Promise<{ row: Row; events?: Row[] } | null>;
+  /** Every filtered row, in pages, for the CSV export. */
+  exportRows(ctx: ProviderContext, q: PageQuery): AsyncIterable<Row>;
+}

@@ -1,0 +1,36 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { loadPageSchemas, PageSchemaError, parsePageSchema } from "@/lib/schema-pages/load";
+
+const providers = ["agentTurns", "agentAudit", "agentCost", "toolCatalog"];
+
+describe("page schemas", () => {
+  it("every schema file in schemas/ validates", () => {
+    const pages = loadPageSchemas(providers);
+    expect([...pages.keys()].sort()).toEqual(["agent-audit", "agent-cost", "agent-tools", "agent-turns"]);
+  });
+
+  it("a broken file is refused with the file and the field named", () => {
+    const good = JSON.parse(readFileSync("schemas/agent-turns.schema.json", "utf8"));
+    const broken = structuredClone(good);
+    broken.columns[2].cell = "sparkline";
+    expect(() => parsePageSchema(broken, "schemas/agent-turns.schema.json", providers)).toThrow(
+      /^schemas\/agent-turns\.schema\.json: columns\[2\]\.cell must be one of "text", "badge"/,
+    );
+    const noTitle = structuredClone(good);
+    delete noTitle.title.zh;
+    expect(() => parsePageSchema(noTitle, "x/agent-turns.schema.json", providers)).toThrow(
+      /title\.zh is required/,
+    );
+    expect(() =>
+      parsePageSchema({ ...good, provider: "nope" }, "x/agent-turns.schema.json", providers),
+    ).toThrow(PageSchemaError);
+    expect(() =>
+      parsePageSchema(
+        { ...good, defaultSort: { field: "zzz", direction: "asc" } },
+        "x/agent-turns.schema.json",
+        providers,
+      ),
+    ).toThrow(/defaultSort\.field is "zzz"/);
+  });
+});
