@@ -6,6 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import postgres from "postgres";
+import { databaseOptionsFromEnv, openDatabase } from "../db/client";
+import { prepareDatabase } from "../db/migrate";
+import { generateSampleHistory } from "../lib/governance/sample-data";
 import { startFakeOpenAI } from "../tests/fakes/openai";
 
 const port = process.env.E2E_PORT ?? "3100";
@@ -65,6 +68,15 @@ if (adminUrl) {
   delete env.DATABASE_URL;
   env.PGLITE_DIR = path.join(work, "pglite");
 }
+
+// A known sample history (deterministic), so the admin pages have rows, segments and charts to show.
+const handle = await openDatabase(databaseOptionsFromEnv(env));
+await prepareDatabase(handle, { seedDemo: true });
+await generateSampleHistory(handle.db, handle.kind, {
+  turns: Number(process.env.E2E_SAMPLE_TURNS ?? 400),
+  seed: 7,
+});
+await handle.close();
 
 const server = spawn("npx", ["next", "start", "-p", port], { env, stdio: "inherit" });
 let stopping = false;
