@@ -27,6 +27,9 @@ export function setDatabaseForTests(handle: DatabaseHandle | undefined): void {
 
 async function startDatabase(): Promise<DatabaseHandle> {
   const handle = await openDatabase(databaseOptionsFromEnv());
-  await prepareDatabase(handle, { seedDemo: process.env.SEED_DEMO !== "0" });
+  await prepareDatabase(handle, {
+    seedDemo: process.env.SEED_DEMO !== "0",
+    sampleTurns: Number(process.env.SEED_SAMPLE_TURNS ?? 2000),
+  });
   return handle;
 }

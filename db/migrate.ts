@@ -28,13 +28,18 @@ export async function migrateDatabase(handle: DatabaseHandle, dir = MIGRATIONS_D
  */
 export async function prepareDatabase(
   handle: DatabaseHandle,
-  opts: { seedDemo: boolean },
+  opts: { seedDemo: boolean; sampleTurns?: number },
 ): Promise<{ seeded: boolean }> {
   return handle.withAdvisoryLock(MIGRATION_LOCK_ID, async () => {
     await applyMigrations(handle, MIGRATIONS_DIR);
     if (!opts.seedDemo) return { seeded: false };
     const seeded = await seedDemo(handle.db);
     await seedDemoOrders(handle.db);
+    // A fresh demo install gets a month of sample usage, so the admin pages are full from the first visit.
+    if (seeded && (opts.sampleTurns ?? 0) > 0) {
+      const { generateSampleHistory } = await import("@/lib/governance/sample-data");
+      await generateSampleHistory(handle.db, handle.kind, { turns: opts.sampleTurns ?? 0, seed: 7 });
+    }
     return { seeded };
   });
 }

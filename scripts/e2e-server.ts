@@ -8,7 +8,6 @@ import path from "node:path";
 import postgres from "postgres";
 import { databaseOptionsFromEnv, openDatabase } from "../db/client";
 import { prepareDatabase } from "../db/migrate";
-import { generateSampleHistory } from "../lib/governance/sample-data";
 import { startFakeOpenAI } from "../tests/fakes/openai";
 
 const port = process.env.E2E_PORT ?? "3100";
@@ -71,11 +70,7 @@ if (adminUrl) {
 
 // A known sample history (deterministic), so the admin pages have rows, segments and charts to show.
 const handle = await openDatabase(databaseOptionsFromEnv(env));
-await prepareDatabase(handle, { seedDemo: true });
-await generateSampleHistory(handle.db, handle.kind, {
-  turns: Number(process.env.E2E_SAMPLE_TURNS ?? 400),
-  seed: 7,
-});
+await prepareDatabase(handle, { seedDemo: true, sampleTurns: Number(process.env.E2E_SAMPLE_TURNS ?? 400) });
 await handle.close();
 
 const server = spawn("npx", ["next", "start", "-p", port], { env, stdio: "inherit" });

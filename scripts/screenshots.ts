@@ -104,7 +104,66 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
   ["home-dark", "multi@tollgate.test", { colorScheme: "dark" }, async () => undefined],
   ["home-zh", "root@tollgate.test", { locale: "zh" }, async () => undefined],
   ["forbidden", "member@acme.test", {}, async (p: Page) => p.goto(`${base}/dev/agent/turns`)],
-  ["admin-turns", "root@tollgate.test", {}, async (p: Page) => p.goto(`${base}/dev/agent/turns`)],
+  [
+    "admin-turns",
+    "admin@acme.test",
+    { height: 1000 },
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/turns`);
+      await p.getByTestId("data-row").first().waitFor();
+      await p.getByTestId("row-count").waitFor();
+    },
+  ],
+  [
+    "admin-turns-detail",
+    "admin@acme.test",
+    { height: 1000 },
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/turns?segment=failed`);
+      await p.getByTestId("data-row").first().click();
+      await p.getByTestId("detail-event").first().waitFor();
+    },
+  ],
+  [
+    "admin-audit",
+    "root@tollgate.test",
+    { height: 1000 },
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/audit`);
+      await p.getByTestId("data-row").first().waitFor();
+    },
+  ],
+  [
+    "admin-cost",
+    "admin@acme.test",
+    { height: 1300 },
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/cost`);
+      await p.locator(".recharts-bar-rectangle").first().waitFor();
+      await p.waitForTimeout(800);
+    },
+  ],
+  [
+    "admin-tools",
+    "admin@globex.test",
+    { height: 1000 },
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/tools`);
+      await p.getByTestId("data-row").first().waitFor();
+    },
+  ],
+  [
+    "admin-cost-zh-dark",
+    "multi@tollgate.test",
+    { height: 1300, locale: "zh", colorScheme: "dark" },
+    async (p: Page) => {
+      await p.getByTestId("tenant-switcher").selectOption({ label: "Globex" });
+      await p.waitForTimeout(500);
+      await p.goto(`${base}/dev/agent/cost`);
+      await p.locator(".recharts-bar-rectangle").first().waitFor();
+      await p.waitForTimeout(800);
+    },
+  ],
   ["home-mobile", "multi@tollgate.test", { width: 360, height: 740 }, async () => undefined],
 ];
 
