@@ -93,11 +93,7 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
         sql`(${sort.expr}, ${config.idColumn}) ${op} (${value}::${sql.raw(sort.type)}, ${id}::uuid)`,
       );
     }
-    const base = (await db()).select(config.fields).from(config.table);
-    let joinable = base as unknown as Joinable;
-    for (const j of config.joins ?? []) joinable = joinable.leftJoin(j.table, j.on);
-    const joined = joinable as unknown as typeof base;
-    const rows = (await joined
+    const rows = (await withJoins(config, (await db()).select(config.fields).from(config.table))
       .where(and(...conditions.filter((c): c is SQL => !!c)))
       .orderBy(
         desc
@@ -138,9 +134,7 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       const base = (await db())
         .select({ label: sql<string>`coalesce(${dimension}::text, '—')`, value })
         .from(config.table);
-      let joinable = base as unknown as Joinable;
-      for (const j of config.joins ?? []) joinable = joinable.leftJoin(j.table, j.on);
-      const rows = await (joinable as unknown as typeof base)
+      const rows = await withJoins(config, base)
         .where(where(ctx, q))
         .groupBy(sql`1`)
         .orderBy(chart.dimension === "day" ? sql`1 asc` : sql`2 desc`)
@@ -159,6 +153,13 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       } while (cursor);
     },
   };
+}
+
+/** Adds the config's left joins to a select (its builder type changes with each join; the result keeps its shape). */
+function withJoins<B>(config: SqlProviderConfig, builder: B): B {
+  let joinable = builder as unknown as Joinable;
+  for (const j of config.joins ?? []) joinable = joinable.leftJoin(j.table, j.on);
+  return joinable as unknown as B;
 }
 
 function aggregate(config: SqlProviderConfig, measure: string, aggregation: MetricDef["aggregation"]) {
