@@ -261,6 +261,8 @@ export const sysAgentTurn = pgTable(
   (t) => [
     index("sys_agent_turn_tenant_started_idx").on(t.tenantId, t.startedAt),
     index("sys_agent_turn_tenant_status_idx").on(t.tenantId, t.status, t.startedAt),
+    // The status segment with the model filter, the ledger's most common combination.
+    index("sys_agent_turn_tenant_status_model_idx").on(t.tenantId, t.status, t.servedModel, t.startedAt),
     index("sys_agent_turn_started_idx").on(t.startedAt),
     index("sys_agent_turn_running_idx").on(t.status, t.startedAt),
   ],
@@ -295,6 +297,8 @@ export const sysAgentAudit = pgTable(
   (t) => [
     uniqueIndex("sys_agent_audit_turn_seq_idx").on(t.turnId, t.seq),
     index("sys_agent_audit_tenant_created_idx").on(t.tenantId, t.createdAt),
+    // The event-type segment: without it a rare or absent type scans the whole range (bench: 472 ms → 1 ms).
+    index("sys_agent_audit_tenant_type_created_idx").on(t.tenantId, t.type, t.createdAt),
     index("sys_agent_audit_created_idx").on(t.createdAt),
   ],
 );

@@ -24,8 +24,6 @@ export type SampleOptions = {
   tenants?: SampleTenant[];
   /** Turns per INSERT statement (default 5,000 on Postgres, 1,000 on PGlite). */
   batchSize?: number;
-  /** Batches inserted at once (default 2 on Postgres, 1 on PGlite). */
-  parallel?: number;
 };
 export type SampleResult = { turns: number; auditEvents: number; rollupRows: number };
 
@@ -33,19 +31,20 @@ export type SampleResult = { turns: number; auditEvents: number; rollupRows: num
 
 /** sfc32: fast, small, good enough for synthetic data, and the same sequence everywhere for a seed. */
 class Rng {
-  private s: [number, number, number, number];
+  private a = 0x9e3779b9;
+  private b = 0x243f6a88;
+  private c = 0xb7e15162;
+  private d: number;
   constructor(seed: number) {
-    this.s = [0x9e3779b9, 0x243f6a88, 0xb7e15162, seed >>> 0];
+    this.d = seed >>> 0;
     for (let i = 0; i < 16; i++) this.next();
   }
   next(): number {
-    let [a, b, c, d] = this.s;
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (((c << 21) | (c >>> 11)) + t) | 0;
-    this.s = [a, b, c, d];
+    const t = (((this.a + this.b) | 0) + this.d) | 0;
+    this.d = (this.d + 1) | 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) | 0;
+    this.c = (((this.c << 21) | (this.c >>> 11)) + t) | 0;
     return (t >>> 0) / 4294967296;
   }
   int(lo: number, hi: number): number {
@@ -369,17 +368,16 @@ export async function generateSampleHistory(
   const rollupKeys = new Set<string>();
   let turns: TurnRow[] = [];
   let audit: AuditRow[] = [];
-  // Postgres runs two batches at once while Node generates the next (a core each); PGlite has one connection.
-  const inFlight: Promise<void>[] = [];
-  const maxInFlight = opts.parallel ?? 1;
+  // One batch in the database while Node generates the next: a core each. (Two batches at once measured
+  // slower on two cores: the second competes with Node for CPU.)
+  let pending: Promise<void> = Promise.resolve();
   const flush = async () => {
+    await pending;
     if (!turns.length) return;
-    while (inFlight.length >= maxInFlight) await inFlight.shift();
     // .then starts the query now (Drizzle's query is lazy: awaiting it twice would run it twice).
-    const running = db.execute(insertBatch(turns, audit)).then(() => undefined);
-    // A failure surfaces when this promise is awaited; until then it must not count as unhandled.
-    running.catch(() => undefined);
-    inFlight.push(running);
+    pending = db.execute(insertBatch(turns, audit)).then(() => undefined);
+    // A failure surfaces at the next `await pending`; until then it must not count as unhandled.
+    pending.catch(() => undefined);
     result.turns += turns.length;
     result.auditEvents += audit.length;
     turns = [];
@@ -398,8 +396,8 @@ export async function generateSampleHistory(
     if (turns.length >= batchSize) await flush();
   }
   await flush();
-  // Every batch is awaited, so one failure rejects the call (earlier batches stay, each whole).
-  for (const running of inFlight) await running;
+  // A failure rejects the call; the batches before it stay, each whole.
+  await pending;
   result.rollupRows = rollupKeys.size;
   return result;
 }
@@ -649,9 +647,10 @@ class HistoryGenerator {
       stopInTool = stopRound <= rounds.length && rng.chance(0.6);
       rounds.length = stopInTool ? stopRound : stopRound - 1;
     }
-    const twoCandidates = route.candidates.length > 1;
     if (!stopInTool) {
-      const fallback = twoCandidates && (failure ? failure !== "stream_interrupted" : rng.chance(0.04));
+      // Fallback happens before the first token: never after a stream broke, always when every candidate failed.
+      const fallback =
+        route.candidates.length > 1 && (failure ? failure !== "stream_interrupted" : rng.chance(0.04));
       rounds.push({ calls: [], answer: true, fallback });
     }
 
@@ -738,9 +737,13 @@ class HistoryGenerator {
         const refused = !cancelled && tool.guarded === true && rng.chance(0.15);
         const failed =
           !cancelled && !refused && rng.chance(tool.failRate) ? rng.pick(tool.failures) : undefined;
-        const durationMs =
-          cancelled || refused ? rng.int(0, 3) : (failed?.ms ?? rng.int(tool.ms[0], tool.ms[1]));
-        slowest = Math.max(slowest, cancelled ? rng.int(500, 6_000) : durationMs);
+        // A cancelled call ran until Stop; a refused one never ran; a timed-out one ran for its whole timeout.
+        const durationMs = cancelled
+          ? rng.int(500, 6_000)
+          : refused
+            ? rng.int(0, 3)
+            : (failed?.ms ?? rng.int(tool.ms[0], tool.ms[1]));
+        slowest = Math.max(slowest, durationMs);
         let error: string | undefined;
         let result: unknown;
         if (cancelled) [error, result] = ["cancelled", { error: "cancelled" }];

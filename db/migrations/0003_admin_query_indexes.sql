@@ -1,0 +1,2 @@
+CREATE INDEX "sys_agent_audit_tenant_type_created_idx" ON "sys_agent_audit" USING btree ("tenant_id","type","created_at");--> statement-breakpoint
+CREATE INDEX "sys_agent_turn_tenant_status_model_idx" ON "sys_agent_turn" USING btree ("tenant_id","status","served_model","started_at");
