@@ -234,6 +234,8 @@ export const sysAgentTurn = pgTable(
     // No foreign key: the ledger outlives a deleted conversation.
     conversationId: uuid("conversation_id"),
     source: text("source", { enum: ["drawer", "api", "schedule"] }).notNull(),
+    // The API key of an API call (no foreign key: revoked or deleted keys keep their history).
+    apiKeyId: uuid("api_key_id"),
     requestedModel: text("requested_model").notNull(),
     servedProvider: text("served_provider"),
     servedAdapter: text("served_adapter"),
@@ -329,3 +331,27 @@ export const usageDaily = pgTable(
     index("usage_daily_day_idx").on(t.day),
   ],
 );
+
+// --- API -----------------------------------------------------------------------------------------------------
+
+// Tenant API keys for /v1: only a SHA-256 of the secret is stored (the secret is random, so no slow hash is needed).
+export const apiKey = pgTable(
+  "api_key",
+  {
+    id: id(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenant.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    secretHash: text("secret_hash").notNull().unique(),
+    createdBy: uuid("created_by")
+      .notNull()
+      .references(() => appUser.id),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [index("api_key_tenant_idx").on(t.tenantId, t.createdAt)],
+);
+export type ApiKey = typeof apiKey.$inferSelect;

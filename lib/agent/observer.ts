@@ -6,8 +6,10 @@ export type TurnStart = {
   turnId: string;
   tenantId: string;
   userId: string;
-  conversationId: string;
+  /** null for API calls, which have no conversation. */
+  conversationId: string | null;
   source: TurnSource;
+  apiKeyId?: string;
   requestedModel: string;
   message: string;
   toolsOffered: string[];

@@ -32,6 +32,7 @@ export class GovernanceRecorder implements TurnObserver {
         userId: turn.userId,
         conversationId: turn.conversationId,
         source: turn.source,
+        apiKeyId: turn.apiKeyId ?? null,
         requestedModel: turn.requestedModel,
         startedAt: turn.startedAt,
         status: "running",

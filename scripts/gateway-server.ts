@@ -1,0 +1,25 @@
+/**
+ * The lean gateway: serves the /v1 handler from plain Node (no Next) on GATEWAY_PORT (default 3001), with the
+ * app's configuration and database, for deployments that need throughput.   npm run gateway
+ */
+import { createServer } from "node:http";
+import { getDatabase } from "@/db";
+import { getGateway } from "@/lib/gateway";
+import { log } from "@/lib/log";
+import { v1Handler } from "@/lib/v1";
+import { serveFetchHandler } from "./serve";
+
+const port = Number(process.env.GATEWAY_PORT ?? 3001);
+try {
+  getGateway();
+  await getDatabase();
+} catch (error) {
+  process.stderr.write(
+    `Tollgate gateway cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+}
+const server = createServer(serveFetchHandler(v1Handler()));
+server.listen(port, "0.0.0.0", () => log.info({ port }, "tollgate lean gateway listening"));
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => server.close(() => process.exit(0)));
