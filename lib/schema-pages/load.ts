@@ -42,12 +42,13 @@ export function parsePageSchema(raw: unknown, file: string, providers: readonly 
 /** Every page schema in schemas/, validated; the first bad file stops the load with its name and field. */
 export function loadPageSchemas(providers: readonly string[], dir = SCHEMAS_DIR): Map<string, PageSchema> {
   const pages = new Map<string, PageSchema>();
-  for (const name of readdirSync(dir).sort()) {
+  // The page files are read at run time from schemas/; the bundler must not trace the whole project for them.
+  for (const name of readdirSync(/*turbopackIgnore: true*/ dir).sort()) {
     if (!name.endsWith(".schema.json") || NOT_PAGES.has(name)) continue;
-    const file = path.join(dir, name);
+    const file = path.join(/*turbopackIgnore: true*/ dir, name);
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(file, "utf8"));
+      raw = JSON.parse(readFileSync(/*turbopackIgnore: true*/ file, "utf8"));
     } catch (error) {
       throw new PageSchemaError(`${file}: not valid JSON (${(error as Error).message})`);
     }
