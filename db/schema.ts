@@ -60,15 +60,21 @@ export const appUser = pgTable(
 );
 export type AppUser = typeof appUser.$inferSelect;
 
+// Most tables belong to a tenant (and many to a user); deleting the tenant or user deletes their rows.
+const tenantRef = () =>
+  uuid("tenant_id")
+    .notNull()
+    .references(() => tenant.id, { onDelete: "cascade" });
+const userRef = () =>
+  uuid("user_id")
+    .notNull()
+    .references(() => appUser.id, { onDelete: "cascade" });
+
 export const membership = pgTable(
   "membership",
   {
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenant.id, { onDelete: "cascade" }),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => appUser.id, { onDelete: "cascade" }),
+    tenantId: tenantRef(),
+    userId: userRef(),
     role: membershipRole("role").notNull().default("member"),
     createdAt: createdAt(),
   },
@@ -91,12 +97,8 @@ export const agentMemory = pgTable(
   "agent_memory",
   {
     id: id(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenant.id, { onDelete: "cascade" }),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => appUser.id, { onDelete: "cascade" }),
+    tenantId: tenantRef(),
+    userId: userRef(),
     note: text("note").notNull(),
     createdAt: createdAt(),
   },
@@ -109,12 +111,8 @@ export const agentSchedule = pgTable(
   "agent_schedule",
   {
     id: id(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenant.id, { onDelete: "cascade" }),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => appUser.id, { onDelete: "cascade" }),
+    tenantId: tenantRef(),
+    userId: userRef(),
     conversationId: uuid("conversation_id").notNull(),
     cron: text("cron").notNull(),
     timeZone: text("time_zone").notNull().default("UTC"),
@@ -140,9 +138,7 @@ export const demoOrder = pgTable(
   "demo_order",
   {
     id: id(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenant.id, { onDelete: "cascade" }),
+    tenantId: tenantRef(),
     number: text("number").notNull(),
     customer: text("customer").notNull(),
     status: text("status", { enum: ["open", "shipped", "delivered", "cancelled"] }).notNull(),
@@ -162,12 +158,8 @@ export const sysAgentSession = pgTable(
   "sys_agent_session",
   {
     id: id(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenant.id, { onDelete: "cascade" }),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => appUser.id, { onDelete: "cascade" }),
+    tenantId: tenantRef(),
+    userId: userRef(),
     title: text("title").notNull().default("New conversation"),
     model: text("model"),
     createdAt: createdAt(),
@@ -339,9 +331,7 @@ export const apiKey = pgTable(
   "api_key",
   {
     id: id(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenant.id, { onDelete: "cascade" }),
+    tenantId: tenantRef(),
     name: text("name").notNull(),
     prefix: text("prefix").notNull(),
     secretHash: text("secret_hash").notNull().unique(),
