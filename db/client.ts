@@ -73,36 +73,36 @@ async function openPostgres(url: string, max = 10): Promise<DatabaseHandle> {
     kind: "postgres",
     db,
     label,
-    async withAdvisoryLock(lockId, fn) {
-      // Session-level lock on one reserved connection, so the work itself may use any pooled connection.
-      const conn = await client.reserve();
-      try {
-        await conn`select pg_advisory_lock(${lockId})`;
-        try {
-          return await fn();
-        } finally {
-          await conn`select pg_advisory_unlock(${lockId})`;
-        }
-      } finally {
-        conn.release();
-      }
-    },
-    async tryAdvisoryLock(lockId, fn) {
-      const conn = await client.reserve();
-      try {
-        const [row] = await conn<{ ok: boolean }[]>`select pg_try_advisory_lock(${lockId}) as ok`;
-        if (!row?.ok) return null;
-        try {
-          return await fn();
-        } finally {
-          await conn`select pg_advisory_unlock(${lockId})`;
-        }
-      } finally {
-        conn.release();
-      }
-    },
+    // Session-level locks on one reserved connection, so the work itself may use any pooled connection.
+    withAdvisoryLock: async (lockId, fn) =>
+      (await lockedOn(client, lockId, true, fn)) as Awaited<ReturnType<typeof fn>>,
+    tryAdvisoryLock: (lockId, fn) => lockedOn(client, lockId, false, fn),
     close: () => client.end({ timeout: 5 }),
   };
+}
+
+/** Runs `fn` holding advisory lock `lockId` (waiting for it, or giving up at once with null when `wait` is false). */
+async function lockedOn<T>(
+  client: Sql,
+  lockId: number,
+  wait: boolean,
+  fn: () => Promise<T>,
+): Promise<T | null> {
+  const conn = await client.reserve();
+  try {
+    if (wait) await conn`select pg_advisory_lock(${lockId})`;
+    else {
+      const [row] = await conn<{ ok: boolean }[]>`select pg_try_advisory_lock(${lockId}) as ok`;
+      if (!row?.ok) return null;
+    }
+    try {
+      return await fn();
+    } finally {
+      await conn`select pg_advisory_unlock(${lockId})`;
+    }
+  } finally {
+    conn.release();
+  }
 }
 
 async function openPglite(dataDir?: string): Promise<DatabaseHandle> {

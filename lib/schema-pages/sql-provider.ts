@@ -2,6 +2,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "@/db";
 import { AppError } from "@/lib/errors";
+import { normalizeDecimal } from "@/lib/governance/meter";
 import type { ChartDef, MetricDef, PageProvider, PageQuery, ProviderContext, Row } from "./types";
 
 type Expr = SQL | PgColumn;
@@ -176,7 +177,7 @@ function normalize(value: unknown): number | string {
   if (typeof value === "number") return value;
   const text = String(value ?? "0");
   if (/^-?\d+$/.test(text) && text.length < 16) return Number(text);
-  return text.includes(".") ? text.replace(/\.?0+$/, "") || "0" : text;
+  return normalizeDecimal(text);
 }
 
 /** Dates as ISO strings and numeric columns as exact strings, ready for JSON. */

@@ -5,7 +5,7 @@ import type { TurnObserver } from "@/lib/agent/observer";
 import { findApiKey, type ResolvedKey } from "@/lib/api-keys";
 import { GatewayError } from "@/lib/gateway/errors";
 import type { Gateway } from "@/lib/gateway/gateway";
-import type { Stamp } from "@/lib/gateway/types";
+import { type Stamp, ZERO_USAGE } from "@/lib/gateway/types";
 import { log } from "@/lib/log";
 import {
   type ChatCompletionRequest,
@@ -257,13 +257,7 @@ function summaryOf(
     servedModel: stamp?.servedModel ?? null,
     fallbackIndex: stamp?.fallbackIndex ?? null,
     attempts: stamp?.attempts ?? [],
-    usage: stamp?.usage ?? {
-      inputTokens: 0,
-      cachedInputTokens: 0,
-      cacheWriteTokens: 0,
-      outputTokens: 0,
-      reasoningTokens: 0,
-    },
+    usage: stamp?.usage ?? ZERO_USAGE,
     cost: stamp?.cost ?? null,
     rounds: 1,
     toolTrace: [],

@@ -2,6 +2,7 @@ import { and, desc, eq, ilike } from "drizzle-orm";
 import { z } from "zod";
 import { type Database, getDb } from "@/db";
 import { agentMemory } from "@/db/schema";
+import { likeContains } from "@/lib/sql-text";
 import { defineTool, StaticToolSet } from "../tool";
 
 const MAX_NOTES_PER_USER = 200;
@@ -49,7 +50,7 @@ export function memoryToolSet(database: () => Promise<Database> = getDb): Static
       const rows = await db
         .select({ id: agentMemory.id, note: agentMemory.note, createdAt: agentMemory.createdAt })
         .from(agentMemory)
-        .where(query ? and(scope, ilike(agentMemory.note, `%${query.replace(/[%_\\]/g, "\\$&")}%`)) : scope)
+        .where(query ? and(scope, ilike(agentMemory.note, likeContains(query))) : scope)
         .orderBy(desc(agentMemory.createdAt))
         .limit(limit ?? 20);
       return { notes: rows.map((r) => ({ id: r.id, note: r.note, savedAt: r.createdAt.toISOString() })) };

@@ -2,6 +2,7 @@ import { and, asc, eq, ilike } from "drizzle-orm";
 import { z } from "zod";
 import { type Database, getDb } from "@/db";
 import { demoOrder } from "@/db/schema";
+import { likeContains } from "@/lib/sql-text";
 import { defineTool, StaticToolSet } from "../tool";
 
 const STATUSES = ["open", "shipped", "delivered", "cancelled"] as const;
@@ -30,7 +31,7 @@ export function ordersToolSet(database: () => Promise<Database> = getDb): Static
       const db = await database();
       const conditions = [eq(demoOrder.tenantId, ctx.tenantId)];
       if (status) conditions.push(eq(demoOrder.status, status));
-      if (customer) conditions.push(ilike(demoOrder.customer, `%${customer.replace(/[%_\\]/g, "\\$&")}%`));
+      if (customer) conditions.push(ilike(demoOrder.customer, likeContains(customer)));
       const rows = await db
         .select()
         .from(demoOrder)

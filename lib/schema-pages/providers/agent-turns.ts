@@ -1,11 +1,11 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
+import { likeContains } from "@/lib/sql-text";
 import { sqlProvider, uuidOr404 } from "../sql-provider";
 import type { PageProvider, ProviderContext } from "../types";
 
 const t = sysAgentTurn;
-export const escapeLike = (s: string) => s.replace(/[%_\\]/g, "\\$&");
 
 const fields = {
   id: t.id,
@@ -60,8 +60,7 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       servedModel: (v) => eq(t.servedModel, v),
       servedAdapter: (v) => eq(t.servedAdapter, v),
       source: (v) => eq(t.source, v as "drawer"),
-      user: (v) =>
-        inArray(t.userId, sql`(select id from app_user where email ilike ${`%${escapeLike(v)}%`})`),
+      user: (v) => inArray(t.userId, sql`(select id from app_user where email ilike ${likeContains(v)})`),
       conversationId: (v) => eq(t.conversationId, uuidOr404(v)),
       // A tool's exact name: containment on the jsonb trace.
       tool: (v) => sql`${t.toolTrace} @> ${JSON.stringify([{ name: v.trim() }])}::jsonb`,
