@@ -150,6 +150,9 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     async (p: Page) => {
       await p.goto(`${base}/dev/agent/tools`);
       await p.getByTestId("data-row").first().waitFor();
+      // The chart's series arrives after the rows.
+      await p.locator(".recharts-bar-rectangle").first().waitFor();
+      await p.waitForTimeout(800);
     },
   ],
   [
