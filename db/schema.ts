@@ -38,6 +38,9 @@ export const tenant = pgTable("tenant", {
   disabled: boolean("disabled").notNull().default(false),
   // How long ledger, audit and rollup rows are kept; conversations are never deleted by retention.
   retentionDays: integer("retention_days").notNull().default(90),
+  // The response cache: the model aliases whose exact repeats are answered from the cache, and for how long.
+  cacheAliases: jsonb("cache_aliases").$type<string[]>().notNull().default([]),
+  cacheTtlSeconds: integer("cache_ttl_seconds").notNull().default(3600),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -251,6 +254,8 @@ export const sysAgentTurn = pgTable(
     status: text("status", { enum: TURN_STATUSES }).notNull().default("running"),
     errorClass: text("error_class"),
     errorMessage: text("error_message"),
+    // How many of the turn's model calls were answered from the response cache (at no cost).
+    cacheHits: integer("cache_hits").notNull().default(0),
   },
   (t) => [
     index("sys_agent_turn_tenant_started_idx").on(t.tenantId, t.startedAt),
@@ -345,3 +350,58 @@ export const apiKey = pgTable(
   (t) => [index("api_key_tenant_idx").on(t.tenantId, t.createdAt)],
 );
 export type ApiKey = typeof apiKey.$inferSelect;
+
+// --- The request pipeline ------------------------------------------------------------------------------------
+
+export const LIMIT_SCOPES = ["tenant", "key", "user"] as const;
+export type LimitScope = (typeof LIMIT_SCOPES)[number];
+
+// Rate limits and budgets of a tenant, of one of its API keys, or of one of its users (drawer turns). A null
+// column is no limit. Budgets are USD per UTC day and month: past the soft one a call is let through with a
+// warning, past the hard one it is refused.
+export const usageLimit = pgTable(
+  "usage_limit",
+  {
+    tenantId: tenantRef(),
+    scope: text("scope", { enum: LIMIT_SCOPES }).notNull(),
+    // The tenant's id for the tenant scope, else the key's or the user's id.
+    subjectId: uuid("subject_id").notNull(),
+    requestsPerMinute: integer("requests_per_minute"),
+    tokensPerMinute: integer("tokens_per_minute"),
+    dailySoftUsd: numeric("daily_soft_usd", { precision: 20, scale: 10 }),
+    dailyHardUsd: numeric("daily_hard_usd", { precision: 20, scale: 10 }),
+    monthlySoftUsd: numeric("monthly_soft_usd", { precision: 20, scale: 10 }),
+    monthlyHardUsd: numeric("monthly_hard_usd", { precision: 20, scale: 10 }),
+    updatedAt: updatedAt(),
+    updatedBy: uuid("updated_by"),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.scope, t.subjectId] })],
+);
+export type UsageLimit = typeof usageLimit.$inferSelect;
+
+// Shared counters (requests and tokens per minute window, USD spent and reserved per day and month, in
+// nano-dollars) when no REDIS_URL is set. Keys name their window, so a new window is a new row.
+export const usageCounter = pgTable(
+  "usage_counter",
+  {
+    tenantId: uuid("tenant_id").notNull(),
+    key: text("key").notNull(),
+    value: bigint("value", { mode: "number" }).notNull().default(0),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index("usage_counter_expires_idx").on(t.expiresAt)],
+);
+
+// Exact-match response cache when no REDIS_URL is set: the hash of the request, per tenant.
+export const responseCache = pgTable(
+  "response_cache",
+  {
+    tenantId: uuid("tenant_id").notNull(),
+    key: text("key").notNull(),
+    model: text("model").notNull(),
+    response: jsonb("response").$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index("response_cache_expires_idx").on(t.expiresAt)],
+);

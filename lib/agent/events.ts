@@ -1,4 +1,5 @@
 import type { Stamp, ToolCall, Usage } from "@/lib/gateway/types";
+import type { GuardrailCode } from "@/lib/pipeline/types";
 
 export type TurnStatus = "success" | "failed" | "stopped" | "limit";
 
@@ -27,6 +28,8 @@ export type TurnSummary = {
   toolTrace: ToolTraceEntry[];
   timeToFirstTokenMs: number | null;
   latencyMs: number;
+  /** Model calls of the turn answered from the response cache. */
+  cacheHits?: number;
   error?: { class: string; message: string };
 };
 
@@ -41,7 +44,13 @@ export type AgentEvent =
       code: "fallback" | "loop_limit" | "tools_unavailable" | "repeated_call";
       message: string;
     }
-  | { type: "guardrail"; code: "tool_not_allowed"; tool: string; message: string }
+  | {
+      type: "guardrail";
+      /** tool_not_allowed: a tool refused to this user; the others come from the request pipeline. */
+      code: "tool_not_allowed" | GuardrailCode;
+      tool?: string;
+      message: string;
+    }
   | { type: "message"; content: string; data?: Record<string, unknown> }
   | { type: "error"; class: string; message: string }
   | { type: "done"; summary: TurnSummary };

@@ -3,6 +3,7 @@ import { getGateway } from "@/lib/gateway";
 import { DrizzleConversationStore } from "@/lib/governance/conversations";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
 import { log } from "@/lib/log";
+import { getPipeline } from "@/lib/pipeline";
 import type { ConversationStore } from "./conversation";
 import { ToolRegistry } from "./registry";
 import { Scheduler } from "./scheduler";
@@ -42,7 +43,9 @@ export function getAgentRuntime(): AgentRuntime {
     .register(memoryToolSet())
     .register(ordersToolSet())
     .register(webToolSetFromEnv());
-  const subagent = { gateway, registry: subRegistry };
+  // Every model call, the sub-agents' too, goes through the request pipeline (cache, rate limits, budgets).
+  const pipeline = getPipeline();
+  const subagent = { gateway, pipeline, registry: subRegistry };
   const tasks = new TaskManager(store, {
     research: {
       description: "a sub-agent works on the instructions in the background and reports back",
@@ -59,7 +62,13 @@ export function getAgentRuntime(): AgentRuntime {
     .register(tasksToolSet(tasks))
     .register(new ClockToolSet());
   // Every turn leaves a ledger row and an audit trail.
-  const agent = new AgentService({ gateway, registry, store, observer: new GovernanceRecorder(getDb) });
+  const agent = new AgentService({
+    gateway,
+    pipeline,
+    registry,
+    store,
+    observer: new GovernanceRecorder(getDb),
+  });
   const scheduler = new Scheduler({
     db: getDb,
     agent,

@@ -12,6 +12,8 @@ import {
 } from "@/lib/gateway/types";
 import { countFailure } from "@/lib/governance/health";
 import { log } from "@/lib/log";
+import type { Pipeline } from "@/lib/pipeline/pipeline";
+import type { PipelineEvent } from "@/lib/pipeline/types";
 import {
   type ConversationStore,
   cancelledResult,
@@ -70,6 +72,8 @@ export class AgentService {
       registry: ToolRegistry;
       store: ConversationStore;
       observer?: TurnObserver;
+      /** The request pipeline (cache, rate limits, budgets); without it calls go straight to the gateway. */
+      pipeline?: Pipeline;
     },
     config: Partial<AgentConfig> = {},
   ) {
@@ -147,6 +151,7 @@ export class AgentService {
     let status: TurnStatus = "failed";
     let error: TurnSummary["error"];
     let rounds = 0;
+    let cacheHits = 0;
     try {
       const stored = await store.history(ctx.tenantId, ctx.conversationId);
       const toolSets = registry.forConversation(ctx.conversationId, () => storedToolCalls(stored));
@@ -196,12 +201,25 @@ export class AgentService {
         let text = "";
         const calls: ToolCall[] = [];
         let failure: { class: string; message: string } | undefined;
-        for await (const event of gateway.stream({
+        const call = {
           model,
           messages,
           tools: lastCall || !offered.length ? undefined : offered.map((t) => t.schema),
           signal,
-        })) {
+        };
+        const events: AsyncIterable<PipelineEvent> = this.deps.pipeline
+          ? this.deps.pipeline.run(
+              {
+                tenantId: ctx.tenantId,
+                userId: ctx.userId,
+                apiKeyId: null,
+                source: request.source ?? "drawer",
+              },
+              call,
+              { stream: true },
+            )
+          : gateway.stream(call);
+        for await (const event of events) {
           if (event.type === "text") {
             firstTokenMs ??= Math.round(performance.now() - started);
             text += event.delta;
@@ -216,10 +234,13 @@ export class AgentService {
               code: "fallback",
               message: `${event.from.provider}/${event.from.model} failed (${event.errorClass}); trying the next model.`,
             };
+          } else if (event.type === "guardrail") {
+            yield { type: "guardrail", code: event.code, message: event.message };
           } else if (event.type === "done") {
             lastStamp = event.response.stamp;
             usage = addUsage(usage, lastStamp.usage);
             cost = addCost(cost, lastStamp.cost);
+            if (lastStamp.cacheHit) cacheHits++;
           } else {
             lastStamp = event.stamp;
             failure = { class: event.error.class, message: event.error.message };
@@ -318,6 +339,7 @@ export class AgentService {
         toolTrace: trace,
         timeToFirstTokenMs: firstTokenMs,
         latencyMs: Math.round(performance.now() - started),
+        cacheHits,
         error,
       },
     };

@@ -90,6 +90,8 @@ export type Stamp = {
   latencyMs: number;
   /** The serving model cannot call tools, so the tools were left out of the request. */
   toolsDropped: boolean;
+  /** Answered from the response cache: nothing was sent to a provider, and it cost nothing. */
+  cacheHit?: boolean;
 };
 
 export type ChatResponse = {
@@ -110,7 +112,10 @@ export type GatewayErrorClass =
   | "aborted"
   | "no_candidate"
   | "unknown_model"
-  | "internal";
+  | "internal"
+  // Refusals of the request pipeline (lib/pipeline), before any provider is asked.
+  | "rate_limit_exceeded"
+  | "budget_exceeded";
 
 /** Events of a streamed call. It always ends with exactly one `done` or `error`. */
 export type StreamEvent =
@@ -123,7 +128,11 @@ export type StreamEvent =
       toIndex: number;
     }
   | { type: "done"; response: ChatResponse }
-  | { type: "error"; error: { class: GatewayErrorClass; message: string; status?: number }; stamp: Stamp };
+  | {
+      type: "error";
+      error: { class: GatewayErrorClass; message: string; status?: number; retryAfterSeconds?: number };
+      stamp: Stamp;
+    };
 
 /** One entry of the model picker. */
 export type ModelInfo = {

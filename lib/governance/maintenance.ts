@@ -1,5 +1,6 @@
 import { getDatabase } from "@/db";
 import { log } from "@/lib/log";
+import { sweepExpiredPipelineRows } from "@/lib/pipeline/cache-store";
 import { sweepInterruptedTurns } from "./ledger";
 import { applyRetention } from "./retention";
 
@@ -8,7 +9,7 @@ const DAY = 24 * 60 * MINUTE;
 // Any fixed 32-bit number: one instance at a time applies retention.
 const RETENTION_LOCK_ID = 727_100_002;
 
-/** The interrupted-turn sweep now and every minute, and retention daily; timers never keep the process alive. */
+/** The interrupted-turn sweep (and expired cache and counter rows) now and every minute, and retention daily; timers never keep the process alive. */
 export function startGovernanceMaintenance(): void {
   const sweep = async () => {
     try {
@@ -16,6 +17,11 @@ export function startGovernanceMaintenance(): void {
       if (n) log.warn({ turns: n }, "marked turns left running by a stopped process as interrupted");
     } catch (error) {
       log.error({ err: error }, "interrupted-turn sweep failed");
+    }
+    try {
+      await sweepExpiredPipelineRows((await getDatabase()).db);
+    } catch (error) {
+      log.error({ err: error }, "sweep of expired cache entries and counter windows failed");
     }
   };
   const retention = async () => {

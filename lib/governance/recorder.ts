@@ -70,7 +70,11 @@ export class GovernanceRecorder implements TurnObserver {
         });
         break;
       case "guardrail":
-        this.audit(open, "guardrail", { code: event.code, tool: event.tool, message: event.message });
+        this.audit(open, "guardrail", {
+          code: event.code,
+          ...(event.tool ? { tool: event.tool } : {}),
+          message: event.message,
+        });
         break;
       case "notice":
         if (event.code === "fallback") this.audit(open, "fallback", { message: event.message });
@@ -122,6 +126,7 @@ export class GovernanceRecorder implements TurnObserver {
             latencyMs: summary.latencyMs,
             errorClass: summary.error?.class ?? null,
             errorMessage: summary.error ? maskText(summary.error.message) : null,
+            cacheHits: summary.cacheHits ?? 0,
           })
           .where(sql`${sysAgentTurn.id} = ${summary.turnId} and ${sysAgentTurn.tenantId} = ${open.tenantId}`);
         await tx

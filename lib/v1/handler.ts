@@ -3,10 +3,11 @@ import type { Database } from "@/db";
 import type { TurnSummary } from "@/lib/agent/events";
 import type { TurnObserver } from "@/lib/agent/observer";
 import { findApiKey, type ResolvedKey } from "@/lib/api-keys";
-import { GatewayError } from "@/lib/gateway/errors";
 import type { Gateway } from "@/lib/gateway/gateway";
 import { type Stamp, ZERO_USAGE } from "@/lib/gateway/types";
 import { log } from "@/lib/log";
+import type { Pipeline } from "@/lib/pipeline/pipeline";
+import type { PipelineEvent } from "@/lib/pipeline/types";
 import {
   type ChatCompletionRequest,
   chatCompletionRequest,
@@ -18,7 +19,12 @@ import {
   toTools,
 } from "./openai-shapes";
 
-export type V1Deps = { db: () => Promise<Database>; gateway: () => Gateway; recorder: TurnObserver };
+export type V1Deps = {
+  db: () => Promise<Database>;
+  gateway: () => Gateway;
+  pipeline: Pipeline;
+  recorder: TurnObserver;
+};
 
 const STATUS_BY_CLASS: Record<string, number> = {
   bad_request: 400,
@@ -29,6 +35,8 @@ const STATUS_BY_CLASS: Record<string, number> = {
   no_candidate: 503,
   timeout: 504,
   aborted: 499,
+  rate_limit_exceeded: 429,
+  budget_exceeded: 429,
 };
 
 /**
@@ -126,46 +134,103 @@ async function chatCompletions(req: Request, key: ResolvedKey, deps: V1Deps): Pr
     maxTokens: body.max_completion_tokens ?? body.max_tokens,
     signal: req.signal,
   };
-  const close = (
+  let closed = false;
+  const close = async (
     stamp: Stamp | undefined,
     status: TurnSummary["status"],
     error?: { class: string; message: string },
-  ) =>
-    deps.recorder.end(
+  ) => {
+    if (closed) return;
+    closed = true;
+    await deps.recorder.end(
       summaryOf(turnId, body.model, stamp, status, Math.round(performance.now() - started), error),
     );
-
-  if (!body.stream) {
-    try {
-      const res = await gateway.chat(request);
-      for (const call of res.message.toolCalls)
-        deps.recorder.event(turnId, { type: "tool_call", call, round: 1 });
-      await close(res.stamp, "success");
-      return Response.json(completionBody(`chatcmpl-${turnId}`, Math.floor(startedAt.getTime() / 1000), res));
-    } catch (error) {
-      const e = error instanceof GatewayError ? error : new GatewayError("internal", String(error));
-      deps.recorder.event(turnId, { type: "error", class: e.errorClass, message: e.message });
-      await close(e.stamp, e.errorClass === "aborted" ? "stopped" : "failed", {
-        class: e.errorClass,
-        message: e.message,
-      });
-      return openAIError(STATUS_BY_CLASS[e.errorClass] ?? 502, e.message, e.errorClass);
-    }
+  };
+  const events = deps.pipeline.run(
+    { tenantId: key.tenantId, userId: key.createdBy, apiKeyId: key.id, source: "api" },
+    request,
+    {
+      stream: body.stream ?? false,
+      noCache: /no-cache|no-store/i.test(req.headers.get("cache-control") ?? ""),
+    },
+  );
+  // Up to the first event of the answer: guardrail warnings go to headers and the audit; a refusal or an error
+  // before anything was streamed is an HTTP error, as OpenAI's own API answers it.
+  const headers = new Headers({ "x-request-id": turnId });
+  let first: IteratorResult<PipelineEvent>;
+  for (;;) {
+    first = await events.next();
+    if (first.done || first.value.type !== "guardrail") break;
+    const g = first.value;
+    deps.recorder.event(turnId, { type: "guardrail", code: g.code, message: g.message });
+    if (!g.blocking) headers.append("x-tollgate-warning", g.message);
   }
-  return streamCompletion(turnId, startedAt, body, gateway.stream(request), deps, close);
+  if (first.done) throw new Error("the pipeline ended without an answer");
+  const head = first.value;
+  if (head.type === "error") {
+    deps.recorder.event(turnId, { type: "error", class: head.error.class, message: head.error.message });
+    await close(head.stamp, head.error.class === "aborted" ? "stopped" : "failed", {
+      class: head.error.class,
+      message: head.error.message,
+    });
+    return errorResponse(head.error, headers);
+  }
+  if (!body.stream) {
+    // One JSON answer: the pipeline's only event after the guardrails is `done` (or the error above).
+    if (head.type !== "done") throw new Error(`unexpected ${head.type} event in a JSON answer`);
+    const res = head.response;
+    for (const call of res.message.toolCalls)
+      deps.recorder.event(turnId, { type: "tool_call", call, round: 1 });
+    await drain(events);
+    await close(res.stamp, "success");
+    if (res.stamp.cacheHit) headers.set("x-tollgate-cache", "hit");
+    return Response.json(completionBody(`chatcmpl-${turnId}`, Math.floor(startedAt.getTime() / 1000), res), {
+      headers,
+    });
+  }
+  return streamCompletion(turnId, startedAt, body, prepend(head, events), deps, close, headers);
+}
+
+/** Lets the steps after the answer finish (cache write, budget settle) before the call is closed. */
+async function drain(events: AsyncGenerator<PipelineEvent>): Promise<void> {
+  for (let r = await events.next(); !r.done; r = await events.next()) {}
+}
+
+async function* prepend<T>(head: T, rest: AsyncGenerator<T>): AsyncGenerator<T> {
+  yield head;
+  yield* rest;
+}
+
+function errorResponse(
+  error: { class: string; message: string; retryAfterSeconds?: number },
+  headers: Headers,
+): Response {
+  if (error.retryAfterSeconds !== undefined) headers.set("retry-after", String(error.retryAfterSeconds));
+  // A spent budget does not come back in seconds: OpenAI's clients must not sit retrying it.
+  if (error.class === "budget_exceeded") headers.set("x-should-retry", "false");
+  const type =
+    error.class === "budget_exceeded"
+      ? "insufficient_quota"
+      : error.class === "rate_limit_exceeded"
+        ? "rate_limit_error"
+        : undefined;
+  const res = openAIError(STATUS_BY_CLASS[error.class] ?? 502, error.message, error.class, null, type);
+  for (const [name, value] of headers) res.headers.set(name, value);
+  return res;
 }
 
 function streamCompletion(
   turnId: string,
   startedAt: Date,
   body: ChatCompletionRequest,
-  events: ReturnType<Gateway["stream"]>,
+  events: AsyncGenerator<PipelineEvent>,
   deps: V1Deps,
   close: (
     stamp: Stamp | undefined,
     status: TurnSummary["status"],
     error?: { class: string; message: string },
   ) => Promise<void>,
+  headers: Headers,
 ): Response {
   const encoder = new TextEncoder();
   const id = `chatcmpl-${turnId}`;
@@ -183,6 +248,7 @@ function streamCompletion(
       };
       send(chunk({ role: "assistant", content: "" }));
       let toolIndex = 0;
+      let done: Extract<PipelineEvent, { type: "done" }> | undefined;
       for await (const event of events) {
         if (event.type === "text") send(chunk({ content: event.delta }));
         else if (event.type === "tool_call") {
@@ -199,7 +265,14 @@ function streamCompletion(
               ],
             }),
           );
+        } else if (event.type === "fallback") {
+          deps.recorder.event(turnId, {
+            type: "notice",
+            code: "fallback",
+            message: `${event.from.provider}/${event.from.model} failed (${event.errorClass}); trying the next model.`,
+          });
         } else if (event.type === "done") {
+          done = event;
           const res = event.response;
           send(chunk({}, finishReason(res.finishReason), res.stamp.servedModel ?? body.model));
           if (body.stream_options?.include_usage) {
@@ -210,7 +283,6 @@ function streamCompletion(
             );
           }
           send(encoder.encode("data: [DONE]\n\n"));
-          await close(res.stamp, "success");
         } else if (event.type === "error") {
           // Never a quiet end: the client gets an error event, and no [DONE].
           deps.recorder.event(turnId, {
@@ -229,14 +301,16 @@ function streamCompletion(
           });
         }
       }
+      // Closed after the pipeline's last step (the budget settles when the answer is complete).
+      if (done) await close(done.response.stamp, "success");
       try {
         controller.close();
       } catch {}
     },
   });
-  return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
-  });
+  headers.set("content-type", "text/event-stream; charset=utf-8");
+  headers.set("cache-control", "no-cache");
+  return new Response(stream, { headers });
 }
 
 function summaryOf(
@@ -263,6 +337,7 @@ function summaryOf(
     toolTrace: [],
     timeToFirstTokenMs: stamp?.timeToFirstTokenMs ?? null,
     latencyMs,
+    cacheHits: stamp?.cacheHit ? 1 : 0,
     error,
   };
 }

@@ -1,6 +1,7 @@
 import { getDb } from "@/db";
 import { getGateway } from "@/lib/gateway";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
+import { getPipeline } from "@/lib/pipeline";
 import { createV1Handler } from "./handler";
 
 type Holder = { __tollgateV1?: (req: Request) => Promise<Response> };
@@ -11,6 +12,7 @@ export function v1Handler(): (req: Request) => Promise<Response> {
   holder.__tollgateV1 ??= createV1Handler({
     db: getDb,
     gateway: getGateway,
+    pipeline: getPipeline(),
     recorder: new GovernanceRecorder(getDb),
   });
   return holder.__tollgateV1;

@@ -142,15 +142,17 @@ export function openAIError(
   message: string,
   code: string | null = null,
   param: string | null = null,
+  errorType?: string,
 ) {
   const type =
-    status === 401
+    errorType ??
+    (status === 401
       ? "invalid_request_error"
       : status === 429
         ? "rate_limit_error"
         : status >= 500
           ? "server_error"
-          : "invalid_request_error";
+          : "invalid_request_error");
   return Response.json({ error: { message, type, param, code } }, { status });
 }
 

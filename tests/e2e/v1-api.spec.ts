@@ -42,3 +42,92 @@ test("a member cannot manage API keys", async ({ page }) => {
   expect((await page.request.get("/api/keys")).status()).toBe(403);
   expect((await page.request.post("/api/keys", { data: { name: "x" } })).status()).toBe(403);
 });
+
+const FAKE = process.env.E2E_FAKE_PORT
+  ? `http://127.0.0.1:${process.env.E2E_FAKE_PORT}`
+  : "http://127.0.0.1:3191";
+
+test("limits, budgets and the response cache hold against the running app, each call with its ledger row and audit", async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(60_000);
+  await signInAs(page, "admin@acme.test");
+  const newKey = async (name: string) =>
+    (await (await page.request.post("/api/keys", { data: { name } })).json()) as {
+      secret: string;
+      key: { id: string };
+    };
+  const setLimits = async (keyId: string, limits: Record<string, unknown>) => {
+    const res = await page.request.put("/api/governance/limits", {
+      data: { scope: "key", subjectId: keyId, ...limits },
+    });
+    expect(res.status(), await res.text()).toBe(200);
+  };
+  const ask = (secret: string, content: string, maxTokens?: number) =>
+    new OpenAI({ apiKey: secret, baseURL: `${baseURL}/v1`, maxRetries: 0 }).chat.completions
+      .create({ model: "gpt-fake", messages: [{ role: "user", content }], max_tokens: maxTokens })
+      .withResponse();
+  const auditOf = async (turnId: string) =>
+    (
+      (await (await page.request.get(`/api/schema/agent-audit/rows?f.turnId=${turnId}`)).json()).rows as {
+        type: string;
+      }[]
+    ).map((r) => r.type);
+  await page.request.post(`${FAKE}/__control/reset`);
+
+  // Over the per-minute limit: 429 with Retry-After, recorded with a guardrail event.
+  const limited = await newKey("e2e limited");
+  await setLimits(limited.key.id, { requestsPerMinute: 1 });
+  const ok = await ask(limited.secret, "one");
+  expect(ok.data.choices[0]!.message.content).toBe("ok");
+  const over = await ask(limited.secret, "two").catch((e) => e);
+  expect(over).toMatchObject({ status: 429, code: "rate_limit_exceeded" });
+  expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+  const refusedId = over.headers.get("x-request-id") as string;
+  const refused = (await (await page.request.get(`/api/agent/turns/${refusedId}`)).json()).turn;
+  expect(refused).toMatchObject({ source: "api", status: "failed", errorClass: "rate_limit_exceeded" });
+  await expect
+    .poll(() => auditOf(refusedId))
+    .toEqual(expect.arrayContaining(["request", "guardrail", "error"]));
+
+  // 50 calls race for a daily budget with room for 10: at most 10 get through.
+  const racer = await newKey("e2e racer");
+  const messages = [{ role: "user", content: "race" }];
+  const inputTokens = Math.ceil(JSON.stringify(messages).length / 3);
+  const perCall = (inputTokens * 0.15 + 40 * 0.6) / 1e6; // gpt-4o-mini list prices per token, as the fake serves
+  await setLimits(racer.key.id, { dailyHardUsd: (perCall * 10).toFixed(10) });
+  for (let i = 0; i < 50; i++)
+    await page.request.post(`${FAKE}/__control/enqueue`, {
+      data: { kind: "text", text: "done", usage: { input: inputTokens, output: 40 }, delayMs: 300 },
+    });
+  const results = await Promise.allSettled(Array.from({ length: 50 }, () => ask(racer.secret, "race", 40)));
+  await page.request.post(`${FAKE}/__control/reset`);
+  const through = results.filter((r) => r.status === "fulfilled").length;
+  expect(through).toBeLessThanOrEqual(10);
+  expect(through).toBeGreaterThan(0);
+  for (const r of results)
+    if (r.status === "rejected") expect(r.reason).toMatchObject({ status: 429, code: "budget_exceeded" });
+
+  // The cache: opted in for gpt-fake, an exact repeat is a hit that costs nothing.
+  const settings = await (await page.request.get("/api/governance/settings")).json();
+  const put = (cacheAliases: string[]) =>
+    page.request.put("/api/governance/settings", {
+      data: { retentionDays: settings.retentionDays, cacheTtlSeconds: 600, cacheAliases },
+    });
+  expect((await put(["gpt-fake"])).status()).toBe(200);
+  try {
+    const cached = await newKey("e2e cache");
+    const first = await ask(cached.secret, "What is cached?");
+    const second = await ask(cached.secret, "What is cached?");
+    expect(second.response.headers.get("x-tollgate-cache")).toBe("hit");
+    expect(second.data.choices[0]!.message.content).toBe(first.data.choices[0]!.message.content);
+    const hit = (
+      await (await page.request.get(`/api/agent/turns/${second.data.id.replace("chatcmpl-", "")}`)).json()
+    ).turn;
+    expect(hit).toMatchObject({ status: "success", cacheHits: 1 });
+    expect(Number(hit.cost)).toBe(0);
+  } finally {
+    await put(settings.cacheAliases);
+  }
+});

@@ -21,6 +21,8 @@ export type FakeReply =
       usage?: FakeUsage;
       chunks?: string[];
       chunkDelayMs?: number;
+      /** Wait this long before answering (to hold many calls in flight at once). */
+      delayMs?: number;
     }
   | { kind: "tool_calls"; calls: FakeToolCall[]; text?: string; model?: string; usage?: FakeUsage }
   // `type` overrides the provider's error type derived from the status (e.g. "insufficient_quota").

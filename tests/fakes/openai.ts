@@ -65,6 +65,7 @@ async function render(reply: RenderableReply, req: RecordedRequest, res: ServerR
     });
     return;
   }
+  if (reply.kind === "text" && reply.delayMs) await sleep(reply.delayMs);
   const c = newCompletion("model" in reply ? reply.model : undefined);
   if (!isStreamRequest(req)) {
     if (reply.kind === "hang_after_headers") {

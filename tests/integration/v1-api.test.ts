@@ -8,6 +8,9 @@ import { clearApiKeyCache, createApiKey, revokeApiKey } from "@/lib/api-keys";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
+import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
+import { PostgresCounters } from "@/lib/pipeline/counters";
+import { Pipeline } from "@/lib/pipeline/pipeline";
 import { createV1Handler } from "@/lib/v1/handler";
 import { serveFetchHandler } from "@/scripts/serve";
 import type { FakeProvider } from "../fakes/http";
@@ -41,7 +44,17 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
     const db = async () => app.db;
     server = createServer(
       serveFetchHandler(
-        createV1Handler({ db, gateway: () => gateway, recorder: new GovernanceRecorder(db) }),
+        createV1Handler({
+          db,
+          gateway: () => gateway,
+          pipeline: new Pipeline({
+            db,
+            gateway: () => gateway,
+            counters: () => new PostgresCounters(db),
+            cache: () => new PostgresResponseCache(db),
+          }),
+          recorder: new GovernanceRecorder(db),
+        }),
       ),
     );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

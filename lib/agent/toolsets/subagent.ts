@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import { z } from "zod";
 import type { Gateway } from "@/lib/gateway/gateway";
+import type { Pipeline } from "@/lib/pipeline/pipeline";
 import { InMemoryConversationStore } from "../conversation";
 import type { TurnSummary } from "../events";
 import type { ToolRegistry } from "../registry";
@@ -9,6 +10,8 @@ import { defineTool, StaticToolSet, type ToolContext } from "../tool";
 
 export type SubagentOptions = {
   gateway: Gateway;
+  /** The request pipeline, so a sub-agent's calls count against the same limits and budgets. */
+  pipeline?: Pipeline;
   /** The sub-agent's own tools (never the subagent tool itself, so delegation cannot recurse). */
   registry: ToolRegistry;
   maxToolLoops?: number;
@@ -25,7 +28,12 @@ export async function runSubagent(
   ctx: Pick<ToolContext, "tenantId" | "userId" | "role" | "signal" | "addUsage">,
 ): Promise<{ status: TurnSummary["status"]; answer: string; rounds: number; toolCalls: number }> {
   const agent = new AgentService(
-    { gateway: options.gateway, registry: options.registry, store: new InMemoryConversationStore() },
+    {
+      gateway: options.gateway,
+      pipeline: options.pipeline,
+      registry: options.registry,
+      store: new InMemoryConversationStore(),
+    },
     { systemPrompt: SUBAGENT_PROMPT, maxToolLoops: options.maxToolLoops ?? 3 },
   );
   const conversationId = uuidv7();

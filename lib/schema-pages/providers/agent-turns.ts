@@ -36,6 +36,8 @@ const fields = {
   tools: sql<string>`(select string_agg(x->>'name', ', ') from jsonb_array_elements(${t.toolTrace}) x)`,
   errorClass: t.errorClass,
   errorMessage: t.errorMessage,
+  cacheHits: t.cacheHits,
+  apiKeyId: t.apiKeyId,
 };
 
 /** The usage ledger (sys_agent_turn) for /dev/agent/turns. */
@@ -64,6 +66,8 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       conversationId: (v) => eq(t.conversationId, uuidOr404(v)),
       // A tool's exact name: containment on the jsonb trace.
       tool: (v) => sql`${t.toolTrace} @> ${JSON.stringify([{ name: v.trim() }])}::jsonb`,
+      // Turns answered (at least in part) from the response cache, or not at all.
+      cache: (v) => (v === "hit" ? sql`${t.cacheHits} > 0` : sql`${t.cacheHits} = 0`),
     },
     dateFilters: { startedAt: t.startedAt },
     segmentColumn: t.status,

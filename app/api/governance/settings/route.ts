@@ -1,0 +1,27 @@
+import { getDb } from "@/db";
+import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
+import { getGateway } from "@/lib/gateway";
+import { readJson } from "@/lib/http/route";
+import { pipelineStores } from "@/lib/pipeline";
+import { readGovernanceSettings, saveTenantSettings, tenantSettingsInput } from "@/lib/pipeline/settings";
+
+const aliases = () => Object.keys(getGateway().config.models);
+
+/** The active tenant's retention, cache, limits and budgets, with each budget's spend so far. */
+export const GET = withTenantAdmin(async (_req, { auth }) => {
+  const tenant = activeTenantOrThrow(auth);
+  const settings = await readGovernanceSettings(await getDb(), pipelineStores().counters, tenant.id);
+  return Response.json({ ...settings, aliases: aliases() });
+});
+
+/** Sets the tenant's retention and response-cache settings. */
+export const PUT = withTenantAdmin(async (req, { auth }) => {
+  const tenant = activeTenantOrThrow(auth);
+  const input = await readJson(req, tenantSettingsInput);
+  const db = await getDb();
+  await saveTenantSettings(db, tenant.id, input, aliases());
+  return Response.json({
+    ...(await readGovernanceSettings(db, pipelineStores().counters, tenant.id)),
+    aliases: aliases(),
+  });
+});

@@ -1,0 +1,115 @@
+import type { LimitScope } from "@/db/schema";
+import { countFailure } from "@/lib/governance/health";
+import { log } from "@/lib/log";
+import type { CounterStore, Take } from "./counters";
+import { estimateCost } from "./estimate";
+import { toNano, usd } from "./money";
+import { SCOPE_LABEL, type ScopedLimit } from "./policy";
+import { refuse, type Step, stampOf } from "./types";
+import { windowsAt } from "./windows";
+
+export type Period = "daily" | "monthly";
+export const budgetKey = (scope: LimitScope, subjectId: string, period: Period, window: string) =>
+  `usd:${scope}:${subjectId}:${period === "daily" ? "d" : "m"}:${window}`;
+const TTL: Record<Period, number> = { daily: 2 * 86_400, monthly: 32 * 86_400 };
+
+type Line = Take & {
+  limit: number | null;
+  scope: ScopedLimit;
+  period: Period;
+  soft: string | null;
+  hard: string | null;
+};
+
+export const hasBudget = (l: ScopedLimit) =>
+  l.dailySoftUsd !== null ||
+  l.dailyHardUsd !== null ||
+  l.monthlySoftUsd !== null ||
+  l.monthlyHardUsd !== null;
+
+/**
+ * USD per UTC day and month, per tenant and per key or user. Before the call its most expensive outcome is
+ * reserved on every budget that covers it, all or none, atomically (so N concurrent calls can never spend more
+ * than the room left); after it, the reservation is replaced by the real cost. Past a hard limit the call is
+ * refused; past a soft one it goes through with a warning.
+ */
+export function budgetStep(counters: () => CounterStore, now: () => number = Date.now): Step {
+  return async function* budget(call, next) {
+    const budgeted = call.policy.limits.filter(hasBudget);
+    if (!budgeted.length) return yield* next(call);
+    const tenantId = call.caller.tenantId;
+    const w = windowsAt(now());
+    const reserved = toNano(estimateCost(call.gateway, call.request));
+    const lines: Line[] = budgeted.flatMap((l) => [
+      {
+        key: budgetKey(l.scope, l.subjectId, "daily", w.day),
+        amount: reserved,
+        limit: l.dailyHardUsd === null ? null : toNano(l.dailyHardUsd),
+        ttlSeconds: TTL.daily,
+        scope: l,
+        period: "daily" as const,
+        soft: l.dailySoftUsd,
+        hard: l.dailyHardUsd,
+      },
+      {
+        key: budgetKey(l.scope, l.subjectId, "monthly", w.month),
+        amount: reserved,
+        limit: l.monthlyHardUsd === null ? null : toNano(l.monthlyHardUsd),
+        ttlSeconds: TTL.monthly,
+        scope: l,
+        period: "monthly" as const,
+        soft: l.monthlySoftUsd,
+        hard: l.monthlyHardUsd,
+      },
+    ]);
+    let values: number[];
+    try {
+      const taken = await counters().take(tenantId, lines);
+      if (!taken.ok) {
+        const line = lines[taken.index]!;
+        const retry = line.period === "daily" ? w.secondsToNextDay : w.secondsToNextMonth;
+        return yield* refuse(
+          call,
+          "budget_hard",
+          "budget_exceeded",
+          `The ${line.period} budget of this ${SCOPE_LABEL[line.scope.scope]} is used up: ${usd(taken.value)} of ${usd(line.hard!)} spent or reserved, and this request may cost up to ${usd(reserved)}. It resets at the start of the next ${line.period === "daily" ? "day" : "month"} (UTC).`,
+          retry,
+        );
+      }
+      values = taken.values;
+    } catch (error) {
+      countFailure("pipeline");
+      log.error({ err: error }, "budget counters unavailable; the call is let through");
+      return yield* next(call);
+    }
+    for (const [i, line] of lines.entries()) {
+      if (line.soft !== null && values[i]! > toNano(line.soft))
+        yield {
+          type: "guardrail",
+          code: "budget_soft",
+          message: `The ${line.period} budget of this ${SCOPE_LABEL[line.scope.scope]} is past its soft limit: ${usd(values[i]!)} of ${usd(line.soft)} spent or reserved${line.hard ? ` (hard limit ${usd(line.hard)})` : ""}.`,
+          blocking: false,
+        };
+    }
+    // Unknown cost (an unpriced model, or a call stopped before its usage arrived) keeps the reservation.
+    let cost: string | null = null;
+    try {
+      for await (const event of next(call)) {
+        const stamp = stampOf(event);
+        if (stamp) cost = stamp.cost;
+        yield event;
+      }
+    } finally {
+      const spent = cost === null ? reserved : toNano(cost);
+      await counters()
+        .add(
+          tenantId,
+          lines.map((l) => ({ key: l.key, amount: spent - reserved, ttlSeconds: l.ttlSeconds })),
+        )
+        .catch((error: unknown) => {
+          countFailure("pipeline");
+          log.error({ err: error }, "could not settle a call's budget reservation");
+        });
+    }
+  };
+}

@@ -1,0 +1,87 @@
+import { createHash } from "node:crypto";
+import { countFailure } from "@/lib/governance/health";
+import { log } from "@/lib/log";
+import type { CachedAnswer, ResponseCacheStore } from "./cache-store";
+import { type Call, emptyStamp, type Step } from "./types";
+
+/** The exact-match key: everything that shapes the answer, nothing that doesn't (the signal, the caller). */
+export function cacheKey(call: Call): string {
+  const r = call.request;
+  const shape = {
+    model: r.model,
+    messages: r.messages,
+    tools: r.tools?.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+    toolChoice: r.toolChoice,
+    temperature: r.temperature,
+    maxTokens: r.maxTokens,
+  };
+  return createHash("sha256").update(JSON.stringify(shape)).digest("hex");
+}
+
+/**
+ * The response cache: for the aliases a tenant opted in, an exact repeat of an earlier request is answered
+ * from the cache for the tenant's TTL, without asking a provider; the hit costs 0 and its stamp says so.
+ */
+export function cacheStep(store: () => ResponseCacheStore): Step {
+  return async function* cache(call, next) {
+    const { policy, request, caller } = call;
+    if (call.noCache || !policy.cacheAliases.includes(request.model)) return yield* next(call);
+    const started = performance.now();
+    const key = cacheKey(call);
+    let hit: CachedAnswer | null = null;
+    try {
+      hit = await store().get(caller.tenantId, key);
+    } catch (error) {
+      countFailure("pipeline");
+      log.error({ err: error }, "response cache read failed; asking the provider");
+    }
+    if (hit) {
+      if (call.stream) {
+        if (hit.message.content) yield { type: "text", delta: hit.message.content };
+        for (const toolCall of hit.message.toolCalls) yield { type: "tool_call", call: toolCall };
+      }
+      const ms = Math.round(performance.now() - started);
+      yield {
+        type: "done",
+        response: {
+          message: hit.message,
+          finishReason: hit.finishReason,
+          stamp: {
+            ...emptyStamp(request.model),
+            servedProvider: hit.servedProvider,
+            servedAdapter: hit.servedAdapter,
+            servedModel: hit.servedModel,
+            timeToFirstTokenMs: ms,
+            latencyMs: ms,
+            cacheHit: true,
+          },
+        },
+      };
+      return;
+    }
+    for await (const event of next(call)) {
+      yield event;
+      if (event.type === "done") {
+        const { message, finishReason, stamp } = event.response;
+        await store()
+          .set(
+            caller.tenantId,
+            key,
+            request.model,
+            {
+              message,
+              finishReason,
+              servedProvider: stamp.servedProvider,
+              servedAdapter: stamp.servedAdapter,
+              servedModel: stamp.servedModel,
+            },
+            policy.cacheTtlSeconds,
+          )
+          .catch((error: unknown) => {
+            countFailure("pipeline");
+            log.error({ err: error }, "response cache write failed");
+          });
+      }
+    }
+  };
+}

@@ -1,0 +1,83 @@
+import type { Database } from "@/db";
+import { GatewayError } from "@/lib/gateway/errors";
+import type { Gateway } from "@/lib/gateway/gateway";
+import type { ChatRequest } from "@/lib/gateway/types";
+import { countFailure } from "@/lib/governance/health";
+import { log } from "@/lib/log";
+import { budgetStep } from "./budget";
+import { cacheStep } from "./cache";
+import type { ResponseCacheStore } from "./cache-store";
+import type { CounterStore } from "./counters";
+import { type Caller, loadPolicy, type Policy } from "./policy";
+import { rateLimitStep } from "./rate-limit";
+import { type Call, emptyStamp, type Next, type PipelineEvent, type Step } from "./types";
+
+export type PipelineDeps = {
+  db: () => Promise<Database>;
+  gateway: () => Gateway;
+  counters: () => CounterStore;
+  cache: () => ResponseCacheStore;
+  /** The clock of the rate-limit and budget windows (tests pin it). */
+  now?: () => number;
+};
+
+const NO_POLICY: Policy = { cacheAliases: [], cacheTtlSeconds: 0, limits: [] };
+
+/** The last step: the gateway itself, streamed or as one JSON answer, as events either way. */
+const inference: Next = async function* (call) {
+  if (call.stream) return yield* call.gateway.stream(call.request);
+  try {
+    yield { type: "done", response: await call.gateway.chat(call.request) };
+  } catch (error) {
+    const e = error instanceof GatewayError ? error : new GatewayError("internal", String(error));
+    yield {
+      type: "error",
+      error: { class: e.errorClass, message: e.message, status: e.status },
+      stamp: e.stamp ?? emptyStamp(call.request.model),
+    };
+  }
+};
+
+/**
+ * The request pipeline every model call goes through, from /v1 and from the drawer alike:
+ * cache → rate limit → budget guardrail → the gateway. The ledger and audit (the governance recorder) wrap the
+ * whole turn around it and record the guardrail events it yields. Each step is a small module of its own.
+ */
+export class Pipeline {
+  private readonly chain: Next;
+  constructor(
+    private readonly deps: PipelineDeps,
+    steps: Step[] = [
+      cacheStep(deps.cache),
+      rateLimitStep(deps.counters, deps.now),
+      budgetStep(deps.counters, deps.now),
+    ],
+  ) {
+    this.chain = steps.reduceRight<Next>((next, step) => (call) => step(call, next), inference);
+  }
+
+  async *run(
+    caller: Call["caller"],
+    request: ChatRequest & { model: string },
+    options: { stream: boolean; noCache?: boolean },
+  ): AsyncGenerator<PipelineEvent> {
+    yield* this.chain({
+      caller,
+      request,
+      stream: options.stream,
+      noCache: options.noCache ?? false,
+      policy: await this.policy(caller),
+      gateway: this.deps.gateway(),
+    });
+  }
+
+  private async policy(caller: Caller): Promise<Policy> {
+    try {
+      return await loadPolicy(await this.deps.db(), caller);
+    } catch (error) {
+      countFailure("pipeline");
+      log.error({ err: error }, "could not read the tenant's limits; the call is let through without them");
+      return NO_POLICY;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { and, eq, or } from "drizzle-orm";
+import type { Database } from "@/db";
+import { type LimitScope, tenant, usageLimit } from "@/db/schema";
+
+export type LimitValues = {
+  requestsPerMinute: number | null;
+  tokensPerMinute: number | null;
+  /** USD as decimal strings. */
+  dailySoftUsd: string | null;
+  dailyHardUsd: string | null;
+  monthlySoftUsd: string | null;
+  monthlyHardUsd: string | null;
+};
+export type ScopedLimit = LimitValues & { scope: LimitScope; subjectId: string };
+
+/** What the pipeline applies to one call: the tenant's cache settings and every limit that covers the call. */
+export type Policy = { cacheAliases: string[]; cacheTtlSeconds: number; limits: ScopedLimit[] };
+
+/** Who makes a call: the tenant, and the API key (API calls) or the user (drawer and scheduled turns). */
+export type Caller = { tenantId: string; apiKeyId: string | null; userId: string | null };
+
+const POLICY_CACHE_MS = 5_000;
+const cache = new Map<string, { policy: Policy; until: number }>();
+
+export const SCOPE_LABEL: Record<LimitScope, string> = {
+  tenant: "tenant",
+  key: "API key",
+  user: "user",
+};
+
+/**
+ * The policy of a call, cached for 5 s per process: a change made here is seen at once (the cache is cleared),
+ * a change made on another instance within 5 s.
+ */
+export async function loadPolicy(db: Database, caller: Caller, now = Date.now()): Promise<Policy> {
+  const cacheKey = `${caller.tenantId}:${caller.apiKeyId ?? ""}:${caller.userId ?? ""}`;
+  const hit = cache.get(cacheKey);
+  if (hit && hit.until > now) return hit.policy;
+  const [settings] = await db
+    .select({ cacheAliases: tenant.cacheAliases, cacheTtlSeconds: tenant.cacheTtlSeconds })
+    .from(tenant)
+    .where(eq(tenant.id, caller.tenantId))
+    .limit(1);
+  const subjects = [eq(usageLimit.scope, "tenant")];
+  if (caller.apiKeyId)
+    subjects.push(and(eq(usageLimit.scope, "key"), eq(usageLimit.subjectId, caller.apiKeyId))!);
+  // A user's limits cover what they do in the app; API calls are covered by their key's.
+  else if (caller.userId)
+    subjects.push(and(eq(usageLimit.scope, "user"), eq(usageLimit.subjectId, caller.userId))!);
+  const rows = await db
+    .select()
+    .from(usageLimit)
+    .where(and(eq(usageLimit.tenantId, caller.tenantId), or(...subjects)));
+  const policy: Policy = {
+    cacheAliases: settings?.cacheAliases ?? [],
+    cacheTtlSeconds: settings?.cacheTtlSeconds ?? 3600,
+    limits: rows.map(({ tenantId: _t, updatedAt: _u, updatedBy: _b, ...limit }) => limit),
+  };
+  cache.set(cacheKey, { policy, until: now + POLICY_CACHE_MS });
+  return policy;
+}
+
+/** Forgets cached policies of a tenant (after an admin changed its settings or limits). */
+export function invalidatePolicy(tenantId?: string): void {
+  if (!tenantId) {
+    cache.clear();
+    return;
+  }
+  for (const key of cache.keys()) if (key.startsWith(`${tenantId}:`)) cache.delete(key);
+}

@@ -1,0 +1,84 @@
+import { countFailure } from "@/lib/governance/health";
+import { log } from "@/lib/log";
+import type { CounterStore, Take } from "./counters";
+import { SCOPE_LABEL, type ScopedLimit } from "./policy";
+import { refuse, type Step, stampOf } from "./types";
+import { windowsAt } from "./windows";
+
+const rpmKey = (l: ScopedLimit, minute: number) => `rpm:${l.scope}:${l.subjectId}:${minute}`;
+const tpmKey = (l: ScopedLimit, minute: number) => `tpm:${l.scope}:${l.subjectId}:${minute}`;
+
+/**
+ * Requests and tokens per minute, per tenant and per key or user, in fixed one-minute windows. A request is
+ * counted before it is sent (all of its counters or none); its tokens are counted when it ends, and a window
+ * whose tokens are spent refuses further calls until it ends. A refusal says when to retry.
+ */
+export function rateLimitStep(counters: () => CounterStore, now: () => number = Date.now): Step {
+  return async function* rateLimit(call, next) {
+    const limits = call.policy.limits.filter(
+      (l) => l.requestsPerMinute !== null || l.tokensPerMinute !== null,
+    );
+    if (!limits.length) return yield* next(call);
+    const tenantId = call.caller.tenantId;
+    const w = windowsAt(now());
+    const byTokens = limits.filter((l) => l.tokensPerMinute !== null);
+    const byRequests = limits.filter((l) => l.requestsPerMinute !== null);
+    try {
+      const used = await counters().read(
+        tenantId,
+        byTokens.map((l) => tpmKey(l, w.minute)),
+      );
+      const full = byTokens.findIndex((l, i) => used[i]! >= l.tokensPerMinute!);
+      if (full >= 0) {
+        const l = byTokens[full]!;
+        return yield* refuse(
+          call,
+          "rate_limit",
+          "rate_limit_exceeded",
+          `Rate limit reached: ${l.tokensPerMinute} tokens per minute for this ${SCOPE_LABEL[l.scope]}. Try again in ${w.secondsToNextMinute} s.`,
+          w.secondsToNextMinute,
+        );
+      }
+      const taken = await counters().take(
+        tenantId,
+        byRequests.map(
+          (l): Take => ({ key: rpmKey(l, w.minute), amount: 1, limit: l.requestsPerMinute, ttlSeconds: 120 }),
+        ),
+      );
+      if (!taken.ok) {
+        const l = byRequests[taken.index]!;
+        return yield* refuse(
+          call,
+          "rate_limit",
+          "rate_limit_exceeded",
+          `Rate limit reached: ${l.requestsPerMinute} requests per minute for this ${SCOPE_LABEL[l.scope]}. Try again in ${w.secondsToNextMinute} s.`,
+          w.secondsToNextMinute,
+        );
+      }
+    } catch (error) {
+      // The counters are unreachable: the call goes through (rate limits protect, they must not take the API down).
+      countFailure("pipeline");
+      log.error({ err: error }, "rate-limit counters unavailable; the call is let through");
+      return yield* next(call);
+    }
+    let tokens = 0;
+    try {
+      for await (const event of next(call)) {
+        const usage = stampOf(event)?.usage;
+        if (usage) tokens = usage.inputTokens + usage.cachedInputTokens + usage.outputTokens;
+        yield event;
+      }
+    } finally {
+      if (byTokens.length && tokens > 0)
+        await counters()
+          .add(
+            tenantId,
+            byTokens.map((l) => ({ key: tpmKey(l, w.minute), amount: tokens, ttlSeconds: 120 })),
+          )
+          .catch((error: unknown) => {
+            countFailure("pipeline");
+            log.error({ err: error }, "could not count a call's tokens");
+          });
+    }
+  };
+}

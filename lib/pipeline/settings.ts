@@ -1,0 +1,290 @@
+import { and, eq, gte, ne, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "@/db";
+import {
+  apiKey,
+  appUser,
+  type LimitScope,
+  membership,
+  sysAgentTurn,
+  tenant,
+  usageDaily,
+  usageLimit,
+} from "@/db/schema";
+import { AppError, notFound } from "@/lib/errors";
+import { budgetKey, hasBudget, type Period } from "./budget";
+import type { CounterStore } from "./counters";
+import { fromNano, toNano } from "./money";
+import { invalidatePolicy, type LimitValues } from "./policy";
+import { windowsAt } from "./windows";
+
+const usdAmount = z
+  .string()
+  .trim()
+  .regex(/^\d{1,10}(\.\d{1,10})?$/, "an amount in USD, such as 25 or 0.50")
+  .nullable();
+const perMinute = z
+  .number()
+  .int()
+  .min(1, "at least 1 (leave empty for no limit)")
+  .max(100_000_000)
+  .nullable();
+
+/** The limits of one scope, as an admin sets them: each may be empty (no limit); soft never above hard. */
+export const limitValuesInput = z
+  .object({
+    requestsPerMinute: perMinute.default(null),
+    tokensPerMinute: perMinute.default(null),
+    dailySoftUsd: usdAmount.default(null),
+    dailyHardUsd: usdAmount.default(null),
+    monthlySoftUsd: usdAmount.default(null),
+    monthlyHardUsd: usdAmount.default(null),
+  })
+  .superRefine((v, ctx) => {
+    for (const period of ["daily", "monthly"] as const) {
+      const soft = v[`${period}SoftUsd`];
+      const hard = v[`${period}HardUsd`];
+      if (soft !== null && hard !== null && Number(soft) > Number(hard))
+        ctx.addIssue({
+          code: "custom",
+          path: [`${period}SoftUsd`],
+          message: `the soft limit warns before the hard one refuses, so it cannot be above ${hard}`,
+        });
+    }
+  });
+
+export const limitsInput = z.intersection(
+  z.object({
+    scope: z.enum(["tenant", "key", "user"]),
+    subjectId: z.uuid("the id of an API key or a user of this tenant").optional(),
+  }),
+  limitValuesInput,
+);
+
+export const tenantSettingsInput = z.object({
+  retentionDays: z.number().int().min(1, "keep at least 1 day").max(3650, "at most 3650 days (10 years)"),
+  cacheAliases: z.array(z.string().min(1)).max(100),
+  cacheTtlSeconds: z
+    .number()
+    .int()
+    .min(10, "at least 10 seconds")
+    .max(30 * 86_400, "at most 30 days"),
+});
+
+export type LimitView = LimitValues & { spentToday: string; spentThisMonth: string };
+
+export type GovernanceSettings = {
+  retentionDays: number;
+  cacheAliases: string[];
+  cacheTtlSeconds: number;
+  tenantLimits: LimitView | null;
+  keys: {
+    id: string;
+    name: string;
+    prefix: string;
+    createdAt: Date;
+    lastUsedAt: Date | null;
+    revokedAt: Date | null;
+    limits: LimitView | null;
+  }[];
+  users: { id: string; email: string; name: string; role: string; limits: LimitView | null }[];
+};
+
+const valuesOf = (row: typeof usageLimit.$inferSelect): LimitValues => ({
+  requestsPerMinute: row.requestsPerMinute,
+  tokensPerMinute: row.tokensPerMinute,
+  dailySoftUsd: row.dailySoftUsd,
+  dailyHardUsd: row.dailyHardUsd,
+  monthlySoftUsd: row.monthlySoftUsd,
+  monthlyHardUsd: row.monthlyHardUsd,
+});
+
+/** Everything the limits screen shows for a tenant: its settings, and the limits and spend of each scope. */
+export async function readGovernanceSettings(
+  db: Database,
+  counters: CounterStore,
+  tenantId: string,
+): Promise<GovernanceSettings> {
+  const [t] = await db.select().from(tenant).where(eq(tenant.id, tenantId)).limit(1);
+  if (!t) throw notFound("tenant");
+  const [limitRows, keys, members] = await Promise.all([
+    db.select().from(usageLimit).where(eq(usageLimit.tenantId, tenantId)),
+    db
+      .select({
+        id: apiKey.id,
+        name: apiKey.name,
+        prefix: apiKey.prefix,
+        createdAt: apiKey.createdAt,
+        lastUsedAt: apiKey.lastUsedAt,
+        revokedAt: apiKey.revokedAt,
+      })
+      .from(apiKey)
+      .where(eq(apiKey.tenantId, tenantId))
+      .orderBy(sql`${apiKey.createdAt} desc`),
+    db
+      .select({ id: appUser.id, email: appUser.email, name: appUser.name, role: membership.role })
+      .from(membership)
+      .innerJoin(appUser, eq(appUser.id, membership.userId))
+      .where(eq(membership.tenantId, tenantId))
+      .orderBy(appUser.email),
+  ]);
+  const w = windowsAt(Date.now());
+  const spendKeys = limitRows.flatMap((r) => [
+    budgetKey(r.scope, r.subjectId, "daily", w.day),
+    budgetKey(r.scope, r.subjectId, "monthly", w.month),
+  ]);
+  const spend = await counters.read(tenantId, spendKeys);
+  const views = new Map<string, LimitView>();
+  for (const [i, r] of limitRows.entries())
+    views.set(`${r.scope}:${r.subjectId}`, {
+      ...valuesOf(r),
+      spentToday: fromNano(spend[i * 2] ?? 0),
+      spentThisMonth: fromNano(spend[i * 2 + 1] ?? 0),
+    });
+
+  return {
+    retentionDays: t.retentionDays,
+    cacheAliases: t.cacheAliases,
+    cacheTtlSeconds: t.cacheTtlSeconds,
+    tenantLimits: views.get(`tenant:${tenantId}`) ?? null,
+    keys: keys.map((k) => ({ ...k, limits: views.get(`key:${k.id}`) ?? null })),
+    users: members.map((m) => ({ ...m, limits: views.get(`user:${m.id}`) ?? null })),
+  };
+}
+
+/** Sets a tenant's retention and response-cache settings; an alias the gateway does not know is refused. */
+export async function saveTenantSettings(
+  db: Database,
+  tenantId: string,
+  input: z.output<typeof tenantSettingsInput>,
+  knownAliases: string[],
+): Promise<void> {
+  const unknown = input.cacheAliases.filter((a) => !knownAliases.includes(a));
+  if (unknown.length)
+    throw new AppError("validation_failed", "the request is invalid", {
+      fields: {
+        cacheAliases: [`unknown model alias: ${unknown.join(", ")} (known: ${knownAliases.join(", ")})`],
+      },
+    });
+  const rows = await db
+    .update(tenant)
+    .set({
+      retentionDays: input.retentionDays,
+      cacheAliases: [...new Set(input.cacheAliases)],
+      cacheTtlSeconds: input.cacheTtlSeconds,
+    })
+    .where(eq(tenant.id, tenantId))
+    .returning({ id: tenant.id });
+  if (!rows.length) throw notFound("tenant");
+  invalidatePolicy(tenantId);
+}
+
+/**
+ * Sets (or, when every value is empty, removes) the limits of the tenant, one of its keys or one of its users.
+ * A budget set mid-day starts from what the ledger says was already spent today and this month.
+ */
+export async function saveLimits(
+  db: Database,
+  counters: CounterStore,
+  tenantId: string,
+  input: z.output<typeof limitsInput>,
+  actorId: string,
+): Promise<LimitValues | null> {
+  const { scope, subjectId: given, ...values } = input;
+  const subjectId = scope === "tenant" ? tenantId : given;
+  if (!subjectId)
+    throw new AppError("validation_failed", "the request is invalid", {
+      fields: { subjectId: [`the id of the ${scope === "key" ? "API key" : "user"} is required`] },
+    });
+  await assertSubject(db, tenantId, scope, subjectId);
+  const key = and(
+    eq(usageLimit.tenantId, tenantId),
+    eq(usageLimit.scope, scope),
+    eq(usageLimit.subjectId, subjectId),
+  );
+  invalidatePolicy(tenantId);
+  if (Object.values(values).every((v) => v === null)) {
+    await db.delete(usageLimit).where(key);
+    return null;
+  }
+  await db
+    .insert(usageLimit)
+    .values({ tenantId, scope, subjectId, ...values, updatedBy: actorId })
+    .onConflictDoUpdate({
+      target: [usageLimit.tenantId, usageLimit.scope, usageLimit.subjectId],
+      set: { ...values, updatedBy: actorId, updatedAt: new Date() },
+    });
+  if (hasBudget({ scope, subjectId, ...values })) await seedSpend(db, counters, tenantId, scope, subjectId);
+  return values;
+}
+
+async function assertSubject(db: Database, tenantId: string, scope: LimitScope, subjectId: string) {
+  if (scope === "tenant") return;
+  const rows =
+    scope === "key"
+      ? await db
+          .select({ id: apiKey.id })
+          .from(apiKey)
+          .where(and(eq(apiKey.tenantId, tenantId), eq(apiKey.id, subjectId)))
+      : await db
+          .select({ id: membership.userId })
+          .from(membership)
+          .where(and(eq(membership.tenantId, tenantId), eq(membership.userId, subjectId)));
+  if (!rows.length) throw notFound(scope === "key" ? "API key" : "member");
+}
+
+/** Brings the day's and month's spend counters up to what the ledger already holds (never down). */
+async function seedSpend(
+  db: Database,
+  counters: CounterStore,
+  tenantId: string,
+  scope: LimitScope,
+  subjectId: string,
+) {
+  const w = windowsAt(Date.now());
+  const monthStart = `${w.month}-01`;
+  const spent: Record<Period, string> = { daily: "0", monthly: "0" };
+  if (scope === "key") {
+    const [row] = await db
+      .select({
+        day: sql<string>`coalesce(sum(${sysAgentTurn.cost}) filter (where ${sysAgentTurn.startedAt} >= ${`${w.day}T00:00:00Z`}::timestamptz), 0)::text`,
+        month: sql<string>`coalesce(sum(${sysAgentTurn.cost}), 0)::text`,
+      })
+      .from(sysAgentTurn)
+      .where(
+        and(
+          eq(sysAgentTurn.tenantId, tenantId),
+          eq(sysAgentTurn.apiKeyId, subjectId),
+          gte(sysAgentTurn.startedAt, sql`${`${monthStart}T00:00:00Z`}::timestamptz`),
+        ),
+      );
+    spent.daily = row?.day ?? "0";
+    spent.monthly = row?.month ?? "0";
+  } else {
+    const [row] = await db
+      .select({
+        day: sql<string>`coalesce(sum(${usageDaily.cost}) filter (where ${usageDaily.day} = ${w.day}), 0)::text`,
+        month: sql<string>`coalesce(sum(${usageDaily.cost}), 0)::text`,
+      })
+      .from(usageDaily)
+      .where(
+        and(
+          eq(usageDaily.tenantId, tenantId),
+          gte(usageDaily.day, monthStart),
+          ...(scope === "user" ? [eq(usageDaily.userId, subjectId), ne(usageDaily.source, "api")] : []),
+        ),
+      );
+    spent.daily = row?.day ?? "0";
+    spent.monthly = row?.month ?? "0";
+  }
+  const keys = {
+    daily: budgetKey(scope, subjectId, "daily", w.day),
+    monthly: budgetKey(scope, subjectId, "monthly", w.month),
+  };
+  const [day, month] = await counters.read(tenantId, [keys.daily, keys.monthly]);
+  const raise = [
+    { key: keys.daily, amount: Math.max(0, toNano(spent.daily) - (day ?? 0)), ttlSeconds: 2 * 86_400 },
+    { key: keys.monthly, amount: Math.max(0, toNano(spent.monthly) - (month ?? 0)), ttlSeconds: 32 * 86_400 },
+  ];
+  await counters.add(tenantId, raise);
+}

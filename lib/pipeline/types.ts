@@ -1,0 +1,62 @@
+import type { Gateway } from "@/lib/gateway/gateway";
+import type { ChatRequest, Stamp, StreamEvent } from "@/lib/gateway/types";
+import type { Caller, Policy } from "./policy";
+
+export type GuardrailCode = "rate_limit" | "budget_hard" | "budget_soft";
+
+/** What the pipeline streams: the gateway's events, plus its own guardrail decisions (warnings and refusals). */
+export type PipelineEvent =
+  | StreamEvent
+  | { type: "guardrail"; code: GuardrailCode; message: string; blocking: boolean };
+
+/** One model call going through the pipeline. */
+export type Call = {
+  caller: Caller & { source: "drawer" | "api" | "schedule" };
+  request: ChatRequest & { model: string };
+  /** Stream from the provider (the drawer, `stream: true` on /v1), or one JSON answer. */
+  stream: boolean;
+  /** The caller asked not to use the cache (`Cache-Control: no-cache`). */
+  noCache: boolean;
+  policy: Policy;
+  gateway: Gateway;
+};
+
+export type Next = (call: Call) => AsyncGenerator<PipelineEvent>;
+/** A step wraps the rest of the pipeline: it may answer itself, refuse, or call `next` and watch its events. */
+export type Step = (call: Call, next: Next) => AsyncGenerator<PipelineEvent>;
+
+export function emptyStamp(model: string): Stamp {
+  return {
+    requestedModel: model,
+    servedProvider: null,
+    servedAdapter: null,
+    servedModel: null,
+    fallbackIndex: null,
+    attempts: [],
+    usage: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 },
+    cost: "0",
+    timeToFirstTokenMs: null,
+    latencyMs: 0,
+    toolsDropped: false,
+  };
+}
+
+/** A refusal: a blocking guardrail event (for the audit) and the error that ends the call. */
+export function* refuse(
+  call: Call,
+  code: GuardrailCode,
+  errorClass: "rate_limit_exceeded" | "budget_exceeded",
+  message: string,
+  retryAfterSeconds: number,
+): Generator<PipelineEvent> {
+  yield { type: "guardrail", code, message, blocking: true };
+  yield {
+    type: "error",
+    error: { class: errorClass, message, status: 429, retryAfterSeconds },
+    stamp: emptyStamp(call.request.model),
+  };
+}
+
+/** The end of a call's usage and cost, whether it ended in an answer or an error. */
+export const stampOf = (event: PipelineEvent): Stamp | undefined =>
+  event.type === "done" ? event.response.stamp : event.type === "error" ? event.stamp : undefined;
