@@ -41,6 +41,8 @@ export const tenant = pgTable("tenant", {
   // The response cache: the model aliases whose exact repeats are answered from the cache, and for how long.
   cacheAliases: jsonb("cache_aliases").$type<string[]>().notNull().default([]),
   cacheTtlSeconds: integer("cache_ttl_seconds").notNull().default(3600),
+  // Single sign-on: people whose verified email is at one of these domains may join as members on first sign-in.
+  ssoDomains: jsonb("sso_domains").$type<string[]>().notNull().default([]),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -56,6 +58,8 @@ export const appUser = pgTable(
     passwordHash: text("password_hash"),
     isSuperAdmin: boolean("is_super_admin").notNull().default(false),
     disabled: boolean("disabled").notNull().default(false),
+    // Sessions carry the epoch they were issued in; raising it signs out every other session at once.
+    sessionEpoch: integer("session_epoch").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -84,6 +88,50 @@ export const membership = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.userId] }), index("membership_user_idx").on(t.userId)],
 );
 export type Membership = typeof membership.$inferSelect;
+
+// Invitations to join a tenant: a link with a random token (only its SHA-256 is kept), used once, until it expires.
+export const invitation = pgTable(
+  "invitation",
+  {
+    id: id(),
+    tenantId: tenantRef(),
+    email: text("email").notNull(),
+    role: membershipRole("role").notNull().default("member"),
+    tokenHash: text("token_hash").notNull().unique(),
+    invitedBy: uuid("invited_by").notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    acceptedAt: timestamp("accepted_at", { withTimezone: true }),
+    acceptedBy: uuid("accepted_by"),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [index("invitation_tenant_idx").on(t.tenantId, t.createdAt)],
+);
+export type Invitation = typeof invitation.$inferSelect;
+
+// Every change an admin makes (tenants, members, roles, invitations, API keys, limits, budgets, retention,
+// sign-in settings): who, what, before and after (masked), when, and the request it came with.
+export const adminChange = pgTable(
+  "admin_change",
+  {
+    id: id(),
+    tenantId: uuid("tenant_id").notNull(),
+    actorId: uuid("actor_id").notNull(),
+    actorEmail: text("actor_email").notNull(),
+    action: text("action").notNull(),
+    objectType: text("object_type").notNull(),
+    objectId: text("object_id").notNull(),
+    before: jsonb("before").$type<Record<string, unknown> | null>(),
+    after: jsonb("after").$type<Record<string, unknown> | null>(),
+    requestId: text("request_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("admin_change_tenant_created_idx").on(t.tenantId, t.createdAt),
+    index("admin_change_created_idx").on(t.createdAt),
+  ],
+);
+export type AdminChange = typeof adminChange.$inferSelect;
 
 // Failed sign-in counters, keyed by "email:<address>" or "ip:<address>"; shared by every app instance.
 export const authThrottle = pgTable("auth_throttle", {

@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import { getDatabase } from "@/db";
 import { getGateway } from "@/lib/gateway";
 import { log } from "@/lib/log";
-import { v1Handler } from "@/lib/v1";
+import { flushV1Ledger, v1Handler } from "@/lib/v1";
 import { serveFetchHandler } from "./serve";
 
 const port = Number(process.env.GATEWAY_PORT ?? 3001);
@@ -21,5 +21,10 @@ try {
 }
 const server = createServer(serveFetchHandler(v1Handler()));
 server.listen(port, "0.0.0.0", () => log.info({ port }, "tollgate lean gateway listening"));
+// On stop: no new requests, then the last batch of ledger rows is written before the process ends.
 for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.on(signal, () => server.close(() => process.exit(0)));
+  process.on(signal, () => {
+    server.close(() => void flushV1Ledger().finally(() => process.exit(0)));
+    server.closeIdleConnections();
+    setTimeout(() => void flushV1Ledger().finally(() => process.exit(0)), 5_000).unref();
+  });

@@ -128,7 +128,13 @@ export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
         ...turn,
         parts: [
           ...turn.parts,
-          { type: "notice", key: localKey("notice"), code: "guardrail", message: event.message },
+          {
+            type: "notice",
+            key: localKey("notice"),
+            // A soft budget only warns; everything else the pipeline or a tool guard says is a refusal.
+            code: event.code === "budget_soft" ? "budget_warning" : "guardrail",
+            message: event.message,
+          },
         ],
       };
     case "message":

@@ -66,6 +66,7 @@ const NOTICE_LABEL: Record<NoticeCode, MessageKey> = {
   tools_unavailable: "agent.notice.tools_unavailable",
   repeated_call: "agent.notice.repeated_call",
   guardrail: "agent.notice.guardrail",
+  budget_warning: "agent.notice.budget_warning",
 };
 
 export function Notice({ code, message }: { code: NoticeCode; message: string }) {

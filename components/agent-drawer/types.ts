@@ -42,7 +42,7 @@ export type LedgerTurn = {
   toolTrace: { callId?: string; name: string; durationMs: number; ok: boolean }[];
 };
 
-export type NoticeCode = Extract<AgentEvent, { type: "notice" }>["code"] | "guardrail";
+export type NoticeCode = Extract<AgentEvent, { type: "notice" }>["code"] | "guardrail" | "budget_warning";
 
 export type ToolCardState = {
   callId: string;

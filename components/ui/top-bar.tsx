@@ -12,6 +12,14 @@ export const ADMIN_LINKS: { href: string; label: MessageKey }[] = [
   { href: "/dev/agent/audit", label: "nav.audit" },
   { href: "/dev/agent/cost", label: "nav.cost" },
   { href: "/dev/agent/tools", label: "nav.tools" },
+  { href: "/dev/admin/keys", label: "nav.keys" },
+  { href: "/dev/admin/limits", label: "nav.limits" },
+  { href: "/dev/admin/members", label: "nav.members" },
+  { href: "/dev/admin/changes", label: "nav.changes" },
+];
+/** Links only the platform super admin sees (their pages answer 403 to everyone else). */
+export const SUPER_ADMIN_LINKS: { href: string; label: MessageKey }[] = [
+  { href: "/dev/admin/tenants", label: "nav.tenants" },
 ];
 
 export async function TopBar({ auth }: { auth: UserContext }) {
@@ -33,7 +41,7 @@ export async function TopBar({ auth }: { auth: UserContext }) {
         />
         {isTenantAdmin(auth) && (
           <nav aria-label={t("nav.admin")} className="flex flex-wrap gap-3 text-sm">
-            {ADMIN_LINKS.map((link) => (
+            {[...ADMIN_LINKS, ...(auth.user.isSuperAdmin ? SUPER_ADMIN_LINKS : [])].map((link) => (
               <Link
                 key={link.href}
                 href={link.href}
@@ -57,6 +65,13 @@ export async function TopBar({ auth }: { auth: UserContext }) {
               <p className="mb-2 truncate text-slate-500">
                 {t("user.signedInAs", { email: auth.user.email })}
               </p>
+              <Link
+                href="/account"
+                data-testid="account-link"
+                className="mb-2 block rounded-md px-2 py-1 hover:bg-slate-100 dark:hover:bg-slate-800"
+              >
+                {t("user.account")}
+              </Link>
               <form action={signOutAction}>
                 <button
                   type="submit"

@@ -40,135 +40,35 @@ export class GovernanceRecorder implements TurnObserver {
     } catch (error) {
       this.fail("ledger", error, turn.turnId);
     }
-    this.audit(open, "request", {
-      model: turn.requestedModel,
-      source: turn.source,
-      message: clip(turn.message),
-      toolsOffered: turn.toolsOffered,
-    });
+    const request = requestAudit(turn);
+    this.audit(open, request.type, request.payload);
   }
 
   event(turnId: string, event: AgentEvent): void {
     const open = this.open.get(turnId);
     if (!open) return;
-    switch (event.type) {
-      case "tool_call":
-        this.audit(open, "tool_call", {
-          callId: event.call.id,
-          name: event.call.name,
-          args: event.call.args,
-          round: event.round,
-        });
-        break;
-      case "tool_result":
-        this.audit(open, "tool_result", {
-          callId: event.callId,
-          name: event.name,
-          ok: event.ok,
-          durationMs: event.durationMs,
-          result: clip(event.result),
-        });
-        break;
-      case "guardrail":
-        this.audit(open, "guardrail", {
-          code: event.code,
-          ...(event.tool ? { tool: event.tool } : {}),
-          message: event.message,
-        });
-        break;
-      case "notice":
-        if (event.code === "fallback") this.audit(open, "fallback", { message: event.message });
-        break;
-      case "error":
-        this.audit(open, "error", { class: event.class, message: event.message });
-        break;
-    }
+    const audit = auditOf(event);
+    if (audit) this.audit(open, audit.type, audit.payload);
   }
 
   async end(summary: TurnSummary): Promise<void> {
     const open = this.open.get(summary.turnId);
     this.open.delete(summary.turnId);
     if (!open) return;
-    if (summary.status === "stopped") {
-      this.audit(open, "stop", {
-        reason: "stopped by the user",
-        cancelledCalls: summary.toolTrace.filter((t) => t.error === "cancelled").length,
-        rounds: summary.rounds,
-      });
-    }
+    const stop = stopAudit(summary);
+    if (stop) this.audit(open, stop.type, stop.payload);
     await open.writes;
     try {
       const db = await this.database();
       await db.transaction(async (tx) => {
         await tx
           .update(sysAgentTurn)
-          .set({
-            status: summary.status,
-            servedProvider: summary.servedProvider,
-            servedAdapter: summary.servedAdapter,
-            servedModel: summary.servedModel,
-            attempts: summary.attempts.length,
-            fallbackIndex: summary.fallbackIndex,
-            inputTokens: summary.usage.inputTokens,
-            cachedInputTokens: summary.usage.cachedInputTokens,
-            cacheWriteTokens: summary.usage.cacheWriteTokens,
-            outputTokens: summary.usage.outputTokens,
-            reasoningTokens: summary.usage.reasoningTokens,
-            cost: summary.cost,
-            toolTrace: summary.toolTrace.map(({ name, durationMs, ok, error }) => ({
-              name,
-              durationMs,
-              ok,
-              ...(error ? { error } : {}),
-            })),
-            rounds: summary.rounds,
-            firstTokenMs: summary.timeToFirstTokenMs,
-            latencyMs: summary.latencyMs,
-            errorClass: summary.error?.class ?? null,
-            errorMessage: summary.error ? maskText(summary.error.message) : null,
-            cacheHits: summary.cacheHits ?? 0,
-          })
+          .set(closedTurn(summary))
           .where(sql`${sysAgentTurn.id} = ${summary.turnId} and ${sysAgentTurn.tenantId} = ${open.tenantId}`);
         await tx
           .insert(usageDaily)
-          .values({
-            tenantId: open.tenantId,
-            day: open.startedAt.toISOString().slice(0, 10),
-            userId: open.userId,
-            source: open.source,
-            servedAdapter: summary.servedAdapter ?? "none",
-            servedModel: summary.servedModel ?? summary.requestedModel,
-            requests: 1,
-            failures: summary.status === "failed" ? 1 : 0,
-            inputTokens: summary.usage.inputTokens,
-            cachedInputTokens: summary.usage.cachedInputTokens,
-            cacheWriteTokens: summary.usage.cacheWriteTokens,
-            outputTokens: summary.usage.outputTokens,
-            reasoningTokens: summary.usage.reasoningTokens,
-            cost: summary.cost ?? "0",
-            latencyMsTotal: summary.latencyMs,
-          })
-          .onConflictDoUpdate({
-            target: [
-              usageDaily.tenantId,
-              usageDaily.day,
-              usageDaily.userId,
-              usageDaily.source,
-              usageDaily.servedAdapter,
-              usageDaily.servedModel,
-            ],
-            set: {
-              requests: sql`${usageDaily.requests} + 1`,
-              failures: sql`${usageDaily.failures} + excluded.failures`,
-              inputTokens: sql`${usageDaily.inputTokens} + excluded.input_tokens`,
-              cachedInputTokens: sql`${usageDaily.cachedInputTokens} + excluded.cached_input_tokens`,
-              cacheWriteTokens: sql`${usageDaily.cacheWriteTokens} + excluded.cache_write_tokens`,
-              outputTokens: sql`${usageDaily.outputTokens} + excluded.output_tokens`,
-              reasoningTokens: sql`${usageDaily.reasoningTokens} + excluded.reasoning_tokens`,
-              cost: sql`${usageDaily.cost} + excluded.cost`,
-              latencyMsTotal: sql`${usageDaily.latencyMsTotal} + excluded.latency_ms_total`,
-            },
-          });
+          .values(rollupOf(open, summary))
+          .onConflictDoUpdate({ target: ROLLUP_KEY, set: ROLLUP_ADD });
       });
     } catch (error) {
       this.fail("ledger", error, summary.turnId);
@@ -206,3 +106,133 @@ const clip = (text: string) =>
   text.length > AUDIT_TEXT_LIMIT
     ? `${text.slice(0, AUDIT_TEXT_LIMIT)}…[${text.length - AUDIT_TEXT_LIMIT} more characters]`
     : text;
+
+type Audit = { type: AuditType; payload: Record<string, unknown> };
+
+/** The `request` event that opens every turn's trail. */
+export const requestAudit = (turn: TurnStart): Audit => ({
+  type: "request",
+  payload: {
+    model: turn.requestedModel,
+    source: turn.source,
+    message: clip(turn.message),
+    toolsOffered: turn.toolsOffered,
+  },
+});
+
+/** The audit event an agent event becomes, if any (text deltas and notices other than fallback are not kept). */
+export function auditOf(event: AgentEvent): Audit | null {
+  switch (event.type) {
+    case "tool_call":
+      return {
+        type: "tool_call",
+        payload: { callId: event.call.id, name: event.call.name, args: event.call.args, round: event.round },
+      };
+    case "tool_result":
+      return {
+        type: "tool_result",
+        payload: {
+          callId: event.callId,
+          name: event.name,
+          ok: event.ok,
+          durationMs: event.durationMs,
+          result: clip(event.result),
+        },
+      };
+    case "guardrail":
+      return {
+        type: "guardrail",
+        payload: { code: event.code, ...(event.tool ? { tool: event.tool } : {}), message: event.message },
+      };
+    case "notice":
+      return event.code === "fallback" ? { type: "fallback", payload: { message: event.message } } : null;
+    case "error":
+      return { type: "error", payload: { class: event.class, message: event.message } };
+    default:
+      return null;
+  }
+}
+
+/** The `stop` event that closes a stopped turn's trail. */
+export const stopAudit = (summary: TurnSummary): Audit | null =>
+  summary.status === "stopped"
+    ? {
+        type: "stop",
+        payload: {
+          reason: "stopped by the user",
+          cancelledCalls: summary.toolTrace.filter((t) => t.error === "cancelled").length,
+          rounds: summary.rounds,
+        },
+      }
+    : null;
+
+/** The ledger row's closing values. */
+export function closedTurn(summary: TurnSummary) {
+  return {
+    status: summary.status,
+    servedProvider: summary.servedProvider,
+    servedAdapter: summary.servedAdapter,
+    servedModel: summary.servedModel,
+    attempts: summary.attempts.length,
+    fallbackIndex: summary.fallbackIndex,
+    inputTokens: summary.usage.inputTokens,
+    cachedInputTokens: summary.usage.cachedInputTokens,
+    cacheWriteTokens: summary.usage.cacheWriteTokens,
+    outputTokens: summary.usage.outputTokens,
+    reasoningTokens: summary.usage.reasoningTokens,
+    cost: summary.cost,
+    toolTrace: summary.toolTrace.map(({ name, durationMs, ok, error }) => ({
+      name,
+      durationMs,
+      ok,
+      ...(error ? { error } : {}),
+    })),
+    rounds: summary.rounds,
+    firstTokenMs: summary.timeToFirstTokenMs,
+    latencyMs: summary.latencyMs,
+    errorClass: summary.error?.class ?? null,
+    errorMessage: summary.error ? maskText(summary.error.message) : null,
+    cacheHits: summary.cacheHits ?? 0,
+  };
+}
+
+/** The turn's line of the daily rollup (added to what is there). */
+export function rollupOf(turn: TurnStart, summary: TurnSummary) {
+  return {
+    tenantId: turn.tenantId,
+    day: turn.startedAt.toISOString().slice(0, 10),
+    userId: turn.userId,
+    source: turn.source,
+    servedAdapter: summary.servedAdapter ?? "none",
+    servedModel: summary.servedModel ?? summary.requestedModel,
+    requests: 1,
+    failures: summary.status === "failed" ? 1 : 0,
+    inputTokens: summary.usage.inputTokens,
+    cachedInputTokens: summary.usage.cachedInputTokens,
+    cacheWriteTokens: summary.usage.cacheWriteTokens,
+    outputTokens: summary.usage.outputTokens,
+    reasoningTokens: summary.usage.reasoningTokens,
+    cost: summary.cost ?? "0",
+    latencyMsTotal: summary.latencyMs,
+  };
+}
+
+export const ROLLUP_KEY = [
+  usageDaily.tenantId,
+  usageDaily.day,
+  usageDaily.userId,
+  usageDaily.source,
+  usageDaily.servedAdapter,
+  usageDaily.servedModel,
+];
+export const ROLLUP_ADD = {
+  requests: sql`${usageDaily.requests} + excluded.requests`,
+  failures: sql`${usageDaily.failures} + excluded.failures`,
+  inputTokens: sql`${usageDaily.inputTokens} + excluded.input_tokens`,
+  cachedInputTokens: sql`${usageDaily.cachedInputTokens} + excluded.cached_input_tokens`,
+  cacheWriteTokens: sql`${usageDaily.cacheWriteTokens} + excluded.cache_write_tokens`,
+  outputTokens: sql`${usageDaily.outputTokens} + excluded.output_tokens`,
+  reasoningTokens: sql`${usageDaily.reasoningTokens} + excluded.reasoning_tokens`,
+  cost: sql`${usageDaily.cost} + excluded.cost`,
+  latencyMsTotal: sql`${usageDaily.latencyMsTotal} + excluded.latency_ms_total`,
+};

@@ -20,7 +20,10 @@ export type Policy = { cacheAliases: string[]; cacheTtlSeconds: number; limits: 
 export type Caller = { tenantId: string; apiKeyId: string | null; userId: string | null };
 
 const POLICY_CACHE_MS = 5_000;
-const cache = new Map<string, { policy: Policy; until: number }>();
+// On globalThis, so every bundle of the app (Next builds one per route) clears and reads the same cache.
+const holder = globalThis as { __tollgatePolicyCache?: Map<string, { policy: Policy; until: number }> };
+holder.__tollgatePolicyCache ??= new Map();
+const cache = holder.__tollgatePolicyCache;
 
 export const SCOPE_LABEL: Record<LimitScope, string> = {
   tenant: "tenant",

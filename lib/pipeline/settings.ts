@@ -1,3 +1,4 @@
+import Big from "big.js";
 import { and, eq, gte, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db";
@@ -11,7 +12,9 @@ import {
   usageDaily,
   usageLimit,
 } from "@/db/schema";
+import { type Actor, recordChange } from "@/lib/admin/changes";
 import { AppError, notFound } from "@/lib/errors";
+import { normalizeDecimal } from "@/lib/governance/meter";
 import { budgetKey, hasBudget, type Period } from "./budget";
 import type { CounterStore } from "./counters";
 import { fromNano, toNano } from "./money";
@@ -44,7 +47,7 @@ export const limitValuesInput = z
     for (const period of ["daily", "monthly"] as const) {
       const soft = v[`${period}SoftUsd`];
       const hard = v[`${period}HardUsd`];
-      if (soft !== null && hard !== null && Number(soft) > Number(hard))
+      if (soft !== null && hard !== null && new Big(soft).gt(hard))
         ctx.addIssue({
           code: "custom",
           path: [`${period}SoftUsd`],
@@ -90,13 +93,14 @@ export type GovernanceSettings = {
   users: { id: string; email: string; name: string; role: string; limits: LimitView | null }[];
 };
 
+const usdOrNull = (v: string | null) => (v === null ? null : normalizeDecimal(v));
 const valuesOf = (row: typeof usageLimit.$inferSelect): LimitValues => ({
   requestsPerMinute: row.requestsPerMinute,
   tokensPerMinute: row.tokensPerMinute,
-  dailySoftUsd: row.dailySoftUsd,
-  dailyHardUsd: row.dailyHardUsd,
-  monthlySoftUsd: row.monthlySoftUsd,
-  monthlyHardUsd: row.monthlyHardUsd,
+  dailySoftUsd: usdOrNull(row.dailySoftUsd),
+  dailyHardUsd: usdOrNull(row.dailyHardUsd),
+  monthlySoftUsd: usdOrNull(row.monthlySoftUsd),
+  monthlyHardUsd: usdOrNull(row.monthlyHardUsd),
 });
 
 /** Everything the limits screen shows for a tenant: its settings, and the limits and spend of each scope. */
@@ -158,6 +162,7 @@ export async function saveTenantSettings(
   tenantId: string,
   input: z.output<typeof tenantSettingsInput>,
   knownAliases: string[],
+  actor?: Actor,
 ): Promise<void> {
   const unknown = input.cacheAliases.filter((a) => !knownAliases.includes(a));
   if (unknown.length)
@@ -166,16 +171,33 @@ export async function saveTenantSettings(
         cacheAliases: [`unknown model alias: ${unknown.join(", ")} (known: ${knownAliases.join(", ")})`],
       },
     });
-  const rows = await db
-    .update(tenant)
-    .set({
-      retentionDays: input.retentionDays,
-      cacheAliases: [...new Set(input.cacheAliases)],
-      cacheTtlSeconds: input.cacheTtlSeconds,
-    })
-    .where(eq(tenant.id, tenantId))
-    .returning({ id: tenant.id });
-  if (!rows.length) throw notFound("tenant");
+  const after = {
+    retentionDays: input.retentionDays,
+    cacheAliases: [...new Set(input.cacheAliases)],
+    cacheTtlSeconds: input.cacheTtlSeconds,
+  };
+  await db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({
+        retentionDays: tenant.retentionDays,
+        cacheAliases: tenant.cacheAliases,
+        cacheTtlSeconds: tenant.cacheTtlSeconds,
+      })
+      .from(tenant)
+      .where(eq(tenant.id, tenantId))
+      .for("update");
+    if (!before) throw notFound("tenant");
+    await tx.update(tenant).set(after).where(eq(tenant.id, tenantId));
+    if (actor && JSON.stringify(before) !== JSON.stringify(after))
+      await recordChange(tx, actor, {
+        tenantId,
+        action: "tenant_settings.updated",
+        objectType: "tenant_settings",
+        objectId: tenantId,
+        before,
+        after,
+      });
+  });
   invalidatePolicy(tenantId);
 }
 
@@ -189,8 +211,16 @@ export async function saveLimits(
   tenantId: string,
   input: z.output<typeof limitsInput>,
   actorId: string,
+  actor?: Actor,
 ): Promise<LimitValues | null> {
-  const { scope, subjectId: given, ...values } = input;
+  const { scope, subjectId: given, ...raw } = input;
+  const values: LimitValues = {
+    ...raw,
+    dailySoftUsd: usdOrNull(raw.dailySoftUsd),
+    dailyHardUsd: usdOrNull(raw.dailyHardUsd),
+    monthlySoftUsd: usdOrNull(raw.monthlySoftUsd),
+    monthlyHardUsd: usdOrNull(raw.monthlyHardUsd),
+  };
   const subjectId = scope === "tenant" ? tenantId : given;
   if (!subjectId)
     throw new AppError("validation_failed", "the request is invalid", {
@@ -202,18 +232,32 @@ export async function saveLimits(
     eq(usageLimit.scope, scope),
     eq(usageLimit.subjectId, subjectId),
   );
+  const cleared = Object.values(values).every((v) => v === null);
+  await db.transaction(async (tx) => {
+    const [previous] = await tx.select().from(usageLimit).where(key).for("update");
+    if (cleared) await tx.delete(usageLimit).where(key);
+    else
+      await tx
+        .insert(usageLimit)
+        .values({ tenantId, scope, subjectId, ...values, updatedBy: actorId })
+        .onConflictDoUpdate({
+          target: [usageLimit.tenantId, usageLimit.scope, usageLimit.subjectId],
+          set: { ...values, updatedBy: actorId, updatedAt: new Date() },
+        });
+    const before = previous ? valuesOf(previous) : null;
+    const after = cleared ? null : values;
+    if (actor && JSON.stringify(before) !== JSON.stringify(after))
+      await recordChange(tx, actor, {
+        tenantId,
+        action: cleared ? "limits.removed" : "limits.set",
+        objectType: "limits",
+        objectId: `${scope}:${subjectId}`,
+        before: before && { scope, subjectId, ...before },
+        after: after && { scope, subjectId, ...after },
+      });
+  });
   invalidatePolicy(tenantId);
-  if (Object.values(values).every((v) => v === null)) {
-    await db.delete(usageLimit).where(key);
-    return null;
-  }
-  await db
-    .insert(usageLimit)
-    .values({ tenantId, scope, subjectId, ...values, updatedBy: actorId })
-    .onConflictDoUpdate({
-      target: [usageLimit.tenantId, usageLimit.scope, usageLimit.subjectId],
-      set: { ...values, updatedBy: actorId, updatedAt: new Date() },
-    });
+  if (cleared) return null;
   if (hasBudget({ scope, subjectId, ...values })) await seedSpend(db, counters, tenantId, scope, subjectId);
   return values;
 }
@@ -223,7 +267,7 @@ async function assertSubject(db: Database, tenantId: string, scope: LimitScope, 
   const rows =
     scope === "key"
       ? await db
-          .select({ id: apiKey.id })
+          .select({ id: apiKey.id, revokedAt: apiKey.revokedAt })
           .from(apiKey)
           .where(and(eq(apiKey.tenantId, tenantId), eq(apiKey.id, subjectId)))
       : await db
@@ -231,6 +275,8 @@ async function assertSubject(db: Database, tenantId: string, scope: LimitScope, 
           .from(membership)
           .where(and(eq(membership.tenantId, tenantId), eq(membership.userId, subjectId)));
   if (!rows.length) throw notFound(scope === "key" ? "API key" : "member");
+  if ("revokedAt" in rows[0]! && rows[0].revokedAt)
+    throw new AppError("conflict", "this API key is revoked; its limits no longer apply to anything");
 }
 
 /** Brings the day's and month's spend counters up to what the ledger already holds (never down). */

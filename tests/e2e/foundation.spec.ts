@@ -127,6 +127,6 @@ test.describe("the shell", () => {
     expect(body).toMatchObject({ status: "ok", database: { reachable: true } });
     expect(body.database.migration.applied).toBe(body.database.migration.expected);
     expect(body.version).toMatch(/^\d+\.\d+\.\d+/);
-    expect(body.governanceWriteFailures).toEqual({ ledger: 0, audit: 0, conversation: 0 });
+    expect(body.governanceWriteFailures).toEqual({ ledger: 0, audit: 0, conversation: 0, pipeline: 0 });
   });
 });

@@ -87,7 +87,10 @@ export async function startFakeServer(options: FakeServerOptions, listenPort = 0
     const path = req.url ?? "/";
     // Other processes (the browser tests) script the fake through these; they are not recorded.
     if (req.method === "POST" && path === "/__control/enqueue") {
-      queue.push(...((parseObject(rawBody).replies ?? []) as FakeReply[]));
+      const replies = parseObject(rawBody).replies;
+      // A malformed script is the test's bug: say so instead of quietly queuing nothing.
+      if (!Array.isArray(replies)) return sendJson(res, 400, { error: "send {replies: [...]}" });
+      queue.push(...(replies as FakeReply[]));
       return sendJson(res, 200, { queued: queue.length });
     }
     if (req.method === "POST" && path === "/__control/reset") {

@@ -13,6 +13,7 @@ import { createApiKey } from "@/lib/api-keys";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
 import { costOf, findPrice } from "@/lib/gateway/pricing";
+import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
 import {
   PostgresResponseCache,
@@ -56,6 +57,7 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
   let pipeline: Pipeline;
   let counters: CounterStore;
   let redisClient: Redis | undefined;
+  let recorder: BatchedGovernanceRecorder;
   let acme: string;
   let admin: string;
 
@@ -77,6 +79,7 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
       ),
     );
     const db = async () => app.db;
+    recorder = new BatchedGovernanceRecorder(db);
     let cache: ResponseCacheStore = new PostgresResponseCache(db);
     counters = new PostgresCounters(db);
     if (redis) {
@@ -95,9 +98,7 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
       now: () => pinned,
     });
     server = createServer(
-      serveFetchHandler(
-        createV1Handler({ db, gateway: () => gateway, pipeline, recorder: new GovernanceRecorder(db) }),
-      ),
+      serveFetchHandler(createV1Handler({ db, gateway: () => gateway, pipeline, recorder })),
     );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
@@ -124,10 +125,19 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
       messages: [{ role: "user", content }],
       ...extra,
     });
-  const rowsOf = (keyId: string) =>
-    app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.apiKeyId, keyId));
-  const auditOf = (turnId: string) =>
-    app.db.select().from(sysAgentAudit).where(eq(sysAgentAudit.turnId, turnId)).orderBy(sysAgentAudit.seq);
+  // The API's recorder writes in batches: flush what has ended before reading the ledger.
+  const rowsOf = async (keyId: string) => {
+    await recorder.flush();
+    return app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.apiKeyId, keyId));
+  };
+  const auditOf = async (turnId: string) => {
+    await recorder.flush();
+    return app.db
+      .select()
+      .from(sysAgentAudit)
+      .where(eq(sysAgentAudit.turnId, turnId))
+      .orderBy(sysAgentAudit.seq);
+  };
 
   it("refuses the request over a key's per-minute limit with 429, Retry-After and a guardrail audit event", async () => {
     const { secret, key } = await newKey("rpm");
@@ -235,6 +245,7 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
     expect(rows.filter((r) => r.status === "success")).toHaveLength(10);
     const refusedRows = rows.filter((r) => r.errorClass === "budget_exceeded");
     expect(refusedRows).toHaveLength(40);
+    await recorder.flush();
     const guardrails = await app.db
       .select()
       .from(sysAgentAudit)

@@ -7,7 +7,7 @@ import { sysAgentAudit, sysAgentTurn } from "@/db/schema";
 import { clearApiKeyCache, createApiKey, revokeApiKey } from "@/lib/api-keys";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
-import { GovernanceRecorder } from "@/lib/governance/recorder";
+import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { PostgresCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
@@ -26,6 +26,7 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
   let secret: string;
   let keyId: string;
   let acme: string;
+  let recorder: BatchedGovernanceRecorder;
 
   beforeAll(async () => {
     app = await useSeededAppDatabase(kind);
@@ -42,6 +43,7 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
       ),
     );
     const db = async () => app.db;
+    recorder = new BatchedGovernanceRecorder(db);
     server = createServer(
       serveFetchHandler(
         createV1Handler({
@@ -53,7 +55,7 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
             counters: () => new PostgresCounters(db),
             cache: () => new PostgresResponseCache(db),
           }),
-          recorder: new GovernanceRecorder(db),
+          recorder,
         }),
       ),
     );
@@ -76,7 +78,10 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
   beforeEach(() => upstream.reset());
 
   const client = (apiKey = secret) => new OpenAI({ apiKey, baseURL, maxRetries: 0 });
-  const turnsOfKey = () => app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.apiKeyId, keyId));
+  const turnsOfKey = async () => {
+    await recorder.flush();
+    return app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.apiKeyId, keyId));
+  };
 
   it("answers a completion in OpenAI's shape and records a ledger row and audit events", async () => {
     upstream.enqueue({
@@ -96,6 +101,7 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
       prompt_tokens_details: { cached_tokens: 10 },
     });
     const turnId = res.id.replace("chatcmpl-", "");
+    await recorder.flush();
     const [row] = await app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.id, turnId));
     expect(row).toMatchObject({
       source: "api",
@@ -152,6 +158,7 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
     });
     expect(JSON.stringify(upstream.requests[0]!.body.tools)).toContain("lookup_invoice");
     const turnId = res.id.replace("chatcmpl-", "");
+    await recorder.flush();
     const events = await app.db.select().from(sysAgentAudit).where(eq(sysAgentAudit.turnId, turnId));
     expect(events.map((e) => e.type).sort()).toEqual(["request", "tool_call"]);
   });

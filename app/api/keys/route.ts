@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { getDb } from "@/db";
+import { actorOf } from "@/lib/admin/changes";
 import { createApiKey, listApiKeys } from "@/lib/api-keys";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { readJson } from "@/lib/http/route";
@@ -15,9 +16,13 @@ const body = z.object({
 });
 
 /** Creates a key; the response carries the secret, shown this once. */
-export const POST = withTenantAdmin(async (req, { auth }) => {
+export const POST = withTenantAdmin(async (req, { auth, requestId }) => {
   const tenant = activeTenantOrThrow(auth);
   const { name } = await readJson(req, body);
-  const created = await createApiKey(await getDb(), { tenantId: tenant.id, name, createdBy: auth.user.id });
+  const created = await createApiKey(
+    await getDb(),
+    { tenantId: tenant.id, name, createdBy: auth.user.id },
+    actorOf(auth, requestId),
+  );
   return Response.json(created, { status: 201 });
 });

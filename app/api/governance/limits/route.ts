@@ -1,4 +1,5 @@
 import { getDb } from "@/db";
+import { actorOf } from "@/lib/admin/changes";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { readJson } from "@/lib/http/route";
 import { pipelineStores } from "@/lib/pipeline";
@@ -8,9 +9,16 @@ import { limitsInput, saveLimits } from "@/lib/pipeline/settings";
  * Sets the rate limits and budgets of the tenant (`scope: "tenant"`), of one of its API keys or of one of its
  * users (`scope: "key" | "user"` with `subjectId`). Every value empty removes them.
  */
-export const PUT = withTenantAdmin(async (req, { auth }) => {
+export const PUT = withTenantAdmin(async (req, { auth, requestId }) => {
   const tenant = activeTenantOrThrow(auth);
   const input = await readJson(req, limitsInput);
-  const limits = await saveLimits(await getDb(), pipelineStores().counters, tenant.id, input, auth.user.id);
+  const limits = await saveLimits(
+    await getDb(),
+    pipelineStores().counters,
+    tenant.id,
+    input,
+    auth.user.id,
+    actorOf(auth, requestId),
+  );
   return Response.json({ limits });
 });

@@ -1,4 +1,5 @@
 import { getDb } from "@/db";
+import { actorOf } from "@/lib/admin/changes";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { getGateway } from "@/lib/gateway";
 import { readJson } from "@/lib/http/route";
@@ -15,11 +16,11 @@ export const GET = withTenantAdmin(async (_req, { auth }) => {
 });
 
 /** Sets the tenant's retention and response-cache settings. */
-export const PUT = withTenantAdmin(async (req, { auth }) => {
+export const PUT = withTenantAdmin(async (req, { auth, requestId }) => {
   const tenant = activeTenantOrThrow(auth);
   const input = await readJson(req, tenantSettingsInput);
   const db = await getDb();
-  await saveTenantSettings(db, tenant.id, input, aliases());
+  await saveTenantSettings(db, tenant.id, input, aliases(), actorOf(auth, requestId));
   return Response.json({
     ...(await readGovernanceSettings(db, pipelineStores().counters, tenant.id)),
     aliases: aliases(),

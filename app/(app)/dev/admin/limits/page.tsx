@@ -1,0 +1,12 @@
+import { GovernancePage } from "@/components/governance/admin-page";
+import { LimitsAdmin } from "@/components/governance/limits-admin";
+import { requireTenantAdmin } from "@/lib/auth/page-guards";
+
+export default async function LimitsPage() {
+  const auth = await requireTenantAdmin();
+  return (
+    <GovernancePage auth={auth} title="gov.limitsPage.title" lead="gov.limitsPage.lead" testId="admin-limits">
+      {(tenantId) => <LimitsAdmin key={tenantId} />}
+    </GovernancePage>
+  );
+}

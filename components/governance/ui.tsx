@@ -1,0 +1,154 @@
+"use client";
+
+import Big from "big.js";
+import { type ReactNode, useEffect, useState } from "react";
+import { useI18n } from "@/components/i18n";
+
+export const INPUT =
+  "w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm aria-invalid:border-red-500 dark:border-slate-700 dark:bg-slate-900 dark:aria-invalid:border-red-500";
+export const LABEL = "block text-xs font-medium text-slate-600 dark:text-slate-400";
+export const BUTTON =
+  "rounded-md border border-slate-300 px-3 py-1.5 text-sm whitespace-nowrap hover:bg-slate-100 disabled:cursor-not-allowed disabled:opacity-50 dark:border-slate-700 dark:hover:bg-slate-800";
+export const PRIMARY =
+  "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium whitespace-nowrap text-white hover:bg-indigo-700 disabled:cursor-not-allowed disabled:opacity-50 dark:bg-indigo-500 dark:hover:bg-indigo-400";
+export const DANGER =
+  "rounded-md bg-red-600 px-3 py-1.5 text-sm font-medium whitespace-nowrap text-white hover:bg-red-700 disabled:cursor-not-allowed disabled:opacity-50";
+export const CARD = "rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900";
+
+/** A titled block of the page. */
+export function Section(props: { title: string; lead?: string; testId?: string; children: ReactNode }) {
+  return (
+    <section data-testid={props.testId} className={`${CARD} min-w-0 space-y-4 p-4`}>
+      <header className="space-y-1">
+        <h2 className="font-semibold">{props.title}</h2>
+        {props.lead && <p className="text-sm text-slate-600 dark:text-slate-300">{props.lead}</p>}
+      </header>
+      {props.children}
+    </section>
+  );
+}
+
+/** The server's messages for one field, said under it (`id` is what the input's aria-describedby names). */
+export function FieldError({ id, messages, field }: { id: string; messages?: string[]; field: string }) {
+  if (!messages?.length) return null;
+  return (
+    <p id={id} data-testid={`field-error-${field}`} className="mt-1 text-xs text-red-700 dark:text-red-300">
+      {messages.join(" ")}
+    </p>
+  );
+}
+
+/** A failed request, said where its result would be. */
+export function ErrorNote({ message, testId = "gov-error" }: { message: string; testId?: string }) {
+  const { t } = useI18n();
+  return (
+    <p
+      role="alert"
+      data-testid={testId}
+      className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm break-words text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200"
+    >
+      {t("gov.error", { message })}
+    </p>
+  );
+}
+
+/** "Saved", shown for a few seconds after a save (`at` changes on every save, so a second save shows it again). */
+export function SavedNote({ at }: { at: number | null }) {
+  const { t } = useI18n();
+  const [shownFor, setShownFor] = useState<number | null>(null);
+  useEffect(() => {
+    if (at === null) return;
+    setShownFor(at);
+    const timer = setTimeout(() => setShownFor(null), 4000);
+    return () => clearTimeout(timer);
+  }, [at]);
+  return (
+    <span role="status" data-testid="saved-note" className="text-sm text-emerald-700 dark:text-emerald-300">
+      {shownFor !== null && at === shownFor ? `✓ ${t("gov.saved")}` : ""}
+    </span>
+  );
+}
+
+/** USD as the server sends it, with at least two decimals and the integer part grouped: "$1,250.00", "$0.0042". */
+export function formatUsd(value: string | null | undefined): string {
+  const amount = toBig(value);
+  return amount ? dollars(amount) : "—";
+}
+
+/** Money spent, for reading at a glance: cents from a dollar up ("$2.30"), else up to four decimals ("$0.0042"). */
+export function formatSpend(value: string | null | undefined): string {
+  const amount = toBig(value);
+  if (!amount) return "—";
+  return dollars(amount.abs().gte(1) ? amount.round(2) : amount.round(4));
+}
+
+function toBig(value: string | null | undefined): Big | null {
+  if (value === null || value === undefined || value === "") return null;
+  try {
+    return new Big(value);
+  } catch {
+    return null;
+  }
+}
+
+function dollars(amount: Big): string {
+  const [whole = "0", fraction = ""] = amount.abs().toFixed().split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return `${amount.lt(0) ? "-" : ""}$${grouped}.${fraction.padEnd(2, "0")}`;
+}
+
+const TONES = {
+  green: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/50 dark:text-emerald-200",
+  slate: "bg-slate-200 text-slate-700 dark:bg-slate-700 dark:text-slate-200",
+  indigo: "bg-indigo-100 text-indigo-800 dark:bg-indigo-900/50 dark:text-indigo-200",
+} as const;
+
+export function Pill({
+  tone,
+  children,
+  testId,
+}: {
+  tone: keyof typeof TONES;
+  children: ReactNode;
+  testId?: string;
+}) {
+  return (
+    <span
+      data-testid={testId}
+      className={`inline-block rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ${TONES[tone]}`}
+    >
+      {children}
+    </span>
+  );
+}
+
+/** A timestamp in the reader's language, the exact instant on hover; `fallback` when there is none. */
+export function DateText({ value, fallback }: { value: string | null; fallback: string }) {
+  const { locale } = useI18n();
+  if (!value) return <span className="text-slate-500 dark:text-slate-400">{fallback}</span>;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return <span>{value}</span>;
+  const text = new Intl.DateTimeFormat(locale === "zh" ? "zh-CN" : "en-US", {
+    dateStyle: "medium",
+    timeStyle: "short",
+  }).format(date);
+  return (
+    <time dateTime={date.toISOString()} title={date.toISOString()}>
+      {text}
+    </time>
+  );
+}
+
+export type FieldMessages = Record<string, string[]>;
+
+/** The server's messages for a field, including its items' ("cacheAliases.0"). */
+export const messagesOf = (fields: FieldMessages, name: string): string[] =>
+  Object.entries(fields)
+    .filter(([key]) => key === name || key.startsWith(`${name}.`))
+    .flatMap(([, messages]) => messages);
+
+/** Messages for fields the form has no input for ("(body)", "subjectId"), so none is dropped unseen. */
+export const otherMessages = (fields: FieldMessages, shown: readonly string[]): string[] =>
+  Object.entries(fields)
+    .filter(([key]) => !shown.some((name) => key === name || key.startsWith(`${name}.`)))
+    .map(([key, messages]) => `${key}: ${messages.join(" ")}`);
