@@ -1,6 +1,10 @@
 import { type NextRequest, NextResponse } from "next/server";
 
 const PUBLIC_PAGES = ["/login"];
+/** Pages under these prefixes are public too: an invitation link is opened before its account exists. */
+const PUBLIC_PREFIXES = ["/invite/"];
+const isPublic = (pathname: string) =>
+  PUBLIC_PAGES.includes(pathname) || PUBLIC_PREFIXES.some((prefix) => pathname.startsWith(prefix));
 const SESSION_COOKIES = ["authjs.session-token", "__Secure-authjs.session-token"];
 
 /**
@@ -12,7 +16,7 @@ export function proxy(req: NextRequest) {
   const hasSession = req.cookies
     .getAll()
     .some((c) => SESSION_COOKIES.some((name) => c.name.startsWith(name)));
-  if (!hasSession && !PUBLIC_PAGES.includes(pathname)) {
+  if (!hasSession && !isPublic(pathname)) {
     const login = new URL("/login", req.url);
     login.searchParams.set("callbackUrl", pathname + search);
     return NextResponse.redirect(login);

@@ -1,6 +1,7 @@
 // Serves the production build for Playwright on its own database — a fresh Postgres database when the run has
 // one (TEST_DATABASE_URL or DATABASE_URL), else a throwaway PGlite directory — with a gateway over the offline
-// demo model and a fake OpenAI server the tests script through its /__control routes. All removed on exit.
+// demo model, a fake OpenAI server the tests script through its /__control routes, and a real OpenID Connect
+// provider (oidc-provider, any login accepted) for single sign-on. All removed on exit.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,14 +9,22 @@ import path from "node:path";
 import postgres from "postgres";
 import { databaseOptionsFromEnv, openDatabase } from "../db/client";
 import { prepareDatabase } from "../db/migrate";
+import { startFakeOidc } from "../tests/fakes/oidc";
 import { startFakeOpenAI } from "../tests/fakes/openai";
 
 const port = process.env.E2E_PORT ?? "3100";
 const fakePort = Number(process.env.E2E_FAKE_PORT ?? 3191);
+const oidcPort = Number(process.env.E2E_OIDC_PORT ?? 3192);
 const adminUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || "";
 const work = mkdtempSync(path.join(tmpdir(), "tollgate-e2e-"));
 
 const fake = await startFakeOpenAI(fakePort);
+// Next.js hands route handlers http://localhost:<port> whatever the Host (127.0.0.1 included), so without AUTH_URL
+// the redirect URI is on localhost, and the single sign-on tests browse on localhost.
+const oidc = await startFakeOidc({
+  port: oidcPort,
+  redirectUris: [`http://localhost:${port}/api/auth/callback/oidc`],
+});
 const gatewayConfig = path.join(work, "gateway.config.json");
 writeFileSync(
   gatewayConfig,
@@ -48,6 +57,10 @@ const env: NodeJS.ProcessEnv = {
   LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
   GATEWAY_CONFIG: gatewayConfig,
   E2E_FAKE_OPENAI_KEY: "sk-e2e-fake",
+  OIDC_ISSUER: oidc.issuer,
+  OIDC_CLIENT_ID: oidc.clientId,
+  OIDC_CLIENT_SECRET: oidc.clientSecret,
+  OIDC_NAME: "Test SSO",
 };
 
 let dropDatabase = async () => {};
@@ -82,6 +95,7 @@ async function stop(code: number) {
   await new Promise((resolve) => (server.exitCode === null ? server.once("exit", resolve) : resolve(null)));
   await dropDatabase().catch((error: Error) => console.error(`e2e cleanup failed: ${error.message}`));
   await fake.close();
+  await oidc.close();
   rmSync(work, { recursive: true, force: true });
   process.exit(code);
 }

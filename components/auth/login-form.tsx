@@ -10,9 +10,16 @@ const MESSAGE_BY_STATUS: Record<number, MessageKey> = {
   429: "login.throttled",
 };
 
-export function LoginForm({ callbackUrl }: { callbackUrl?: string }) {
+export function LoginForm({
+  callbackUrl,
+  initialError,
+}: {
+  callbackUrl?: string;
+  initialError?: MessageKey;
+}) {
   const { t } = useI18n();
-  const [error, setError] = useState<MessageKey | null>(null);
+  // initialError: why the last sign-in was refused (e.g. single sign-on), from the page's ?error=.
+  const [error, setError] = useState<MessageKey | null>(initialError ?? null);
   const [busy, setBusy] = useState(false);
 
   async function submit(event: FormEvent<HTMLFormElement>) {

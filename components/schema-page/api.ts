@@ -43,3 +43,18 @@ export async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> 
 
 export const toApiError = (error: unknown) =>
   error instanceof ApiError ? error : new ApiError(0, error instanceof Error ? error.message : String(error));
+
+/** Sends a row action (POST, PATCH, DELETE) with an optional JSON body; non-2xx becomes an ApiError. */
+export async function sendJson(method: string, url: string, body?: unknown): Promise<void> {
+  const res = await fetch(url, {
+    method,
+    headers: {
+      accept: "application/json",
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  }).catch((cause: unknown) => {
+    throw new ApiError(0, cause instanceof Error ? cause.message : String(cause));
+  });
+  if (!res.ok) throw await errorFrom(res);
+}

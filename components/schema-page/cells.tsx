@@ -39,6 +39,10 @@ const TONE_OF: Record<string, keyof typeof TONES> = {
   guardrail: "violet",
   interrupted: "slate",
   running: "slate",
+  // Tenants and members.
+  active: "green",
+  disabled: "red",
+  admin: "violet",
 };
 
 export function Badge({ value }: { value: string }) {

@@ -6,7 +6,7 @@ import {
   type ColumnDef as TableColumnDef,
   useReactTable,
 } from "@tanstack/react-table";
-import { type MouseEvent, useMemo } from "react";
+import { type MouseEvent, type ReactNode, useMemo } from "react";
 import { useI18n } from "@/components/i18n";
 import type { CellType, ColumnDef, Row } from "@/lib/schema-pages/types";
 import { CellValue } from "./cells";
@@ -15,6 +15,10 @@ import type { SortState } from "./use-page-query";
 
 const NUMERIC: CellType[] = ["duration", "tokens", "money"];
 const alignOf = (cell: CellType) => (NUMERIC.includes(cell) ? "text-right" : "text-left");
+const ACTIONS = "__actions";
+/** Numbers and the row actions line up on the right. */
+const alignOfColumn = (id: string, col: ColumnDef | undefined) =>
+  id === ACTIONS ? "text-right" : alignOf(col?.cell ?? "text");
 
 /**
  * The one table of every schema page. Sorting and paging happen on the server (keyset), so the table model
@@ -30,9 +34,11 @@ export function DataTable(props: {
   onSort: (field: string) => void;
   /** Absent when the page has no detail view. */
   onOpen?: (id: string) => void;
+  /** The row's action buttons, in a last column; absent when the page has no row actions. */
+  renderActions?: (row: Row, id: string) => ReactNode;
 }) {
   const { t, locale } = useI18n();
-  const { columns: schemaColumns, idField, onOpen } = props;
+  const { columns: schemaColumns, idField, onOpen, renderActions } = props;
 
   const columns = useMemo<TableColumnDef<Row>[]>(
     () =>
@@ -47,11 +53,26 @@ export function DataTable(props: {
       })),
     [schemaColumns, locale],
   );
+  const allColumns = useMemo<TableColumnDef<Row>[]>(
+    () =>
+      renderActions
+        ? [
+            ...columns,
+            {
+              id: ACTIONS,
+              header: () => <span className="sr-only">{t("schema.actions")}</span>,
+              enableSorting: false,
+              cell: (ctx) => renderActions(ctx.row.original, ctx.row.id),
+            },
+          ]
+        : columns,
+    [columns, renderActions, t],
+  );
   const byField = useMemo(() => new Map(schemaColumns.map((c) => [c.field, c])), [schemaColumns]);
 
   const table = useReactTable({
     data: props.rows,
-    columns,
+    columns: allColumns,
     getCoreRowModel: getCoreRowModel(),
     manualSorting: true,
     manualPagination: true,
@@ -67,8 +88,9 @@ export function DataTable(props: {
   };
 
   const rows = table.getRowModel().rows;
+  // relative: the actions column's sr-only header is positioned; it must scroll (and clip) with the table.
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+    <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
       <table aria-busy={props.loading} className="min-w-full text-sm">
         <caption className="sr-only">{props.caption}</caption>
         <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-800/50 dark:text-slate-300">
@@ -83,7 +105,7 @@ export function DataTable(props: {
                     key={header.id}
                     scope="col"
                     aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
-                    className={`px-3 py-2 font-medium whitespace-nowrap ${alignOf(col?.cell ?? "text")}`}
+                    className={`px-3 py-2 font-medium whitespace-nowrap ${alignOfColumn(header.column.id, col)}`}
                   >
                     {header.column.getCanSort() ? (
                       <button
@@ -132,7 +154,7 @@ export function DataTable(props: {
               {row.getVisibleCells().map((cell) => (
                 <td
                   key={cell.id}
-                  className={`px-3 py-2 align-top whitespace-nowrap ${alignOf(byField.get(cell.column.id)?.cell ?? "text")}`}
+                  className={`px-3 py-2 align-top whitespace-nowrap ${alignOfColumn(cell.column.id, byField.get(cell.column.id))}`}
                 >
                   {flexRender(cell.column.columnDef.cell, cell.getContext())}
                 </td>
@@ -142,7 +164,7 @@ export function DataTable(props: {
           {rows.length === 0 && (
             <tr>
               <td
-                colSpan={columns.length}
+                colSpan={allColumns.length}
                 className="px-3 py-8 text-center text-slate-500 dark:text-slate-400"
               >
                 {props.loading ? t("schema.loading") : t("schema.noRows")}

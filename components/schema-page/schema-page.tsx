@@ -1,8 +1,8 @@
 "use client";
 
-import { Suspense, useMemo } from "react";
+import { Suspense, useCallback, useMemo } from "react";
 import { useI18n } from "@/components/i18n";
-import type { PageSchema } from "@/lib/schema-pages/types";
+import type { PageSchema, Row } from "@/lib/schema-pages/types";
 import { schemaUrl } from "./api";
 import { Charts } from "./charts";
 import { DataTable } from "./data-table";
@@ -11,6 +11,7 @@ import { ErrorNote } from "./error-note";
 import { FilterBar } from "./filter-bar";
 import { formatNumber, pick } from "./format";
 import { MetricCards } from "./metric-cards";
+import { RowActionButtons, RowActionDialog, RowActionError, useRowActions } from "./row-actions";
 import { SegmentTabs } from "./segment-tabs";
 import { usePageQuery } from "./use-page-query";
 import { useRows } from "./use-rows";
@@ -27,14 +28,31 @@ function RowCountText(props: { shown: number; count: { count: number; approximat
 }
 
 /** Everything that depends on the URL (filters, sort, segment, the open detail). */
-function SchemaPageBody({ schema, superAdmin }: { schema: PageSchema; superAdmin: boolean }) {
+function SchemaPageBody({
+  schema,
+  superAdmin,
+  urlPrefix,
+  refresh,
+}: {
+  schema: PageSchema;
+  superAdmin: boolean;
+  urlPrefix?: string;
+  refresh?: number;
+}) {
   const { t, locale } = useI18n();
-  const query = usePageQuery(schema);
+  const query = usePageQuery(schema, urlPrefix);
   const columns = useMemo(
     () => schema.columns.filter((c) => superAdmin || !c.superAdminOnly),
     [schema.columns, superAdmin],
   );
-  const rows = useRows(schema.key, query.apiQuery, query.filterQuery, schema.pageSize);
+  const rows = useRows(schema.key, query.apiQuery, query.filterQuery, schema.pageSize, refresh);
+  const actions = useRowActions(rows.reload);
+  const rowActions = schema.rowActions;
+  const renderActions = useCallback(
+    (row: Row, id: string) =>
+      rowActions ? <RowActionButtons actions={rowActions} row={row} rowId={id} api={actions} /> : null,
+    [rowActions, actions],
+  );
   const hasFilters = (schema.filters?.length ?? 0) > 0 || superAdmin || Object.keys(query.filters).length > 0;
 
   return (
@@ -82,6 +100,7 @@ function SchemaPageBody({ schema, superAdmin }: { schema: PageSchema; superAdmin
           </a>
         </div>
         {rows.error && <ErrorNote message={rows.error.message} />}
+        <RowActionError api={actions} />
         <DataTable
           caption={pick(schema.title, locale)}
           columns={columns}
@@ -91,6 +110,7 @@ function SchemaPageBody({ schema, superAdmin }: { schema: PageSchema; superAdmin
           loading={rows.loading}
           onSort={query.toggleSort}
           onOpen={schema.detail ? query.openDetail : undefined}
+          renderActions={rowActions?.length ? renderActions : undefined}
         />
         {rows.nextCursor && !rows.loading && (
           <div className="flex justify-center">
@@ -106,6 +126,13 @@ function SchemaPageBody({ schema, superAdmin }: { schema: PageSchema; superAdmin
           </div>
         )}
       </section>
+      {actions.asking && (
+        <RowActionDialog
+          key={`${actions.asking.rowId}:${actions.asking.action.key}`}
+          api={actions}
+          asking={actions.asking}
+        />
+      )}
       {schema.detail && query.detail && (
         <DetailDrawer
           key={query.detail}
@@ -123,23 +150,41 @@ function SchemaPageBody({ schema, superAdmin }: { schema: PageSchema; superAdmin
  * Renders any admin page from its schema. `scope` (already translated, e.g. "Scope: Acme") is shown under
  * the title when given. The server should key this component by the active tenant, so a tenant switch
  * (router.refresh) starts the page over instead of showing the previous tenant's rows.
+ *
+ * Embedded (one list among other sections of a page) its title is a second-level heading; `urlPrefix` keeps
+ * its URL state apart from another list's, and a new `refresh` value reloads its rows (e.g. after an invite).
  */
 export function SchemaPageClient({
   schema,
   superAdmin,
   scope,
+  embedded = false,
+  urlPrefix,
+  refresh,
 }: {
   schema: PageSchema;
   superAdmin: boolean;
   scope?: string;
+  embedded?: boolean;
+  urlPrefix?: string;
+  refresh?: number;
 }) {
   const { t, locale } = useI18n();
+  const Title = embedded ? "h2" : "h1";
   return (
-    <div data-testid="schema-page" data-schema-key={schema.key} className="min-w-0 space-y-6">
+    <div
+      data-testid="schema-page"
+      data-schema-key={schema.key}
+      className={`min-w-0 ${embedded ? "space-y-4" : "space-y-6"}`}
+    >
       <header className="space-y-1">
-        <h1 className="text-2xl font-bold">{pick(schema.title, locale)}</h1>
+        <Title className={embedded ? "text-lg font-semibold" : "text-2xl font-bold"}>
+          {pick(schema.title, locale)}
+        </Title>
         {schema.description && (
-          <p className="text-slate-600 dark:text-slate-300">{pick(schema.description, locale)}</p>
+          <p className={`text-slate-600 dark:text-slate-300 ${embedded ? "text-sm" : ""}`}>
+            {pick(schema.description, locale)}
+          </p>
         )}
         {scope && (
           <p data-testid="page-scope" className="text-sm text-slate-500">
@@ -149,7 +194,7 @@ export function SchemaPageClient({
       </header>
       {/* useSearchParams needs a boundary when the route is prerendered. */}
       <Suspense fallback={<p className="text-sm text-slate-500">{t("schema.loading")}</p>}>
-        <SchemaPageBody schema={schema} superAdmin={superAdmin} />
+        <SchemaPageBody schema={schema} superAdmin={superAdmin} urlPrefix={urlPrefix} refresh={refresh} />
       </Suspense>
     </div>
   );

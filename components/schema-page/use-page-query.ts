@@ -34,15 +34,20 @@ function parseSort(raw: string | null, schema: PageSchema): SortState {
   return { field, direction };
 }
 
-export function readPageState(params: URLSearchParams, schema: PageSchema): PageUrlState {
-  const sort = parseSort(params.get("sort"), schema);
-  const rawSegment = params.get("segment");
+/**
+ * `prefix` namespaces the URL names ("inv." → inv.sort, inv.f.email) so two lists can share one page; the API
+ * query is always unprefixed.
+ */
+export function readPageState(params: URLSearchParams, schema: PageSchema, prefix = ""): PageUrlState {
+  const sort = parseSort(params.get(`${prefix}sort`), schema);
+  const rawSegment = params.get(`${prefix}segment`);
   const segment = schema.segments?.values.some((v) => v.value === rawSegment) ? rawSegment : null;
   const filters: Record<string, string> = {};
   // Every f.* param is passed on, not only the declared ones: links may carry extra filters (f.turnId).
+  const filterPrefix = prefix + FILTER_PREFIX;
   for (const [name, value] of params) {
-    if (name.startsWith(FILTER_PREFIX) && value.trim() !== "")
-      filters[name.slice(FILTER_PREFIX.length)] = value;
+    if (name.startsWith(filterPrefix) && value.trim() !== "")
+      filters[name.slice(filterPrefix.length)] = value;
   }
   const query = new URLSearchParams();
   if (segment) query.set("segment", segment);
@@ -53,22 +58,22 @@ export function readPageState(params: URLSearchParams, schema: PageSchema): Page
     sort,
     segment,
     filters,
-    detail: params.get("detail") || null,
+    detail: params.get(`${prefix}detail`) || null,
     apiQuery: query.toString(),
     filterQuery,
   };
 }
 
 /** Reads the page state from the URL and changes it with router.push, so Back restores the previous view. */
-export function usePageQuery(schema: PageSchema) {
+export function usePageQuery(schema: PageSchema, prefix = "") {
   const searchParams = useSearchParams();
   const pathname = usePathname();
   const router = useRouter();
   // True while the history entry on top is the one our openDetail pushed: closing then goes Back to it.
   const detailPushed = useRef(false);
   const state = useMemo(
-    () => readPageState(new URLSearchParams(searchParams.toString()), schema),
-    [searchParams, schema],
+    () => readPageState(new URLSearchParams(searchParams.toString()), schema, prefix),
+    [searchParams, schema, prefix],
   );
 
   const update = useCallback(
@@ -100,28 +105,30 @@ export function usePageQuery(schema: PageSchema) {
               ? "desc"
               : "asc";
         const isDefault = field === schema.defaultSort.field && direction === schema.defaultSort.direction;
-        update((p) => (isDefault ? p.delete("sort") : p.set("sort", `${field}:${direction}`)));
+        update((p) =>
+          isDefault ? p.delete(`${prefix}sort`) : p.set(`${prefix}sort`, `${field}:${direction}`),
+        );
       },
       setSegment(value: string | null) {
-        update((p) => (value ? p.set("segment", value) : p.delete("segment")));
+        update((p) => (value ? p.set(`${prefix}segment`, value) : p.delete(`${prefix}segment`)));
       },
       /** Sets (or, when empty, removes) each given filter; filters not named are left as they are. */
       applyFilters(values: Record<string, string>) {
         update((p) => {
           for (const [name, value] of Object.entries(values)) {
-            if (value.trim() === "") p.delete(FILTER_PREFIX + name);
-            else p.set(FILTER_PREFIX + name, value.trim());
+            if (value.trim() === "") p.delete(prefix + FILTER_PREFIX + name);
+            else p.set(prefix + FILTER_PREFIX + name, value.trim());
           }
         });
       },
       clearFilters() {
         update((p) => {
-          for (const name of [...p.keys()]) if (name.startsWith(FILTER_PREFIX)) p.delete(name);
+          for (const name of [...p.keys()]) if (name.startsWith(prefix + FILTER_PREFIX)) p.delete(name);
         });
       },
       openDetail(id: string) {
         const pushed = !state.detail;
-        update((p) => p.set("detail", id));
+        update((p) => p.set(`${prefix}detail`, id));
         detailPushed.current = pushed;
       },
       // Back when we opened it (so Back after closing goes where the user expects), else replace: a shared
@@ -130,10 +137,10 @@ export function usePageQuery(schema: PageSchema) {
         if (detailPushed.current) {
           detailPushed.current = false;
           router.back();
-        } else update((p) => p.delete("detail"), "replace");
+        } else update((p) => p.delete(`${prefix}detail`), "replace");
       },
     }),
-    [state, schema, update, router],
+    [state, schema, update, router, prefix],
   );
 }
 

@@ -26,10 +26,18 @@ const INITIAL: RowsState = {
 /**
  * Keyset-paginated rows: a new query (sort, segment, filters) starts over from the first page; loadMore
  * appends the next page. The total count is its own request, started after the rows request, so the table
- * never waits for it.
+ * never waits for it. reload() (after a row action) or a new `refresh` from the parent fetches both again.
  */
-export function useRows(schemaKey: string, apiQuery: string, filterQuery: string, pageSize: number) {
+export function useRows(
+  schemaKey: string,
+  apiQuery: string,
+  filterQuery: string,
+  pageSize: number,
+  refresh = 0,
+) {
   const [state, setState] = useState<RowsState>(INITIAL);
+  const [reloads, setReloads] = useState(0);
+  const generation = reloads + refresh;
   // The controller of the current query; loadMore uses it so a page of an old query is never appended.
   const current = useRef<AbortController | null>(null);
   // Two quick clicks must not fetch (and append) the same page twice.
@@ -38,6 +46,7 @@ export function useRows(schemaKey: string, apiQuery: string, filterQuery: string
   // Layout effects, not passive ones: children's effects run before the parent's, so the cards' and charts'
   // requests would otherwise leave first; layout effects all run before any passive effect.
   useLayoutEffect(() => {
+    void generation;
     const controller = new AbortController();
     current.current = controller;
     moreInFlight.current = false;
@@ -51,10 +60,11 @@ export function useRows(schemaKey: string, apiQuery: string, filterQuery: string
       },
     );
     return () => controller.abort();
-  }, [schemaKey, apiQuery, pageSize]);
+  }, [schemaKey, apiQuery, pageSize, generation]);
 
   // Declared after the rows effect so its request starts second; a sort change does not refetch it.
   useLayoutEffect(() => {
+    void generation;
     const controller = new AbortController();
     setState((s) => ({ ...s, count: null }));
     getJson<RowCount>(schemaUrl(schemaKey, "count", filterQuery), controller.signal).then(
@@ -63,7 +73,7 @@ export function useRows(schemaKey: string, apiQuery: string, filterQuery: string
       () => undefined,
     );
     return () => controller.abort();
-  }, [schemaKey, filterQuery]);
+  }, [schemaKey, filterQuery, generation]);
 
   const loadMore = useCallback(() => {
     const controller = current.current;
@@ -90,5 +100,6 @@ export function useRows(schemaKey: string, apiQuery: string, filterQuery: string
     );
   }, [schemaKey, apiQuery, pageSize, state.nextCursor, state.loading]);
 
-  return { ...state, loadMore };
+  const reload = useCallback(() => setReloads((n) => n + 1), []);
+  return { ...state, loadMore, reload };
 }

@@ -13,7 +13,7 @@ type AuthedHandler<P> = (req: Request, ctx: AuthedContext<P>) => Promise<Respons
 export const currentUser = cache(async (): Promise<UserContext | null> => {
   const claims = await readSessionClaims();
   if (!claims) return null;
-  return loadUserContext(await getDb(), claims.userId, claims.tenantId);
+  return loadUserContext(await getDb(), claims.userId, claims.tenantId, claims.epoch);
 });
 
 export const isTenantAdmin = (auth: UserContext) => auth.user.isSuperAdmin || auth.role === "admin";

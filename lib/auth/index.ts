@@ -3,15 +3,18 @@ import Credentials from "next-auth/providers/credentials";
 import { z } from "zod";
 import { getDb } from "@/db";
 import { log } from "@/lib/log";
+import { verifyEpochProof } from "./epoch";
 import { verifyPassword } from "./password";
 import { getAuthSecret } from "./secret";
+import { resolveSsoSignIn, ssoProviders } from "./sso";
 import { clearSignInFailures, clientAddress, recordSignInFailure } from "./throttle";
-import { findUserByEmail, loadUserContext } from "./users";
+import { findUserByEmail, loadUserContext, mayEnter } from "./users";
 
 declare module "next-auth" {
   interface Session {
     user: { id: string; isSuperAdmin: boolean } & DefaultSession["user"];
     tenantId: string | null;
+    epoch: number;
     role: "member" | "admin" | null;
   }
 }
@@ -21,6 +24,8 @@ declare module "@auth/core/jwt" {
     tenantId?: string | null;
     role?: "member" | "admin" | null;
     isSuperAdmin?: boolean;
+    /** The user's session epoch when this session was issued; a raised epoch ends the session. */
+    epoch?: number;
   }
 }
 
@@ -35,7 +40,8 @@ export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
   secret: getAuthSecret(),
   trustHost: true,
   session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
-  pages: { signIn: "/login" },
+  // next-auth's own errors (a refused or failed single sign-on) come back to the login page, which explains them.
+  pages: { signIn: "/login", error: "/login" },
   logger: {
     error: (error) => {
       // A wrong password is not an error of ours; everything else goes to the JSON log.
@@ -57,12 +63,23 @@ export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
           await recordSignInFailure(db, { email, address: clientAddress(request.headers) });
           return null;
         }
+        // Right password, but every tenant of theirs is disabled (or they belong to none): no way in.
+        if (!(await mayEnter(db, user.id))) return null;
         await clearSignInFailures(db, email);
         return { id: user.id, email: user.email, name: user.name };
       },
     }),
+    ...ssoProviders(),
   ],
   callbacks: {
+    async signIn({ user, account, profile }) {
+      if (account?.type !== "oidc" && account?.type !== "oauth") return true;
+      const result = await resolveSsoSignIn(await getDb(), { provider: account.provider, profile });
+      if (!result.ok) return `/login?error=${result.reason}`;
+      // The session names the Tollgate user, not the provider's subject (the jwt callback reads user.id).
+      user.id = result.userId;
+      return true;
+    },
     async jwt({ token, user, trigger, session }) {
       if (user?.id) {
         const ctx = await loadUserContext(await getDb(), user.id, null);
@@ -70,6 +87,25 @@ export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
         token.tenantId = ctx?.tenant?.id ?? null;
         token.role = ctx?.role ?? null;
         token.isSuperAdmin = ctx?.user.isSuperAdmin ?? false;
+        token.epoch = ctx?.user.sessionEpoch ?? 0;
+      }
+      // After "sign out other sessions" (or a password change) the server re-issues this session in the new
+      // epoch with a proof only it can make: the update endpoint is reachable from the browser, so a bare
+      // epoch sent there must not revive an old session.
+      if (
+        trigger === "update" &&
+        token.sub &&
+        session &&
+        typeof session === "object" &&
+        "epochProof" in session
+      ) {
+        const { epoch, epochProof } = session as { epoch?: unknown; epochProof?: unknown };
+        if (
+          typeof epoch === "number" &&
+          typeof epochProof === "string" &&
+          verifyEpochProof(token.sub, epoch, epochProof)
+        )
+          token.epoch = epoch;
       }
       if (
         trigger === "update" &&
@@ -98,6 +134,7 @@ export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
       session.user.isSuperAdmin = token.isSuperAdmin ?? false;
       session.tenantId = token.tenantId ?? null;
       session.role = token.role ?? null;
+      session.epoch = token.epoch ?? 0;
       return session;
     },
   },

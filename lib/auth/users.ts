@@ -6,7 +6,7 @@ export type TenantAccess = { id: string; name: string; slug: string; role: Membe
 
 /** Who is asking, resolved from the database on every request (the session cookie only names the user). */
 export type UserContext = {
-  user: { id: string; email: string; name: string; isSuperAdmin: boolean };
+  user: { id: string; email: string; name: string; isSuperAdmin: boolean; sessionEpoch: number };
   /** Tenants the user may switch to: their memberships, or every tenant for the super admin. */
   tenants: TenantAccess[];
   /** The active tenant; null for a super admin looking at the whole platform, or a user with no membership. */
@@ -14,7 +14,10 @@ export type UserContext = {
   role: MembershipRole | null;
 };
 
-export async function findUserByEmail(db: Database, email: string): Promise<AppUser | undefined> {
+export async function findUserByEmail(
+  db: Pick<Database, "select">,
+  email: string,
+): Promise<AppUser | undefined> {
   const [row] = await db
     .select()
     .from(appUser)
@@ -24,16 +27,19 @@ export async function findUserByEmail(db: Database, email: string): Promise<AppU
 }
 
 /**
- * Loads the user and their tenants; null when the user is gone or disabled. `activeTenantId` is honoured only
- * if the user may use that tenant; otherwise a member falls back to their first tenant.
+ * Loads the user and their tenants; null when the user is gone or disabled, or when the session's epoch is not
+ * the user's (they signed out their other sessions). `activeTenantId` is honoured only if the user may use
+ * that tenant; otherwise a member falls back to their first tenant.
  */
 export async function loadUserContext(
   db: Database,
   userId: string,
   activeTenantId: string | null | undefined,
+  sessionEpoch?: number,
 ): Promise<UserContext | null> {
   const [user] = await db.select().from(appUser).where(eq(appUser.id, userId)).limit(1);
   if (!user || user.disabled) return null;
+  if (sessionEpoch !== undefined && sessionEpoch !== user.sessionEpoch) return null;
   const tenants: TenantAccess[] = user.isSuperAdmin
     ? (
         await db
@@ -50,9 +56,33 @@ export async function loadUserContext(
   const requested = activeTenantId ? tenants.find((t) => t.id === activeTenantId) : undefined;
   const active = requested ?? (user.isSuperAdmin ? null : (tenants[0] ?? null));
   return {
-    user: { id: user.id, email: user.email, name: user.name, isSuperAdmin: user.isSuperAdmin },
+    user: {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      isSuperAdmin: user.isSuperAdmin,
+      sessionEpoch: user.sessionEpoch,
+    },
     tenants,
     tenant: active,
     role: active?.role ?? null,
   };
+}
+
+/** Whether a user may sign in: the super admin always; anyone else needs a membership in an enabled tenant. */
+export async function mayEnter(db: Database, userId: string): Promise<boolean> {
+  const [user] = await db
+    .select({ isSuperAdmin: appUser.isSuperAdmin, disabled: appUser.disabled })
+    .from(appUser)
+    .where(eq(appUser.id, userId))
+    .limit(1);
+  if (!user || user.disabled) return false;
+  if (user.isSuperAdmin) return true;
+  const [row] = await db
+    .select({ id: membership.tenantId })
+    .from(membership)
+    .innerJoin(tenant, eq(tenant.id, membership.tenantId))
+    .where(and(eq(membership.userId, userId), eq(tenant.disabled, false)))
+    .limit(1);
+  return Boolean(row);
 }

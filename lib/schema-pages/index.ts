@@ -1,6 +1,10 @@
 import type { UserContext } from "@/lib/auth/users";
 import { forbidden, notFound } from "@/lib/errors";
 import { loadPageSchemas } from "./load";
+import { adminChangesProvider } from "./providers/admin-changes";
+import { adminInvitationsProvider } from "./providers/admin-invitations";
+import { adminMembersProvider } from "./providers/admin-members";
+import { adminTenantsProvider } from "./providers/admin-tenants";
 import { agentAuditProvider } from "./providers/agent-audit";
 import { agentCostProvider } from "./providers/agent-cost";
 import { agentTurnsProvider } from "./providers/agent-turns";
@@ -13,6 +17,10 @@ export const PROVIDERS: Record<string, () => PageProvider> = {
   agentAudit: () => agentAuditProvider(),
   agentCost: () => agentCostProvider(),
   toolCatalog: () => toolCatalogProvider(),
+  adminChanges: () => adminChangesProvider(),
+  adminTenants: () => adminTenantsProvider(),
+  adminMembers: () => adminMembersProvider(),
+  adminInvitations: () => adminInvitationsProvider(),
 };
 
 type Holder = { __tollgatePages?: Map<string, PageSchema> };

@@ -50,6 +50,27 @@ export type ChartDef = {
   topN?: number;
 };
 
+/**
+ * A button on each row that calls one of our API routes (disable a tenant, remove a member); the rows reload
+ * after it succeeds, and a refusal shows the server's message.
+ */
+export type RowActionDef = {
+  key: string;
+  label: Localized;
+  method: "POST" | "PATCH" | "DELETE";
+  /** An /api/ path with {field} placeholders filled from the row, e.g. "/api/admin/tenants/{id}". */
+  href: string;
+  /** The JSON body, sent as is (with the input's value added). */
+  body?: Record<string, unknown>;
+  /** Asked before the call; {field} placeholders are filled from the row. */
+  confirm?: Localized;
+  /** A value typed first (e.g. a new name), sent as body[field]; `initialFrom` pre-fills it from the row. */
+  input?: { field: string; label: Localized; initialFrom?: string };
+  /** Offered only on rows whose `field` equals this value. */
+  when?: { field: string; equals: string | number | boolean };
+  tone?: "danger";
+};
+
 export type PageSchema = {
   key: string;
   provider: string;
@@ -63,6 +84,7 @@ export type PageSchema = {
   columns: ColumnDef[];
   detail?: DetailDef;
   charts?: ChartDef[];
+  rowActions?: RowActionDef[];
   /** The row field that identifies a row (detail, keyset pagination). */
   idField: string;
   defaultSort: { field: string; direction: "asc" | "desc" };

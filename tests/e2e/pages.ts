@@ -8,13 +8,13 @@ export class LoginPage {
 
   async goto(path = "/login") {
     await this.page.goto(path);
-    await expect(this.page.getByRole("button", { name: /sign in|登录/i })).toBeVisible();
+    await expect(this.page.getByRole("button", { name: /^(sign in|登录)$/i })).toBeVisible();
   }
 
   async signIn(email: string, password = DEMO_PASSWORD) {
     await this.page.getByLabel(/email|邮箱/i).fill(email);
     await this.page.getByLabel(/password|密码/i).fill(password);
-    await this.page.getByRole("button", { name: /sign in|登录/i }).click();
+    await this.page.getByRole("button", { name: /^(sign in|登录)$/i }).click();
   }
 
   error() {

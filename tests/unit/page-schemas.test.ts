@@ -2,12 +2,30 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadPageSchemas, PageSchemaError, parsePageSchema } from "@/lib/schema-pages/load";
 
-const providers = ["agentTurns", "agentAudit", "agentCost", "toolCatalog"];
+const providers = [
+  "agentTurns",
+  "agentAudit",
+  "agentCost",
+  "toolCatalog",
+  "adminChanges",
+  "adminTenants",
+  "adminMembers",
+  "adminInvitations",
+];
 
 describe("page schemas", () => {
   it("every schema file in schemas/ validates", () => {
     const pages = loadPageSchemas(providers);
-    expect([...pages.keys()].sort()).toEqual(["agent-audit", "agent-cost", "agent-tools", "agent-turns"]);
+    expect([...pages.keys()].sort()).toEqual([
+      "admin-changes",
+      "admin-invitations",
+      "admin-members",
+      "admin-tenants",
+      "agent-audit",
+      "agent-cost",
+      "agent-tools",
+      "agent-turns",
+    ]);
   });
 
   it("a broken file is refused with the file and the field named", () => {

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { getDb } from "@/db";
+import { actorOf } from "@/lib/admin/changes";
+import { changeRole, changeRoleInput, removeMember } from "@/lib/admin/members";
+import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
+import { notFound } from "@/lib/errors";
+import { readJson } from "@/lib/http/route";
+
+const userIdOf = (raw: string) => {
+  const id = z.uuid().safeParse(raw);
+  if (!id.success) throw notFound("member");
+  return id.data;
+};
+
+/** Changes a member's role (`{role: "member" | "admin"}`); the last admin cannot be demoted. */
+export const PATCH = withTenantAdmin<{ userId: string }>(async (req, { auth, params, requestId }) => {
+  const tenant = activeTenantOrThrow(auth);
+  const input = await readJson(req, changeRoleInput);
+  const member = await changeRole(
+    await getDb(),
+    actorOf(auth, requestId),
+    tenant.id,
+    userIdOf(params.userId),
+    input,
+  );
+  return Response.json({ member });
+});
+
+/** Removes a member at once (their sessions lose access on their next request); the last admin cannot go. */
+export const DELETE = withTenantAdmin<{ userId: string }>(async (_req, { auth, params, requestId }) => {
+  const tenant = activeTenantOrThrow(auth);
+  await removeMember(await getDb(), actorOf(auth, requestId), tenant.id, userIdOf(params.userId));
+  return Response.json({ removed: true });
+});

@@ -1,0 +1,13 @@
+import { getDb } from "@/db";
+import { listInvitations, listMembers } from "@/lib/admin/members";
+import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
+
+/** The active tenant's members and pending invitations. */
+export const GET = withTenantAdmin(async (_req, { auth }) => {
+  const tenant = activeTenantOrThrow(auth);
+  const db = await getDb();
+  return Response.json({
+    members: await listMembers(db, tenant.id),
+    invitations: await listInvitations(db, tenant.id),
+  });
+});

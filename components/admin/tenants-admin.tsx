@@ -1,0 +1,17 @@
+"use client";
+
+import { useState } from "react";
+import { SchemaPageClient } from "@/components/schema-page/schema-page";
+import type { PageSchema } from "@/lib/schema-pages/types";
+import { CreateTenantForm } from "./create-tenant-form";
+
+/** The super admin's tenants screen: create one, then every tenant with rename, disable and enable. */
+export function TenantsAdmin({ tenantsPage }: { tenantsPage: PageSchema }) {
+  const [refresh, setRefresh] = useState(0);
+  return (
+    <div className="space-y-8">
+      <CreateTenantForm onCreated={() => setRefresh((n) => n + 1)} />
+      <SchemaPageClient schema={tenantsPage} superAdmin={false} embedded refresh={refresh} />
+    </div>
+  );
+}
