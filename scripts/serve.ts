@@ -1,7 +1,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
 
-/** Adapts a fetch-style handler to node:http, streaming both ways, and aborting the request when the client leaves. */
+/** Reads a request body whole: API requests are small, and one Buffer is far cheaper than a web stream. */
+function readBody(incoming: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+    incoming.on("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    incoming.on("error", reject);
+  });
+}
+
+/**
+ * Adapts a fetch-style handler to node:http: the request body is read whole, a streamed answer (SSE) is written
+ * as it comes and anything else in one write with its length; the request is aborted when the client leaves.
+ */
 export function serveFetchHandler(handler: (req: Request) => Promise<Response>) {
   return async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const controller = new AbortController();
@@ -10,17 +22,28 @@ export function serveFetchHandler(handler: (req: Request) => Promise<Response>) 
     });
     const url = `http://${incoming.headers.host ?? "localhost"}${incoming.url ?? "/"}`;
     const hasBody = incoming.method !== "GET" && incoming.method !== "HEAD";
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(incoming.headers))
+      if (typeof value === "string") headers.set(name, value);
+      else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     const request = new Request(url, {
       method: incoming.method,
-      headers: incoming.headers as Record<string, string>,
-      body: hasBody ? (Readable.toWeb(incoming) as ReadableStream) : undefined,
+      headers,
+      body: hasBody ? ((await readBody(incoming)) as unknown as BodyInit) : undefined,
       signal: controller.signal,
-      // @ts-expect-error Node's fetch needs this for a streamed request body.
-      duplex: "half",
     });
     const response = await handler(request);
-    outgoing.writeHead(response.status, Object.fromEntries(response.headers));
-    if (!response.body) return outgoing.end();
+    const head = Object.fromEntries(response.headers);
+    if (!response.body) {
+      outgoing.writeHead(response.status, head);
+      return outgoing.end();
+    }
+    if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
+      const body = Buffer.from(await response.arrayBuffer());
+      outgoing.writeHead(response.status, { ...head, "content-length": String(body.length) });
+      return outgoing.end(body);
+    }
+    outgoing.writeHead(response.status, head);
     const reader = response.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();

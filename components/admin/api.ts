@@ -1,6 +1,6 @@
 // The administration routes as the browser calls them (dates arrive as strings). Failures are GovernanceErrors:
 // the HTTP status, the server's message and, on 422 and some 409s, the messages per field.
-import { GovernanceError } from "@/components/governance/api";
+import { call } from "@/components/governance/api";
 
 export { GovernanceError as AdminError } from "@/components/governance/api";
 
@@ -22,36 +22,6 @@ export type InvitationOffer = {
   expiresAt: string;
   accountExists: boolean;
 };
-
-async function errorOf(res: Response): Promise<GovernanceError> {
-  const body = (await res.json().catch(() => null)) as {
-    error?: { message?: unknown; fields?: unknown };
-  } | null;
-  const message =
-    typeof body?.error?.message === "string" ? body.error.message : `${res.status} ${res.statusText}`;
-  const fields =
-    body?.error?.fields && typeof body.error.fields === "object"
-      ? (body.error.fields as Record<string, string[]>)
-      : {};
-  return new GovernanceError(res.status, message, fields);
-}
-
-async function call<T>(path: string, init: { method?: string; json?: unknown; signal?: AbortSignal } = {}) {
-  const res = await fetch(path, {
-    method: init.method ?? "GET",
-    signal: init.signal,
-    headers: {
-      accept: "application/json",
-      ...(init.json !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
-  }).catch((cause: unknown) => {
-    if (cause instanceof DOMException && cause.name === "AbortError") throw cause;
-    throw new GovernanceError(0, cause instanceof Error ? cause.message : String(cause));
-  });
-  if (!res.ok) throw await errorOf(res);
-  return (await res.json()) as T;
-}
 
 const path = (template: string, id: string) => template.replace(":id", encodeURIComponent(id));
 

@@ -1,8 +1,8 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { toGovernanceError } from "@/components/governance/api";
-import { ErrorNote, otherMessages, PRIMARY, Section } from "@/components/governance/ui";
+import { ErrorNote, PRIMARY, Section } from "@/components/governance/ui";
+import { explainWithFields, useFormSubmit } from "@/components/governance/use-form-submit";
 import { useI18n } from "@/components/i18n";
 import { adminApi } from "./api";
 import { DoneNote, TextField } from "./form";
@@ -16,36 +16,24 @@ export function ChangePasswordForm() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [confirm, setConfirm] = useState("");
-  const [fields, setFields] = useState<Record<string, string[]>>({});
-  const [formError, setFormError] = useState<string | null>(null);
   const [done, setDone] = useState(false);
-  const [saving, setSaving] = useState(false);
+  const { fields, formError, saving, reset, submit } = useFormSubmit(explainWithFields(SHOWN));
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    setFields({});
-    setFormError(null);
     setDone(false);
     if (next !== confirm) {
-      setFields({ confirmPassword: [t("account.password.mismatch")] });
+      reset({ confirmPassword: [t("account.password.mismatch")] });
       return;
     }
-    setSaving(true);
-    try {
+    reset();
+    await submit(async () => {
       await adminApi.changePassword({ currentPassword: current, newPassword: next });
       setCurrent("");
       setNext("");
       setConfirm("");
       setDone(true);
-    } catch (error) {
-      const err = toGovernanceError(error);
-      setFields(err.fields);
-      const rest = otherMessages(err.fields, SHOWN);
-      if (!SHOWN.some((name) => err.fields[name])) setFormError([err.message, ...rest].join(" "));
-      else if (rest.length) setFormError(rest.join(" "));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   return (

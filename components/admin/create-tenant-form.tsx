@@ -1,11 +1,13 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { toGovernanceError } from "@/components/governance/api";
-import { ErrorNote, otherMessages, PRIMARY, Section } from "@/components/governance/ui";
+import { ErrorNote, PRIMARY, Section } from "@/components/governance/ui";
+import { explainWithFields, useFormSubmit } from "@/components/governance/use-form-submit";
 import { useI18n } from "@/components/i18n";
 import { adminApi, type Tenant } from "./api";
 import { DoneNote, TextField } from "./form";
+
+const SHOWN = ["name", "slug"];
 
 /** Creates a tenant (super admin); the slug is made from the name when left empty. */
 export function CreateTenantForm({ onCreated }: { onCreated: (tenant: Tenant) => void }) {
@@ -13,32 +15,20 @@ export function CreateTenantForm({ onCreated }: { onCreated: (tenant: Tenant) =>
   const id = useId();
   const [name, setName] = useState("");
   const [slug, setSlug] = useState("");
-  const [fields, setFields] = useState<Record<string, string[]>>({});
-  const [formError, setFormError] = useState<string | null>(null);
   const [created, setCreated] = useState<Tenant | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { fields, formError, saving, reset, submit } = useFormSubmit(explainWithFields(SHOWN));
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    setSaving(true);
-    setFields({});
-    setFormError(null);
+    reset();
     setCreated(null);
-    try {
+    await submit(async () => {
       const { tenant } = await adminApi.createTenant({ name, ...(slug.trim() ? { slug } : {}) });
       setName("");
       setSlug("");
       setCreated(tenant);
       onCreated(tenant);
-    } catch (error) {
-      const err = toGovernanceError(error);
-      setFields(err.fields);
-      const rest = otherMessages(err.fields, ["name", "slug"]);
-      if (!err.fields.name && !err.fields.slug) setFormError([err.message, ...rest].join(" "));
-      else if (rest.length) setFormError(rest.join(" "));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   return (

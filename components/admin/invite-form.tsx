@@ -1,8 +1,8 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { toGovernanceError } from "@/components/governance/api";
-import { ErrorNote, INPUT, LABEL, otherMessages, PRIMARY, Section } from "@/components/governance/ui";
+import { ErrorNote, INPUT, LABEL, PRIMARY, Section } from "@/components/governance/ui";
+import { explainWithFields, useFormSubmit } from "@/components/governance/use-form-submit";
 import { useI18n } from "@/components/i18n";
 import { adminApi, type Invitation, type Role } from "./api";
 import { TextField } from "./form";
@@ -18,30 +18,18 @@ export function InviteForm({ onInvited }: { onInvited: () => void }) {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("member");
   const [days, setDays] = useState(DEFAULT_DAYS);
-  const [fields, setFields] = useState<Record<string, string[]>>({});
-  const [formError, setFormError] = useState<string | null>(null);
   const [sent, setSent] = useState<{ invitation: Invitation; link: string } | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { fields, formError, saving, reset, submit } = useFormSubmit(explainWithFields(SHOWN));
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    setSaving(true);
-    setFields({});
-    setFormError(null);
-    try {
+    reset();
+    await submit(async () => {
       const result = await adminApi.invite({ email, role, expiresInDays: Number(days) });
       setSent(result);
       setEmail("");
       onInvited();
-    } catch (error) {
-      const err = toGovernanceError(error);
-      setFields(err.fields);
-      const rest = otherMessages(err.fields, SHOWN);
-      if (!SHOWN.some((name) => err.fields[name])) setFormError([err.message, ...rest].join(" "));
-      else if (rest.length) setFormError(rest.join(" "));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   return (

@@ -46,6 +46,7 @@ export class GovernanceError extends Error {
   }
 }
 
+/** A failed response as a GovernanceError: the server's `error.message` (else the status) and `error.fields`. */
 async function errorOf(res: Response): Promise<GovernanceError> {
   const body = (await res.json().catch(() => null)) as {
     error?: { message?: unknown; fields?: unknown };
@@ -59,7 +60,11 @@ async function errorOf(res: Response): Promise<GovernanceError> {
   return new GovernanceError(res.status, message, fields);
 }
 
-async function call<T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<T> {
+/**
+ * One JSON request from the browser: `json`, when given, is the body; a failed answer or network error is thrown
+ * as a GovernanceError (status 0 for the network), an abort as itself. Shared by the governance and admin calls.
+ */
+export async function call<T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<T> {
   const { json, ...rest } = init;
   const res = await fetch(path, {
     ...rest,

@@ -2,8 +2,15 @@
 
 import { type FormEvent, useId, useState } from "react";
 import { useI18n } from "@/components/i18n";
-import { type ApiKey, governanceApi, toGovernanceError } from "./api";
+import { type ApiKey, type GovernanceError, governanceApi } from "./api";
 import { ErrorNote, FieldError, INPUT, LABEL, otherMessages, PRIMARY } from "./ui";
+import { type Failure, useFormSubmit } from "./use-form-submit";
+
+/** The name's messages under it; otherwise the server's message and any other fields', as one line for the form. */
+const explain = (error: GovernanceError): Failure =>
+  error.fields.name
+    ? { fields: error.fields, formError: null }
+    : { fields: {}, formError: [error.message, ...otherMessages(error.fields, ["name"])].join(" ") };
 
 /** Names and creates a key; the parent shows its secret. */
 export function CreateKeyForm({
@@ -14,26 +21,16 @@ export function CreateKeyForm({
   const { t } = useI18n();
   const id = useId();
   const [name, setName] = useState("");
-  const [fields, setFields] = useState<Record<string, string[]>>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { fields, formError, saving, reset, submit } = useFormSubmit(explain);
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    setSaving(true);
-    setFields({});
-    setFormError(null);
-    try {
+    reset();
+    await submit(async () => {
       const created = await governanceApi.createKey(name);
       setName("");
       onCreated(created);
-    } catch (error) {
-      const err = toGovernanceError(error);
-      if (err.fields.name) setFields(err.fields);
-      else setFormError([err.message, ...otherMessages(err.fields, ["name"])].join(" "));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   const invalid = (fields.name?.length ?? 0) > 0;

@@ -4,13 +4,12 @@ import Big from "big.js";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { useI18n } from "@/components/i18n";
 import type { MessageKey } from "@/lib/i18n/messages";
-import { governanceApi, type LimitScope, type LimitValues, type LimitView, toGovernanceError } from "./api";
+import { governanceApi, type LimitScope, type LimitValues, type LimitView } from "./api";
 import { BudgetMeter } from "./budget-meter";
 import {
   BUTTON,
   ErrorNote,
   FieldError,
-  type FieldMessages,
   formatUsd,
   INPUT,
   LABEL,
@@ -19,6 +18,7 @@ import {
   PRIMARY,
   SavedNote,
 } from "./ui";
+import { explainFieldsOrMessage, useFormSubmit } from "./use-form-submit";
 
 type Field = keyof LimitValues;
 type Draft = Record<Field, string>;
@@ -101,28 +101,18 @@ export function LimitsForm(props: {
   const { t } = useI18n();
   const id = useId();
   const [draft, setDraft] = useState<Draft>(() => draftOf(props.limits));
-  const [fields, setFields] = useState<FieldMessages>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { fields, formError, saving, reset, submit } = useFormSubmit(explainFieldsOrMessage);
   const [savedAt, setSavedAt] = useState<number | null>(null);
 
   const save = async (next: Draft) => {
     const { values, notWhole } = parseDraft(next);
-    setFields(Object.fromEntries(notWhole.map((f) => [f, [t("gov.limits.wholeNumber")]])));
-    setFormError(null);
+    reset(Object.fromEntries(notWhole.map((f) => [f, [t("gov.limits.wholeNumber")]])));
     if (notWhole.length) return;
-    setSaving(true);
-    try {
+    await submit(async () => {
       await governanceApi.saveLimits(props.scope, props.subjectId, values);
       setSavedAt(Date.now());
       props.onSaved();
-    } catch (error) {
-      const e = toGovernanceError(error);
-      if (Object.keys(e.fields).length) setFields(e.fields);
-      else setFormError(e.message);
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   const onSubmit = (e: FormEvent) => {

@@ -2,7 +2,7 @@
 
 import { type FormEvent, useId, useState } from "react";
 import { useI18n } from "@/components/i18n";
-import { type GovernanceSettings, governanceApi, toGovernanceError } from "./api";
+import { type GovernanceSettings, governanceApi } from "./api";
 import {
   ErrorNote,
   FieldError,
@@ -14,6 +14,7 @@ import {
   PRIMARY,
   SavedNote,
 } from "./ui";
+import { explainFieldsOrMessage, useFormSubmit } from "./use-form-submit";
 
 const SHOWN = ["retentionDays", "cacheAliases", "cacheTtlSeconds"] as const;
 
@@ -30,9 +31,7 @@ export function TenantSettingsForm(props: {
   const [retentionDays, setRetentionDays] = useState(String(props.settings.retentionDays));
   const [cacheAliases, setCacheAliases] = useState<string[]>(props.settings.cacheAliases);
   const [cacheTtlSeconds, setCacheTtlSeconds] = useState(String(props.settings.cacheTtlSeconds));
-  const [fields, setFields] = useState<FieldMessages>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { fields, formError, saving, reset, submit } = useFormSubmit(explainFieldsOrMessage);
   const [savedAt, setSavedAt] = useState<number | null>(null);
 
   // Aliases the tenant caches that the gateway no longer has still show, so they can be unticked.
@@ -40,17 +39,15 @@ export function TenantSettingsForm(props: {
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    setFormError(null);
     // Whole numbers are checked here; ranges and aliases by the server, whose messages name the field.
     const days = toInteger(retentionDays);
     const ttl = toInteger(cacheTtlSeconds);
     const local: FieldMessages = {};
     if (days === null) local.retentionDays = [t("gov.limits.wholeNumber")];
     if (ttl === null) local.cacheTtlSeconds = [t("gov.limits.wholeNumber")];
-    setFields(local);
+    reset(local);
     if (days === null || ttl === null) return;
-    setSaving(true);
-    try {
+    await submit(async () => {
       const next = await governanceApi.saveSettings({
         retentionDays: days,
         cacheAliases,
@@ -58,13 +55,7 @@ export function TenantSettingsForm(props: {
       });
       setSavedAt(Date.now());
       props.onSaved(next);
-    } catch (error) {
-      const err = toGovernanceError(error);
-      if (Object.keys(err.fields).length) setFields(err.fields);
-      else setFormError(err.message);
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   const invalid = (field: string) => messagesOf(fields, field).length > 0;
