@@ -86,12 +86,17 @@ const handle = await openDatabase(databaseOptionsFromEnv(env));
 await prepareDatabase(handle, { seedDemo: true, sampleTurns: Number(process.env.E2E_SAMPLE_TURNS ?? 400) });
 await handle.close();
 
-const server = spawn("npx", ["next", "start", "-p", port], { env, stdio: "inherit" });
+// Its own process group, so stopping it stops next-server too, not only the npx in front of it.
+const server = spawn("npx", ["next", "start", "-p", port], { env, stdio: "inherit", detached: true });
 let stopping = false;
 async function stop(code: number) {
   if (stopping) return;
   stopping = true;
-  server.kill("SIGTERM");
+  try {
+    if (server.pid) process.kill(-server.pid, "SIGTERM");
+  } catch {
+    server.kill("SIGTERM");
+  }
   await new Promise((resolve) => (server.exitCode === null ? server.once("exit", resolve) : resolve(null)));
   await dropDatabase().catch((error: Error) => console.error(`e2e cleanup failed: ${error.message}`));
   await fake.close();

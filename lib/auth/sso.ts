@@ -75,7 +75,11 @@ export async function resolveSsoSignIn(
   const claims = claimsOf(input.profile);
   const email = typeof claims.email === "string" ? claims.email.trim() : "";
   const at = email.lastIndexOf("@");
-  if (!email || at < 1 || at === email.length - 1 || claims.email_verified !== true) {
+  // Some providers (Entra ID) send no email_verified at all; OIDC_TRUST_EMAIL=1 vouches for their emails.
+  const verified =
+    claims.email_verified === true ||
+    (process.env.OIDC_TRUST_EMAIL === "1" && claims.email_verified === undefined);
+  if (!email || at < 1 || at === email.length - 1 || !verified) {
     return { ok: false, reason: "SsoEmailUnverified" };
   }
   const existing = await findUserByEmail(db, email);

@@ -68,6 +68,24 @@ describe.each(testDbKinds)("single sign-on matching on %s", (kind) => {
     }
   });
 
+  it("with OIDC_TRUST_EMAIL=1 accepts an email sent without email_verified, never one marked unverified", async () => {
+    process.env.OIDC_TRUST_EMAIL = "1";
+    try {
+      expect(
+        await resolveSsoSignIn(app.db, profile("admin@acme.test", { email_verified: undefined })),
+      ).toEqual({
+        ok: true,
+        userId: await app.userId("admin@acme.test"),
+      });
+      expect(await resolveSsoSignIn(app.db, profile("admin@acme.test", { email_verified: false }))).toEqual({
+        ok: false,
+        reason: "SsoEmailUnverified",
+      });
+    } finally {
+      delete process.env.OIDC_TRUST_EMAIL;
+    }
+  });
+
   it("refuses an unknown email when no tenant lets its domain join, and creates nobody", async () => {
     expect(await resolveSsoSignIn(app.db, profile("stranger@nowhere.test"))).toEqual({
       ok: false,
