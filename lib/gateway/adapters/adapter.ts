@@ -8,6 +8,7 @@ import type {
   ToolSchema,
   Usage,
 } from "../types";
+import { nodeFetch } from "./node-fetch";
 
 /** One call to one provider deployment, after routing chose it. */
 export type AdapterRequest = {
@@ -46,12 +47,11 @@ export interface ModelAdapter {
  */
 export const attemptHooks = new AsyncLocalStorage<{ onResponse(): void }>();
 
-/** A fetch for the SDKs that tells the current attempt when response headers arrived. */
-export const observedFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
-  attemptHooks.getStore()?.onResponse();
-  return response;
-};
+/** The SDKs' fetch: our node:http transport, telling the current attempt when response headers arrived. */
+export const observedFetch = ((input: string | URL | Request, init?: RequestInit) => {
+  const hooks = attemptHooks.getStore();
+  return nodeFetch(input, init, hooks && (() => hooks.onResponse()));
+}) as typeof fetch;
 
 export function parseToolArgs(raw: string | undefined | null): Record<string, unknown> {
   if (!raw) return {};
