@@ -241,6 +241,18 @@ async function main() {
   });
   const leanUrl = `http://127.0.0.1:${leanPort}`;
 
+  // ---- the bare Node proxy: the gateway behind node:http, nothing else (the floor for the lean server) ----
+  const proxyPort = await freePort();
+  const proxy = start(
+    "proxy",
+    process.execPath,
+    ["--import", "tsx", "bench/bare-proxy.ts", upstreamUrl, String(proxyPort)],
+    {
+      env: serverEnv,
+    },
+  );
+  const proxyUrl = `http://127.0.0.1:${proxyPort}`;
+
   // ---- Portkey, installed once under the temp directory (not the project) ----
   const portkeyDir = path.join(os.tmpdir(), `tollgate-bench-portkey-${PORTKEY_VERSION}`);
   const portkeyMain = path.join(portkeyDir, "node_modules/@portkey-ai/gateway/build/start-server.js");
@@ -314,6 +326,7 @@ async function main() {
   await waitReady("lean server", lean, authed(leanUrl));
   await waitReady("next start", next, authed(nextUrl));
   await waitReady("portkey", portkey, () => fetch(portkeyUrl));
+  await waitReady("bare proxy", proxy, () => fetch(proxyUrl));
   say("all servers ready");
 
   // ---- the five paths ----
@@ -326,6 +339,12 @@ async function main() {
       client: client(`${leanUrl}/v1`, secret),
       model: "bench",
       pgid: lean.child.pid!,
+    },
+    proxy: {
+      label: "bare Node proxy",
+      client: client(`${proxyUrl}/v1`),
+      model: "bench",
+      pgid: proxy.child.pid!,
     },
     portkey: {
       label: `Portkey ${PORTKEY_VERSION}`,
@@ -352,8 +371,8 @@ async function main() {
   type Path = keyof typeof paths;
   const order = Object.keys(paths) as Path[];
   const rotated = (i: number) => order.map((_, j) => order[(i + j) % order.length]!);
-  const ok: Record<Path, number> = { direct: 0, lean: 0, portkey: 0, bare: 0, next: 0 };
-  const errors: Record<Path, number> = { direct: 0, lean: 0, portkey: 0, bare: 0, next: 0 };
+  const ok: Record<Path, number> = { direct: 0, lean: 0, proxy: 0, portkey: 0, bare: 0, next: 0 };
+  const errors: Record<Path, number> = { direct: 0, lean: 0, proxy: 0, portkey: 0, bare: 0, next: 0 };
   let lastError = "";
 
   async function timeOne(p: Path): Promise<number | null> {
@@ -380,10 +399,24 @@ async function main() {
   for (let i = 0; i < WARMUP; i++) for (const p of order) await timeOne(p);
 
   // ---- sequential: 7 rounds of 25 per path, the paths interleaved and the first one rotating ----
-  const sequential: Record<Path, number[]> = { direct: [], lean: [], portkey: [], bare: [], next: [] };
-  const roundMedians: Record<Path, number[]> = { direct: [], lean: [], portkey: [], bare: [], next: [] };
+  const sequential: Record<Path, number[]> = {
+    direct: [],
+    lean: [],
+    proxy: [],
+    portkey: [],
+    bare: [],
+    next: [],
+  };
+  const roundMedians: Record<Path, number[]> = {
+    direct: [],
+    lean: [],
+    proxy: [],
+    portkey: [],
+    bare: [],
+    next: [],
+  };
   // What the machine spends outside this benchmark's processes (another job would skew every figure).
-  const ownPgids = [upstream, lean, portkey, next].map((x) => x.child.pid!);
+  const ownPgids = [upstream, lean, proxy, portkey, next].map((x) => x.child.pid!);
   const ownCpuMs = () => {
     const c = cpuMs(...ownPgids);
     const self = process.cpuUsage();
@@ -521,8 +554,9 @@ async function main() {
 ${new Date().toISOString().slice(0, 10)} · ${machine()} · ${await pgVersion()}
 
 One process makes the same non-streamed chat completion ("Say ok.") with the official \`openai\` client (${OPENAI_VERSION}),
-to the fake upstream (\`bench/fake-upstream.ts\`, its own process) directly and through four servers, each in its own process on
-127.0.0.1: Tollgate's lean server (\`scripts/gateway-server.ts\`), the production Next server (\`next start\`) at \`/v1\`, a bare
+to the fake upstream (\`bench/fake-upstream.ts\`, its own process) directly and through five servers, each in its own process on
+127.0.0.1: Tollgate's lean server (\`scripts/gateway-server.ts\`), a bare Node proxy (\`bench/bare-proxy.ts\`: node:http, the
+same request adapter and \`Gateway.chat\`, no key check, no pipeline, no ledger: the floor under the lean server), the production Next server (\`next start\`) at \`/v1\`, a bare
 Next route (\`app/api/bench/upstream\`, on only with \`TOLLGATE_BENCH_ROUTES=1\`) that just forwards the call (the baseline for
 \`/v1\`: same framework, no auth, no ledger), and Portkey's gateway ${PORTKEY_VERSION} (\`--headless\`, \`x-portkey-provider: openai\` with
 the fake as custom host). Both Tollgate paths authenticate a tenant API key and write the ledger row and its audit event to
@@ -532,8 +566,9 @@ PostgreSQL (a fresh database, demo seed) on every request, as they always do.
 | --- | ${order.map(() => "---").join(" | ")} |
 ${row(`sequential, median of ${ROUNDS}×${PER_ROUND} requests (ms)`, (p) => f(seq[p]))}
 ${row("added over direct (ms)", (p) => (p === "direct" ? "" : p === "lean" ? `**${f(seq[p] - seq.direct)}**` : f(seq[p] - seq.direct)))}
+${row("added over the bare Node proxy (ms): the lean server's own work", (p) => (p === "lean" ? f(seq.lean - seq.proxy) : ""))}
 ${row("added over the bare Next route (ms)", (p) => (p === "next" ? `**${f(nextAdded)}**` : ""))}
-${row(`median of the ${ROUNDS} per-round differences (ms; Next /v1: over the bare route)`, (p) => (p === "lean" || p === "portkey" || p === "bare" ? f(roundDiff(p, "direct")) : p === "next" ? f(roundDiff("next", "bare")) : ""))}
+${row(`median of the ${ROUNDS} per-round differences (ms; Next /v1: over the bare route)`, (p) => (p === "lean" || p === "portkey" || p === "bare" || p === "proxy" ? f(roundDiff(p, "direct")) : p === "next" ? f(roundDiff("next", "bare")) : ""))}
 ${row(`${CONCURRENCY} concurrent, ${SECONDS} s each in ${SLICES} alternating slices: requests/s`, (p) => (p === "lean" || p === "portkey" ? `**${f(load[p].perSecond, 0)}**` : f(load[p].perSecond, 0)))}
 ${row(`${CONCURRENCY} concurrent: median latency (ms)`, (p) => f(load[p].p50, 2))}
 ${row(`${CONCURRENCY} concurrent: p95 latency (ms)`, (p) => f(load[p].p95, 2))}

@@ -32,7 +32,17 @@ export function serveFetchHandler(handler: (req: Request) => Promise<Response>) 
       body: hasBody ? ((await readBody(incoming)) as unknown as BodyInit) : undefined,
       signal: controller.signal,
     });
-    const response = await handler(request);
+    let response: Response;
+    try {
+      response = await handler(request);
+    } catch (error) {
+      // A handler that throws must not take the server down with it.
+      console.error(error);
+      response = Response.json(
+        { error: { message: "internal error", type: "server_error" } },
+        { status: 500 },
+      );
+    }
     const head = Object.fromEntries(response.headers);
     if (!response.body) {
       outgoing.writeHead(response.status, head);
