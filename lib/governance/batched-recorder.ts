@@ -1,8 +1,8 @@
-import Big from "big.js";
 import type { Database } from "@/db";
 import { sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
 import type { AgentEvent, TurnSummary } from "@/lib/agent/events";
 import type { TurnObserver, TurnStart } from "@/lib/agent/observer";
+import { addCost } from "@/lib/gateway/pricing";
 import { log } from "@/lib/log";
 import { countFailure } from "./health";
 import { maskSecrets } from "./mask";
@@ -156,9 +156,7 @@ function mergeRollups(lines: (typeof usageDaily.$inferInsert)[]): (typeof usageD
       continue;
     }
     for (const field of ROLLUP_SUMS) seen[field] = (seen[field] ?? 0) + (line[field] ?? 0);
-    seen.cost = addDecimal(seen.cost ?? "0", line.cost ?? "0");
+    seen.cost = addCost(seen.cost ?? "0", line.cost ?? "0") ?? "0";
   }
   return [...byKey.values()];
 }
-
-const addDecimal = (a: string, b: string) => new Big(a).plus(b).toFixed();

@@ -11,7 +11,8 @@ import { windowsAt } from "./windows";
 export type Period = "daily" | "monthly";
 export const budgetKey = (scope: LimitScope, subjectId: string, period: Period, window: string) =>
   `usd:${scope}:${subjectId}:${period === "daily" ? "d" : "m"}:${window}`;
-const TTL: Record<Period, number> = { daily: 2 * 86_400, monthly: 32 * 86_400 };
+/** How long a budget window's counter is kept: past its period, for the admin screen's spend figures. */
+export const BUDGET_TTL: Record<Period, number> = { daily: 2 * 86_400, monthly: 32 * 86_400 };
 
 type Line = Take & {
   limit: number | null;
@@ -45,7 +46,7 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
         key: budgetKey(l.scope, l.subjectId, "daily", w.day),
         amount: reserved,
         limit: l.dailyHardUsd === null ? null : toNano(l.dailyHardUsd),
-        ttlSeconds: TTL.daily,
+        ttlSeconds: BUDGET_TTL.daily,
         scope: l,
         period: "daily" as const,
         soft: l.dailySoftUsd,
@@ -55,7 +56,7 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
         key: budgetKey(l.scope, l.subjectId, "monthly", w.month),
         amount: reserved,
         limit: l.monthlyHardUsd === null ? null : toNano(l.monthlyHardUsd),
-        ttlSeconds: TTL.monthly,
+        ttlSeconds: BUDGET_TTL.monthly,
         scope: l,
         period: "monthly" as const,
         soft: l.monthlySoftUsd,

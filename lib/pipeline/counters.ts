@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type Redis from "ioredis";
 import type { Database } from "@/db";
 import { usageCounter } from "@/db/schema";
+import type { Executor } from "@/lib/admin/changes";
 
 /** One counter to add to, with the most it may reach (null: no limit) and how long its window lives. */
 export type Take = { key: string; amount: number; limit: number | null; ttlSeconds: number };
@@ -61,17 +62,10 @@ export class PostgresCounters implements CounterStore {
     const db = await this.db();
     try {
       const values = await db.transaction(async (tx) => {
-        const rows = await tx
-          .insert(usageCounter)
-          .values(list.map((e) => this.row(tenantId, e)))
-          .onConflictDoUpdate({
-            target: [usageCounter.tenantId, usageCounter.key],
-            set: {
-              value: sql`${usageCounter.value} + excluded.value`,
-              expiresAt: sql`greatest(${usageCounter.expiresAt}, excluded.expires_at)`,
-            },
-          })
-          .returning({ key: usageCounter.key, value: usageCounter.value });
+        const rows = await this.upsert(tx, tenantId, list).returning({
+          key: usageCounter.key,
+          value: usageCounter.value,
+        });
         const byKey = new Map(rows.map((r) => [r.key, Number(r.value)]));
         for (const e of list) {
           const value = byKey.get(e.key) ?? e.amount;
@@ -90,16 +84,7 @@ export class PostgresCounters implements CounterStore {
   async add(tenantId: string, entries: Omit<Take, "limit">[]): Promise<void> {
     const list = merged(entries.map((e) => ({ ...e, limit: null }))).filter((e) => e.amount !== 0);
     if (!list.length) return;
-    await (await this.db())
-      .insert(usageCounter)
-      .values(list.map((e) => this.row(tenantId, e)))
-      .onConflictDoUpdate({
-        target: [usageCounter.tenantId, usageCounter.key],
-        set: {
-          value: sql`${usageCounter.value} + excluded.value`,
-          expiresAt: sql`greatest(${usageCounter.expiresAt}, excluded.expires_at)`,
-        },
-      });
+    await this.upsert(await this.db(), tenantId, list);
   }
 
   async read(tenantId: string, keys: string[]): Promise<number[]> {
@@ -117,13 +102,25 @@ export class PostgresCounters implements CounterStore {
     return keys.map((k) => byKey.get(k) ?? 0);
   }
 
-  private row(tenantId: string, e: Omit<Take, "limit">) {
-    return {
-      tenantId,
-      key: e.key,
-      value: e.amount,
-      expiresAt: new Date(Date.now() + e.ttlSeconds * 1000),
-    };
+  /** Adds each amount to its counter (made at 0 when new); a window lives at least as long as any caller asked. */
+  private upsert(db: Executor, tenantId: string, list: Omit<Take, "limit">[]) {
+    return db
+      .insert(usageCounter)
+      .values(
+        list.map((e) => ({
+          tenantId,
+          key: e.key,
+          value: e.amount,
+          expiresAt: new Date(Date.now() + e.ttlSeconds * 1000),
+        })),
+      )
+      .onConflictDoUpdate({
+        target: [usageCounter.tenantId, usageCounter.key],
+        set: {
+          value: sql`${usageCounter.value} + excluded.value`,
+          expiresAt: sql`greatest(${usageCounter.expiresAt}, excluded.expires_at)`,
+        },
+      });
   }
 }
 

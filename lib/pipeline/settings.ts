@@ -15,7 +15,7 @@ import {
 import { type Actor, recordChange } from "@/lib/admin/changes";
 import { AppError, notFound } from "@/lib/errors";
 import { normalizeDecimal } from "@/lib/governance/meter";
-import { budgetKey, hasBudget, type Period } from "./budget";
+import { BUDGET_TTL, budgetKey, hasBudget, type Period } from "./budget";
 import type { CounterStore } from "./counters";
 import { fromNano, toNano } from "./money";
 import { invalidatePolicy, type LimitValues } from "./policy";
@@ -329,8 +329,12 @@ async function seedSpend(
   };
   const [day, month] = await counters.read(tenantId, [keys.daily, keys.monthly]);
   const raise = [
-    { key: keys.daily, amount: Math.max(0, toNano(spent.daily) - (day ?? 0)), ttlSeconds: 2 * 86_400 },
-    { key: keys.monthly, amount: Math.max(0, toNano(spent.monthly) - (month ?? 0)), ttlSeconds: 32 * 86_400 },
+    { key: keys.daily, amount: Math.max(0, toNano(spent.daily) - (day ?? 0)), ttlSeconds: BUDGET_TTL.daily },
+    {
+      key: keys.monthly,
+      amount: Math.max(0, toNano(spent.monthly) - (month ?? 0)),
+      ttlSeconds: BUDGET_TTL.monthly,
+    },
   ];
   await counters.add(tenantId, raise);
 }

@@ -1,5 +1,5 @@
 import type { Gateway } from "@/lib/gateway/gateway";
-import type { ChatRequest, Stamp, StreamEvent } from "@/lib/gateway/types";
+import { type ChatRequest, type Stamp, type StreamEvent, ZERO_USAGE } from "@/lib/gateway/types";
 import type { Caller, Policy } from "./policy";
 
 export type GuardrailCode = "rate_limit" | "budget_hard" | "budget_soft";
@@ -33,7 +33,7 @@ export function emptyStamp(model: string): Stamp {
     servedModel: null,
     fallbackIndex: null,
     attempts: [],
-    usage: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 },
+    usage: ZERO_USAGE,
     cost: "0",
     timeToFirstTokenMs: null,
     latencyMs: 0,
