@@ -41,6 +41,8 @@ export const tenant = pgTable("tenant", {
   // The response cache: the model aliases whose exact repeats are answered from the cache, and for how long.
   cacheAliases: jsonb("cache_aliases").$type<string[]>().notNull().default([]),
   cacheTtlSeconds: integer("cache_ttl_seconds").notNull().default(3600),
+  // Under a hard budget, a call that sets no max_tokens is sent with this many, so its reservation bounds it.
+  maxOutputTokensDefault: integer("max_output_tokens_default").notNull().default(4096),
   // Single sign-on: people whose verified email is at one of these domains may join as members on first sign-in.
   ssoDomains: jsonb("sso_domains").$type<string[]>().notNull().default([]),
   createdAt: createdAt(),

@@ -4,9 +4,11 @@ import type { Database } from "@/db";
 import { apiKey, tenant } from "@/db/schema";
 import { type Actor, recordChange } from "@/lib/admin/changes";
 import { notFound } from "@/lib/errors";
+import { type KeyEvent, type KeyEventSink, notifyInTransaction, publishKeyEvent } from "@/lib/key-events";
 
 const PREFIX = "tg_";
 const CACHE_MS = 30_000;
+const UNWATCHED_CACHE_MS = 2_000;
 
 export const hashSecret = (secret: string) => createHash("sha256").update(secret).digest("hex");
 
@@ -71,7 +73,10 @@ export async function listApiKeys(db: Database, tenantId: string): Promise<KeyVi
   return rows.map(view);
 }
 
-/** Revokes a key of this tenant at once (also in this process's lookup cache); another tenant's id is 404. */
+/**
+ * Revokes a key of this tenant; every instance's key cache forgets it at once (key-events.ts). Another
+ * tenant's id is 404.
+ */
 export async function revokeApiKey(
   db: Database,
   q: { tenantId: string; id: string },
@@ -84,6 +89,7 @@ export async function revokeApiKey(
       .where(and(eq(apiKey.tenantId, q.tenantId), eq(apiKey.id, q.id), isNull(apiKey.revokedAt)))
       .returning();
     if (!revoked) throw notFound("API key");
+    await notifyInTransaction(tx, { kind: "key", keyId: revoked.id });
     if (actor)
       await recordChange(tx, actor, {
         tenantId: q.tenantId,
@@ -95,46 +101,100 @@ export async function revokeApiKey(
       });
     return revoked;
   });
-  for (const [hash, entry] of cache) if (entry.key?.id === q.id) cache.delete(hash);
+  await announceKeyEvent({ kind: "key", keyId: row.id });
   return view(row);
 }
 
 export type ResolvedKey = { id: string; tenantId: string; createdBy: string };
-// On globalThis, so a revocation in one route's bundle clears the cache the /v1 route reads.
-const holder = globalThis as { __tollgateKeyCache?: Map<string, { key: ResolvedKey | null; until: number }> };
-holder.__tollgateKeyCache ??= new Map();
-const cache = holder.__tollgateKeyCache;
+
+type Entry = { key: ResolvedKey | null; at: number };
 
 /**
- * The live key for a secret, or null (unknown, revoked, or its tenant disabled). Cached for 30 s per process,
- * so a request costs no database round trip; revocation on another instance takes effect within that time.
+ * Secret → live key, so a request costs no database round trip. Entries live `ttlMs` (30 s) while a listener
+ * delivers revocations from every instance (key-events.ts), and only `unwatchedTtlMs` (2 s) while it does not
+ * (not yet connected, or its connection dropped); when the listener comes back everything cached is forgotten,
+ * since revocations may have been missed meanwhile.
  */
-export async function findApiKey(
-  db: Database,
-  secret: string,
-  now = Date.now(),
-): Promise<ResolvedKey | null> {
-  if (!secret.startsWith(PREFIX)) return null;
-  const hash = hashSecret(secret);
-  const hit = cache.get(hash);
-  if (hit && hit.until > now) return hit.key;
-  const [row] = await db
-    .select({ id: apiKey.id, tenantId: apiKey.tenantId, createdBy: apiKey.createdBy })
-    .from(apiKey)
-    .innerJoin(tenant, eq(tenant.id, apiKey.tenantId))
-    .where(and(eq(apiKey.secretHash, hash), isNull(apiKey.revokedAt), eq(tenant.disabled, false)))
-    .limit(1);
-  const key = row ?? null;
-  cache.set(hash, { key, until: now + CACHE_MS });
-  if (key)
-    void db
-      .update(apiKey)
-      .set({ lastUsedAt: new Date(now) })
-      .where(eq(apiKey.id, key.id))
-      .catch(() => undefined);
-  return key;
+export class ApiKeyCache implements KeyEventSink {
+  private readonly entries = new Map<string, Entry>();
+  private watched = false;
+  // Bumped by every invalidation: a lookup that raced one does not cache what it read before it.
+  private generation = 0;
+
+  constructor(private readonly ttl: { ttlMs?: number; unwatchedTtlMs?: number } = {}) {}
+
+  get isWatched(): boolean {
+    return this.watched;
+  }
+
+  async find(db: Database, secret: string, now = Date.now()): Promise<ResolvedKey | null> {
+    if (!secret.startsWith(PREFIX)) return null;
+    const hash = hashSecret(secret);
+    const hit = this.entries.get(hash);
+    const ttl = this.watched ? (this.ttl.ttlMs ?? CACHE_MS) : (this.ttl.unwatchedTtlMs ?? UNWATCHED_CACHE_MS);
+    if (hit && hit.at + ttl > now) return hit.key;
+    const generation = this.generation;
+    const [row] = await db
+      .select({ id: apiKey.id, tenantId: apiKey.tenantId, createdBy: apiKey.createdBy })
+      .from(apiKey)
+      .innerJoin(tenant, eq(tenant.id, apiKey.tenantId))
+      .where(and(eq(apiKey.secretHash, hash), isNull(apiKey.revokedAt), eq(tenant.disabled, false)))
+      .limit(1);
+    const key = row ?? null;
+    if (generation === this.generation) this.entries.set(hash, { key, at: now });
+    if (key)
+      void db
+        .update(apiKey)
+        .set({ lastUsedAt: new Date(now) })
+        .where(eq(apiKey.id, key.id))
+        .catch(() => undefined);
+    return key;
+  }
+
+  apply(event: KeyEvent): void {
+    this.generation++;
+    if (event.kind === "key") {
+      for (const [hash, entry] of this.entries) if (entry.key?.id === event.keyId) this.entries.delete(hash);
+    } else {
+      // A tenant's state changed: its keys, and secrets remembered as unknown (they carry no tenant), go.
+      this.entries.clear();
+    }
+  }
+
+  watching(up: boolean): void {
+    if (up && !this.watched) this.clear();
+    this.watched = up;
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}
+
+// On globalThis, so a revocation in one route's bundle clears the cache the /v1 route reads.
+const holder = globalThis as { __tollgateApiKeyCache?: ApiKeyCache };
+
+/** This process's key cache (its revocation feed is started with the server: startKeyEvents). */
+export function processKeyCache(): ApiKeyCache {
+  holder.__tollgateApiKeyCache ??= new ApiKeyCache();
+  return holder.__tollgateApiKeyCache;
+}
+
+/** The live key for a secret, or null (unknown, revoked, or its tenant disabled), through the process's cache. */
+export function findApiKey(db: Database, secret: string, now = Date.now()): Promise<ResolvedKey | null> {
+  return processKeyCache().find(db, secret, now);
+}
+
+/**
+ * After a committed change a key depends on (the key revoked, its tenant disabled): this process's cache forgets
+ * at once, and instances listening on Redis hear of it (PostgreSQL listeners had the transaction's NOTIFY).
+ */
+export async function announceKeyEvent(event: KeyEvent): Promise<void> {
+  processKeyCache().apply(event);
+  await publishKeyEvent(event);
 }
 
 export function clearApiKeyCache(): void {
-  cache.clear();
+  processKeyCache().clear();
 }

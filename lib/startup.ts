@@ -2,8 +2,10 @@ import { getDatabase } from "@/db";
 import { DatabaseUnavailableError } from "@/db/client";
 import { migrationStatus } from "@/db/migrate";
 import { getAgentRuntime } from "@/lib/agent";
+import { processKeyCache } from "@/lib/api-keys";
 import { GatewayConfigError, getGateway } from "@/lib/gateway";
 import { startGovernanceMaintenance } from "@/lib/governance/maintenance";
+import { startKeyEvents } from "@/lib/key-events";
 import { log } from "@/lib/log";
 import { pageSchemas } from "@/lib/schema-pages";
 import { PageSchemaError } from "@/lib/schema-pages/load";
@@ -24,6 +26,8 @@ export async function startServer(): Promise<void> {
     // Tool sets are registered here, so a tool name clash stops the start, and clock schedules begin firing.
     getAgentRuntime().scheduler.start();
     startGovernanceMaintenance();
+    // Revoked keys and disabled tenants are refused at once on every instance.
+    startKeyEvents(processKeyCache());
     // A broken page schema stops the start, naming the file and the field.
     pageSchemas();
     log.info({ database: handle.label, migration }, "tollgate ready");

@@ -4,7 +4,9 @@
  */
 import { createServer } from "node:http";
 import { getDatabase } from "@/db";
+import { processKeyCache } from "@/lib/api-keys";
 import { getGateway } from "@/lib/gateway";
+import { startKeyEvents } from "@/lib/key-events";
 import { log } from "@/lib/log";
 import { flushV1Ledger, v1Handler } from "@/lib/v1";
 import { serveFetchHandler } from "./serve";
@@ -13,6 +15,8 @@ const port = Number(process.env.GATEWAY_PORT ?? 3001);
 try {
   getGateway();
   await getDatabase();
+  // Revoked keys and disabled tenants are refused at once on every instance.
+  startKeyEvents(processKeyCache());
 } catch (error) {
   process.stderr.write(
     `Tollgate gateway cannot start: ${error instanceof Error ? error.message : String(error)}\n`,

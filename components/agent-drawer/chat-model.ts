@@ -132,7 +132,10 @@ export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
             type: "notice",
             key: localKey("notice"),
             // A soft budget only warns; everything else the pipeline or a tool guard says is a refusal.
-            code: event.code === "budget_soft" ? "budget_warning" : "guardrail",
+            code:
+              event.code === "budget_soft" || event.code === "budget_overrun"
+                ? "budget_warning"
+                : "guardrail",
             message: event.message,
           },
         ],

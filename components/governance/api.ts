@@ -26,13 +26,19 @@ export type GovernanceSettings = {
   retentionDays: number;
   cacheAliases: string[];
   cacheTtlSeconds: number;
+  maxOutputTokensDefault: number;
   aliases: string[];
   tenantLimits: LimitView | null;
   keys: (ApiKey & { limits: LimitView | null })[];
   users: { id: string; email: string; name: string; role: string; limits: LimitView | null }[];
 };
 
-export type TenantSettingsInput = { retentionDays: number; cacheAliases: string[]; cacheTtlSeconds: number };
+export type TenantSettingsInput = {
+  retentionDays: number;
+  cacheAliases: string[];
+  cacheTtlSeconds: number;
+  maxOutputTokensDefault?: number;
+};
 
 /** A failed call: its HTTP status (0: the network failed), the server's message and, on 422, the fields. */
 export class GovernanceError extends Error {

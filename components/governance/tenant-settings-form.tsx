@@ -16,12 +16,12 @@ import {
 } from "./ui";
 import { explainFieldsOrMessage, useFormSubmit } from "./use-form-submit";
 
-const SHOWN = ["retentionDays", "cacheAliases", "cacheTtlSeconds"] as const;
+const SHOWN = ["retentionDays", "cacheAliases", "cacheTtlSeconds", "maxOutputTokensDefault"] as const;
 
 /** A whole number, or null when the text is not one. */
 const toInteger = (text: string): number | null => (/^\s*\d+\s*$/.test(text) ? Number(text) : null);
 
-/** The tenant's retention and response cache. */
+/** The tenant's retention, response cache and output ceiling. */
 export function TenantSettingsForm(props: {
   settings: GovernanceSettings;
   onSaved: (next: GovernanceSettings) => void;
@@ -31,6 +31,7 @@ export function TenantSettingsForm(props: {
   const [retentionDays, setRetentionDays] = useState(String(props.settings.retentionDays));
   const [cacheAliases, setCacheAliases] = useState<string[]>(props.settings.cacheAliases);
   const [cacheTtlSeconds, setCacheTtlSeconds] = useState(String(props.settings.cacheTtlSeconds));
+  const [maxOutput, setMaxOutput] = useState(String(props.settings.maxOutputTokensDefault));
   const { fields, formError, saving, reset, submit } = useFormSubmit(explainFieldsOrMessage);
   const [savedAt, setSavedAt] = useState<number | null>(null);
 
@@ -42,16 +43,19 @@ export function TenantSettingsForm(props: {
     // Whole numbers are checked here; ranges and aliases by the server, whose messages name the field.
     const days = toInteger(retentionDays);
     const ttl = toInteger(cacheTtlSeconds);
+    const ceiling = toInteger(maxOutput);
     const local: FieldMessages = {};
     if (days === null) local.retentionDays = [t("gov.limits.wholeNumber")];
     if (ttl === null) local.cacheTtlSeconds = [t("gov.limits.wholeNumber")];
+    if (ceiling === null) local.maxOutputTokensDefault = [t("gov.limits.wholeNumber")];
     reset(local);
-    if (days === null || ttl === null) return;
+    if (days === null || ttl === null || ceiling === null) return;
     await submit(async () => {
       const next = await governanceApi.saveSettings({
         retentionDays: days,
         cacheAliases,
         cacheTtlSeconds: ttl,
+        maxOutputTokensDefault: ceiling,
       });
       setSavedAt(Date.now());
       props.onSaved(next);
@@ -91,6 +95,28 @@ export function TenantSettingsForm(props: {
             id={`${id}-retention-error`}
             field="retentionDays"
             messages={messagesOf(fields, "retentionDays")}
+          />
+          <label htmlFor={`${id}-max-output`} className={`${LABEL} mt-4`}>
+            {t("gov.settings.maxOutputTokens")}
+          </label>
+          <input
+            id={`${id}-max-output`}
+            data-testid="settings-maxOutputTokensDefault"
+            inputMode="numeric"
+            autoComplete="off"
+            value={maxOutput}
+            aria-invalid={invalid("maxOutputTokensDefault") || undefined}
+            aria-describedby={`${id}-max-output-hint${invalid("maxOutputTokensDefault") ? ` ${id}-max-output-error` : ""}`}
+            onChange={(e) => setMaxOutput(e.target.value)}
+            className={`${INPUT} mt-1 tabular-nums`}
+          />
+          <p id={`${id}-max-output-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+            {t("gov.settings.maxOutputTokensHint")}
+          </p>
+          <FieldError
+            id={`${id}-max-output-error`}
+            field="maxOutputTokensDefault"
+            messages={messagesOf(fields, "maxOutputTokensDefault")}
           />
         </div>
         <fieldset

@@ -2,8 +2,9 @@ import { desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db";
 import { membership, sysAgentTurn, tenant, usageDaily } from "@/db/schema";
-import { clearApiKeyCache } from "@/lib/api-keys";
+import { announceKeyEvent } from "@/lib/api-keys";
 import { AppError, notFound } from "@/lib/errors";
+import { notifyInTransaction } from "@/lib/key-events";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
 import { type Actor, recordChange } from "./changes";
 
@@ -112,7 +113,7 @@ export async function updateTenant(
   id: string,
   input: z.output<typeof updateTenantInput>,
 ): Promise<TenantSummary> {
-  await db.transaction(async (tx) => {
+  const keysChanged = await db.transaction(async (tx) => {
     const [before] = await tx.select().from(tenant).where(eq(tenant.id, id)).for("update");
     if (!before) throw notFound("tenant");
     const changes: { action: string; before: Record<string, unknown>; after: Record<string, unknown> }[] = [];
@@ -124,16 +125,19 @@ export async function updateTenant(
         before: { disabled: before.disabled },
         after: { disabled: input.disabled },
       });
-    if (!changes.length) return;
+    if (!changes.length) return false;
     await tx
       .update(tenant)
       .set({ name: input.name ?? before.name, disabled: input.disabled ?? before.disabled })
       .where(eq(tenant.id, id));
     for (const c of changes)
       await recordChange(tx, actor, { tenantId: id, objectType: "tenant", objectId: id, ...c });
+    const disabledChanged = input.disabled !== undefined && input.disabled !== before.disabled;
+    if (disabledChanged) await notifyInTransaction(tx, { kind: "tenant", tenantId: id });
+    return disabledChanged;
   });
-  // Keys of a disabled tenant stop working now in this process (others within the key cache's 30 s).
-  clearApiKeyCache();
+  // A disabled tenant's keys stop working at once, on every instance (key-events.ts).
+  if (keysChanged) await announceKeyEvent({ kind: "tenant", tenantId: id });
   invalidatePolicy(id);
   return getTenantSummary(db, id);
 }

@@ -92,6 +92,31 @@ const RULES: Rule[] = [
     replace: () => marker("github_token"),
   },
   {
+    kind: "stripe_key",
+    // Secret, restricted and publishable keys (publishable ones are public by design, but name an account) and
+    // webhook signing secrets.
+    pattern:
+      /(?<![\w-])(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9+/=]{24,})(?![A-Za-z0-9])/g,
+    replace: () => marker("stripe_key"),
+  },
+  {
+    kind: "slack_token",
+    // Bot, user, app-level, refresh and configuration tokens: xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-, xapp-.
+    pattern: /(?<![\w-])(?:xox[abprse](?:\.[\w-]+)?-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/g,
+    replace: () => marker("slack_token"),
+  },
+  {
+    kind: "slack_webhook",
+    // Whoever has the URL can post to the channel: the path after /services/ (or workflows, triggers) is the secret.
+    pattern: /(https:\/\/hooks\.slack(?:-gov)?\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]+/g,
+    replace: (_match, prefix) => `${prefix}${marker("slack_webhook")}`,
+  },
+  {
+    kind: "google_api_key",
+    pattern: /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g,
+    replace: () => marker("google_api_key"),
+  },
+  {
     kind: "aws_key",
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
     replace: () => marker("aws_key"),

@@ -226,6 +226,9 @@ export const en = {
     "Identical requests to the ticked models are answered from the cache, at no cost, until the entry expires.",
   "gov.settings.noAliases": "The gateway has no models.",
   "gov.settings.cacheTtl": "Cache entries expire after (seconds)",
+  "gov.settings.maxOutputTokens": "Output ceiling (tokens)",
+  "gov.settings.maxOutputTokensHint":
+    "Under a hard budget, a call that sets no max_tokens is sent with this many, so its cost is bounded (16 to 1,000,000).",
   "gov.tenantLimits.title": "Tenant limits and budgets",
   "gov.tenantLimits.lead":
     "Cover every call of the tenant: the agent drawer, schedules and every API key together.",
@@ -583,6 +586,9 @@ export const zh: Record<MessageKey, string> = {
   "gov.settings.cacheHint": "对勾选模型的相同请求直接由缓存作答，不产生费用，直到缓存条目过期。",
   "gov.settings.noAliases": "网关中没有模型。",
   "gov.settings.cacheTtl": "缓存有效期（秒）",
+  "gov.settings.maxOutputTokens": "输出上限（token）",
+  "gov.settings.maxOutputTokensHint":
+    "在硬预算下，未设置 max_tokens 的调用会以此上限发送，使其费用有界（16 至 1,000,000）。",
   "gov.tenantLimits.title": "租户限额与预算",
   "gov.tenantLimits.lead": "覆盖本租户的全部调用：助手对话、定时任务以及所有 API 密钥的合计。",
   "gov.limits.rate": "速率限制",

@@ -3,7 +3,7 @@ import { countFailure } from "@/lib/governance/health";
 import { log } from "@/lib/log";
 import type { CounterStore, Take } from "./counters";
 import { estimateCost } from "./estimate";
-import { toNano, usd } from "./money";
+import { fromNano, toNano, usd } from "./money";
 import { SCOPE_LABEL, type ScopedLimit } from "./policy";
 import { refuse, type Step, stampOf } from "./types";
 import { windowsAt } from "./windows";
@@ -33,14 +33,24 @@ export const hasBudget = (l: ScopedLimit) =>
  * reserved on every budget that covers it, all or none, atomically (so N concurrent calls can never spend more
  * than the room left); after it, the reservation is replaced by the real cost. Past a hard limit the call is
  * refused; past a soft one it goes through with a warning.
+ *
+ * The worst case must be bounded for that to hold: under a hard budget a call that sets no max_tokens is sent
+ * with the tenant's output ceiling (and an API caller is told so, in a header and the audit). A provider that
+ * still bills more than the reservation is recorded (a `budget_overrun` event) and counted in full, so the
+ * next call under the exhausted budget is refused.
  */
 export function budgetStep(counters: () => CounterStore, now: () => number = Date.now): Step {
-  return async function* budget(call, next) {
-    const budgeted = call.policy.limits.filter(hasBudget);
-    if (!budgeted.length) return yield* next(call);
+  return async function* budget(given, next) {
+    const budgeted = given.policy.limits.filter(hasBudget);
+    if (!budgeted.length) return yield* next(given);
+    const ceiling = given.policy.maxOutputTokensDefault;
+    const capped =
+      given.request.maxTokens === undefined &&
+      budgeted.some((l) => l.dailyHardUsd !== null || l.monthlyHardUsd !== null);
+    const call = capped ? { ...given, request: { ...given.request, maxTokens: ceiling } } : given;
     const tenantId = call.caller.tenantId;
     const w = windowsAt(now());
-    const reserved = toNano(estimateCost(call.gateway, call.request));
+    const reserved = toNano(estimateCost(call.gateway, call.request, ceiling));
     const lines: Line[] = budgeted.flatMap((l) => [
       {
         key: budgetKey(l.scope, l.subjectId, "daily", w.day),
@@ -83,6 +93,14 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
       log.error({ err: error }, "budget counters unavailable; the call is let through");
       return yield* next(call);
     }
+    // The request is changed upstream: an API caller sees it (a header and the audit); drawer turns are ours.
+    if (capped && call.caller.source === "api")
+      yield {
+        type: "guardrail",
+        code: "max_tokens_applied",
+        message: `max_tokens was not set, so this tenant's output ceiling of ${ceiling} tokens was sent to the provider (a hard budget covers this call, and its reservation must bound what the call can cost).`,
+        blocking: false,
+      };
     for (const [i, line] of lines.entries()) {
       if (line.soft !== null && values[i]! > toNano(line.soft))
         yield {
@@ -97,7 +115,14 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
     try {
       for await (const event of next(call)) {
         const stamp = stampOf(event);
-        if (stamp) cost = stamp.cost;
+        if (stamp) {
+          cost = stamp.cost;
+          if (cost !== null && toNano(cost) > reserved) {
+            const message = `The provider billed ${usd(cost)} for this call, more than the ${usd(reserved)} reserved for it; the whole amount counts against the budget.`;
+            log.warn({ tenantId, caller: call.caller, billed: cost, reserved: fromNano(reserved) }, message);
+            yield { type: "guardrail", code: "budget_overrun", message, blocking: false };
+          }
+        }
         yield event;
       }
     } finally {

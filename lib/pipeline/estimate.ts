@@ -2,25 +2,37 @@ import Big from "big.js";
 import type { Gateway } from "@/lib/gateway/gateway";
 import { costOf, findPrice } from "@/lib/gateway/pricing";
 import type { ChatRequest } from "@/lib/gateway/types";
-
-/** Output tokens reserved for a call that sets no max_tokens (TOLLGATE_RESERVE_OUTPUT_TOKENS). */
-export const reservedOutputTokens = () => Number(process.env.TOLLGATE_RESERVE_OUTPUT_TOKENS ?? 1024);
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "./policy";
 
 /**
- * What a call may cost at most, reserved against budgets before it is sent: its input at ~3 characters a
- * token (tokenizers average about 4 in English, so this errs high), its max_tokens of output, priced as the
- * dearest candidate of its alias. Unpriced candidates count 0; the settled cost replaces the estimate.
+ * Input tokens a request may be billed for, counted high: one per 2 UTF-8 bytes of its messages and tools.
+ * Tokenizers average about 4 characters a token in English; code, digits and non-Latin scripts come closer to
+ * 2 bytes a token, and a character-based count (3 a token) fell short for them.
  */
-export function estimateCost(gateway: Gateway, request: ChatRequest & { model: string }): string {
+export function estimateInputTokens(request: ChatRequest): number {
+  const bytes =
+    Buffer.byteLength(JSON.stringify(request.messages)) +
+    (request.tools ? Buffer.byteLength(JSON.stringify(request.tools)) : 0);
+  return Math.ceil(bytes / 2);
+}
+
+/**
+ * The most a call may cost, reserved against budgets before it is sent: its input counted high, its
+ * max_tokens of output (or `outputCeiling` when it sets none), priced as the dearest candidate of its alias.
+ * Unpriced candidates count 0; the settled cost replaces the estimate.
+ */
+export function estimateCost(
+  gateway: Gateway,
+  request: ChatRequest & { model: string },
+  outputCeiling = DEFAULT_MAX_OUTPUT_TOKENS,
+): string {
   const alias = gateway.config.models[request.model];
   if (!alias) return "0";
-  const chars =
-    JSON.stringify(request.messages).length + (request.tools ? JSON.stringify(request.tools).length : 0);
   const usage = {
-    inputTokens: Math.ceil(chars / 3),
+    inputTokens: estimateInputTokens(request),
     cachedInputTokens: 0,
     cacheWriteTokens: 0,
-    outputTokens: request.maxTokens ?? reservedOutputTokens(),
+    outputTokens: request.maxTokens ?? outputCeiling,
     reasoningTokens: 0,
   };
   let dearest = new Big(0);

@@ -8,7 +8,7 @@ import { budgetStep } from "./budget";
 import { cacheStep } from "./cache";
 import type { ResponseCacheStore } from "./cache-store";
 import type { CounterStore } from "./counters";
-import { type Caller, loadPolicy, type Policy } from "./policy";
+import { type Caller, DEFAULT_MAX_OUTPUT_TOKENS, loadPolicy, type Policy } from "./policy";
 import { rateLimitStep } from "./rate-limit";
 import { type Call, emptyStamp, type Next, type PipelineEvent, type Step } from "./types";
 
@@ -21,7 +21,12 @@ export type PipelineDeps = {
   now?: () => number;
 };
 
-const NO_POLICY: Policy = { cacheAliases: [], cacheTtlSeconds: 0, limits: [] };
+const NO_POLICY: Policy = {
+  cacheAliases: [],
+  cacheTtlSeconds: 0,
+  limits: [],
+  maxOutputTokensDefault: DEFAULT_MAX_OUTPUT_TOKENS,
+};
 
 /** The last step: the gateway itself, streamed or as one JSON answer, as events either way. */
 const inference: Next = async function* (call) {

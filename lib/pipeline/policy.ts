@@ -13,8 +13,19 @@ export type LimitValues = {
 };
 export type ScopedLimit = LimitValues & { scope: LimitScope; subjectId: string };
 
-/** What the pipeline applies to one call: the tenant's cache settings and every limit that covers the call. */
-export type Policy = { cacheAliases: string[]; cacheTtlSeconds: number; limits: ScopedLimit[] };
+/**
+ * What the pipeline applies to one call: the tenant's cache settings, every limit that covers the call, and the
+ * output ceiling sent with a call that sets no max_tokens under a hard budget.
+ */
+export type Policy = {
+  cacheAliases: string[];
+  cacheTtlSeconds: number;
+  limits: ScopedLimit[];
+  maxOutputTokensDefault: number;
+};
+
+/** The output ceiling of a tenant that has not set its own (tenant.max_output_tokens_default). */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 /** Who makes a call: the tenant, and the API key (API calls) or the user (drawer and scheduled turns). */
 export type Caller = { tenantId: string; apiKeyId: string | null; userId: string | null };
@@ -40,7 +51,11 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
   const hit = cache.get(cacheKey);
   if (hit && hit.until > now) return hit.policy;
   const [settings] = await db
-    .select({ cacheAliases: tenant.cacheAliases, cacheTtlSeconds: tenant.cacheTtlSeconds })
+    .select({
+      cacheAliases: tenant.cacheAliases,
+      cacheTtlSeconds: tenant.cacheTtlSeconds,
+      maxOutputTokensDefault: tenant.maxOutputTokensDefault,
+    })
     .from(tenant)
     .where(eq(tenant.id, caller.tenantId))
     .limit(1);
@@ -58,6 +73,7 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
     cacheAliases: settings?.cacheAliases ?? [],
     cacheTtlSeconds: settings?.cacheTtlSeconds ?? 3600,
     limits: rows.map(({ tenantId: _t, updatedAt: _u, updatedBy: _b, ...limit }) => limit),
+    maxOutputTokensDefault: settings?.maxOutputTokensDefault ?? DEFAULT_MAX_OUTPUT_TOKENS,
   };
   cache.set(cacheKey, { policy, until: now + POLICY_CACHE_MS });
   return policy;

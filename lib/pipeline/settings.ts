@@ -72,6 +72,13 @@ export const tenantSettingsInput = z.object({
     .int()
     .min(10, "at least 10 seconds")
     .max(30 * 86_400, "at most 30 days"),
+  /** Output tokens sent with a call that sets no max_tokens under a hard budget; omitted: unchanged. */
+  maxOutputTokensDefault: z
+    .number()
+    .int()
+    .min(16, "at least 16 tokens")
+    .max(1_000_000, "at most 1,000,000 tokens")
+    .optional(),
 });
 
 export type LimitView = LimitValues & { spentToday: string; spentThisMonth: string };
@@ -80,6 +87,7 @@ export type GovernanceSettings = {
   retentionDays: number;
   cacheAliases: string[];
   cacheTtlSeconds: number;
+  maxOutputTokensDefault: number;
   tenantLimits: LimitView | null;
   keys: {
     id: string;
@@ -150,13 +158,14 @@ export async function readGovernanceSettings(
     retentionDays: t.retentionDays,
     cacheAliases: t.cacheAliases,
     cacheTtlSeconds: t.cacheTtlSeconds,
+    maxOutputTokensDefault: t.maxOutputTokensDefault,
     tenantLimits: views.get(`tenant:${tenantId}`) ?? null,
     keys: keys.map((k) => ({ ...k, limits: views.get(`key:${k.id}`) ?? null })),
     users: members.map((m) => ({ ...m, limits: views.get(`user:${m.id}`) ?? null })),
   };
 }
 
-/** Sets a tenant's retention and response-cache settings; an alias the gateway does not know is refused. */
+/** Sets a tenant's retention, response cache and output ceiling; an alias the gateway does not know is refused. */
 export async function saveTenantSettings(
   db: Database,
   tenantId: string,
@@ -171,22 +180,24 @@ export async function saveTenantSettings(
         cacheAliases: [`unknown model alias: ${unknown.join(", ")} (known: ${knownAliases.join(", ")})`],
       },
     });
-  const after = {
-    retentionDays: input.retentionDays,
-    cacheAliases: [...new Set(input.cacheAliases)],
-    cacheTtlSeconds: input.cacheTtlSeconds,
-  };
   await db.transaction(async (tx) => {
     const [before] = await tx
       .select({
         retentionDays: tenant.retentionDays,
         cacheAliases: tenant.cacheAliases,
         cacheTtlSeconds: tenant.cacheTtlSeconds,
+        maxOutputTokensDefault: tenant.maxOutputTokensDefault,
       })
       .from(tenant)
       .where(eq(tenant.id, tenantId))
       .for("update");
     if (!before) throw notFound("tenant");
+    const after = {
+      retentionDays: input.retentionDays,
+      cacheAliases: [...new Set(input.cacheAliases)],
+      cacheTtlSeconds: input.cacheTtlSeconds,
+      maxOutputTokensDefault: input.maxOutputTokensDefault ?? before.maxOutputTokensDefault,
+    };
     await tx.update(tenant).set(after).where(eq(tenant.id, tenantId));
     if (actor && JSON.stringify(before) !== JSON.stringify(after))
       await recordChange(tx, actor, {

@@ -265,6 +265,9 @@ function streamCompletion(
               ],
             }),
           );
+        } else if (event.type === "guardrail") {
+          // After the headers went out (a budget overrun found when the call settles): the audit still has it.
+          deps.recorder.event(turnId, { type: "guardrail", code: event.code, message: event.message });
         } else if (event.type === "fallback") {
           deps.recorder.event(turnId, {
             type: "notice",

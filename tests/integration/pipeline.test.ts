@@ -21,7 +21,7 @@ import {
   type ResponseCacheStore,
 } from "@/lib/pipeline/cache-store";
 import { type CounterStore, PostgresCounters, RedisCounters } from "@/lib/pipeline/counters";
-import { estimateCost } from "@/lib/pipeline/estimate";
+import { estimateCost, estimateInputTokens } from "@/lib/pipeline/estimate";
 import { Pipeline } from "@/lib/pipeline/pipeline";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
 import { readGovernanceSettings, saveLimits, saveTenantSettings } from "@/lib/pipeline/settings";
@@ -202,7 +202,7 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
     const messages = [{ role: "user" as const, content: "race" }];
     const maxTokens = 40;
     // The fake answers with exactly the usage the reservation assumes, so each call costs what it reserves.
-    const inputTokens = Math.ceil(JSON.stringify(messages).length / 3);
+    const inputTokens = estimateInputTokens({ messages });
     const perCall = costOf(
       { inputTokens, outputTokens: maxTokens, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
       findPrice(gateway.config.prices, "up", "gpt-4o-mini")!,

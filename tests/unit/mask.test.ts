@@ -11,6 +11,11 @@ const awsSessionKeyId = `ASIA${"Y34FZKBOKMUTVV7A"}`;
 const awsSecret = `wJalrXUtnFEMI/K7MDENG/${"bPxRfiCYEXAMPLEKEY"}`;
 const githubToken = (prefix: string) => `${prefix}_${BASE62}`;
 const githubPat = `github_pat_11ABCDEFG0${"123456789"}_${BASE62}${BASE62}`;
+const stripeKey = (prefix: string) => `${prefix}_${"51HqLyjWDarjtT1zd"}${BASE62.slice(0, 30)}`;
+const slackToken = (prefix: string) => `${prefix}-${"2048123456"}-${"1201234567890"}-${BASE62.slice(0, 24)}`;
+const slackAppToken = `xapp-1-A0${"12ABCDEFG"}-${"3045678901234"}-${"4f3a9c1b2d".repeat(6)}`;
+const slackWebhook = `https://hooks.slack.com/services/T0${"1ABCDEF"}/B0${"2GHIJKL"}/${BASE62.slice(0, 24)}`;
+const googleKey = `AIza${"SyD-9tSrke72PouQMnMX"}${"-a7eZSW0jkFMBWY"}`;
 const base64url = (text: string) => Buffer.from(text).toString("base64url");
 const jwt = [
   base64url('{"alg":"HS256","typ":"JWT"}'),
@@ -134,6 +139,39 @@ describe("maskSecrets: value-based", () => {
       expect(maskText(`token ${githubToken(prefix)} expired`)).toBe("token [masked:github_token] expired");
     }
     expect(maskText(`git push with ${githubPat}`)).toBe("git push with [masked:github_token]");
+  });
+
+  it("masks Stripe secret, restricted, publishable and webhook-signing keys, live and test", () => {
+    for (const prefix of ["sk_live", "sk_test", "rk_live", "rk_test", "pk_live", "pk_test"]) {
+      expect(maskText(`stripe.api_key = ${stripeKey(prefix)}; charge`)).toBe(
+        "stripe.api_key = [masked:stripe_key]; charge",
+      );
+    }
+    expect(maskText(`{"key":"${stripeKey("sk_live")}"}`)).toBe('{"key":"[masked:stripe_key]"}');
+    expect(maskText(`endpoint secret whsec_${BASE62}`)).toBe("endpoint secret [masked:stripe_key]");
+    // Words that merely start alike stay.
+    expect(maskText("sk_live_mode is a flag; pk_test_run ok")).toBe("sk_live_mode is a flag; pk_test_run ok");
+  });
+
+  it("masks Slack bot, user, app-level and legacy tokens and incoming-webhook URLs", () => {
+    for (const prefix of ["xoxb", "xoxp", "xoxa", "xoxr", "xoxs", "xoxe"]) {
+      expect(maskText(`SLACK token ${slackToken(prefix)} posted`)).toBe(
+        "SLACK token [masked:slack_token] posted",
+      );
+    }
+    expect(maskText(`rotated xoxe.xoxp-1-${BASE62}`)).toBe("rotated [masked:slack_token]");
+    expect(maskText(`socket mode with ${slackAppToken}`)).toBe("socket mode with [masked:slack_token]");
+    expect(maskText(`POST ${slackWebhook} failed`)).toBe(
+      "POST https://hooks.slack.com/services/[masked:slack_webhook] failed",
+    );
+    expect(maskText("see https://api.slack.com/docs and the xoxb- prefix")).toBe(
+      "see https://api.slack.com/docs and the xoxb- prefix",
+    );
+  });
+
+  it("masks Google API keys (AIza…)", () => {
+    expect(maskText(`maps?key=${googleKey}&q=x`)).toBe("maps?key=[masked:google_api_key]&q=x");
+    expect(maskText(`GOOGLE_KEY ${googleKey}`)).toBe("GOOGLE_KEY [masked:google_api_key]");
   });
 
   it("masks Bearer and Basic credentials but keeps the scheme word", () => {
