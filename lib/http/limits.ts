@@ -35,6 +35,8 @@ export class BodyRefused extends Error {
   constructor(
     readonly reason: "too_large" | "too_deep" | "invalid_json",
     message: string,
+    /** The field it is about, when not the whole body (e.g. a tool call's arguments). */
+    readonly param: string | null = null,
   ) {
     super(message);
   }
@@ -101,8 +103,8 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
   return false;
 }
 
-export const tooDeep = (maxDepth: number, where = "the request body") =>
-  new BodyRefused("too_deep", `${where} nests objects and arrays more than ${maxDepth} levels deep`);
+export const tooDeep = (maxDepth: number, where = "the request body", param: string | null = null) =>
+  new BodyRefused("too_deep", `${where} nests objects and arrays more than ${maxDepth} levels deep`, param);
 
 /** Parses JSON text after checking its depth: BodyRefused (400) when it is too deep or not JSON. */
 export function parseJsonWithin(text: string, maxDepth: number, where?: string): unknown {
