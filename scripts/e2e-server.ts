@@ -4,6 +4,8 @@
 // provider (oidc-provider, any login accepted) for single sign-on. All removed on exit.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import postgres from "postgres";
@@ -25,6 +27,14 @@ const oidc = await startFakeOidc({
   port: oidcPort,
   redirectUris: [`http://localhost:${port}/api/auth/callback/oidc`],
 });
+// A provider that refuses connections (a port bound, then closed: nothing listens there), first in an alias whose
+// second candidate is the fake: the built app must fall back on a refused connection.
+const deadPort = await new Promise<number>((resolve) => {
+  const probe = createServer().listen(0, "127.0.0.1", () => {
+    const { port: free } = probe.address() as AddressInfo;
+    probe.close(() => resolve(free));
+  });
+});
 const gatewayConfig = path.join(work, "gateway.config.json");
 writeFileSync(
   gatewayConfig,
@@ -32,6 +42,7 @@ writeFileSync(
     providers: {
       offline: { type: "offline", chunkDelayMs: 60 },
       fake: { type: "openai", baseUrl: fake.url, apiKeyEnv: "E2E_FAKE_OPENAI_KEY" },
+      dead: { type: "openai", baseUrl: `http://127.0.0.1:${deadPort}/v1`, apiKeyEnv: "E2E_FAKE_OPENAI_KEY" },
     },
     models: {
       "offline-demo": {
@@ -41,6 +52,13 @@ writeFileSync(
       "gpt-fake": {
         label: "Fake GPT (test upstream)",
         candidates: [{ provider: "fake", model: "gpt-4o-mini" }],
+      },
+      "gpt-fallback": {
+        label: "Dead provider, then the fake",
+        candidates: [
+          { provider: "dead", model: "gpt-4o-mini" },
+          { provider: "fake", model: "gpt-4o-mini" },
+        ],
       },
     },
     defaultModel: "offline-demo",

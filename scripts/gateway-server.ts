@@ -6,6 +6,7 @@ import { createServer } from "node:http";
 import { getDatabase } from "@/db";
 import { processKeyCache } from "@/lib/api-keys";
 import { getGateway } from "@/lib/gateway";
+import { apiBodyLimits } from "@/lib/http/limits";
 import { startKeyEvents } from "@/lib/key-events";
 import { log } from "@/lib/log";
 import { flushV1Ledger, v1Handler } from "@/lib/v1";
@@ -23,8 +24,10 @@ try {
   );
   process.exit(1);
 }
-const server = createServer(serveFetchHandler(v1Handler()));
-server.listen(port, "0.0.0.0", () => log.info({ port }, "tollgate lean gateway listening"));
+// Bodies past MAX_BODY_BYTES are refused (413) while they stream in, before the handler or a provider sees them.
+const { maxBytes: maxBodyBytes } = apiBodyLimits();
+const server = createServer(serveFetchHandler(v1Handler(), { maxBodyBytes }));
+server.listen(port, "0.0.0.0", () => log.info({ port, maxBodyBytes }, "tollgate lean gateway listening"));
 // On stop: no new requests, then the last batch of ledger rows is written before the process ends.
 for (const signal of ["SIGINT", "SIGTERM"] as const)
   process.on(signal, () => {

@@ -57,6 +57,19 @@ export type GatewayConfig = {
   source: string;
 };
 
+/**
+ * A record's own entry, never one inherited from Object.prototype: alias, provider and model names come from
+ * callers, and "constructor" or "__proto__" must be unknown, not a function.
+ */
+export function own<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** A copy without a prototype, so a plain index by a caller's name cannot reach Object.prototype either. */
+export function ownMap<T>(record: Record<string, T>): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, record);
+}
+
 export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, firstTokenMs: 30_000, totalMs: 120_000 };
 export const DEFAULT_RETRY: RetryPolicy = {
   maxRetries: 2,
@@ -132,7 +145,7 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
   }
   for (const [alias, spec] of Object.entries(config.models)) {
     spec.candidates.forEach((c, i) => {
-      if (!providers[c.provider]) {
+      if (!own(providers, c.provider)) {
         throw new GatewayConfigError(
           `${file}: models.${alias}.candidates[${i}].provider is "${c.provider}", expected one of: ${Object.keys(providers).join(", ")}`,
         );
@@ -140,7 +153,7 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
     });
   }
   const defaultModel = config.defaultModel ?? Object.keys(config.models)[0]!;
-  if (!config.models[defaultModel]) {
+  if (!own(config.models, defaultModel)) {
     throw new GatewayConfigError(
       `${file}: defaultModel is "${defaultModel}", expected one of: ${Object.keys(config.models).join(", ")}`,
     );

@@ -1,3 +1,11 @@
+import {
+  APIConnectionError as AnthropicConnectionError,
+  APIConnectionTimeoutError as AnthropicConnectionTimeout,
+} from "@anthropic-ai/sdk";
+import {
+  APIConnectionError as OpenAIConnectionError,
+  APIConnectionTimeoutError as OpenAIConnectionTimeout,
+} from "openai";
 import type { GatewayErrorClass, Stamp } from "./types";
 
 /** A gateway failure, with its class (which decides retry and fallback) and the stamp of what was tried. */
@@ -111,20 +119,36 @@ export function classify(error: unknown, attemptSignal: AbortSignal, callerSigna
       retryAfterMs: retryAfterMs(e.headers),
     };
   }
-  const name = e?.constructor?.name ?? e?.name ?? "";
-  if (/Timeout/i.test(name)) return { errorClass: "timeout", message: e.message || "timed out" };
-  if (/Connection|Fetch|Socket|Network/i.test(name) || isNetworkError(e)) {
-    return { errorClass: "connection", message: e.message || "connection failed" };
+  // By `instanceof` and error codes only: the production bundle minifies class names.
+  if (error instanceof OpenAIConnectionTimeout || error instanceof AnthropicConnectionTimeout)
+    return { errorClass: "timeout", message: e.message || "timed out" };
+  const code = networkCode(error);
+  if (code && TIMEOUT_CODES.test(code))
+    return { errorClass: "timeout", message: withCode(e?.message || "timed out", code) };
+  if (error instanceof OpenAIConnectionError || error instanceof AnthropicConnectionError || code) {
+    return { errorClass: "connection", message: withCode(e?.message || "connection failed", code) };
   }
   return { errorClass: "internal", message: e instanceof Error ? e.message : String(error) };
 }
 
-function isNetworkError(e: SdkLikeError): boolean {
-  const code = (e?.cause as { code?: string } | undefined)?.code ?? (e as { code?: string })?.code;
-  return (
-    typeof code === "string" && /^(ECONN|EPIPE|ENOTFOUND|EAI_AGAIN|UND_ERR|ETIMEDOUT|EHOSTUNREACH)/.test(code)
-  );
+// Node's socket errors and undici's, which say the connection (not the request) failed.
+const NETWORK_CODES =
+  /^(ECONN\w*|EPIPE|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|EHOSTDOWN|ENETUNREACH|ENETDOWN|UND_ERR_\w+|ERR_STREAM_PREMATURE_CLOSE|ERR_SOCKET_\w+|ERR_HTTP2_\w+)$/;
+const TIMEOUT_CODES = /^(ETIMEDOUT|UND_ERR_(CONNECT|HEADERS|BODY)_TIMEOUT|ERR_SOCKET_CONNECTION_TIMEOUT)$/;
+
+/** The first network error code on the error or down its `cause` chain (the SDKs and fetch wrap the socket's). */
+export function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current && typeof current === "object"; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && NETWORK_CODES.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
+
+const withCode = (message: string, code: string | undefined) =>
+  code && !message.includes(code) ? `${message} (${code})` : message;
 
 function providerMessage(e: SdkLikeError): string {
   const body = e.error;

@@ -3,7 +3,7 @@ import { AnthropicAdapter } from "./adapters/anthropic";
 import { OfflineAdapter } from "./adapters/offline";
 import { OpenAIAdapter } from "./adapters/openai";
 import { AttemptClock } from "./attempt";
-import type { Candidate, GatewayConfig, ProviderConfig } from "./config";
+import { type Candidate, type GatewayConfig, own, ownMap, type ProviderConfig } from "./config";
 import { CooldownTracker } from "./cooldown";
 import { type Classified, classify, countsAgainstDeployment, decide, GatewayError } from "./errors";
 import { costOf, findPrice } from "./pricing";
@@ -16,6 +16,7 @@ import {
   type Stamp,
   type StreamEvent,
   type ToolCall,
+  type Usage,
   ZERO_USAGE,
 } from "./types";
 
@@ -43,11 +44,16 @@ export class Gateway {
   private readonly cooldown: CooldownTracker;
   private readonly now: () => number;
   private readonly random: () => number;
+  readonly config: GatewayConfig;
 
-  constructor(
-    readonly config: GatewayConfig,
-    deps: GatewayDeps = {},
-  ) {
+  constructor(config: GatewayConfig, deps: GatewayDeps = {}) {
+    // Names in these maps are looked up with callers' strings: no prototype to find "toString" on.
+    this.config = {
+      ...config,
+      providers: ownMap(config.providers),
+      models: ownMap(config.models),
+      prices: ownMap(config.prices),
+    };
     this.now = deps.now ?? Date.now;
     this.random = deps.random ?? Math.random;
     this.cooldown = new CooldownTracker(config.cooldown, this.now);
@@ -58,6 +64,16 @@ export class Gateway {
 
   get defaultModel(): string {
     return this.config.defaultModel;
+  }
+
+  /** Whether `alias` is one of the config's model aliases (its own, never a name on Object.prototype). */
+  hasModel(alias: string): boolean {
+    return own(this.config.models, alias) !== undefined;
+  }
+
+  /** The aliases, for "unknown model" messages. */
+  modelAliases(): string[] {
+    return Object.keys(this.config.models);
   }
 
   models(): ModelInfo[] {
@@ -111,6 +127,7 @@ export class Gateway {
       iterator: AsyncIterator<AdapterEvent>;
       first: AdapterEvent;
       clock: AttemptClock;
+      reported?: Usage;
     };
     try {
       const routed = await this.route(
@@ -120,11 +137,17 @@ export class Gateway {
           const iterator = clock.run(() =>
             this.adapterFor(served).stream(adapterReq, clock.signal)[Symbol.asyncIterator](),
           );
-          const first = await clock.run(() => iterator.next());
+          let first = await clock.run(() => iterator.next());
+          // Usage reported ahead of the answer (Anthropic's message_start) is not its first token.
+          let reported: Usage | undefined;
+          while (!first.done && first.value.type === "usage") {
+            reported = first.value.usage;
+            first = await clock.run(() => iterator.next());
+          }
           if (first.done)
             throw new GatewayError("connection", "the provider's stream ended without an answer");
           clock.firstToken();
-          return { iterator, first: first.value };
+          return { iterator, first: first.value, reported };
         },
         { streaming: true },
       );
@@ -142,9 +165,12 @@ export class Gateway {
     let finished = false;
     const toolCalls: ToolCall[] = [];
     let content = "";
+    let reported = opened.reported;
     try {
       while (event) {
-        if (event.type === "text") {
+        if (event.type === "usage") {
+          reported = event.usage;
+        } else if (event.type === "text") {
           content += event.delta;
           yield { type: "text", delta: event.delta };
         } else if (event.type === "tool_call") {
@@ -176,15 +202,16 @@ export class Gateway {
       const last = run.attempts[run.attempts.length - 1];
       if (last) Object.assign(last, { outcome: "error", errorClass: c.errorClass, status: c.status });
       const errorClass = c.errorClass === "aborted" ? "aborted" : "stream_interrupted";
+      // What was streamed was generated, and billed: the ledger counts it, estimated where the provider had not said.
+      const sofar = usageSoFar(req, content, toolCalls, reported);
+      const counted = sofar.estimated ? " (tokens so far estimated from the text streamed)" : "";
       const message =
         errorClass === "aborted"
           ? "the request was stopped"
-          : `the answer was cut off after it started: ${c.message}`;
-      yield {
-        type: "error",
-        error: { class: errorClass, message, status: c.status },
-        stamp: this.stamp(run, served, null, ZERO_USAGE, run.firstTokenAt),
-      };
+          : `the answer was cut off after it started: ${c.message}${counted}`;
+      const stamp = this.stamp(run, served, null, sofar.usage, run.firstTokenAt);
+      if (sofar.estimated) stamp.usageEstimated = true;
+      yield { type: "error", error: { class: errorClass, message, status: c.status }, stamp };
     } finally {
       // A consumer that stops reading (or Stop) ends the upstream request too.
       clock.dispose(finished ? undefined : new Error("stream closed by the caller"));
@@ -306,11 +333,11 @@ export class Gateway {
 
   private begin(req: ChatRequest): Run {
     const alias = req.model ?? this.config.defaultModel;
-    const spec = this.config.models[alias];
+    const spec = own(this.config.models, alias);
     if (!spec) {
       throw new GatewayError(
         "unknown_model",
-        `unknown model "${alias}"; available: ${Object.keys(this.config.models).join(", ")}`,
+        `unknown model "${alias}"; available: ${this.modelAliases().join(", ")}`,
         404,
       );
     }
@@ -397,6 +424,41 @@ type Run = {
 };
 
 const deploymentKey = (c: Candidate) => `${c.provider}/${c.model}`;
+
+// Tokenizers average about 4 characters a token in English; an estimate, used only when the provider's count is missing.
+const CHARS_PER_TOKEN = 4;
+const tokensOf = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);
+
+/**
+ * The usage of a stream that ended before its final count: what the provider reported so far, with the input
+ * estimated from the request and the output from the text and tool calls streamed where it had not said more.
+ */
+export function usageSoFar(
+  req: Pick<ChatRequest, "messages" | "tools">,
+  content: string,
+  toolCalls: ToolCall[],
+  reported: Usage | undefined,
+): { usage: Usage; estimated: boolean } {
+  const seen = reported ?? ZERO_USAGE;
+  const inputKnown = seen.inputTokens + seen.cachedInputTokens + seen.cacheWriteTokens > 0;
+  const inputChars =
+    req.messages.reduce((n, m) => n + m.content.length, 0) +
+    (req.tools ?? []).reduce(
+      (n, t) => n + t.name.length + t.description.length + JSON.stringify(t.parameters).length,
+      0,
+    );
+  const outputChars = toolCalls.reduce(
+    (n, call) => n + call.name.length + JSON.stringify(call.args).length,
+    content.length,
+  );
+  const outputEstimate = tokensOf(outputChars);
+  const usage: Usage = {
+    ...seen,
+    inputTokens: inputKnown ? seen.inputTokens : tokensOf(inputChars),
+    outputTokens: Math.max(seen.outputTokens, outputEstimate),
+  };
+  return { usage, estimated: !inputKnown || outputEstimate > seen.outputTokens };
+}
 
 function createAdapter(provider: GatewayConfig["providers"][string]): ModelAdapter {
   switch (provider.type) {

@@ -14,14 +14,16 @@ export const SHIPPED_PRICES_AS_OF: string = priceTable.asOf;
  * model name starts with (so "gpt-4o-2024-08-06" is priced as "gpt-4o", and "gpt-4o-mini-…" as "gpt-4o-mini").
  */
 export function findPrice(prices: PriceTable, provider: string, model: string): ModelPrice | undefined {
-  const exact = prices[`${provider}/${model}`] ?? prices[model];
+  // Own keys only: a served model named "constructor" has no price, rather than Object's constructor as one.
+  const at = (key: string) => (Object.hasOwn(prices, key) ? prices[key] : undefined);
+  const exact = at(`${provider}/${model}`) ?? at(model);
   if (exact) return exact;
   let best: string | undefined;
   for (const key of Object.keys(prices)) {
     if (key.includes("/")) continue;
     if (model.startsWith(key) && (!best || key.length > best.length)) best = key;
   }
-  return best ? prices[best] : undefined;
+  return best ? at(best) : undefined;
 }
 
 const PER_TOKEN = new Big(1_000_000);

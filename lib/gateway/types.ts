@@ -90,6 +90,8 @@ export type Stamp = {
   latencyMs: number;
   /** The serving model cannot call tools, so the tools were left out of the request. */
   toolsDropped: boolean;
+  /** Part of `usage` is estimated (~4 characters a token): a stream that ended before the provider's count. */
+  usageEstimated?: boolean;
   /** Answered from the response cache: nothing was sent to a provider, and it cost nothing. */
   cacheHit?: boolean;
 };

@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from "uuid";
 import type { z } from "zod";
 import { AppError, toErrorResponse } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { appBodyLimits, BodyRefused, readJsonWithin } from "./limits";
 
 export type RouteContext<P> = { params: P; requestId: string };
 type NextSegment<P> = { params: Promise<P> };
@@ -14,7 +15,10 @@ export function route<P = Record<string, never>>(
   handler: (req: Request, ctx: RouteContext<P>) => Promise<Response>,
 ): (req: Request, segment: NextSegment<P>) => Promise<Response> {
   return async (req, segment) => {
-    const requestId = req.headers.get("x-request-id") ?? uuidv7();
+    // Always our own id: a client's x-request-id is untrusted input (it could collide with, or forge, another
+    // request's trail), so it is only logged beside ours.
+    const requestId = uuidv7();
+    const clientRequestId = req.headers.get("x-request-id")?.slice(0, 200) || undefined;
     try {
       const params = ((await segment?.params) ?? {}) as P;
       const res = await handler(req, { params, requestId });
@@ -22,7 +26,7 @@ export function route<P = Record<string, never>>(
       return res;
     } catch (error) {
       const answer = toErrorResponse(error, requestId);
-      const where = { requestId, method: req.method, path: new URL(req.url).pathname };
+      const where = { requestId, clientRequestId, method: req.method, path: new URL(req.url).pathname };
       if (answer.status >= 500) log.error({ ...where, err: error }, "request failed");
       else log.info({ ...where, status: answer.status, code: answer.body.error.code }, "request refused");
       return Response.json(answer.body, { status: answer.status, headers: answer.headers });
@@ -30,13 +34,17 @@ export function route<P = Record<string, never>>(
   };
 }
 
-/** Reads a JSON body and validates it: 400 when it is not JSON, 422 naming the fields when it does not fit. */
+/**
+ * Reads a JSON body and validates it: 413 past the size limit (`MAX_APP_BODY_BYTES`, 1 MB), 400 when it is not
+ * JSON or nests deeper than `MAX_JSON_DEPTH` (64), 422 naming the fields when it does not fit the schema.
+ */
 export async function readJson<S extends z.ZodType>(req: Request, schema: S): Promise<z.output<S>> {
   let body: unknown;
   try {
-    body = await req.json();
-  } catch {
-    throw new AppError("bad_request", "the request body must be JSON");
+    body = await readJsonWithin(req, appBodyLimits());
+  } catch (error) {
+    if (!(error instanceof BodyRefused)) throw error;
+    throw new AppError(error.status === 413 ? "payload_too_large" : "bad_request", error.message);
   }
   return schema.parse(body);
 }

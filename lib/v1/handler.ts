@@ -4,7 +4,8 @@ import type { TurnSummary } from "@/lib/agent/events";
 import type { TurnObserver } from "@/lib/agent/observer";
 import { findApiKey, type ResolvedKey } from "@/lib/api-keys";
 import type { Gateway } from "@/lib/gateway/gateway";
-import { type Stamp, ZERO_USAGE } from "@/lib/gateway/types";
+import { type Attempt, type Stamp, ZERO_USAGE } from "@/lib/gateway/types";
+import { apiBodyLimits, BodyRefused, jsonDepthExceeds, readJsonWithin, tooDeep } from "@/lib/http/limits";
 import { log } from "@/lib/log";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import type { PipelineEvent } from "@/lib/pipeline/types";
@@ -46,24 +47,33 @@ const STATUS_BY_CLASS: Record<string, number> = {
 export function createV1Handler(deps: V1Deps): (req: Request) => Promise<Response> {
   return async (req) => {
     const path = new URL(req.url).pathname.replace(/\/+$/, "");
+    // Always our own id (a call's ledger row id): a client's x-request-id is only logged beside it.
+    const requestId = uuidv7();
+    let res: Response;
     try {
-      const key = await authenticate(req, deps);
-      if (!key)
-        return openAIError(
-          401,
-          "Incorrect API key provided. Create one under your tenant's API keys.",
-          "invalid_api_key",
-        );
-      if (req.method === "GET" && path.endsWith("/v1/models")) return listModels(deps.gateway());
-      if (req.method === "POST" && path.endsWith("/v1/chat/completions"))
-        return await chatCompletions(req, key, deps);
-      return openAIError(404, `Unknown endpoint: ${req.method} ${path}`, "unknown_url");
+      res = await answer(req, path, requestId, deps);
     } catch (error) {
-      const requestId = uuidv7();
-      log.error({ err: error, requestId }, "/v1 request failed");
-      return openAIError(500, `internal error (request id ${requestId})`, "internal_error");
+      const clientRequestId = req.headers.get("x-request-id")?.slice(0, 200) || undefined;
+      log.error({ err: error, requestId, clientRequestId }, "/v1 request failed");
+      res = openAIError(500, `internal error (request id ${requestId})`, "internal_error");
     }
+    res.headers.set("x-request-id", requestId);
+    return res;
   };
+}
+
+async function answer(req: Request, path: string, requestId: string, deps: V1Deps): Promise<Response> {
+  const key = await authenticate(req, deps);
+  if (!key)
+    return openAIError(
+      401,
+      "Incorrect API key provided. Create one under your tenant's API keys.",
+      "invalid_api_key",
+    );
+  if (req.method === "GET" && path.endsWith("/v1/models")) return listModels(deps.gateway());
+  if (req.method === "POST" && path.endsWith("/v1/chat/completions"))
+    return await chatCompletions(req, requestId, key, deps);
+  return openAIError(404, `Unknown endpoint: ${req.method} ${path}`, "unknown_url");
 }
 
 async function authenticate(req: Request, deps: V1Deps): Promise<ResolvedKey | null> {
@@ -80,10 +90,17 @@ function listModels(gateway: Gateway): Response {
   });
 }
 
-async function chatCompletions(req: Request, key: ResolvedKey, deps: V1Deps): Promise<Response> {
+async function chatCompletions(
+  req: Request,
+  turnId: string,
+  key: ResolvedKey,
+  deps: V1Deps,
+): Promise<Response> {
+  const limits = apiBodyLimits();
   let body: ChatCompletionRequest;
   try {
-    const parsed = chatCompletionRequest.safeParse(await req.json());
+    // Size and depth are checked before anything parses or walks the body (never sent upstream past them).
+    const parsed = chatCompletionRequest.safeParse(await readJsonWithin(req, limits));
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       return openAIError(
@@ -94,19 +111,20 @@ async function chatCompletions(req: Request, key: ResolvedKey, deps: V1Deps): Pr
       );
     }
     body = parsed.data;
-  } catch {
-    return openAIError(400, "The request body must be JSON.", "invalid_json");
+    checkArgumentsDepth(body, limits.maxDepth);
+  } catch (error) {
+    if (!(error instanceof BodyRefused)) throw error;
+    return openAIError(error.status, sentence(error.message), BODY_ERROR_CODE[error.reason], error.param);
   }
   const gateway = deps.gateway();
-  if (!gateway.config.models[body.model]) {
+  if (!gateway.hasModel(body.model)) {
     return openAIError(
       404,
-      `The model \`${body.model}\` does not exist. Available: ${Object.keys(gateway.config.models).join(", ")}`,
+      `The model \`${body.model}\` does not exist. Available: ${gateway.modelAliases().join(", ")}`,
       "model_not_found",
       "model",
     );
   }
-  const turnId = uuidv7();
   const startedAt = new Date();
   const started = performance.now();
   await deps.recorder.start({
@@ -168,6 +186,7 @@ async function chatCompletions(req: Request, key: ResolvedKey, deps: V1Deps): Pr
   if (first.done) throw new Error("the pipeline ended without an answer");
   const head = first.value;
   if (head.type === "error") {
+    recordFallbacks(turnId, head.stamp, deps);
     deps.recorder.event(turnId, { type: "error", class: head.error.class, message: head.error.message });
     await close(head.stamp, head.error.class === "aborted" ? "stopped" : "failed", {
       class: head.error.class,
@@ -179,6 +198,8 @@ async function chatCompletions(req: Request, key: ResolvedKey, deps: V1Deps): Pr
     // One JSON answer: the pipeline's only event after the guardrails is `done` (or the error above).
     if (head.type !== "done") throw new Error(`unexpected ${head.type} event in a JSON answer`);
     const res = head.response;
+    // A stream hears of each fallback as it happens; a JSON answer's are read from its stamp's attempts.
+    recordFallbacks(turnId, res.stamp, deps);
     for (const call of res.message.toolCalls)
       deps.recorder.event(turnId, { type: "tool_call", call, round: 1 });
     await drain(events);
@@ -269,11 +290,7 @@ function streamCompletion(
           // After the headers went out (a budget overrun found when the call settles): the audit still has it.
           deps.recorder.event(turnId, { type: "guardrail", code: event.code, message: event.message });
         } else if (event.type === "fallback") {
-          deps.recorder.event(turnId, {
-            type: "notice",
-            code: "fallback",
-            message: `${event.from.provider}/${event.from.model} failed (${event.errorClass}); trying the next model.`,
-          });
+          deps.recorder.event(turnId, fallbackNotice(event.from, event.errorClass));
         } else if (event.type === "done") {
           done = event;
           const res = event.response;
@@ -314,6 +331,57 @@ function streamCompletion(
   headers.set("content-type", "text/event-stream; charset=utf-8");
   headers.set("cache-control", "no-cache");
   return new Response(stream, { headers });
+}
+
+const fallbackNotice = (from: { provider: string; model: string }, errorClass: string) => ({
+  type: "notice" as const,
+  code: "fallback" as const,
+  message: `${from.provider}/${from.model} failed (${errorClass}); trying the next model.`,
+});
+
+/**
+ * The `fallback` audit events of a call that was not streamed (or failed before its first token): one per
+ * candidate that failed before another was tried, from the stamp's attempts, as a stream reports them.
+ */
+function recordFallbacks(turnId: string, stamp: Stamp | undefined, deps: V1Deps): void {
+  for (const failed of fallbacksOf(stamp?.attempts ?? [])) {
+    deps.recorder.event(turnId, fallbackNotice(failed, failed.errorClass));
+  }
+}
+
+/** Candidates left for the next one after failing: each run of attempts on one deployment, but the last. */
+export function fallbacksOf(attempts: Attempt[]): { provider: string; model: string; errorClass: string }[] {
+  const runs: Attempt[][] = [];
+  for (const a of attempts) {
+    const run = runs[runs.length - 1];
+    if (run && run[0]!.provider === a.provider && run[0]!.model === a.model) run.push(a);
+    else runs.push([a]);
+  }
+  return runs.slice(0, -1).flatMap((run) => {
+    const last = run[run.length - 1]!;
+    return last.outcome === "error"
+      ? [{ provider: last.provider, model: last.model, errorClass: last.errorClass ?? "error" }]
+      : [];
+  });
+}
+
+const BODY_ERROR_CODE = {
+  too_large: "request_too_large",
+  too_deep: "json_too_deep",
+  invalid_json: "invalid_json",
+} as const;
+
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+
+/** Tool-call arguments in the history are JSON inside strings: the same depth limit applies to them. */
+function checkArgumentsDepth(body: ChatCompletionRequest, maxDepth: number): void {
+  body.messages.forEach((m, i) => {
+    if (m.role !== "assistant") return;
+    m.tool_calls?.forEach((call, j) => {
+      const param = `messages.${i}.tool_calls.${j}.function.arguments`;
+      if (jsonDepthExceeds(call.function.arguments, maxDepth)) throw tooDeep(maxDepth, param, param);
+    });
+  });
 }
 
 function summaryOf(

@@ -303,6 +303,47 @@ describe("streams that fail", () => {
     expect(last).toMatchObject({ type: "error", error: { class: "stream_interrupted" } });
   });
 
+  it("a stream cut mid-answer counts the tokens streamed so far (estimated, and priced), not zero", async () => {
+    openai.enqueue({ kind: "cut", text: "one two three four five six seven eight", afterChunks: 4 });
+    const { text, last } = await collect(gateway().stream(ask("gpt")));
+    if (last.type !== "error") throw new Error("expected an error event");
+    // OpenAI counts only at the end: both sides are estimated (~4 characters a token), and flagged so.
+    expect(last.stamp.usage.outputTokens).toBe(Math.ceil(text.length / 4));
+    expect(last.stamp.usage.inputTokens).toBe(Math.ceil("Be brief.Hello?".length / 4));
+    expect(last.stamp.usageEstimated).toBe(true);
+    expect(last.error.message).toMatch(/estimated/);
+    expect(Number(last.stamp.cost)).toBeGreaterThan(0);
+  });
+
+  it("an Anthropic stream cut mid-answer keeps the input tokens the provider reported at its start", async () => {
+    anthropic.enqueue({ kind: "cut", text: "alpha beta gamma delta epsilon", afterChunks: 3 });
+    const { text, last } = await collect(gateway().stream(ask("claude")));
+    if (last.type !== "error") throw new Error("expected an error event");
+    expect(last.stamp.usage.inputTokens).toBe(11); // the fake's message_start input_tokens
+    expect(last.stamp.usage.outputTokens).toBe(Math.ceil(text.length / 4));
+    expect(last.stamp.usageEstimated).toBe(true);
+  });
+
+  it("usage reported before the first token (Anthropic's message_start) does not end the fallback window", async () => {
+    anthropic.setDefault({ kind: "hang_after_headers" });
+    openai.enqueue({ kind: "text", text: "from the second" });
+    const { text, last } = await collect(
+      gateway({
+        retry: { maxRetries: 0 },
+        models: {
+          back: {
+            candidates: [
+              { provider: "anthropic", model: "claude-sonnet-4-6" },
+              { provider: "openai", model: "gpt-4o" },
+            ],
+          },
+        },
+      }).stream(ask("back")),
+    );
+    expect(text).toBe("from the second");
+    expect(last.type).toBe("done");
+  });
+
   it("a stream that never sends its first token times out and falls back", async () => {
     openai.setDefault({ kind: "hang_after_headers" });
     anthropic.enqueue({ kind: "text", text: "fresh" });
@@ -368,6 +409,16 @@ describe("cooldown and abort", () => {
     }
     expect(events[events.length - 1]).toMatchObject({ type: "error", error: { class: "aborted" } });
     expect(events.filter((e) => e.type === "text").length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("names on Object.prototype are unknown models, not crashes", async () => {
+    const gw = gateway();
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      expect(gw.hasModel(name)).toBe(false);
+      await expect(gw.chat(ask(name))).rejects.toMatchObject({ errorClass: "unknown_model", status: 404 });
+      await expect(collect(gw.stream(ask(name)))).rejects.toMatchObject({ errorClass: "unknown_model" });
+    }
+    expect(gw.hasModel("gpt")).toBe(true);
   });
 
   it("an unknown alias is refused with the list of models", async () => {

@@ -125,6 +125,15 @@ describe.each(testDbKinds)("the turn endpoint on %s", (kind) => {
     expect(theirs.status).toBe(409);
   });
 
+  it("treats model names on Object.prototype as unknown models, naming the real ones", async () => {
+    for (const model of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const res = await post({ message: "hi", model });
+      expect(res.status).toBe(422);
+      const { error } = await res.json();
+      expect(error.fields.model).toEqual([expect.stringContaining("offline-demo")]);
+    }
+  });
+
   it("lists the gateway's models, the offline demo model marked", async () => {
     const body = await (
       await models.GET(new Request("http://app/x"), { params: Promise.resolve({}) })

@@ -32,6 +32,8 @@ export type AdapterResult = {
 export type AdapterEvent =
   | { type: "text"; delta: string }
   | { type: "tool_call"; call: ToolCall }
+  /** Usage the provider reported before the end (so a stream cut mid-answer still counts what it used). */
+  | { type: "usage"; usage: Usage }
   | { type: "end"; finishReason: FinishReason; usage: Usage; servedModel: string };
 
 /** One provider type. Adapters throw on failure; the router classifies, retries and falls back. */

@@ -80,6 +80,7 @@ export class AnthropicAdapter implements ModelAdapter {
         case "message_start":
           servedModel = event.message.model || servedModel;
           usage = { ...event.message.usage };
+          yield { type: "usage", usage: usageOf(usage) };
           break;
         case "content_block_start":
           if (event.content_block.type === "tool_use") {
@@ -108,6 +109,7 @@ export class AnthropicAdapter implements ModelAdapter {
           for (const [key, value] of Object.entries(event.usage)) {
             if (typeof value === "number") (usage as Record<string, number>)[key] = value;
           }
+          yield { type: "usage", usage: usageOf(usage) };
           break;
         case "message_stop":
           complete = true;

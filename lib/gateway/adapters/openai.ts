@@ -71,7 +71,10 @@ export class OpenAIAdapter implements ModelAdapter {
     let ended = false;
     for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
       if (chunk.model) servedModel = chunk.model;
-      if (chunk.usage) usage = usageOf(chunk.usage);
+      if (chunk.usage) {
+        usage = usageOf(chunk.usage);
+        yield { type: "usage", usage };
+      }
       const choice = chunk.choices[0];
       if (!choice) continue;
       const delta = choice.delta;

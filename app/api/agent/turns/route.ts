@@ -29,9 +29,9 @@ export const POST = withUser(async (req, { auth }) => {
   const tenant = activeTenantOrThrow(auth);
   const gateway = getGateway();
   const model = input.model ?? gateway.defaultModel;
-  if (!gateway.config.models[model]) {
+  if (!gateway.hasModel(model)) {
     throw new AppError("validation_failed", `unknown model "${model}"`, {
-      fields: { model: [`choose one of: ${Object.keys(gateway.config.models).join(", ")}`] },
+      fields: { model: [`choose one of: ${gateway.modelAliases().join(", ")}`] },
     });
   }
   const db = await getDb();

@@ -1,0 +1,122 @@
+/**
+ * Request body limits, one place for /v1 (the Next app and the lean server) and the app's own JSON routes: a
+ * size limit enforced while the body streams in (so a huge or endless body is refused without being buffered)
+ * and a JSON nesting limit checked on the text before anything parses or walks it recursively.
+ */
+
+/** /v1 bodies: `MAX_BODY_BYTES`, default 10 MB (long conversations with tool schemas fit). */
+export const DEFAULT_API_BODY_BYTES = 10 * 1024 * 1024;
+/** The app's own JSON routes (sign-in, settings, a drawer message): `MAX_APP_BODY_BYTES`, default 1 MB. */
+export const DEFAULT_APP_BODY_BYTES = 1024 * 1024;
+/** Nesting of objects and arrays: `MAX_JSON_DEPTH`, default 64 (real tool schemas nest a dozen levels). */
+export const DEFAULT_JSON_DEPTH = 64;
+
+export type BodyLimits = { maxBytes: number; maxDepth: number };
+
+type Env = Record<string, string | undefined>;
+
+const positiveInt = (value: string | undefined, fallback: number) => {
+  const n = Number(value);
+  return value?.trim() && Number.isSafeInteger(n) && n > 0 ? n : fallback;
+};
+
+export const apiBodyLimits = (env: Env = process.env): BodyLimits => ({
+  maxBytes: positiveInt(env.MAX_BODY_BYTES, DEFAULT_API_BODY_BYTES),
+  maxDepth: positiveInt(env.MAX_JSON_DEPTH, DEFAULT_JSON_DEPTH),
+});
+
+export const appBodyLimits = (env: Env = process.env): BodyLimits => ({
+  maxBytes: positiveInt(env.MAX_APP_BODY_BYTES, DEFAULT_APP_BODY_BYTES),
+  maxDepth: positiveInt(env.MAX_JSON_DEPTH, DEFAULT_JSON_DEPTH),
+});
+
+/** A body refused by a limit, or not JSON: `status` 413 (too large) or 400, `message` safe to show. */
+export class BodyRefused extends Error {
+  constructor(
+    readonly reason: "too_large" | "too_deep" | "invalid_json",
+    message: string,
+    /** The field it is about, when not the whole body (e.g. a tool call's arguments). */
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+  get status(): 400 | 413 {
+    return this.reason === "too_large" ? 413 : 400;
+  }
+}
+
+const megabytes = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(2)} MB` : `${bytes} bytes`;
+
+export const tooLarge = (maxBytes: number) =>
+  new BodyRefused("too_large", `the request body is larger than the limit of ${megabytes(maxBytes)}`);
+
+/** Whether a declared Content-Length already exceeds the limit (refused before a byte is read). */
+export function declaredTooLarge(contentLength: string | null | undefined, maxBytes: number): boolean {
+  const n = Number(contentLength);
+  return !!contentLength && Number.isFinite(n) && n > maxBytes;
+}
+
+/**
+ * Reads a web Request's body as text, refusing it (BodyRefused, 413) as soon as it passes `maxBytes`: by its
+ * Content-Length first, then by counting while it streams. The rest is left unread, never buffered; the stream
+ * is not cancelled, because under Next that destroys the socket before the 413 can be sent.
+ */
+export async function readBodyText(req: Request, maxBytes: number): Promise<string> {
+  if (declaredTooLarge(req.headers.get("content-length"), maxBytes)) throw tooLarge(maxBytes);
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) throw tooLarge(maxBytes);
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return Buffer.concat(chunks, total).toString("utf8");
+}
+
+/**
+ * The deepest nesting of objects and arrays in a JSON text, counted without recursion and without parsing
+ * (a scan that skips strings), stopping once it passes `limit`.
+ */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+export const tooDeep = (maxDepth: number, where = "the request body", param: string | null = null) =>
+  new BodyRefused("too_deep", `${where} nests objects and arrays more than ${maxDepth} levels deep`, param);
+
+/** Parses JSON text after checking its depth: BodyRefused (400) when it is too deep or not JSON. */
+export function parseJsonWithin(text: string, maxDepth: number, where?: string): unknown {
+  if (jsonDepthExceeds(text, maxDepth)) throw tooDeep(maxDepth, where);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BodyRefused("invalid_json", `${where ?? "the request body"} must be JSON`);
+  }
+}
+
+/** Reads and parses a JSON body within the limits: BodyRefused with status 413 or 400 otherwise. */
+export async function readJsonWithin(req: Request, limits: BodyLimits): Promise<unknown> {
+  return parseJsonWithin(await readBodyText(req, limits.maxBytes), limits.maxDepth);
+}
