@@ -21,9 +21,11 @@ export async function startServer(): Promise<void> {
     );
     const handle = await getDatabase();
     const migration = await migrationStatus(handle);
+    // This process's heartbeat first, so its turns never look orphaned; turns of dead processes are swept.
+    await startGovernanceMaintenance();
     // Tool sets are registered here, so a tool name clash stops the start, and clock schedules begin firing.
-    getAgentRuntime().scheduler.start();
-    startGovernanceMaintenance();
+    const runtime = getAgentRuntime();
+    runtime.scheduler.start();
     // A broken page schema stops the start, naming the file and the field.
     pageSchemas();
     log.info({ database: handle.label, migration }, "tollgate ready");

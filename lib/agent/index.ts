@@ -1,6 +1,7 @@
 import { getDb } from "@/db";
 import { getGateway } from "@/lib/gateway";
 import { DrizzleConversationStore } from "@/lib/governance/conversations";
+import { processIdentity } from "@/lib/governance/instance";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
 import { log } from "@/lib/log";
 import { getPipeline } from "@/lib/pipeline";
@@ -67,7 +68,7 @@ export function getAgentRuntime(): AgentRuntime {
     pipeline,
     registry,
     store,
-    observer: new GovernanceRecorder(getDb),
+    observer: new GovernanceRecorder(getDb, { instanceId: processIdentity().id }),
   });
   const scheduler = new Scheduler({
     db: getDb,
