@@ -23,9 +23,11 @@ export async function startServer(): Promise<void> {
     const migration = await migrationStatus(handle);
     // This process's heartbeat first, so its turns never look orphaned; turns of dead processes are swept.
     await startGovernanceMaintenance();
-    // Tool sets are registered here, so a tool name clash stops the start, and clock schedules begin firing.
+    // Tool sets are registered here, so a tool name clash stops the start; clock schedules begin firing and
+    // background tasks (queued, or left by a dead process) are picked up.
     const runtime = getAgentRuntime();
     runtime.scheduler.start();
+    runtime.tasks.startRunner();
     // A broken page schema stops the start, naming the file and the field.
     pageSchemas();
     log.info({ database: handle.label, migration }, "tollgate ready");
