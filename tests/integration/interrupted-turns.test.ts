@@ -212,9 +212,13 @@ describe.each(testDbKinds)("interrupted turns on %s", (kind) => {
       new AbortController().signal,
     );
     let turnId = "";
-    for await (const e of events as AsyncGenerator<AgentEvent>) {
+    // The process "dies" at the first text: the generator is left suspended, never returned (a for-await break
+    // would run its finally), so nothing after that point runs, as with kill -9.
+    for (;;) {
+      const { value, done } = await events.next();
+      if (done) throw new Error("the turn ended; it should have been cut off mid-answer");
+      const e = value as AgentEvent;
       if (e.type === "turn") turnId = e.turnId;
-      // The process "dies" here: the generator is abandoned, so no finally runs, as with kill -9.
       if (e.type === "text") break;
     }
     expect(await statusOf(turnId)).toBe("running");
