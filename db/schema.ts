@@ -186,6 +186,39 @@ export const agentSchedule = pgTable(
 );
 export type AgentSchedule = typeof agentSchedule.$inferSelect;
 
+// Background tasks (the tasks tool set): queued by a turn, claimed by any instance's runner with a lease
+// (FOR UPDATE SKIP LOCKED), so each runs once however many instances run, and survives a restart.
+export const TASK_STATUSES = ["queued", "running", "done", "failed", "cancelled"] as const;
+export type TaskStatusValue = (typeof TASK_STATUSES)[number];
+export const agentTask = pgTable(
+  "agent_task",
+  {
+    id: id(),
+    tenantId: tenantRef(),
+    conversationId: uuid("conversation_id").notNull(),
+    userId: userRef(),
+    // The starter's role when the task was started: the task's tools are the ones that role may call.
+    role: membershipRole("role").notNull().default("member"),
+    kind: text("kind").notNull(),
+    input: text("input").notNull(),
+    status: text("status", { enum: TASK_STATUSES }).notNull().default("queued"),
+    result: text("result"),
+    error: text("error"),
+    attempts: integer("attempts").notNull().default(0),
+    leaseOwner: uuid("lease_owner"),
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
+    createdAt: createdAt(),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("agent_task_tenant_conversation_idx").on(t.tenantId, t.conversationId, t.createdAt),
+    index("agent_task_claim_idx").on(t.status, t.leaseUntil),
+  ],
+);
+export type AgentTask = typeof agentTask.$inferSelect;
+
 // The demo business data behind the orders tool set: per tenant, to show tenant scoping.
 export const demoOrder = pgTable(
   "demo_order",
@@ -306,6 +339,9 @@ export const sysAgentTurn = pgTable(
     errorMessage: text("error_message"),
     // How many of the turn's model calls were answered from the response cache (at no cost).
     cacheHits: integer("cache_hits").notNull().default(0),
+    // The process (instance.id) running the turn while it is `running`; null for rows it never ran (API
+    // batches, sample history) and for rows written before instances existed (swept by age).
+    instanceId: uuid("instance_id"),
   },
   (t) => [
     index("sys_agent_turn_tenant_started_idx").on(t.tenantId, t.startedAt),
@@ -352,6 +388,20 @@ export const sysAgentAudit = pgTable(
   ],
 );
 export type SysAgentAudit = typeof sysAgentAudit.$inferSelect;
+
+// One row per running app process: its id is minted at start and stamped on the turns it runs; the heartbeat
+// moves every few seconds. A running turn whose instance has no recent heartbeat was left by a dead process.
+export const instance = pgTable("instance", {
+  id: uuid("id").primaryKey(),
+  host: text("host").notNull(),
+  pid: integer("pid").notNull(),
+  // Same value for every process sharing one PID namespace on one boot (Linux), so a process can tell
+  // whether another row's pid is one it can check; null elsewhere.
+  processSpace: text("process_space"),
+  startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+  heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }).notNull().defaultNow(),
+});
+export type Instance = typeof instance.$inferSelect;
 
 // Daily usage rollup, updated in the transaction that closes a turn, so dashboards never scan the ledger.
 export const usageDaily = pgTable(

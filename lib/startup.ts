@@ -23,9 +23,13 @@ export async function startServer(): Promise<void> {
     );
     const handle = await getDatabase();
     const migration = await migrationStatus(handle);
-    // Tool sets are registered here, so a tool name clash stops the start, and clock schedules begin firing.
-    getAgentRuntime().scheduler.start();
-    startGovernanceMaintenance();
+    // This process's heartbeat first, so its turns never look orphaned; turns of dead processes are swept.
+    await startGovernanceMaintenance();
+    // Tool sets are registered here, so a tool name clash stops the start; clock schedules begin firing and
+    // background tasks (queued, or left by a dead process) are picked up.
+    const runtime = getAgentRuntime();
+    runtime.scheduler.start();
+    runtime.tasks.startRunner();
     // Revoked keys and disabled tenants are refused at once on every instance.
     startKeyEvents(processKeyCache());
     // A broken page schema stops the start, naming the file and the field.

@@ -1,6 +1,7 @@
 import { getDb } from "@/db";
 import { getGateway } from "@/lib/gateway";
 import { DrizzleConversationStore } from "@/lib/governance/conversations";
+import { processIdentity } from "@/lib/governance/instance";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
 import { log } from "@/lib/log";
 import { getPipeline } from "@/lib/pipeline";
@@ -8,6 +9,7 @@ import type { ConversationStore } from "./conversation";
 import { ToolRegistry } from "./registry";
 import { Scheduler } from "./scheduler";
 import { AgentService } from "./service";
+import { DrizzleTaskQueue } from "./task-queue";
 import { TaskManager } from "./tasks";
 import { ClockToolSet } from "./toolsets/clock";
 import { memoryToolSet } from "./toolsets/memory";
@@ -46,12 +48,17 @@ export function getAgentRuntime(): AgentRuntime {
   // Every model call, the sub-agents' too, goes through the request pipeline (cache, rate limits, budgets).
   const pipeline = getPipeline();
   const subagent = { gateway, pipeline, registry: subRegistry };
-  const tasks = new TaskManager(store, {
-    research: {
-      description: "a sub-agent works on the instructions in the background and reports back",
-      run: async (instructions, ctx) => (await runSubagent(subagent, instructions, ctx)).answer,
+  // Background tasks wait in the database: any instance's runner claims them, and they survive a restart.
+  const tasks = new TaskManager(
+    store,
+    {
+      research: {
+        description: "a sub-agent works on the instructions in the background and reports back",
+        run: async (instructions, ctx) => (await runSubagent(subagent, instructions, ctx)).answer,
+      },
     },
-  });
+    { queue: new DrizzleTaskQueue(getDb) },
+  );
   const registry = new ToolRegistry()
     .register(new TodoToolSet())
     .register(timeToolSet())
@@ -67,7 +74,7 @@ export function getAgentRuntime(): AgentRuntime {
     pipeline,
     registry,
     store,
-    observer: new GovernanceRecorder(getDb),
+    observer: new GovernanceRecorder(getDb, { instanceId: processIdentity().id }),
   });
   const scheduler = new Scheduler({
     db: getDb,

@@ -152,6 +152,8 @@ export class AgentService {
     let error: TurnSummary["error"];
     let rounds = 0;
     let cacheHits = 0;
+    // How many of the turn's first messages are stored already (the user's message, written before any model call).
+    let storedCount = 0;
     try {
       const stored = await store.history(ctx.tenantId, ctx.conversationId);
       const toolSets = registry.forConversation(ctx.conversationId, () => storedToolCalls(stored));
@@ -160,6 +162,8 @@ export class AgentService {
       }
       turn.push({ role: "user", content: request.message });
       const userIndex = turn.length - 1;
+      // Stored now, so a crash mid-turn loses neither the user's message nor the notifications just taken.
+      storedCount = await this.storeEarly(ctx, turnId, turn);
 
       const allTools = new Map<string, Tool>(toolSets.flatMap((s) => s.tools()).map((t) => [t.name, t]));
       const mayCall = (t: Tool) => !t.roles || t.roles.includes(ctx.role);
@@ -310,7 +314,7 @@ export class AgentService {
     } finally {
       // Stored even after Stop: the store call does not use the aborted signal.
       await store
-        .append(ctx.tenantId, ctx.conversationId, turnId, closeDanglingCalls(turn))
+        .append(ctx.tenantId, ctx.conversationId, turnId, closeDanglingCalls(turn).slice(storedCount))
         .catch((storeError: unknown) => {
           countFailure("conversation");
           log.error(
@@ -343,6 +347,20 @@ export class AgentService {
         error,
       },
     };
+  }
+
+  /** Appends the turn's opening messages; returns how many were stored (0 when the write failed: the end retries). */
+  private async storeEarly(ctx: AgentContext, turnId: string, opening: StoredMessage[]): Promise<number> {
+    try {
+      await this.deps.store.append(ctx.tenantId, ctx.conversationId, turnId, [...opening]);
+      return opening.length;
+    } catch (error) {
+      log.error(
+        { err: error, turnId },
+        "could not store the user's message before the model call; retrying at the end",
+      );
+      return 0;
+    }
   }
 
   /** Adds a sentence of ours as the answer, so the user never sees an empty bubble. */

@@ -1,7 +1,8 @@
-import { v7 as uuidv7 } from "uuid";
-import type { MembershipRole } from "@/db/schema";
+import { randomUUID } from "node:crypto";
+import type { MembershipRole, TaskStatusValue } from "@/db/schema";
 import { log } from "@/lib/log";
 import type { ConversationStore } from "./conversation";
+import { InMemoryTaskQueue, type TaskEnd, type TaskQueue, type TaskRecord } from "./task-queue";
 import type { ToolContext } from "./tool";
 
 export const TASK_RESULT_LIMIT = 2_000;
@@ -16,19 +17,14 @@ export type TaskRunContext = Pick<ToolContext, "tenantId" | "userId" | "role" | 
   signal: AbortSignal;
 };
 
-export type TaskStatus = "running" | "succeeded" | "failed" | "stopped";
-
-type Task = {
-  id: string;
-  kind: string;
-  tenantId: string;
-  conversationId: string;
-  status: TaskStatus;
-  output: string;
-  error?: string;
-  startedAt: Date;
-  finishedAt?: Date;
-  controller: AbortController;
+/** A task's status in the tools' words (the model reads these): the stored status, renamed. */
+export type TaskStatus = "queued" | "running" | "succeeded" | "failed" | "stopped";
+const TOOL_STATUS: Record<TaskStatusValue, TaskStatus> = {
+  queued: "queued",
+  running: "running",
+  done: "succeeded",
+  failed: "failed",
+  cancelled: "stopped",
 };
 
 const ESCAPES: Record<string, string> = {
@@ -57,101 +53,217 @@ export function taskResultMessage(task: {
   return `<TASK_RESULT task_id="${escapeXml(task.id)}" kind="${escapeXml(task.kind)}" status="${escapeXml(task.status)}">\n${escapeXml(capped)}\n</TASK_RESULT>`;
 }
 
+export type TaskManagerOptions = {
+  /** Where tasks wait; in memory when omitted (tests only: the app passes the database queue). */
+  queue?: TaskQueue;
+  /** This runner's identity on the leases it takes (default: a fresh id). */
+  owner?: string;
+  /** A claim lasts this long unless renewed (renewed every third of it while the task runs). Default 60 s. */
+  leaseMs?: number;
+  /** How often the runner looks for tasks queued elsewhere or left by a dead process. Default 2 s. */
+  pollMs?: number;
+  /** Tasks this runner runs at once. Default 4. */
+  concurrency?: number;
+  /** Claims a task gets before it is given up as failed (each claim after the first follows a crash). Default 3. */
+  maxAttempts?: number;
+};
+
+type StartContext = {
+  tenantId: string;
+  userId: string;
+  role: MembershipRole;
+  conversationId: string;
+  addUsage?: ToolContext["addUsage"];
+};
+
 /**
- * Background jobs started by the `tasks` tools: they run in this process; when one ends by itself its result
- * is queued to the conversation (a stopped one sends nothing), and a failing notification never affects it.
+ * Background jobs started by the `tasks` tools. A started task is a row in the queue; a runner in every app
+ * process claims tasks with a lease and runs them, so a task outlives the turn and the process that started
+ * it: one left by a dead process is claimed again once its lease expires. When a task ends by itself its
+ * result is queued to the conversation (a stopped one sends nothing), and a failing notification never
+ * affects it.
  */
 export class TaskManager {
-  private readonly tasks = new Map<string, Task>();
+  private readonly queue: TaskQueue;
+  private readonly owner: string;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly concurrency: number;
+  private readonly maxAttempts: number;
+  /** Tasks this runner is running, by id. */
+  private readonly running = new Map<string, AbortController>();
+  /** Ticks and runs in flight, for idle(). */
+  private readonly inflight = new Set<Promise<unknown>>();
+  private ticking: Promise<number> | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly store: ConversationStore,
     readonly kinds: Record<string, TaskKind>,
-  ) {}
+    options: TaskManagerOptions = {},
+  ) {
+    this.queue = options.queue ?? new InMemoryTaskQueue();
+    this.owner = options.owner ?? randomUUID();
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.pollMs = options.pollMs ?? 2_000;
+    this.concurrency = options.concurrency ?? 4;
+    this.maxAttempts = options.maxAttempts ?? 3;
+  }
 
-  start(
-    ctx: {
-      tenantId: string;
-      userId: string;
-      role: MembershipRole;
-      conversationId: string;
-      addUsage?: ToolContext["addUsage"];
-    },
-    kind: string,
-    instructions: string,
-  ): { taskId: string } {
-    const spec = this.kinds[kind];
-    if (!spec) throw new Error(`unknown task kind "${kind}"; known: ${Object.keys(this.kinds).join(", ")}`);
-    const task: Task = {
-      id: uuidv7(),
-      kind,
+  /** Queues a task and returns its id at once; this process's runner picks it up straight away. */
+  async start(ctx: StartContext, kind: string, instructions: string): Promise<{ taskId: string }> {
+    if (!this.kinds[kind])
+      throw new Error(`unknown task kind "${kind}"; known: ${Object.keys(this.kinds).join(", ")}`);
+    const task = await this.queue.enqueue({
       tenantId: ctx.tenantId,
       conversationId: ctx.conversationId,
-      status: "running",
-      output: "",
-      startedAt: new Date(),
-      controller: new AbortController(),
-    };
-    this.tasks.set(task.id, task);
-    const runCtx: TaskRunContext = {
-      tenantId: ctx.tenantId,
       userId: ctx.userId,
       role: ctx.role,
-      conversationId: ctx.conversationId,
-      signal: task.controller.signal,
-      // The turn that started the task is long over: background spend is not added to it.
-      addUsage: () => {},
-    };
-    void spec.run(instructions, runCtx).then(
-      (output) => this.finish(task, "succeeded", output),
-      (error: unknown) =>
-        this.finish(task, "failed", "", error instanceof Error ? error.message : String(error)),
-    );
+      kind,
+      input: instructions,
+    });
+    void this.tick().catch((error: unknown) => log.error({ err: error }, "background task runner failed"));
     return { taskId: task.id };
   }
 
   /** A task of this tenant and conversation; others are "not found". */
-  get(tenantId: string, conversationId: string, taskId: string) {
-    const task = this.tasks.get(taskId);
-    if (!task || task.tenantId !== tenantId || task.conversationId !== conversationId)
-      throw new Error(`task ${taskId} not found`);
+  async get(tenantId: string, conversationId: string, taskId: string) {
+    const task = await this.queue.get(tenantId, conversationId, taskId);
+    if (!task) throw new Error(`task ${taskId} not found`);
     return {
       taskId: task.id,
       kind: task.kind,
-      status: task.status,
-      output: task.output,
-      error: task.error,
-      startedAt: task.startedAt.toISOString(),
+      status: TOOL_STATUS[task.status],
+      output: task.result ?? "",
+      error: task.error ?? undefined,
+      startedAt: (task.startedAt ?? task.createdAt).toISOString(),
       finishedAt: task.finishedAt?.toISOString() ?? null,
     };
   }
 
-  stop(tenantId: string, conversationId: string, taskId: string): { stopped: boolean } {
-    const found = this.get(tenantId, conversationId, taskId);
-    if (found.status !== "running") return { stopped: false };
-    const task = this.tasks.get(taskId)!;
-    task.status = "stopped";
-    task.finishedAt = new Date();
-    task.controller.abort(new Error("stopped by task_stop"));
-    return { stopped: true };
+  /** Stops a queued or running task (wherever it runs: that runner drops it at its next lease renewal). */
+  async stop(tenantId: string, conversationId: string, taskId: string): Promise<{ stopped: boolean }> {
+    await this.get(tenantId, conversationId, taskId);
+    const stopped = await this.queue.cancel(tenantId, conversationId, taskId);
+    if (stopped) this.running.get(taskId)?.abort(new Error("stopped by task_stop"));
+    return { stopped };
   }
 
-  /** Resolves when every running task has ended (tests, graceful shutdown). */
+  /** Polls for tasks and renews the leases of running ones until stopRunner(); timers never keep the process alive. */
+  startRunner(): void {
+    if (this.pollTimer) return;
+    const tick = () =>
+      void this.tick().catch((error: unknown) => log.error({ err: error }, "background task runner failed"));
+    this.pollTimer = setInterval(tick, this.pollMs);
+    this.pollTimer.unref();
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(10, Math.floor(this.leaseMs / 3)));
+    this.renewTimer.unref();
+    tick();
+  }
+
+  /** Stops polling; tasks already running finish (or, if the process ends first, are re-claimed elsewhere). */
+  stopRunner(): void {
+    clearInterval(this.pollTimer);
+    clearInterval(this.renewTimer);
+    this.pollTimer = undefined;
+    this.renewTimer = undefined;
+  }
+
+  /** Claims what this runner has room for and starts it; returns how many it claimed. Calls are serialised. */
+  tick(): Promise<number> {
+    const previous = this.ticking ?? Promise.resolve(0);
+    const run: Promise<number> = previous
+      .catch(() => 0)
+      .then(() => this.claimAndRun())
+      .finally(() => {
+        if (this.ticking === run) this.ticking = undefined;
+      });
+    this.ticking = run;
+    return this.track(run);
+  }
+
+  /** Resolves when nothing is claimed or running here any more (tests, graceful shutdown). */
   async idle(): Promise<void> {
-    while ([...this.tasks.values()].some((t) => t.status === "running"))
-      await new Promise((r) => setTimeout(r, 5));
+    while (this.inflight.size) await Promise.allSettled([...this.inflight]);
     await new Promise((r) => setImmediate(r));
   }
 
-  private async finish(task: Task, status: "succeeded" | "failed", output: string, error?: string) {
-    if (task.status !== "running") return; // stopped: no completion message
-    task.status = status;
-    task.output = output;
-    task.error = error;
-    task.finishedAt = new Date();
+  private async claimAndRun(): Promise<number> {
+    const given = await this.queue.failExhausted(
+      this.maxAttempts,
+      (n) => `the task was interrupted ${n} times (the process running it stopped); it was given up`,
+    );
+    for (const task of given) await this.notify(task, "failed");
+    const claimed = await this.queue.claim(this.owner, {
+      limit: this.concurrency - this.running.size,
+      leaseMs: this.leaseMs,
+      maxAttempts: this.maxAttempts,
+    });
+    for (const task of claimed) {
+      const controller = new AbortController();
+      this.running.set(task.id, controller);
+      void this.track(this.run(task, controller));
+    }
+    return claimed.length;
+  }
+
+  private async run(task: TaskRecord, controller: AbortController): Promise<void> {
+    const runCtx: TaskRunContext = {
+      tenantId: task.tenantId,
+      userId: task.userId,
+      role: task.role,
+      conversationId: task.conversationId,
+      signal: controller.signal,
+      // The turn that started the task is long over: background spend is not added to it.
+      addUsage: () => {},
+    };
+    let end: TaskEnd;
+    try {
+      const spec = this.kinds[task.kind];
+      if (!spec) throw new Error(`unknown task kind "${task.kind}" (no longer configured)`);
+      end = { status: "done", result: await spec.run(task.input, runCtx) };
+    } catch (error) {
+      end = { status: "failed", error: error instanceof Error ? error.message : String(error) };
+    }
+    this.running.delete(task.id);
+    let ended = false;
+    try {
+      // Only a claim still held ends the task: a stopped (or re-claimed) task's late result is dropped.
+      ended = await this.queue.finish(this.owner, task.id, end);
+    } catch (error) {
+      // The lease then expires and the task runs again elsewhere (at most maxAttempts times).
+      log.error({ err: error, taskId: task.id }, "could not record a background task's end");
+    }
+    if (ended)
+      await this.notify({ ...task, result: end.result ?? null, error: end.error ?? null }, end.status);
+    // Room for another task.
+    void this.tick().catch((error: unknown) => log.error({ err: error }, "background task runner failed"));
+  }
+
+  private async renew(): Promise<void> {
+    const ids = [...this.running.keys()];
+    if (!ids.length) return;
+    try {
+      const held = new Set(await this.queue.renew(this.owner, ids, this.leaseMs));
+      // Stopped by task_stop in another process, or taken over after a stall: stop working on it.
+      for (const id of ids) if (!held.has(id)) this.running.get(id)?.abort(new Error("stopped by task_stop"));
+    } catch (error) {
+      log.error({ err: error }, "could not renew background task leases");
+    }
+  }
+
+  private async notify(task: TaskRecord, status: "done" | "failed"): Promise<void> {
     try {
       await this.store.queueNotification(task.tenantId, task.conversationId, {
         type: "task_result",
-        body: taskResultMessage(task),
+        body: taskResultMessage({
+          id: task.id,
+          kind: task.kind,
+          status: status === "done" ? "succeeded" : "failed",
+          output: task.result ?? "",
+          error: task.error ?? undefined,
+        }),
       });
     } catch (notifyError) {
       log.error(
@@ -159,5 +271,11 @@ export class TaskManager {
         "could not queue a task result; the task itself is done",
       );
     }
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.inflight.add(promise);
+    void promise.finally(() => this.inflight.delete(promise)).catch(() => undefined);
+    return promise;
   }
 }

@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import {
   agentSchedule,
+  agentTask,
   type MessageParts,
   type SysAgentSession,
   sysAgentMessage,
@@ -12,6 +13,8 @@ import type { ConversationStore, Notification, StoredMessage } from "@/lib/agent
 import { notFound } from "@/lib/errors";
 
 const TITLE_LENGTH = 60;
+// Any fixed 32-bit number: the advisory-lock namespace of a conversation's pending notifications.
+const NOTIFICATION_LOCK = 727_100_003;
 
 /** A conversation's title: the first line of its first message, shortened. */
 export function titleFrom(message: string): string {
@@ -110,6 +113,17 @@ export async function deleteConversation(
     .delete(sysAgentNotification)
     .where(
       and(eq(sysAgentNotification.tenantId, owner.tenantId), eq(sysAgentNotification.sessionId, owner.id)),
+    );
+  // Its background tasks would otherwise run on and report to a conversation that no longer exists.
+  await db
+    .update(agentTask)
+    .set({ status: "cancelled", leaseOwner: null, leaseUntil: null, finishedAt: new Date() })
+    .where(
+      and(
+        eq(agentTask.tenantId, owner.tenantId),
+        eq(agentTask.conversationId, owner.id),
+        inArray(agentTask.status, ["queued", "running"]),
+      ),
     );
   // Its clock schedules would otherwise keep firing into a conversation that no longer exists.
   await db
@@ -212,6 +226,8 @@ export class DrizzleConversationStore implements ConversationStore {
   async queueNotification(tenantId: string, conversationId: string, n: Notification): Promise<void> {
     const db = await this.database();
     await db.transaction(async (tx) => {
+      // One writer per conversation at a time, so two tasks ending together merge instead of both inserting.
+      await tx.execute(sql`select pg_advisory_xact_lock(${NOTIFICATION_LOCK}, hashtext(${conversationId}))`);
       const [last] = await tx
         .select()
         .from(sysAgentNotification)

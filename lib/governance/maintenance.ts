@@ -1,6 +1,13 @@
 import { getDatabase } from "@/db";
 import { log } from "@/lib/log";
 import { sweepExpiredPipelineRows } from "@/lib/pipeline/cache-store";
+import {
+  beat,
+  forgetDeadInstances,
+  HEARTBEAT_INTERVAL_MS,
+  markDeadNeighbours,
+  processIdentity,
+} from "./instance";
 import { sweepInterruptedTurns } from "./ledger";
 import { applyRetention } from "./retention";
 
@@ -9,19 +16,34 @@ const DAY = 24 * 60 * MINUTE;
 // Any fixed 32-bit number: one instance at a time applies retention.
 const RETENTION_LOCK_ID = 727_100_002;
 
-/** The interrupted-turn sweep (and expired cache and counter rows) now and every minute, and retention daily; timers never keep the process alive. */
-export function startGovernanceMaintenance(): void {
-  const sweep = async () => {
+/**
+ * This process's heartbeat and the interrupted-turn sweep, now and every 10 s; expired cache and counter rows
+ * every minute; retention daily. The first heartbeat is written before this resolves, so no turn of this
+ * process can look orphaned to another instance. Timers never keep the process alive; failures are logged.
+ */
+export async function startGovernanceMaintenance(): Promise<void> {
+  const self = processIdentity();
+  const heartbeat = async (first: boolean) => {
     try {
-      const n = await sweepInterruptedTurns((await getDatabase()).db);
+      const { db } = await getDatabase();
+      await beat(db, self);
+      if (first) {
+        const dead = await markDeadNeighbours(db, self);
+        if (dead.length) log.warn({ instances: dead }, "earlier processes on this host are gone");
+      }
+      const n = await sweepInterruptedTurns(db);
       if (n) log.warn({ turns: n }, "marked turns left running by a stopped process as interrupted");
     } catch (error) {
-      log.error({ err: error }, "interrupted-turn sweep failed");
+      log.error({ err: error }, "heartbeat or interrupted-turn sweep failed");
     }
+  };
+  const sweep = async () => {
     try {
-      await sweepExpiredPipelineRows((await getDatabase()).db);
+      const { db } = await getDatabase();
+      await sweepExpiredPipelineRows(db);
+      await forgetDeadInstances(db);
     } catch (error) {
-      log.error({ err: error }, "sweep of expired cache entries and counter windows failed");
+      log.error({ err: error }, "sweep of expired cache entries, counter windows and instances failed");
     }
   };
   const retention = async () => {
@@ -32,6 +54,8 @@ export function startGovernanceMaintenance(): void {
       log.error({ err: error }, "retention failed");
     }
   };
+  await heartbeat(true);
+  setInterval(() => void heartbeat(false), HEARTBEAT_INTERVAL_MS).unref();
   void sweep();
   setInterval(sweep, MINUTE).unref();
   setTimeout(retention, 5 * MINUTE).unref();

@@ -5,6 +5,7 @@ import type { AgentEvent, TurnSummary } from "@/lib/agent/events";
 import type { TurnObserver, TurnStart } from "@/lib/agent/observer";
 import { log } from "@/lib/log";
 import { countFailure } from "./health";
+import { undoSweptRollup } from "./ledger";
 import { maskSecrets, maskText } from "./mask";
 
 type OpenTurn = TurnStart & { seq: number; writes: Promise<void> };
@@ -19,7 +20,11 @@ const AUDIT_TEXT_LIMIT = 8_000;
  */
 export class GovernanceRecorder implements TurnObserver {
   private readonly open = new Map<string, OpenTurn>();
-  constructor(private readonly database: () => Promise<Database>) {}
+  constructor(
+    private readonly database: () => Promise<Database>,
+    /** The process running the turns (stamped on their running rows, so a sweep knows when it died). */
+    private readonly options: { instanceId?: string } = {},
+  ) {}
 
   async start(turn: TurnStart): Promise<void> {
     const open: OpenTurn = { ...turn, seq: 0, writes: Promise.resolve() };
@@ -36,6 +41,7 @@ export class GovernanceRecorder implements TurnObserver {
         requestedModel: turn.requestedModel,
         startedAt: turn.startedAt,
         status: "running",
+        instanceId: this.options.instanceId ?? null,
       });
     } catch (error) {
       this.fail("ledger", error, turn.turnId);
@@ -61,6 +67,8 @@ export class GovernanceRecorder implements TurnObserver {
     try {
       const db = await this.database();
       await db.transaction(async (tx) => {
+        // Swept while this process was alive (a stalled heartbeat): the closing values replace the sweep's.
+        await undoSweptRollup(tx, { tenantId: open.tenantId, turnId: summary.turnId });
         await tx
           .update(sysAgentTurn)
           .set(closedTurn(summary))

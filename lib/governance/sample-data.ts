@@ -333,7 +333,7 @@ const AUDIT_COLUMNS =
   "id uuid, tenant_id uuid, user_id uuid, turn_id uuid, seq int, type text, payload jsonb, created_at timestamptz";
 const names = (columns: string) => sql.raw(columns.replace(/ [a-z]+(,|$)/g, "$1"));
 
-/** The usage_daily key and sums exactly as GovernanceRecorder.end writes them (interrupted turns never end). */
+/** The usage_daily key and sums exactly as GovernanceRecorder.end (and the interrupted-turn sweep) write them. */
 const ROLLUP_SELECT = sql.raw(`tenant_id, (started_at at time zone 'UTC')::date as day, user_id, source,
   coalesce(served_adapter, 'none') as served_adapter, coalesce(served_model, requested_model) as served_model,
   count(*)::int as requests, (count(*) filter (where status = 'failed'))::int as failures,
@@ -387,12 +387,10 @@ export async function generateSampleHistory(
     const { turn, events } = gen.turn(at.time, at.tenant);
     turns.push(turn);
     for (const e of events) audit.push(e);
-    if (turn.status !== "interrupted") {
-      const model = turn.served_model ?? turn.requested_model;
-      const day = turn.started_at.slice(0, 10);
-      const adapter = turn.served_adapter ?? "none";
-      rollupKeys.add(`${turn.tenant_id}|${day}|${turn.user_id}|${turn.source}|${adapter}|${model}`);
-    }
+    const model = turn.served_model ?? turn.requested_model;
+    const day = turn.started_at.slice(0, 10);
+    const adapter = turn.served_adapter ?? "none";
+    rollupKeys.add(`${turn.tenant_id}|${day}|${turn.user_id}|${turn.source}|${adapter}|${model}`);
     if (turns.length >= batchSize) await flush();
   }
   await flush();
@@ -414,7 +412,7 @@ function insertBatch(turns: TurnRow[], audit: AuditRow[]): SQL {
       returning *
     ), rollup as (
       insert into usage_daily (${ROLLUP_COLUMNS})
-      select ${ROLLUP_SELECT} from inserted where status <> 'interrupted'
+      select ${ROLLUP_SELECT} from inserted
       group by 1, 2, 3, 4, 5, 6
       order by 1, 2, 3, 4, 5, 6
       on conflict (tenant_id, day, user_id, source, served_adapter, served_model)
@@ -447,7 +445,7 @@ const SAMPLE_TURNS = sql`select t.id from sys_agent_turn t where t.conversation_
 export async function deleteSampleHistory(db: Database): Promise<SampleResult> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`update usage_daily u set ${setSums((c) => `u.${c} - s.${c}`)}
-      from (select ${ROLLUP_SELECT} from sys_agent_turn where id in (${SAMPLE_TURNS}) and status <> 'interrupted'
+      from (select ${ROLLUP_SELECT} from sys_agent_turn where id in (${SAMPLE_TURNS})
             group by 1, 2, 3, 4, 5, 6) s
       where (u.tenant_id, u.day, u.user_id, u.source, u.served_adapter, u.served_model)
           = (s.tenant_id, s.day, s.user_id, s.source, s.served_adapter, s.served_model)`);

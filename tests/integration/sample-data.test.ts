@@ -195,8 +195,8 @@ describe.each(testDbKinds)("the sample history on %s", (kind) => {
           coalesce(served_adapter, 'none') as served_adapter, coalesce(served_model, requested_model) as served_model,
           count(*) as requests, count(*) filter (where status = 'failed') as failures,
           sum(input_tokens) as input_tokens, sum(cached_input_tokens) as cached, sum(output_tokens) as output_tokens,
-          coalesce(sum(cost), 0) as cost, sum(latency_ms) as latency
-          from sys_agent_turn where status <> 'interrupted' group by 1, 2, 3, 4, 5, 6)
+          coalesce(sum(cost), 0) as cost, coalesce(sum(latency_ms), 0) as latency
+          from sys_agent_turn group by 1, 2, 3, 4, 5, 6)
         select count(*)::int as n from l full join usage_daily u
           using (tenant_id, day, user_id, source, served_adapter, served_model)
         where l.requests is distinct from u.requests or l.failures is distinct from u.failures
@@ -209,7 +209,7 @@ describe.each(testDbKinds)("the sample history on %s", (kind) => {
       sql`select l.tenant_id as tenant, l.cost::text as ledger, u.cost::text as rollup,
           (l.requests, l.input_tokens, l.output_tokens, l.cost) = (u.requests, u.input_tokens, u.output_tokens, u.cost) as same
         from (select tenant_id, count(*) as requests, sum(input_tokens) as input_tokens, sum(output_tokens) as output_tokens,
-                sum(coalesce(cost, 0)) as cost from sys_agent_turn where status <> 'interrupted' group by 1) l
+                sum(coalesce(cost, 0)) as cost from sys_agent_turn group by 1) l
         join (select tenant_id, sum(requests) as requests, sum(input_tokens) as input_tokens,
                 sum(output_tokens) as output_tokens, sum(cost) as cost from usage_daily group by 1) u using (tenant_id)`,
     );

@@ -24,14 +24,17 @@ function manager(store = new InMemoryConversationStore()) {
 describe("background tasks", () => {
   it("returns a task id at once and queues an XML-tagged result when the task ends", async () => {
     const { tasks, store } = manager();
-    const { taskId } = tasks.start(ctx, "echo", "report ready");
+    const { taskId } = await tasks.start(ctx, "echo", "report ready");
     await tasks.idle();
     const [note] = await store.takeNotifications("t1", "c1");
     expect(note?.type).toBe("task_result");
     expect(note?.body).toBe(
       `<TASK_RESULT task_id="${taskId}" kind="echo" status="succeeded">\nreport ready\n</TASK_RESULT>`,
     );
-    expect(tasks.get("t1", "c1", taskId)).toMatchObject({ status: "succeeded", output: "report ready" });
+    expect(await tasks.get("t1", "c1", taskId)).toMatchObject({
+      status: "succeeded",
+      output: "report ready",
+    });
   });
 
   it("escapes output so text like </TASK_RESULT> cannot close or forge the tags", () => {
@@ -46,17 +49,17 @@ describe("background tasks", () => {
 
   it("caps the delivered output at 2,000 characters and points to task_output for the rest", async () => {
     const { tasks, store } = manager();
-    const { taskId } = tasks.start(ctx, "echo", "y".repeat(5000));
+    const { taskId } = await tasks.start(ctx, "echo", "y".repeat(5000));
     await tasks.idle();
     const [note] = await store.takeNotifications("t1", "c1");
     expect(note!.body).toContain(`${"y".repeat(TASK_RESULT_LIMIT)}…[3000 more characters: call task_output`);
-    expect(tasks.get("t1", "c1", taskId).output).toHaveLength(5000);
+    expect((await tasks.get("t1", "c1", taskId)).output).toHaveLength(5000);
   });
 
   it("merges consecutive results while the conversation has not taken them", async () => {
     const { tasks, store } = manager();
-    tasks.start(ctx, "echo", "first");
-    tasks.start(ctx, "fails", "second");
+    await tasks.start(ctx, "echo", "first");
+    await tasks.start(ctx, "fails", "second");
     await tasks.idle();
     const notes = await store.takeNotifications("t1", "c1");
     expect(notes).toHaveLength(1);
@@ -67,11 +70,11 @@ describe("background tasks", () => {
 
   it("a task ended by task_stop sends no completion message", async () => {
     const { tasks, store } = manager();
-    const { taskId } = tasks.start(ctx, "waits", "");
-    expect(tasks.stop("t1", "c1", taskId)).toEqual({ stopped: true });
+    const { taskId } = await tasks.start(ctx, "waits", "");
+    expect(await tasks.stop("t1", "c1", taskId)).toEqual({ stopped: true });
     await tasks.idle();
     expect(await store.takeNotifications("t1", "c1")).toEqual([]);
-    expect(tasks.get("t1", "c1", taskId).status).toBe("stopped");
+    expect((await tasks.get("t1", "c1", taskId)).status).toBe("stopped");
   });
 
   it("a failing notification never affects the task", async () => {
@@ -80,15 +83,15 @@ describe("background tasks", () => {
       throw new Error("database down");
     };
     const { tasks } = manager(store);
-    const { taskId } = tasks.start(ctx, "echo", "ok");
+    const { taskId } = await tasks.start(ctx, "echo", "ok");
     await tasks.idle();
-    expect(tasks.get("t1", "c1", taskId)).toMatchObject({ status: "succeeded", output: "ok" });
+    expect(await tasks.get("t1", "c1", taskId)).toMatchObject({ status: "succeeded", output: "ok" });
   });
 
-  it("another conversation's or tenant's task id is not found", () => {
+  it("another conversation's or tenant's task id is not found", async () => {
     const { tasks } = manager();
-    const { taskId } = tasks.start(ctx, "echo", "x");
-    expect(() => tasks.get("t2", "c1", taskId)).toThrow("not found");
-    expect(() => tasks.stop("t1", "c2", taskId)).toThrow("not found");
+    const { taskId } = await tasks.start(ctx, "echo", "x");
+    await expect(tasks.get("t2", "c1", taskId)).rejects.toThrow("not found");
+    await expect(tasks.stop("t1", "c2", taskId)).rejects.toThrow("not found");
   });
 });

@@ -28,7 +28,7 @@ export function tasksToolSet(manager: TaskManager): StaticToolSet {
   });
   const stop = defineTool({
     name: "task_stop",
-    description: "Stop a running background task (it then sends no result).",
+    description: "Stop a queued or running background task (it then sends no result).",
     category: "tasks",
     parameters: z.object({ taskId: z.string().describe("The id task_start returned") }),
     execute: async ({ taskId }, ctx) => manager.stop(ctx.tenantId, ctx.conversationId, taskId),

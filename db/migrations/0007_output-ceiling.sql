@@ -1,1 +1,0 @@
-ALTER TABLE "tenant" ADD COLUMN "max_output_tokens_default" integer DEFAULT 4096 NOT NULL;
