@@ -6,6 +6,7 @@ import { appUser, invitation, type MembershipRole, membership, tenant } from "@/
 import { hashPassword, passwordProblem, verifyPassword } from "@/lib/auth/password";
 import { findUserByEmail } from "@/lib/auth/users";
 import { AppError, notFound } from "@/lib/errors";
+import { hasNoNul, NO_NUL } from "@/lib/sql-text";
 import { type Actor, type Executor, recordChange } from "./changes";
 
 const role = z.enum(["member", "admin"], "member or admin");
@@ -321,7 +322,7 @@ export async function lookupInvitation(
 }
 
 export const acceptInvitationInput = z.object({
-  name: z.string().trim().min(1, "enter your name").max(200).optional(),
+  name: z.string().trim().min(1, "enter your name").max(200).refine(hasNoNul, NO_NUL).optional(),
   password: z.string().min(1, "enter a password").max(200),
 });
 
