@@ -36,7 +36,8 @@ export function pageQueryFrom(url: URL, page: PageSchema): PageQuery {
       fields: { limit: ["1 to 500"] },
     });
   }
-  const filters: Record<string, string> = {};
+  // No prototype: f.__proto__ is a filter name like any other (and refused as unknown).
+  const filters: Record<string, string> = Object.create(null);
   for (const [key, value] of params)
     if (key.startsWith("f.") && value.trim()) filters[key.slice(2)] = value.trim();
   checkTimeRanges(filters);

@@ -32,6 +32,10 @@ export type SqlProviderConfig = {
   detail(db: Database, ctx: ProviderContext, id: string): Promise<{ row: Row; events?: Row[] } | null>;
 };
 
+/** A config entry by a name from the URL: own keys only, so f.constructor is unknown, not Object's. */
+const own = <T>(record: Record<string, T>, key: string): T | undefined =>
+  Object.hasOwn(record, key) ? record[key] : undefined;
+
 // The select builder, seen only as far as adding left joins goes (its exact type changes with each join).
 type Joinable = { leftJoin(table: PgTable, on: SQL): Joinable };
 
@@ -52,7 +56,7 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       if (!value) continue;
       const dateMatch = key.match(/^(.+)\.(from|to)$/);
       if (dateMatch) {
-        const column = config.dateFilters[dateMatch[1]!];
+        const column = own(config.dateFilters, dateMatch[1]!);
         if (!column) throw unknownFilter(key);
         const bound = parseTimeBound(key, value);
         const at = sql`${bound.text}::timestamptz`;
@@ -70,7 +74,7 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
         if (ctx.superAdmin && !ctx.tenantId) conditions.push(eq(config.tenantColumn, uuidFilter(key, value)));
         continue;
       }
-      const build = config.filters[key];
+      const build = own(config.filters, key);
       if (!build) throw unknownFilter(key);
       const condition = build(value);
       if (condition) conditions.push(condition);

@@ -250,6 +250,22 @@ const otherSchemaCases: Case[] = [
     code: "validation_failed",
     names: "f.nope",
   },
+  ...["constructor", "toString", "hasOwnProperty", "constructor.from", "valueOf.to"].map(
+    (filter): Case => ({
+      name: `schema: a filter named after an Object method (f.${filter})`,
+      ...schemaGet(`agent-turns/rows?f.${filter}=2026-01-01`),
+      status: 422,
+      code: "validation_failed",
+      names: `f.${filter}`,
+    }),
+  ),
+  {
+    name: "schema: a filter named __proto__",
+    ...schemaGet("agent-turns/rows?f.__proto__=1"),
+    status: 422,
+    code: "validation_failed",
+    names: "f.__proto__",
+  },
   {
     name: "schema: a date filter the page does not have",
     ...schemaGet("agent-turns/rows?f.latencyMs.from=2026-01-01"),
