@@ -29,6 +29,7 @@ const routes = {
   turn: await import("@/app/api/agent/turns/[id]/route"),
   stop: await import("@/app/api/agent/turns/[id]/stop/route"),
   session: await import("@/app/api/session/tenant/route"),
+  accept: await import("@/app/api/invitations/[token]/accept/route"),
 };
 
 type Handler = (req: Request, segment: { params: Promise<never> }) => Promise<Response>;
@@ -405,6 +406,16 @@ const adminCases: Case[] = [
     names: "expiresInDays",
   },
   {
+    name: "invitations: accepting with a name that has a NUL byte",
+    handler: routes.accept.POST as Handler,
+    method: "POST",
+    params: { token: "$token" },
+    body: { name: "New\u0000Person", password: "a long enough password" },
+    status: 422,
+    code: "validation_failed",
+    names: "name",
+  },
+  {
     name: "invitations: revoking an id that is not a UUID",
     handler: routes.invitation.DELETE as Handler,
     method: "DELETE",
@@ -535,6 +546,16 @@ describe.each(testDbKinds)("bad input on %s", (kind) => {
     // Two pages of turns, so a crafted cursor reaches the keyset query.
     const tenantId = await app.tenantId("acme");
     ids.$acme = tenantId;
+    session.claims = claims.admin!;
+    const invited = await routes.invitations.POST(
+      new Request("http://app.test/api/admin/invitations", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "fuzz@acme.test" }),
+      }),
+      { params: Promise.resolve({}) as Promise<never> },
+    );
+    ids.$token = ((await invited.json()) as { link: string }).link.split("/invite/")[1]!;
     const userId = claims.admin!.userId;
     await app.db.insert(sysAgentTurn).values(
       Array.from({ length: 3 }, (_, i) => ({
