@@ -65,7 +65,7 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
           dateMatch[2] === "from"
             ? sql`${column} >= ${at}`
             : bound.kind === "date"
-              ? sql`${column} < ${at} + interval '1 day'`
+              ? sql`${column} < ${at} + interval '24 hours'`
               : sql`${column} <= ${at}`,
         );
         continue;
