@@ -6,6 +6,7 @@ import { appUser, invitation, type MembershipRole, membership, tenant } from "@/
 import { hashPassword, passwordProblem, verifyPassword } from "@/lib/auth/password";
 import { findUserByEmail } from "@/lib/auth/users";
 import { AppError, notFound } from "@/lib/errors";
+import { hasNoNul, NO_NUL } from "@/lib/sql-text";
 import { type Actor, type Executor, recordChange } from "./changes";
 
 const role = z.enum(["member", "admin"], "member or admin");
@@ -172,6 +173,52 @@ export async function listInvitations(
     .orderBy(desc(invitation.createdAt));
 }
 
+/** TRUST_PROXY: how many proxies in front of the app to believe (a positive whole number), else none. */
+function trustedProxyHops(): number {
+  const raw = process.env.TRUST_PROXY?.trim() ?? "";
+  return /^[1-9]\d{0,2}$/.test(raw) ? Number(raw) : 0;
+}
+
+/** In a comma-separated X-Forwarded-* header, the value the outermost trusted proxy saw (hops from the right). */
+function forwardedValue(header: string | null, hops: number): string | null {
+  const values = (header ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
+  return values.length ? values[Math.max(0, values.length - hops)]! : null;
+}
+
+const HOST = /^(?:[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/**
+ * The link an invitee opens, on the address people reach the app at: AUTH_URL (or NEXTAUTH_URL) when set;
+ * else X-Forwarded-Host only when TRUST_PROXY says a proxy sets it; else the request's own Host when it was not
+ * forwarded; else the server's own origin. A client's forged X-Forwarded-Host never makes the link, which an
+ * admin passes on as trusted, point at someone else's host. (Next's server copies Host into X-Forwarded-Host
+ * when none came in, so the two being equal means "not forwarded".)
+ */
+export function invitationLink(req: Request, token: string): string {
+  return `${publicOrigin(req)}/invite/${token}`;
+}
+
+function publicOrigin(req: Request): string {
+  const configured = (process.env.AUTH_URL || process.env.NEXTAUTH_URL)?.trim();
+  if (configured) return new URL(configured).origin;
+  const own = new URL(req.url);
+  const host = req.headers.get("host");
+  const forwardedHost = req.headers.get("x-forwarded-host");
+  const hops = trustedProxyHops();
+  if (hops > 0) {
+    const viaProxy = forwardedValue(forwardedHost, hops);
+    const proto = forwardedValue(req.headers.get("x-forwarded-proto"), hops);
+    const scheme = proto === "https" || proto === "http" ? `${proto}:` : own.protocol;
+    if (viaProxy && HOST.test(viaProxy)) return `${scheme}//${viaProxy}`;
+  }
+  const forwarded = forwardedHost !== null && forwardedHost.trim() !== host;
+  if (host && !forwarded && HOST.test(host)) return `${own.protocol}//${host}`;
+  return own.origin;
+}
+
 /** Invites someone by email; the token is returned this once (the link the admin passes on), only its hash kept. */
 export async function createInvitation(
   db: Database,
@@ -321,7 +368,7 @@ export async function lookupInvitation(
 }
 
 export const acceptInvitationInput = z.object({
-  name: z.string().trim().min(1, "enter your name").max(200).optional(),
+  name: z.string().trim().min(1, "enter your name").max(200).refine(hasNoNul, NO_NUL).optional(),
   password: z.string().min(1, "enter a password").max(200),
 });
 

@@ -6,12 +6,18 @@ import { announceKeyEvent } from "@/lib/api-keys";
 import { AppError, notFound } from "@/lib/errors";
 import { notifyInTransaction } from "@/lib/key-events";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
+import { hasNoNul, NO_NUL } from "@/lib/sql-text";
 import { type Actor, recordChange } from "./changes";
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 
 export const createTenantInput = z.object({
-  name: z.string().trim().min(1, "name the tenant").max(100, "at most 100 characters"),
+  name: z
+    .string()
+    .trim()
+    .min(1, "name the tenant")
+    .max(100, "at most 100 characters")
+    .refine(hasNoNul, NO_NUL),
   slug: z
     .string()
     .trim()
@@ -21,7 +27,13 @@ export const createTenantInput = z.object({
 });
 export const updateTenantInput = z
   .object({
-    name: z.string().trim().min(1, "name the tenant").max(100, "at most 100 characters").optional(),
+    name: z
+      .string()
+      .trim()
+      .min(1, "name the tenant")
+      .max(100, "at most 100 characters")
+      .refine(hasNoNul, NO_NUL)
+      .optional(),
     disabled: z.boolean().optional(),
   })
   .refine(

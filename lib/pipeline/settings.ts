@@ -21,11 +21,8 @@ import { fromNano, toNano } from "./money";
 import { invalidatePolicy, type LimitValues } from "./policy";
 import { windowsAt } from "./windows";
 
-const usdAmount = z
-  .string()
-  .trim()
-  .regex(/^\d{1,10}(\.\d{1,10})?$/, "an amount in USD, such as 25 or 0.50")
-  .nullable();
+const USD_AMOUNT = /^\d{1,10}(\.\d{1,10})?$/;
+const usdAmount = z.string().trim().regex(USD_AMOUNT, "an amount in USD, such as 25 or 0.50").nullable();
 const perMinute = z
   .number()
   .int()
@@ -47,7 +44,9 @@ export const limitValuesInput = z
     for (const period of ["daily", "monthly"] as const) {
       const soft = v[`${period}SoftUsd`];
       const hard = v[`${period}HardUsd`];
-      if (soft !== null && hard !== null && new Big(soft).gt(hard))
+      // Zod still runs this when a field failed its own check: compare only amounts that are valid.
+      const comparable = (x: unknown): x is string => typeof x === "string" && USD_AMOUNT.test(x);
+      if (comparable(soft) && comparable(hard) && new Big(soft).gt(hard))
         ctx.addIssue({
           code: "custom",
           path: [`${period}SoftUsd`],

@@ -3,6 +3,7 @@ import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "@/db";
 import { AppError } from "@/lib/errors";
 import { normalizeDecimal } from "@/lib/governance/meter";
+import { checkCursor, decodeCursor, encodeCursor, parseTimeBound, unknownFilter, uuidFilter } from "./query";
 import type { ChartDef, MetricDef, PageProvider, PageQuery, ProviderContext, Row } from "./types";
 
 type Expr = SQL | PgColumn;
@@ -21,7 +22,7 @@ export type SqlProviderConfig = {
   sorts: Record<string, SortField>;
   /** f.<field>=value → a condition; an unknown f.<field> is refused with 422. */
   filters: Record<string, (value: string) => SQL | undefined>;
-  /** f.<field>.from / f.<field>.to (YYYY-MM-DD) → a time range on this column. */
+  /** f.<field>.from / f.<field>.to (a day, YYYY-MM-DD, or an ISO time) → a time range on this column. */
   dateFilters: Record<string, Expr>;
   segmentColumn?: Column;
   /** Measures for metric cards and charts: `count` counts rows, others are summed or averaged. */
@@ -30,6 +31,10 @@ export type SqlProviderConfig = {
   dimensions: Record<string, Expr>;
   detail(db: Database, ctx: ProviderContext, id: string): Promise<{ row: Row; events?: Row[] } | null>;
 };
+
+/** A config entry by a name from the URL: own keys only, so f.constructor is unknown, not Object's. */
+const own = <T>(record: Record<string, T>, key: string): T | undefined =>
+  Object.hasOwn(record, key) ? record[key] : undefined;
 
 // The select builder, seen only as far as adding left joins goes (its exact type changes with each join).
 type Joinable = { leftJoin(table: PgTable, on: SQL): Joinable };
@@ -51,22 +56,26 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       if (!value) continue;
       const dateMatch = key.match(/^(.+)\.(from|to)$/);
       if (dateMatch) {
-        const column = config.dateFilters[dateMatch[1]!];
-        if (!column) throw badFilter(key);
-        const day = parseDay(key, value);
+        const column = own(config.dateFilters, dateMatch[1]!);
+        if (!column) throw unknownFilter(key);
+        const bound = parseTimeBound(key, value);
+        const at = sql`${bound.text}::timestamptz`;
+        // A day as the end of a range covers that whole day.
         conditions.push(
           dateMatch[2] === "from"
-            ? sql`${column} >= ${sqlTime(day)}`
-            : sql`${column} < ${sqlTime(addDay(day))}`,
+            ? sql`${column} >= ${at}`
+            : bound.kind === "date"
+              ? sql`${column} < ${at} + interval '24 hours'`
+              : sql`${column} <= ${at}`,
         );
         continue;
       }
       if (key === "tenantId") {
-        if (ctx.superAdmin && !ctx.tenantId) conditions.push(eq(config.tenantColumn, uuidOr404(value)));
+        if (ctx.superAdmin && !ctx.tenantId) conditions.push(eq(config.tenantColumn, uuidFilter(key, value)));
         continue;
       }
-      const build = config.filters[key];
-      if (!build) throw badFilter(key);
+      const build = own(config.filters, key);
+      if (!build) throw unknownFilter(key);
       const condition = build(value);
       if (condition) conditions.push(condition);
     }
@@ -89,6 +98,7 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
     const conditions = [where(ctx, q)];
     if (q.cursor) {
       const [value, id] = decodeCursor(q.cursor);
+      checkCursor(value, sort.type, id);
       const op = desc ? sql`<` : sql`>`;
       conditions.push(
         sql`(${sort.expr}, ${config.idColumn}) ${op} (${value}::${sql.raw(sort.type)}, ${id}::uuid)`,
@@ -190,37 +200,6 @@ function serialize(row: Row): Row {
 function cursorValue(v: unknown): string {
   return v instanceof Date ? v.toISOString() : String(v ?? "");
 }
-
-export function encodeCursor(parts: [string, string]): string {
-  return Buffer.from(JSON.stringify(parts)).toString("base64url");
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const parts = JSON.parse(Buffer.from(cursor, "base64url").toString()) as unknown;
-    if (Array.isArray(parts) && parts.length === 2 && parts.every((p) => typeof p === "string"))
-      return parts as [string, string];
-  } catch {}
-  throw new AppError("bad_request", "the page cursor is not valid; start from the first page");
-}
-
-const badFilter = (key: string) =>
-  new AppError("validation_failed", `unknown filter "${key}"`, {
-    fields: { [`f.${key}`]: ["not a filter of this page"] },
-  });
-
-function parseDay(key: string, value: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) {
-    throw new AppError("validation_failed", `f.${key} must be a date like 2026-11-01`, {
-      fields: { [`f.${key}`]: ["must be YYYY-MM-DD"] },
-    });
-  }
-  return value;
-}
-
-const addDay = (day: string) =>
-  new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-const sqlTime = (day: string) => sql`${`${day}T00:00:00Z`}::timestamptz`;
 
 export function uuidOr404(value: string): string {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value))

@@ -4,6 +4,7 @@ import { actorOf } from "@/lib/admin/changes";
 import { createApiKey, listApiKeys } from "@/lib/api-keys";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { readJson } from "@/lib/http/route";
+import { hasNoNul, NO_NUL } from "@/lib/sql-text";
 
 /** The active tenant's API keys (never their secrets). */
 export const GET = withTenantAdmin(async (_req, { auth }) => {
@@ -12,7 +13,12 @@ export const GET = withTenantAdmin(async (_req, { auth }) => {
 });
 
 const body = z.object({
-  name: z.string().trim().min(1, "name the key, e.g. after the app that uses it").max(100),
+  name: z
+    .string()
+    .trim()
+    .min(1, "name the key, e.g. after the app that uses it")
+    .max(100)
+    .refine(hasNoNul, NO_NUL),
 });
 
 /** Creates a key; the response carries the secret, shown this once. */

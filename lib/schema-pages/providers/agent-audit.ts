@@ -2,6 +2,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { appUser, sysAgentAudit, tenant } from "@/db/schema";
 import { likeContains } from "@/lib/sql-text";
+import { uuidFilter } from "../query";
 import { sqlProvider, uuidOr404 } from "../sql-provider";
 import type { PageProvider, ProviderContext } from "../types";
 
@@ -35,9 +36,9 @@ export function agentAuditProvider(database: () => Promise<Database> = getDb): P
     ],
     sorts: { createdAt: { expr: a.createdAt, type: "timestamptz" } },
     filters: {
-      turnId: (v) => eq(a.turnId, uuidOr404(v)),
+      turnId: (v) => eq(a.turnId, uuidFilter("turnId", v)),
       user: (v) => sql`${a.userId} in (select id from app_user where email ilike ${likeContains(v)})`,
-      conversationId: (v) => eq(a.conversationId, uuidOr404(v)),
+      conversationId: (v) => eq(a.conversationId, uuidFilter("conversationId", v)),
     },
     dateFilters: { createdAt: a.createdAt },
     segmentColumn: a.type,

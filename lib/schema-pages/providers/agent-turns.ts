@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
 import { likeContains } from "@/lib/sql-text";
+import { uuidFilter } from "../query";
 import { sqlProvider, uuidOr404 } from "../sql-provider";
 import type { PageProvider, ProviderContext } from "../types";
 
@@ -63,7 +64,7 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       servedAdapter: (v) => eq(t.servedAdapter, v),
       source: (v) => eq(t.source, v as "drawer"),
       user: (v) => inArray(t.userId, sql`(select id from app_user where email ilike ${likeContains(v)})`),
-      conversationId: (v) => eq(t.conversationId, uuidOr404(v)),
+      conversationId: (v) => eq(t.conversationId, uuidFilter("conversationId", v)),
       // A tool's exact name: containment on the jsonb trace.
       tool: (v) => sql`${t.toolTrace} @> ${JSON.stringify([{ name: v.trim() }])}::jsonb`,
       // Turns answered (at least in part) from the response cache, or not at all.

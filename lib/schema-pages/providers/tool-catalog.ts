@@ -1,7 +1,6 @@
 import { getAgentRuntime } from "@/lib/agent";
 import type { ToolRegistry } from "@/lib/agent/registry";
-import { AppError } from "@/lib/errors";
-import { encodeCursor } from "../sql-provider";
+import { cursorOffset, encodeCursor, unknownFilter } from "../query";
 import type { PageProvider, PageQuery, Row } from "../types";
 
 /** Every registered tool, from the registry in memory: the fourth page, proving the format. */
@@ -28,7 +27,7 @@ export function toolCatalogProvider(
       if (!value) continue;
       if (key === "name") rows = rows.filter((r) => String(r.name).includes(value.toLowerCase()));
       else if (key === "toolSet") rows = rows.filter((r) => r.toolSet === value);
-      else throw new AppError("validation_failed", `unknown filter "${key}"`);
+      else throw unknownFilter(key);
     }
     if (q.segment) rows = rows.filter((r) => r.hidden === q.segment);
     const field = q.sort.field;
@@ -42,7 +41,7 @@ export function toolCatalogProvider(
   return {
     async rows(_ctx, q) {
       const rows = all(q);
-      const start = q.cursor ? Number(JSON.parse(Buffer.from(q.cursor, "base64url").toString())[1]) : 0;
+      const start = cursorOffset(q.cursor);
       const page = rows.slice(start, start + q.limit);
       const more = start + q.limit < rows.length;
       return { rows: page, nextCursor: more ? encodeCursor(["offset", String(start + q.limit)]) : null };

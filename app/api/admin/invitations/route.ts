@@ -1,6 +1,6 @@
 import { getDb } from "@/db";
 import { actorOf } from "@/lib/admin/changes";
-import { createInvitation, createInvitationInput } from "@/lib/admin/members";
+import { createInvitation, createInvitationInput, invitationLink } from "@/lib/admin/members";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { readJson } from "@/lib/http/route";
 
@@ -14,17 +14,5 @@ export const POST = withTenantAdmin(async (req, { auth, requestId }) => {
     tenant.id,
     input,
   );
-  return Response.json({ invitation, link: `${publicOrigin(req)}/invite/${token}` }, { status: 201 });
+  return Response.json({ invitation, link: invitationLink(req, token) }, { status: 201 });
 });
-
-/**
- * The address people reach the app at: AUTH_URL when set (production), else the Host the admin's browser used
- * (Next gives route handlers a localhost URL whatever the Host header said).
- */
-function publicOrigin(req: Request): string {
-  const configured = process.env.AUTH_URL?.replace(/\/+$/, "");
-  if (configured) return new URL(configured).origin;
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  const proto = req.headers.get("x-forwarded-proto") ?? new URL(req.url).protocol.replace(":", "");
-  return host ? `${proto}://${host}` : new URL(req.url).origin;
-}

@@ -9,6 +9,7 @@ import {
   renameConversation,
 } from "@/lib/governance/conversations";
 import { readJson } from "@/lib/http/route";
+import { hasNoNul, NO_NUL } from "@/lib/sql-text";
 
 type Params = { id: string };
 const idOf = (params: Params) => {
@@ -31,7 +32,9 @@ export const GET = withUser<Params>(async (_req, { auth, params }) => {
   return Response.json({ conversation, messages });
 });
 
-const renameBody = z.object({ title: z.string().trim().min(1, "the title must not be empty").max(200) });
+const renameBody = z.object({
+  title: z.string().trim().min(1, "the title must not be empty").max(200).refine(hasNoNul, NO_NUL),
+});
 
 export const PATCH = withUser<Params>(async (req, { auth, params }) => {
   const tenant = activeTenantOrThrow(auth);

@@ -10,7 +10,7 @@ type Params = { key: string; action?: string[] };
  * Data for schema-driven pages, one route for all of them, guarded by each page's roles:
  * /api/schema/:key (the schema), …/rows, …/count, …/metrics, …/series?chart=, …/detail/:id, …/export (CSV).
  */
-export const GET = withUser<Params>(async (req, { auth, params }) => {
+export const GET = withUser<Params>(async (req, { auth, params, requestId }) => {
   const { page, provider, ctx } = openPage(params.key, auth);
   const [action = "", id] = params.action ?? [];
   const url = new URL(req.url);
@@ -40,15 +40,18 @@ export const GET = withUser<Params>(async (req, { auth, params }) => {
       const cookie = req.headers.get("cookie")?.match(new RegExp(`(?:^|; )${LOCALE_COOKIE}=(en|zh)`))?.[1];
       const locale = pickLocale(cookie, req.headers.get("accept-language"));
       const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-");
-      return new Response(
-        csvStream(page, provider.exportRows(ctx, query), ctx.superAdmin && !ctx.tenantId, locale),
-        {
-          headers: {
-            "content-type": "text/csv; charset=utf-8",
-            "content-disposition": `attachment; filename="${page.key}-${stamp}.csv"`,
-          },
+      // Awaited here: a query the provider refuses is still a JSON error, not a 200 that breaks off.
+      const csv = await csvStream(page, provider.exportRows(ctx, query), {
+        superAdmin: ctx.superAdmin && !ctx.tenantId,
+        locale,
+        requestId,
+      });
+      return new Response(csv, {
+        headers: {
+          "content-type": "text/csv; charset=utf-8",
+          "content-disposition": `attachment; filename="${page.key}-${stamp}.csv"`,
         },
-      );
+      });
     }
     default:
       throw notFound("page action");
