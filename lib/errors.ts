@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   conflict: 409,
   gone: 410,
+  unsupported_media_type: 415,
   validation_failed: 422,
   rate_limited: 429,
   internal: 500,
