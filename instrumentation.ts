@@ -1,6 +1,8 @@
 /** Runs once when the server starts: opens, migrates and seeds the database before the first request. */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.NEXT_PHASE === "phase-production-build") return;
+  // Before the first request: route handlers learn the client's socket address from a header only we set.
+  (await import("./lib/http/client-address")).recordSocketAddresses();
   const { startServer } = await import("./lib/startup");
   await startServer();
 }

@@ -143,6 +143,25 @@ export const authThrottle = pgTable("auth_throttle", {
   blockedUntil: timestamp("blocked_until", { withTimezone: true }),
 });
 
+// One row per signed-in session (the cookie's `sid`); sign-out revokes it, and the guards refuse a revoked or
+// unknown one. Users are not tenant-scoped, so neither are their sessions.
+export const authSession = pgTable(
+  "auth_session",
+  {
+    id: id(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => appUser.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    userAgent: text("user_agent"),
+    ip: text("ip"),
+  },
+  (t) => [index("auth_session_user_idx").on(t.userId, t.lastSeenAt)],
+);
+export type AuthSession = typeof authSession.$inferSelect;
+
 // --- agent runtime -------------------------------------------------------------------------------------------
 
 // Notes the memory tool keeps per user within a tenant.

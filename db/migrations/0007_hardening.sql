@@ -18,6 +18,16 @@ CREATE TABLE "agent_task" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "auth_session" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"user_id" uuid NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_seen_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"revoked_at" timestamp with time zone,
+	"user_agent" text,
+	"ip" text
+);
+--> statement-breakpoint
 CREATE TABLE "instance" (
 	"id" uuid PRIMARY KEY NOT NULL,
 	"host" text NOT NULL,
@@ -31,5 +41,7 @@ ALTER TABLE "sys_agent_turn" ADD COLUMN "instance_id" uuid;--> statement-breakpo
 ALTER TABLE "tenant" ADD COLUMN "max_output_tokens_default" integer DEFAULT 4096 NOT NULL;--> statement-breakpoint
 ALTER TABLE "agent_task" ADD CONSTRAINT "agent_task_tenant_id_tenant_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenant"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "agent_task" ADD CONSTRAINT "agent_task_user_id_app_user_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."app_user"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "auth_session" ADD CONSTRAINT "auth_session_user_id_app_user_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."app_user"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "agent_task_tenant_conversation_idx" ON "agent_task" USING btree ("tenant_id","conversation_id","created_at");--> statement-breakpoint
-CREATE INDEX "agent_task_claim_idx" ON "agent_task" USING btree ("status","lease_until");
+CREATE INDEX "agent_task_claim_idx" ON "agent_task" USING btree ("status","lease_until");--> statement-breakpoint
+CREATE INDEX "auth_session_user_idx" ON "auth_session" USING btree ("user_id","last_seen_at");

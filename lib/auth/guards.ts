@@ -9,7 +9,8 @@ export type { UserContext } from "./users";
 export type AuthedContext<P> = RouteContext<P> & { auth: UserContext };
 type AuthedHandler<P> = (req: Request, ctx: AuthedContext<P>) => Promise<Response>;
 
-/** The signed-in user as the database knows them now (once per request); null when signed out or disabled. */
+/** The signed-in user as the database knows them now (once per request); null when signed out (the session
+ * revoked or unknown included) or disabled. */
 export const currentUser = cache(async (): Promise<UserContext | null> => {
   const claims = await readSessionClaims();
   if (!claims) return null;

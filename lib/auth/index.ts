@@ -1,13 +1,16 @@
+import { headers } from "next/headers";
 import NextAuth, { type DefaultSession } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { z } from "zod";
 import { getDb } from "@/db";
+import { clientAddress } from "@/lib/http/client-address";
 import { log } from "@/lib/log";
 import { verifyEpochProof } from "./epoch";
 import { verifyPassword } from "./password";
 import { getAuthSecret } from "./secret";
+import { openSession, revokeSession } from "./sessions";
 import { resolveSsoSignIn, ssoProviders } from "./sso";
-import { clearSignInFailures, clientAddress, recordSignInFailure } from "./throttle";
+import { clearSignInFailures, recordSignInFailure } from "./throttle";
 import { findUserByEmail, loadUserContext, mayEnter } from "./users";
 
 declare module "next-auth" {
@@ -15,6 +18,8 @@ declare module "next-auth" {
     user: { id: string; isSuperAdmin: boolean } & DefaultSession["user"];
     tenantId: string | null;
     epoch: number;
+    /** The server-side session (`auth_session`) this cookie belongs to; sign-out revokes it. */
+    sessionId?: string;
     role: "member" | "admin" | null;
   }
 }
@@ -26,6 +31,8 @@ declare module "@auth/core/jwt" {
     isSuperAdmin?: boolean;
     /** The user's session epoch when this session was issued; a raised epoch ends the session. */
     epoch?: number;
+    /** The `auth_session` row minted at sign-in; a revoked or unknown one ends the session. */
+    sid?: string;
   }
 }
 
@@ -59,13 +66,14 @@ export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
         const db = await getDb();
         const user = await findUserByEmail(db, email);
         const ok = await verifyPassword(password, user?.passwordHash);
+        const keys = { email, address: clientAddress(request.headers) };
         if (!user || !ok || user.disabled) {
-          await recordSignInFailure(db, { email, address: clientAddress(request.headers) });
+          await recordSignInFailure(db, keys);
           return null;
         }
         // Right password, but every tenant of theirs is disabled (or they belong to none): no way in.
         if (!(await mayEnter(db, user.id))) return null;
-        await clearSignInFailures(db, email);
+        await clearSignInFailures(db, keys);
         return { id: user.id, email: user.email, name: user.name };
       },
     }),
@@ -88,6 +96,11 @@ export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
         token.role = ctx?.role ?? null;
         token.isSuperAdmin = ctx?.user.isSuperAdmin ?? false;
         token.epoch = ctx?.user.sessionEpoch ?? 0;
+        token.sid = await openSession(await getDb(), {
+          userId: user.id,
+          ...(await signInRequestInfo()),
+          maxAgeSeconds: SESSION_MAX_AGE_SECONDS,
+        });
       }
       // After "sign out other sessions" (or a password change) the server re-issues this session in the new
       // epoch with a proof only it can make: the update endpoint is reachable from the browser, so a bare
@@ -135,7 +148,25 @@ export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
       session.tenantId = token.tenantId ?? null;
       session.role = token.role ?? null;
       session.epoch = token.epoch ?? 0;
+      session.sessionId = token.sid;
       return session;
     },
   },
+  events: {
+    // next-auth's sign-out (its endpoint, or signOut() in the app's action) ends the session on the server too.
+    async signOut(message) {
+      const sid = "token" in message ? message.token?.sid : undefined;
+      if (sid) await revokeSession(await getDb(), sid);
+    },
+  },
 });
+
+/** Who is signing in, for the session's row: the browser and the client's address, when there is a request. */
+async function signInRequestInfo(): Promise<{ userAgent: string | null; ip: string | null }> {
+  try {
+    const h = await headers();
+    return { userAgent: h.get("user-agent"), ip: clientAddress(h) };
+  } catch {
+    return { userAgent: null, ip: null };
+  }
+}

@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { AuthError } from "next-auth";
 import { z } from "zod";
-import { getDb } from "@/db";
+import { type Database, getDb } from "@/db";
 import { AppError } from "@/lib/errors";
+import { clientAddress } from "@/lib/http/client-address";
 import { signIn } from "./index";
-import { clientAddress, throttleRetryAfter } from "./throttle";
+import { signInGate, type ThrottleKeys } from "./throttle";
 
 export const loginSchema = z.object({
   email: z.string().trim().email("enter an email address").max(320),
@@ -27,18 +29,24 @@ export function safeCallbackPath(callbackUrl: string | undefined): string {
 }
 
 /**
- * Signs in with email and password and sets the session cookie. Throws 429 while the email or address is
- * throttled, and one 401 message for every kind of wrong credentials.
+ * Every password check passes here first: 429 while the address, or this email from this address, is blocked;
+ * otherwise the email's delay (right password or wrong, so the wait says nothing about the answer).
+ */
+export async function passSignInThrottle(db: Database, keys: ThrottleKeys): Promise<void> {
+  const gate = await signInGate(db, keys);
+  if (gate.retryAfterSeconds > 0) throw tooManySignIns(gate.retryAfterSeconds);
+  if (gate.delayMs > 0) await sleep(gate.delayMs);
+}
+
+/**
+ * Signs in with email and password and sets the session cookie. Throws 429 while the address (or the email
+ * from it) is throttled, and one 401 message for every kind of wrong credentials.
  */
 export async function signInWithPassword(
   input: z.output<typeof loginSchema>,
   headers: Headers,
 ): Promise<string> {
-  const wait = await throttleRetryAfter(await getDb(), {
-    email: input.email,
-    address: clientAddress(headers),
-  });
-  if (wait > 0) throw tooManySignIns(wait);
+  await passSignInThrottle(await getDb(), { email: input.email, address: clientAddress(headers) });
   try {
     await signIn("credentials", { email: input.email, password: input.password, redirect: false });
   } catch (error) {

@@ -34,9 +34,15 @@ test.describe("signing in", () => {
     await expect(page.getByRole("heading", { name: "Cost dashboard" })).toBeVisible();
   });
 
-  test("repeated failures for one email are refused with 429 and Retry-After", async ({ request }) => {
+  test("repeated failures for one email are refused with 429 and Retry-After", async ({
+    request,
+    baseURL,
+  }) => {
     const attempt = () =>
-      request.post("/api/login", { data: { email: "throttled@acme.test", password: "wrong-password" } });
+      request.post("/api/login", {
+        data: { email: "throttled@acme.test", password: "wrong-password" },
+        headers: { origin: baseURL! },
+      });
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await attempt()).status());
     expect(statuses).toEqual([401, 401, 401, 401, 401]);

@@ -9,6 +9,10 @@ export class LoginPage {
   async goto(path = "/login") {
     await this.page.goto(path);
     await expect(this.page.getByRole("button", { name: /^(sign in|登录)$/i })).toBeVisible();
+    // The app refuses state-changing requests that do not prove they come from its own pages (proxy.ts).
+    // The browser's own requests carry an Origin; the tests' page.request calls, made outside the page, get
+    // the one a same-origin fetch from this page would carry.
+    await this.page.context().setExtraHTTPHeaders({ origin: new URL(this.page.url()).origin });
   }
 
   async signIn(email: string, password = DEMO_PASSWORD) {

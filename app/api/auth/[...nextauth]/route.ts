@@ -1,9 +1,9 @@
 import type { NextRequest } from "next/server";
 import { getDb } from "@/db";
 import { handlers } from "@/lib/auth";
-import { tooManySignIns } from "@/lib/auth/sign-in";
-import { clientAddress, throttleRetryAfter } from "@/lib/auth/throttle";
+import { passSignInThrottle } from "@/lib/auth/sign-in";
 import { toErrorResponse } from "@/lib/errors";
+import { clientAddress } from "@/lib/http/client-address";
 
 export const GET = handlers.GET;
 
@@ -15,9 +15,10 @@ export async function POST(req: NextRequest): Promise<Response> {
       .formData()
       .catch(() => null);
     const email = String(form?.get("email") ?? "");
-    const wait = await throttleRetryAfter(await getDb(), { email, address: clientAddress(req.headers) });
-    if (wait > 0) {
-      const answer = toErrorResponse(tooManySignIns(wait), crypto.randomUUID());
+    try {
+      await passSignInThrottle(await getDb(), { email, address: clientAddress(req.headers) });
+    } catch (error) {
+      const answer = toErrorResponse(error, crypto.randomUUID());
       return Response.json(answer.body, { status: answer.status, headers: answer.headers });
     }
   }

@@ -1,8 +1,9 @@
 import { getDb } from "@/db";
 import { acceptInvitation, acceptInvitationInput, lookupInvitation } from "@/lib/admin/members";
-import { tooManySignIns } from "@/lib/auth/sign-in";
-import { clientAddress, recordSignInFailure, throttleRetryAfter } from "@/lib/auth/throttle";
+import { passSignInThrottle } from "@/lib/auth/sign-in";
+import { recordSignInFailure } from "@/lib/auth/throttle";
 import { AppError } from "@/lib/errors";
+import { clientAddress } from "@/lib/http/client-address";
 import { readJson, route } from "@/lib/http/route";
 
 /**
@@ -15,10 +16,7 @@ export const POST = route<{ token: string }>(async (req, { params }) => {
   const db = await getDb();
   const invitation = await lookupInvitation(db, params.token);
   const keys = { email: invitation.email, address: clientAddress(req.headers) };
-  if (invitation.accountExists) {
-    const wait = await throttleRetryAfter(db, keys);
-    if (wait > 0) throw tooManySignIns(wait);
-  }
+  if (invitation.accountExists) await passSignInThrottle(db, keys);
   try {
     const accepted = await acceptInvitation(db, params.token, input);
     return Response.json({ accepted: true, email: accepted.email });
