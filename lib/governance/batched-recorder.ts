@@ -259,7 +259,7 @@ export class BatchedGovernanceRecorder implements TurnObserver {
     }
     if (batch.length === 1) return this.failed(batch, error);
     log.warn(
-      { err: describe(error), turns: batch.length },
+      { err: errorSummary(error), turns: batch.length },
       "ledger batch write failed; writing its calls one by one",
     );
     for (const call of batch) {
@@ -276,7 +276,7 @@ export class BatchedGovernanceRecorder implements TurnObserver {
     countFailure("ledger", calls.length);
     this.counters.rowsFailed += calls.length;
     log.error(
-      { err: describe(error), turnIds: calls.map((c) => c.turn.id) },
+      { err: errorSummary(error), turnIds: calls.map((c) => c.turn.id) },
       "ledger write failed; the reply was not affected",
     );
   }
@@ -306,7 +306,7 @@ function sqlState(error: unknown): string {
 }
 
 /** The error for the log: its message and code, not the batch's parameters (drizzle's error carries them all). */
-function describe(error: unknown): { message: string; code: string } {
+function errorSummary(error: unknown): { message: string; code: string } {
   const cause = (error as { cause?: unknown })?.cause;
   const message =
     cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);

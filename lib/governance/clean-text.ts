@@ -6,7 +6,9 @@ import { countCleaned } from "./health";
  * whole insert. Every governance write passes its rows through `cleanRow`/`cleanRows` first, which replace them
  * with U+FFFD (the Unicode replacement character) and count the values they changed (on /api/health).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this must find.
 const BAD = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this must find.
 const BAD_TEST = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** The text with every NUL and lone surrogate replaced by U+FFFD (the same string when there is none). */

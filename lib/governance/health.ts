@@ -35,11 +35,12 @@ type Holder = {
 
 const KEY = Symbol.for("tollgate.governance.health");
 const root = globalThis as { [KEY]?: Holder };
-const holder: Holder = (root[KEY] ??= {
+root[KEY] ??= {
   failures: { ledger: 0, audit: 0, conversation: 0, pipeline: 0 },
   cleaned: { values: 0 },
   batchers: new Map(),
-});
+};
+const holder: Holder = root[KEY];
 
 /** The live failure counters (the same object in every copy of this module). */
 export const governanceFailures: GovernanceFailures = holder.failures;
