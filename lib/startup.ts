@@ -4,6 +4,7 @@ import { migrationStatus } from "@/db/migrate";
 import { getAgentRuntime } from "@/lib/agent";
 import { GatewayConfigError, getGateway } from "@/lib/gateway";
 import { startGovernanceMaintenance } from "@/lib/governance/maintenance";
+import { installShutdownFlush } from "@/lib/governance/shutdown";
 import { log } from "@/lib/log";
 import { pageSchemas } from "@/lib/schema-pages";
 import { PageSchemaError } from "@/lib/schema-pages/load";
@@ -24,6 +25,14 @@ export async function startServer(): Promise<void> {
     // Tool sets are registered here, so a tool name clash stops the start, and clock schedules begin firing.
     getAgentRuntime().scheduler.start();
     startGovernanceMaintenance();
+    // SIGTERM/SIGINT write the API ledger's backlog before the process ends (alongside next start's own handler).
+    installShutdownFlush({
+      deadlineMs: Number(process.env.TOLLGATE_SHUTDOWN_TIMEOUT_MS) || 10_000,
+      // The embedded database is closed cleanly, so the next start finds every row it was given.
+      after: async () => {
+        if (handle.kind === "pglite") await handle.close();
+      },
+    });
     // A broken page schema stops the start, naming the file and the field.
     pageSchemas();
     log.info({ database: handle.label, migration }, "tollgate ready");
