@@ -127,9 +127,11 @@ test.describe("the API ledger when the production server is stopped", () => {
     let server = await startServer();
     const answered: string[] = [];
     let attempts = 0;
-    let signalled = false;
+    // Each worker sends calls back to back, before the signal and after it, until the server is gone: a
+    // client that keeps its connection alive keeps next start from closing, so the process must still end
+    // (with its ledger written) within its shutdown deadline.
     const worker = async () => {
-      while (!signalled || server.exitCode === null) {
+      while (server.exitCode === null && server.signalCode === null) {
         attempts += 1;
         try {
           const res = await fetch(`${base}/v1/chat/completions`, {
@@ -143,21 +145,35 @@ test.describe("the API ledger when the production server is stopped", () => {
             answered.push(res.headers.get("x-request-id")!);
         } catch {
           // Refused or cut by the stopping server: not answered.
-          if (signalled) await sleep(20);
+          await sleep(20);
         }
       }
     };
     const workers = Array.from({ length: 16 }, worker);
     // Mid-load: once a steady stream of calls has been answered.
     while (answered.length < 300) await sleep(10);
-    const answeredBeforeSignal = answered.length;
-    signalled = true;
+    // On PostgreSQL, the ledger's writer is also held up for 2 s from the signal on (a lock on the ledger
+    // table), so rows are still waiting when the server wants to exit.
+    let release = async () => {};
+    if (env.DATABASE_URL) {
+      const lock = postgres(env.DATABASE_URL, { max: 1, onnotice: () => {} });
+      const reserved = await lock.reserve();
+      await reserved`begin`;
+      await reserved`lock table sys_agent_turn in exclusive mode`;
+      release = async () => {
+        await reserved`commit`;
+        reserved.release();
+        await lock.end();
+      };
+    }
     server.kill("SIGTERM");
-    const code = await exited(server);
+    await sleep(2_000);
+    await release();
+    const code = await Promise.race([exited(server), sleep(30_000).then(() => "still running")]);
+    if (code === "still running") server.kill("SIGKILL");
     await Promise.all(workers);
-    // next start's own exit code for SIGTERM, after the ledger was written.
+    // next start's exit code for SIGTERM, within the 10 s deadline, after the ledger was written.
     expect(code).toBe(143);
-    expect(answered.length).toBeGreaterThanOrEqual(answeredBeforeSignal);
 
     // Restart on the same database, then stop it again to read the ledger.
     server = await startServer();
