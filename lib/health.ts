@@ -1,7 +1,13 @@
 import { sql } from "drizzle-orm";
 import { getDatabase } from "@/db";
 import { migrationStatus } from "@/db/migrate";
-import { governanceFailures } from "@/lib/governance/health";
+import {
+  type BatchLag,
+  batchers,
+  cleanedValues,
+  type GovernanceFailures,
+  governanceFailures,
+} from "@/lib/governance/health";
 import { log } from "@/lib/log";
 import pkg from "@/package.json";
 
@@ -14,8 +20,21 @@ export type Health = {
     migration?: { applied: number; expected: number; latest: string | null };
   };
   /** Ledger, audit and conversation writes that failed since start (the replies still went out). */
-  governanceWriteFailures: typeof governanceFailures;
+  governanceWriteFailures: GovernanceFailures;
+  /** Values (rows, events, messages) whose NUL characters or lone surrogates were replaced before writing. */
+  governanceValuesCleaned: number;
+  /** The batched API ledger's lag, per batching recorder of this process (e.g. `v1`). */
+  ledgerBacklog: Record<string, BatchLag>;
 };
+
+/** The counters every route bundle shares (they live on globalThis, see lib/governance/health.ts). */
+function governance() {
+  return {
+    governanceWriteFailures: { ...governanceFailures },
+    governanceValuesCleaned: cleanedValues(),
+    ledgerBacklog: Object.fromEntries(batchers().map((b) => [b.name, b.stats()])),
+  };
+}
 
 export async function getHealth(): Promise<Health> {
   try {
@@ -27,15 +46,10 @@ export async function getHealth(): Promise<Health> {
       status: current ? "ok" : "degraded",
       version: pkg.version,
       database: { reachable: true, kind: handle.kind, migration },
-      governanceWriteFailures: { ...governanceFailures },
+      ...governance(),
     };
   } catch (error) {
     log.error({ err: error }, "health check: database unreachable");
-    return {
-      status: "degraded",
-      version: pkg.version,
-      database: { reachable: false },
-      governanceWriteFailures: { ...governanceFailures },
-    };
+    return { status: "degraded", version: pkg.version, database: { reachable: false }, ...governance() };
   }
 }

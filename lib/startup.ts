@@ -5,6 +5,7 @@ import { getAgentRuntime } from "@/lib/agent";
 import { processKeyCache } from "@/lib/api-keys";
 import { GatewayConfigError, getGateway } from "@/lib/gateway";
 import { startGovernanceMaintenance } from "@/lib/governance/maintenance";
+import { installShutdownFlush } from "@/lib/governance/shutdown";
 import { startKeyEvents } from "@/lib/key-events";
 import { log } from "@/lib/log";
 import { pageSchemas } from "@/lib/schema-pages";
@@ -32,6 +33,14 @@ export async function startServer(): Promise<void> {
     runtime.tasks.startRunner();
     // Revoked keys and disabled tenants are refused at once on every instance.
     startKeyEvents(processKeyCache());
+    // SIGTERM/SIGINT write the API ledger's backlog before the process ends (alongside next start's own handler).
+    installShutdownFlush({
+      deadlineMs: Number(process.env.TOLLGATE_SHUTDOWN_TIMEOUT_MS) || 10_000,
+      // The embedded database is closed cleanly, so the next start finds every row it was given.
+      after: async () => {
+        if (handle.kind === "pglite") await handle.close();
+      },
+    });
     // A broken page schema stops the start, naming the file and the field.
     pageSchemas();
     log.info({ database: handle.label, migration }, "tollgate ready");

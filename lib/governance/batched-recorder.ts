@@ -4,23 +4,34 @@ import type { AgentEvent, TurnSummary } from "@/lib/agent/events";
 import type { TurnObserver, TurnStart } from "@/lib/agent/observer";
 import { addCost } from "@/lib/gateway/pricing";
 import { log } from "@/lib/log";
-import { countFailure } from "./health";
+import { cleanRow } from "./clean-text";
+import { type BatchLag, countFailure } from "./health";
 import { maskSecrets } from "./mask";
 import { auditOf, closedTurn, ROLLUP_ADD, ROLLUP_KEY, requestAudit, rollupOf, stopAudit } from "./recorder";
 
 type Audit = { type: (typeof sysAgentAudit.$inferInsert)["type"]; payload: Record<string, unknown> };
 type OpenTurn = { turn: TurnStart; audits: Audit[] };
+/** One ended call: its rows are always written together (one batch, or one transaction of its own). */
 type Closed = {
   turn: typeof sysAgentTurn.$inferInsert;
   audits: (typeof sysAgentAudit.$inferInsert)[];
   rollup: typeof usageDaily.$inferInsert;
+  endedAt: number;
 };
 
 export type BatchOptions = {
-  /** Write at the latest this long after a turn ends (ms). */
+  /** Write at the latest this long after a call ends, when the writers are idle (ms). */
   maxDelayMs?: number;
-  /** Write at once when this many turns wait. */
+  /** At most this many calls in one batch (one transaction). */
   maxTurns?: number;
+  /** The backlog's bound in calls (ledger rows) not yet written: `end()` waits for room beyond it. */
+  maxRows?: number;
+  /** The backlog's bound in age (ms): while its oldest call waits longer, new calls wait to be admitted. */
+  maxAgeMs?: number;
+  /** Batches written at once (each in its own transaction). */
+  writers?: number;
+  /** How long `admit()` waits for room before it gives up (the API then answers 503). */
+  admitWaitMs?: number;
 };
 
 const ROLLUP_SUMS = [
@@ -34,28 +45,53 @@ const ROLLUP_SUMS = [
   "latencyMsTotal",
 ] as const;
 
+/** PostgreSQL SQLSTATE classes that no retry of the same rows can fix: data exceptions, constraint violations. */
+const DATA_ERROR = /^(22|23)/;
+
 /**
- * The governance recorder for short calls (the /v1 API): a turn is kept in memory while it runs and written
- * whole when it ends (its closed ledger row, its audit events in seq order, its rollup line) in batches: one
- * transaction per batch of up to `maxTurns` turns or `maxDelayMs`, whichever comes first. Nothing touches the
- * database on the request's path, and a batch costs three statements however many calls it holds.
- * The price: a call appears in the ledger up to `maxDelayMs` after it ended, not while it runs, and a crash
- * loses the batch not yet written (a graceful stop writes it: `flush()`).
+ * The governance recorder for short calls (the /v1 API): a call is kept in memory while it runs and written
+ * whole when it ends (its closed ledger row, its audit events in seq order, its rollup line), in batches: one
+ * transaction per batch of up to `maxTurns` calls, written when the batch is full, when `maxDelayMs` has passed,
+ * or as soon as a writer is free under load; `writers` batches are written at once. A batch costs three
+ * statements however many calls it holds, and its rollup lines are summed per key first.
+ *
+ * The backlog is bounded: at most `maxRows` ended calls wait (a call's `end()` waits for room, so its reply
+ * waits: backpressure), and `admit()` holds new calls back while the backlog is full or its oldest call is older
+ * than `maxAgeMs`, up to `admitWaitMs` (then the API answers 503 with Retry-After). A crash therefore loses at
+ * most `maxRows` calls of at most about `maxAgeMs`; a graceful stop writes them all (`flush()`).
+ *
+ * Every row is cleaned (NUL, lone surrogates) before it is queued; a batch that fails anyway is written again
+ * call by call, each in its own transaction, so one bad call never takes the others down; a call that still
+ * fails is logged and counted.
  */
 export class BatchedGovernanceRecorder implements TurnObserver {
   private readonly open = new Map<string, OpenTurn>();
   private queue: Closed[] = [];
   private timer: NodeJS.Timeout | null = null;
-  private writing: Promise<void> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlightBatches: Closed[][] = [];
+  /** Calls queued, being written, or granted room and about to be queued. */
+  private pending = 0;
+  private readonly roomWaiters: (() => void)[] = [];
+  private progressWaiters: (() => void)[] = [];
+  private counters = { rowsWritten: 0, rowsFailed: 0, callsRefused: 0 };
   private readonly maxDelayMs: number;
   private readonly maxTurns: number;
+  private readonly maxRows: number;
+  private readonly maxAgeMs: number;
+  private readonly writers: number;
+  private readonly admitWaitMs: number;
 
   constructor(
     private readonly database: () => Promise<Database>,
     options: BatchOptions = {},
   ) {
     this.maxDelayMs = options.maxDelayMs ?? 25;
-    this.maxTurns = options.maxTurns ?? 200;
+    this.maxRows = Math.max(1, options.maxRows ?? 1_000);
+    this.maxTurns = Math.max(1, Math.min(options.maxTurns ?? 200, this.maxRows));
+    this.maxAgeMs = options.maxAgeMs ?? 2_000;
+    this.writers = Math.max(1, options.writers ?? 2);
+    this.admitWaitMs = options.admitWaitMs ?? 1_000;
   }
 
   async start(turn: TurnStart): Promise<void> {
@@ -74,8 +110,8 @@ export class BatchedGovernanceRecorder implements TurnObserver {
     const stop = stopAudit(summary);
     if (stop) open.audits.push(stop);
     const { turn } = open;
-    this.queue.push({
-      turn: {
+    const closed: Closed = {
+      turn: cleanRow({
         id: turn.turnId,
         tenantId: turn.tenantId,
         userId: turn.userId,
@@ -85,60 +121,202 @@ export class BatchedGovernanceRecorder implements TurnObserver {
         requestedModel: turn.requestedModel,
         startedAt: turn.startedAt,
         ...closedTurn(summary),
-      },
-      audits: open.audits.map((a, i) => ({
-        tenantId: turn.tenantId,
-        userId: turn.userId,
-        turnId: turn.turnId,
-        conversationId: turn.conversationId,
-        seq: i + 1,
-        type: a.type,
-        payload: maskSecrets(a.payload),
-      })),
-      rollup: rollupOf(turn, summary),
-    });
-    if (this.queue.length >= this.maxTurns) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.maxDelayMs);
+      }),
+      audits: open.audits.map((a, i) =>
+        cleanRow({
+          tenantId: turn.tenantId,
+          userId: turn.userId,
+          turnId: turn.turnId,
+          conversationId: turn.conversationId,
+          seq: i + 1,
+          type: a.type,
+          payload: maskSecrets(a.payload),
+        }),
+      ),
+      rollup: cleanRow(rollupOf(turn, summary)),
+      endedAt: 0,
+    };
+    await this.room();
+    closed.endedAt = Date.now();
+    this.queue.push(closed);
+    if (this.queue.length >= this.maxTurns) this.pump();
+    else this.timer ??= setTimeout(() => this.pump(), this.maxDelayMs);
   }
 
-  /** Writes everything that has ended; resolves when it is in the database (or its failure is counted). */
-  flush(): Promise<void> {
+  /**
+   * Waits (up to `admitWaitMs`) while the backlog is full, by rows or by age; false when it stayed full, and the
+   * caller should be refused (503 with Retry-After) rather than add to it.
+   */
+  async admit(): Promise<boolean> {
+    if (!this.full()) return true;
+    const deadline = Date.now() + this.admitWaitMs;
+    while (this.full()) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        this.counters.callsRefused += 1;
+        return false;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 100));
+        this.progressWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return true;
+  }
+
+  /** The backlog now (shown on /api/health). */
+  stats(): BatchLag {
+    return {
+      rowsWaiting: this.pending,
+      oldestAgeMs: this.oldestAgeMs(),
+      batchesInFlight: this.inFlight.size,
+      callsWaitingForRoom: this.roomWaiters.length,
+      ...this.counters,
+      limits: { maxRows: this.maxRows, maxAgeMs: this.maxAgeMs, writers: this.writers },
+    };
+  }
+
+  /** Writes everything that has ended (calls waiting for room included); resolves when it is all written or counted. */
+  async flush(): Promise<void> {
+    for (;;) {
+      this.pump(true);
+      if (this.inFlight.size) await Promise.race(this.inFlight);
+      else if (this.pending || this.roomWaiters.length) await new Promise((resolve) => setImmediate(resolve));
+      else return;
+    }
+  }
+
+  private full(): boolean {
+    return this.pending + this.roomWaiters.length >= this.maxRows || this.oldestAgeMs() >= this.maxAgeMs;
+  }
+
+  private oldestAgeMs(): number {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const batch of this.inFlightBatches) if (batch[0]) oldest = Math.min(oldest, batch[0].endedAt);
+    if (this.queue[0]) oldest = Math.min(oldest, this.queue[0].endedAt);
+    return Number.isFinite(oldest) ? Math.max(0, Date.now() - oldest) : 0;
+  }
+
+  /** Resolves when the call has room in the backlog (counted in `pending` from then on). */
+  private room(): Promise<void> {
+    if (this.pending < this.maxRows && !this.roomWaiters.length) {
+      this.pending += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** Starts writing queued calls while a writer is free: full batches, or whatever waits when `due`. */
+  private pump(due = true): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const batch = this.queue;
-    this.queue = [];
-    // One batch at a time, in order.
-    this.writing = this.writing.then(() => (batch.length ? this.write(batch) : undefined));
-    return this.writing;
+    while (
+      this.inFlight.size < this.writers &&
+      this.queue.length &&
+      (due || this.queue.length >= this.maxTurns)
+    ) {
+      const batch = this.queue.splice(0, this.maxTurns);
+      this.inFlightBatches.push(batch);
+      const writing: Promise<void> = this.write(batch).finally(() => {
+        this.inFlight.delete(writing);
+        this.inFlightBatches.splice(this.inFlightBatches.indexOf(batch), 1);
+        this.pending -= batch.length;
+        this.afterWrite();
+      });
+      this.inFlight.add(writing);
+    }
   }
 
-  private async write(batch: Closed[], attempt = 1): Promise<void> {
-    try {
-      const db = await this.database();
-      await db.transaction(async (tx) => {
-        await tx.insert(sysAgentTurn).values(batch.map((c) => c.turn));
-        const audits = batch.flatMap((c) => c.audits);
-        if (audits.length) await tx.insert(sysAgentAudit).values(audits);
-        await tx
-          .insert(usageDaily)
-          .values(mergeRollups(batch.map((c) => c.rollup)))
-          .onConflictDoUpdate({ target: ROLLUP_KEY, set: ROLLUP_ADD });
-      });
-    } catch (error) {
-      if (attempt < 3) {
-        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-        return this.write(batch, attempt + 1);
-      }
-      countFailure("ledger");
-      log.error(
-        { err: error, turns: batch.length },
-        "ledger batch write failed three times; the replies were not affected",
-      );
+  private afterWrite(): void {
+    // Room for waiting calls, in the order they came.
+    while (this.roomWaiters.length && this.pending < this.maxRows) {
+      this.pending += 1;
+      this.roomWaiters.shift()!();
     }
+    const waiters = this.progressWaiters;
+    this.progressWaiters = [];
+    for (const wake of waiters) wake();
+    // Under load the next batch goes as soon as a writer is free; otherwise the timer batches.
+    if (this.queue.length) this.pump(true);
+  }
+
+  private async write(batch: Closed[]): Promise<void> {
+    let error: unknown;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      try {
+        await this.insert(batch);
+        this.counters.rowsWritten += batch.length;
+        return;
+      } catch (e) {
+        error = e;
+        // Bad rows fail the same way every time: go straight to writing them one call at a time.
+        if (DATA_ERROR.test(sqlState(e))) break;
+        if (attempt < 3) await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
+    if (batch.length === 1) return this.failed(batch, error);
+    log.warn(
+      { err: errorSummary(error), turns: batch.length },
+      "ledger batch write failed; writing its calls one by one",
+    );
+    for (const call of batch) {
+      try {
+        await this.insert([call]);
+        this.counters.rowsWritten += 1;
+      } catch (e) {
+        this.failed([call], e);
+      }
+    }
+  }
+
+  private failed(calls: Closed[], error: unknown): void {
+    countFailure("ledger", calls.length);
+    this.counters.rowsFailed += calls.length;
+    log.error(
+      { err: errorSummary(error), turnIds: calls.map((c) => c.turn.id) },
+      "ledger write failed; the reply was not affected",
+    );
+  }
+
+  private async insert(batch: Closed[]): Promise<void> {
+    const db = await this.database();
+    await db.transaction(async (tx) => {
+      await tx.insert(sysAgentTurn).values(batch.map((c) => c.turn));
+      const audits = batch.flatMap((c) => c.audits);
+      if (audits.length) await tx.insert(sysAgentAudit).values(audits);
+      await tx
+        .insert(usageDaily)
+        .values(mergeRollups(batch.map((c) => c.rollup)))
+        .onConflictDoUpdate({ target: ROLLUP_KEY, set: ROLLUP_ADD });
+    });
   }
 }
 
-/** Sums rollup lines with the same key: one statement may not update a row twice. */
+/** The SQLSTATE of a database error (drizzle wraps the driver's error in `cause`). */
+function sqlState(error: unknown): string {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return "";
+}
+
+/** The error for the log: its message and code, not the batch's parameters (drizzle's error carries them all). */
+function errorSummary(error: unknown): { message: string; code: string } {
+  const cause = (error as { cause?: unknown })?.cause;
+  const message =
+    cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
+  return { message, code: sqlState(error) };
+}
+
+/**
+ * Sums rollup lines with the same key (one statement may not update a row twice), sorted by key, so batches
+ * written at once lock the rollup rows they share in the same order (no deadlock).
+ */
 function mergeRollups(lines: (typeof usageDaily.$inferInsert)[]): (typeof usageDaily.$inferInsert)[] {
   const byKey = new Map<string, typeof usageDaily.$inferInsert>();
   for (const line of lines) {
@@ -158,5 +336,5 @@ function mergeRollups(lines: (typeof usageDaily.$inferInsert)[]): (typeof usageD
     for (const field of ROLLUP_SUMS) seen[field] = (seen[field] ?? 0) + (line[field] ?? 0);
     seen.cost = addCost(seen.cost ?? "0", line.cost ?? "0") ?? "0";
   }
-  return [...byKey.values()];
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line);
 }

@@ -11,6 +11,7 @@ import {
 } from "@/db/schema";
 import type { ConversationStore, Notification, StoredMessage } from "@/lib/agent/conversation";
 import { notFound } from "@/lib/errors";
+import { cleanRow, cleanRows, cleanText } from "./clean-text";
 
 const TITLE_LENGTH = 60;
 // Any fixed 32-bit number: the advisory-lock namespace of a conversation's pending notifications.
@@ -30,12 +31,14 @@ export async function createConversation(
 ): Promise<SysAgentSession> {
   const [row] = await db
     .insert(sysAgentSession)
-    .values({
-      tenantId: owner.tenantId,
-      userId: owner.userId,
-      title: owner.title ?? "New conversation",
-      model: owner.model,
-    })
+    .values(
+      cleanRow({
+        tenantId: owner.tenantId,
+        userId: owner.userId,
+        title: owner.title ?? "New conversation",
+        model: owner.model,
+      }),
+    )
     .returning();
   return row!;
 }
@@ -80,7 +83,7 @@ export async function renameConversation(
 ) {
   const [row] = await db
     .update(sysAgentSession)
-    .set({ title: owner.title.trim().slice(0, 200) || "New conversation" })
+    .set({ title: cleanText(owner.title.trim().slice(0, 200)) || "New conversation" })
     .where(
       and(
         eq(sysAgentSession.tenantId, owner.tenantId),
@@ -198,14 +201,17 @@ export class DrizzleConversationStore implements ConversationStore {
     if (!messages.length) return;
     const db = await this.database();
     await db.transaction(async (tx) => {
+      // Cleaned (NUL, lone surrogates) so a message's odd bytes never lose the turn's messages.
       await tx.insert(sysAgentMessage).values(
-        messages.map((m) => ({
-          tenantId,
-          sessionId: conversationId,
-          turnId,
-          role: m.role,
-          parts: toParts(m),
-        })),
+        cleanRows(
+          messages.map((m) => ({
+            tenantId,
+            sessionId: conversationId,
+            turnId,
+            role: m.role,
+            parts: toParts(m),
+          })),
+        ),
       );
       // The first user message names the conversation; every turn moves it to the top of the list.
       const firstUser = messages.find((m) => m.role === "user" && !m.kind);
@@ -215,7 +221,7 @@ export class DrizzleConversationStore implements ConversationStore {
           updatedAt: new Date(),
           ...(firstUser
             ? {
-                title: sql`case when ${sysAgentSession.title} = 'New conversation' then ${titleFrom(firstUser.content)} else ${sysAgentSession.title} end`,
+                title: sql`case when ${sysAgentSession.title} = 'New conversation' then ${cleanText(titleFrom(firstUser.content))} else ${sysAgentSession.title} end`,
               }
             : {}),
         })
@@ -223,7 +229,8 @@ export class DrizzleConversationStore implements ConversationStore {
     });
   }
 
-  async queueNotification(tenantId: string, conversationId: string, n: Notification): Promise<void> {
+  async queueNotification(tenantId: string, conversationId: string, queued: Notification): Promise<void> {
+    const n = cleanRow(queued);
     const db = await this.database();
     await db.transaction(async (tx) => {
       // One writer per conversation at a time, so two tasks ending together merge instead of both inserting.

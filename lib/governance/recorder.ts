@@ -4,6 +4,7 @@ import { type AuditType, sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/sc
 import type { AgentEvent, TurnSummary } from "@/lib/agent/events";
 import type { TurnObserver, TurnStart } from "@/lib/agent/observer";
 import { log } from "@/lib/log";
+import { cleanRow } from "./clean-text";
 import { countFailure } from "./health";
 import { undoSweptRollup } from "./ledger";
 import { maskSecrets, maskText } from "./mask";
@@ -16,7 +17,9 @@ const AUDIT_TEXT_LIMIT = 8_000;
 /**
  * Records every turn: a `running` ledger row and a `request` event when it starts, one audit event per
  * tool call, result, refusal, fallback and error (seq strictly increasing, no gaps), and the closed ledger row
- * with its daily rollup in one transaction at the end. Failures are logged and counted, never thrown.
+ * with its daily rollup in one transaction at the end. Every row is cleaned first (NUL and lone surrogates become
+ * U+FFFD, see clean-text.ts), so a caller's odd bytes cannot fail the write. Failures are logged and counted, never
+ * thrown.
  */
 export class GovernanceRecorder implements TurnObserver {
   private readonly open = new Map<string, OpenTurn>();
@@ -31,18 +34,20 @@ export class GovernanceRecorder implements TurnObserver {
     this.open.set(turn.turnId, open);
     try {
       const db = await this.database();
-      await db.insert(sysAgentTurn).values({
-        id: turn.turnId,
-        tenantId: turn.tenantId,
-        userId: turn.userId,
-        conversationId: turn.conversationId,
-        source: turn.source,
-        apiKeyId: turn.apiKeyId ?? null,
-        requestedModel: turn.requestedModel,
-        startedAt: turn.startedAt,
-        status: "running",
-        instanceId: this.options.instanceId ?? null,
-      });
+      await db.insert(sysAgentTurn).values(
+        cleanRow({
+          id: turn.turnId,
+          tenantId: turn.tenantId,
+          userId: turn.userId,
+          conversationId: turn.conversationId,
+          source: turn.source,
+          apiKeyId: turn.apiKeyId ?? null,
+          requestedModel: turn.requestedModel,
+          startedAt: turn.startedAt,
+          status: "running" as const,
+          instanceId: this.options.instanceId ?? null,
+        }),
+      );
     } catch (error) {
       this.fail("ledger", error, turn.turnId);
     }
@@ -71,11 +76,11 @@ export class GovernanceRecorder implements TurnObserver {
         await undoSweptRollup(tx, { tenantId: open.tenantId, turnId: summary.turnId });
         await tx
           .update(sysAgentTurn)
-          .set(closedTurn(summary))
+          .set(cleanRow(closedTurn(summary)))
           .where(sql`${sysAgentTurn.id} = ${summary.turnId} and ${sysAgentTurn.tenantId} = ${open.tenantId}`);
         await tx
           .insert(usageDaily)
-          .values(rollupOf(open, summary))
+          .values(cleanRow(rollupOf(open, summary)))
           .onConflictDoUpdate({ target: ROLLUP_KEY, set: ROLLUP_ADD });
       });
     } catch (error) {
@@ -86,7 +91,7 @@ export class GovernanceRecorder implements TurnObserver {
   /** Numbers the event now (so seq follows the turn's order) and writes it after the turn's earlier events. */
   private audit(open: OpenTurn, type: AuditType, payload: Record<string, unknown>): void {
     const seq = ++open.seq;
-    const row = {
+    const row = cleanRow({
       tenantId: open.tenantId,
       userId: open.userId,
       turnId: open.turnId,
@@ -94,7 +99,7 @@ export class GovernanceRecorder implements TurnObserver {
       seq,
       type,
       payload: maskSecrets(payload),
-    };
+    });
     open.writes = open.writes.then(async () => {
       try {
         await (await this.database()).insert(sysAgentAudit).values(row);
