@@ -353,7 +353,8 @@ describe.each(testDbKinds)("tenant and member administration on %s", (kind) => {
     ]);
     const limits = rows.find((r) => r.action === "limits.set")!;
     expect(limits).toMatchObject({ before: null, after: { requestsPerMinute: 100, dailyHardUsd: "5" } });
-    expect(limits.requestId).toMatch(/^req-/);
+    // Tollgate mints its own request id (UUIDv7); the client's x-request-id is only logged beside it.
+    expect(limits.requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(rows.find((r) => r.action === "tenant_settings.updated")).toMatchObject({
       before: { retentionDays: 90 },
       after: { retentionDays: 30 },
