@@ -1,5 +1,5 @@
 import { type NextRequest, NextResponse } from "next/server";
-import { AppError, toErrorResponse } from "@/lib/errors";
+import { AppError, toErrorResponse } from "@/lib/core/errors";
 import { csrfRefusal } from "@/lib/http/same-origin";
 import {
   contentSecurityPolicy,

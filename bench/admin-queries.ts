@@ -12,8 +12,8 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { openDatabase } from "@/db/client";
 import { migrateDatabase } from "@/db/migrate";
-import { seedDemo } from "@/db/seed";
-import { generateSampleHistory, rowsOf } from "@/lib/governance/sample-data";
+import { generateSampleHistory, rowsOf } from "@/lib/demo/sample-data";
+import { seedDemo } from "@/lib/demo/seed";
 import { machine, median, quantile, writeSection } from "./report";
 
 const { values } = parseArgs({

@@ -2,9 +2,9 @@
 // (scripts/serve.ts) and Gateway.chat, with no key check, no pipeline, no ledger. Prints its port; serves until
 // killed on the port given (or any). Used by bench/gateway-overhead.ts as the baseline the lean server's own work is measured against.
 import { createServer } from "node:http";
+import { serveFetchHandler } from "@/server/serve";
 import { parseGatewayConfig } from "../lib/gateway/config";
 import { Gateway } from "../lib/gateway/gateway";
-import { serveFetchHandler } from "../scripts/serve";
 
 const [upstream, port = "0"] = process.argv.slice(2);
 if (!upstream) throw new Error("usage: bare-proxy.ts <upstream base URL> [port]");

@@ -32,8 +32,9 @@ import postgres from "postgres";
 import { openDatabase } from "@/db/client";
 import { prepareDatabase } from "@/db/migrate";
 import { appUser, tenant } from "@/db/schema";
-import { createApiKey } from "@/lib/api-keys";
+import { seedDemoData } from "@/lib/demo";
 import { parseGatewayConfig } from "@/lib/gateway/config";
+import { createApiKey } from "@/lib/keys/api-keys";
 import { machine, median, quantile, writeSection } from "./report";
 
 const ROUNDS = 7;
@@ -185,7 +186,7 @@ async function main() {
   await admin.unsafe(`create database ${dbName}`);
   await admin.end();
   const handle = await openDatabase({ kind: "postgres", url: dbUrl.toString(), max: 2 });
-  await prepareDatabase(handle, { seedDemo: true, sampleTurns: 0 });
+  await prepareDatabase(handle, { afterMigrations: (h) => seedDemoData(h, { sampleTurns: 0 }) });
   const db = handle.db;
   const [acme] = await db.select({ id: tenant.id }).from(tenant).where(eq(tenant.slug, "acme"));
   const [user] = await db
@@ -236,7 +237,7 @@ async function main() {
   // BENCH_CPU_PROF=<dir>: the lean and Next servers write V8 CPU profiles there when they stop (diagnosis only).
   const profDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : "";
   const prof = profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
-  const lean = start("lean", process.execPath, [...prof, "--import", "tsx", "scripts/gateway-server.ts"], {
+  const lean = start("lean", process.execPath, [...prof, "--import", "tsx", "server/gateway.ts"], {
     env: { ...serverEnv, GATEWAY_PORT: String(leanPort) },
   });
   const leanUrl = `http://127.0.0.1:${leanPort}`;

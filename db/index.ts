@@ -3,11 +3,20 @@ import { prepareDatabase } from "./migrate";
 
 export type { Database, DatabaseHandle } from "./client";
 
-type Holder = { __tollgateDatabase?: Promise<DatabaseHandle> };
+type Prepare = (handle: DatabaseHandle) => Promise<unknown>;
+type Holder = { __tollgateDatabase?: Promise<DatabaseHandle>; __tollgateDatabasePrepare?: Prepare };
 // On globalThis, because Next bundles instrumentation and each route separately: one process, one database.
 const holder = globalThis as Holder;
 
-/** The app's database, opened, migrated and (when empty and SEED_DEMO is not 0) seeded with the demo data. */
+/**
+ * What runs after the migrations when the process opens its database (start-up passes the demo seed here);
+ * call before the first `getDatabase()`.
+ */
+export function prepareDatabaseWith(prepare: Prepare): void {
+  holder.__tollgateDatabasePrepare = prepare;
+}
+
+/** The app's database, opened, migrated and prepared (see `prepareDatabaseWith`). */
 export function getDatabase(): Promise<DatabaseHandle> {
   holder.__tollgateDatabase ??= startDatabase().catch((error) => {
     holder.__tollgateDatabase = undefined;
@@ -27,9 +36,6 @@ export function setDatabaseForTests(handle: DatabaseHandle | undefined): void {
 
 async function startDatabase(): Promise<DatabaseHandle> {
   const handle = await openDatabase(databaseOptionsFromEnv());
-  await prepareDatabase(handle, {
-    seedDemo: process.env.SEED_DEMO !== "0",
-    sampleTurns: Number(process.env.SEED_SAMPLE_TURNS ?? 2000),
-  });
+  await prepareDatabase(handle, { afterMigrations: holder.__tollgateDatabasePrepare });
   return handle;
 }

@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import type { DatabaseHandle } from "./client";
-import { seedDemo, seedDemoOrders } from "./seed";
 
 export const MIGRATIONS_DIR = path.join(process.cwd(), "db", "migrations");
 // Any fixed 32-bit number; every Tollgate process agrees on it.
@@ -23,24 +22,17 @@ export async function migrateDatabase(handle: DatabaseHandle, dir = MIGRATIONS_D
 }
 
 /**
- * Start-up preparation: migrations, then the demo seed into an empty database, under the same lock, so two
- * processes starting together neither race on the schema nor seed the demo data twice.
+ * Start-up preparation: migrations, then `afterMigrations` (the demo seed, when start-up asks for it) under the
+ * same lock, so two processes starting together neither race on the schema nor seed twice. `db/` knows nothing
+ * of what that step writes.
  */
-export async function prepareDatabase(
+export async function prepareDatabase<T = void>(
   handle: DatabaseHandle,
-  opts: { seedDemo: boolean; sampleTurns?: number },
-): Promise<{ seeded: boolean }> {
+  opts: { afterMigrations?: (handle: DatabaseHandle) => Promise<T> } = {},
+): Promise<T | undefined> {
   return handle.withAdvisoryLock(MIGRATION_LOCK_ID, async () => {
     await applyMigrations(handle, MIGRATIONS_DIR);
-    if (!opts.seedDemo) return { seeded: false };
-    const seeded = await seedDemo(handle.db);
-    await seedDemoOrders(handle.db);
-    // A fresh demo install gets a month of sample usage, so the admin pages are full from the first visit.
-    if (seeded && (opts.sampleTurns ?? 0) > 0) {
-      const { generateSampleHistory } = await import("@/lib/governance/sample-data");
-      await generateSampleHistory(handle.db, handle.kind, { turns: opts.sampleTurns ?? 0, seed: 7 });
-    }
-    return { seeded };
+    return opts.afterMigrations ? await opts.afterMigrations(handle) : undefined;
   });
 }
 

@@ -7,8 +7,8 @@ import {
   cleanedValues,
   type GovernanceFailures,
   governanceFailures,
-} from "@/lib/governance/health";
-import { log } from "@/lib/log";
+} from "@/lib/core/failures";
+import { log } from "@/lib/core/log";
 import pkg from "@/package.json";
 
 export type Health = {

@@ -1,13 +1,14 @@
-import { getDatabase } from "@/db";
+import { getDatabase, prepareDatabaseWith } from "@/db";
 import { DatabaseUnavailableError } from "@/db/client";
 import { migrationStatus } from "@/db/migrate";
 import { getAgentRuntime } from "@/lib/agent";
-import { processKeyCache } from "@/lib/api-keys";
+import { log } from "@/lib/core/log";
+import { demoPreparation } from "@/lib/demo";
 import { GatewayConfigError, getGateway } from "@/lib/gateway";
 import { startGovernanceMaintenance } from "@/lib/governance/maintenance";
 import { installShutdownFlush } from "@/lib/governance/shutdown";
-import { startKeyEvents } from "@/lib/key-events";
-import { log } from "@/lib/log";
+import { processKeyCache } from "@/lib/keys/api-keys";
+import { startKeyEvents } from "@/lib/keys/key-events";
 import { pageSchemas } from "@/lib/schema-pages";
 import { PageSchemaError } from "@/lib/schema-pages/load";
 
@@ -22,6 +23,8 @@ export async function startServer(): Promise<void> {
       { gateway: gateway.config.source, models: Object.keys(gateway.config.models) },
       "gateway configured",
     );
+    // The demo (accounts, orders, sample usage) is seeded into an empty database unless SEED_DEMO=0.
+    prepareDatabaseWith(demoPreparation());
     const handle = await getDatabase();
     const migration = await migrationStatus(handle);
     // This process's heartbeat first, so its turns never look orphaned; turns of dead processes are swept.

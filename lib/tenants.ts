@@ -1,7 +1,7 @@
 import { count, eq } from "drizzle-orm";
 import { getDb } from "@/db";
 import { membership, tenant } from "@/db/schema";
-import { notFound } from "@/lib/errors";
+import { notFound } from "@/lib/core/errors";
 
 export type TenantSummary = { id: string; name: string; slug: string; disabled: boolean; members: number };
 

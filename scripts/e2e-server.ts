@@ -11,6 +11,7 @@ import path from "node:path";
 import postgres from "postgres";
 import { databaseOptionsFromEnv, openDatabase } from "../db/client";
 import { prepareDatabase } from "../db/migrate";
+import { seedDemoData } from "../lib/demo";
 import { startFakeOidc } from "../tests/fakes/oidc";
 import { startFakeOpenAI } from "../tests/fakes/openai";
 
@@ -101,7 +102,9 @@ if (adminUrl) {
 
 // A known sample history (deterministic), so the admin pages have rows, segments and charts to show.
 const handle = await openDatabase(databaseOptionsFromEnv(env));
-await prepareDatabase(handle, { seedDemo: true, sampleTurns: Number(process.env.E2E_SAMPLE_TURNS ?? 400) });
+await prepareDatabase(handle, {
+  afterMigrations: (h) => seedDemoData(h, { sampleTurns: Number(process.env.E2E_SAMPLE_TURNS ?? 400) }),
+});
 await handle.close();
 
 // Its own process group, so stopping it stops next-server too, not only the npx in front of it.

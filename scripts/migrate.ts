@@ -1,9 +1,11 @@
 /** Applies migrations (and the demo seed unless SEED_DEMO=0) to DATABASE_URL or the embedded database. */
 import { migrationStatus, prepareDatabase } from "@/db/migrate";
+import { demoPreparation } from "@/lib/demo";
 import { runCli } from "./cli";
 
 await runCli(async (handle) => {
-  const { seeded } = await prepareDatabase(handle, { seedDemo: process.env.SEED_DEMO !== "0" });
+  const result = await prepareDatabase(handle, { afterMigrations: demoPreparation() });
+  const seeded = result?.seeded ?? false;
   const status = await migrationStatus(handle);
   process.stdout.write(
     `${handle.label}: ${status.applied}/${status.expected} migrations applied (latest ${status.latest})${seeded ? ", demo data seeded" : ""}\n`,

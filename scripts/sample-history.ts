@@ -8,7 +8,8 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { prepareDatabase } from "@/db/migrate";
-import { deleteSampleHistory, generateSampleHistory, sampleTenants } from "@/lib/governance/sample-data";
+import { demoFromEnv, seedDemoData } from "@/lib/demo";
+import { deleteSampleHistory, generateSampleHistory, sampleTenants } from "@/lib/demo/sample-data";
 import { runCli } from "./cli";
 
 const options = z.object({
@@ -36,7 +37,11 @@ await runCli(async (handle) => {
   const opts = options.parse({ turns: values.turns, days: values.days, seed: values.seed });
   // Migrations first, and the demo tenants into an empty database, exactly as the app does when it starts,
   // so a fresh install has tenants and members to attribute the history to.
-  await prepareDatabase(handle, { seedDemo: process.env.SEED_DEMO !== "0" });
+  await prepareDatabase(handle, {
+    afterMigrations: async (h) => {
+      if (demoFromEnv()) await seedDemoData(h, { sampleTurns: 0 });
+    },
+  });
   if (values.reset) {
     const removed = await deleteSampleHistory(handle.db);
     process.stdout.write(

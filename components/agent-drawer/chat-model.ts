@@ -1,4 +1,4 @@
-import type { TurnSummary } from "@/lib/agent/events";
+import type { TurnSummary } from "@/lib/turns/events";
 import type {
   AgentEvent,
   ChatTurn,

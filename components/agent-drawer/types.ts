@@ -1,5 +1,5 @@
-import type { AgentEvent, TurnStatus } from "@/lib/agent/events";
 import type { ModelInfo } from "@/lib/gateway/types";
+import type { AgentEvent, TurnStatus } from "@/lib/turns/events";
 
 // The JSON the drawer's API routes answer with, as the browser receives it (dates are strings).
 

@@ -1,7 +1,7 @@
 import { forbidden, notFound } from "next/navigation";
 import { SchemaPageClient } from "@/components/schema-page/schema-page";
 import { requireUser } from "@/lib/auth/page-guards";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/core/errors";
 import { getTranslator } from "@/lib/i18n/server";
 import { openPage } from "@/lib/schema-pages";
 

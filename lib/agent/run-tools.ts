@@ -1,6 +1,6 @@
+import { maskText } from "@/lib/core/mask";
 import type { ToolCall } from "@/lib/gateway/types";
-import { maskText } from "@/lib/governance/mask";
-import type { AgentEvent, ToolTraceEntry } from "./events";
+import type { AgentEvent, ToolTraceEntry } from "@/lib/turns/events";
 import { parseToolArgs, type Tool, type ToolContext } from "./tool";
 
 export const RESULT_LIMIT = 8_000;

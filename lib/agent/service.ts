@@ -1,5 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import type { MembershipRole } from "@/db/schema";
+import { countFailure } from "@/lib/core/failures";
+import { log } from "@/lib/core/log";
 import type { Gateway } from "@/lib/gateway/gateway";
 import { addCost } from "@/lib/gateway/pricing";
 import {
@@ -10,8 +12,6 @@ import {
   type Usage,
   ZERO_USAGE,
 } from "@/lib/gateway/types";
-import { countFailure } from "@/lib/governance/health";
-import { log } from "@/lib/log";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import type { PipelineEvent } from "@/lib/pipeline/types";
 import {
@@ -20,9 +20,9 @@ import {
   modelHistory,
   type StoredMessage,
   storedToolCalls,
-} from "./conversation";
-import type { AgentEvent, ToolTraceEntry, TurnStatus, TurnSummary } from "./events";
-import type { TurnObserver, TurnSource } from "./observer";
+} from "@/lib/turns/conversation";
+import type { AgentEvent, ToolTraceEntry, TurnStatus, TurnSummary } from "@/lib/turns/events";
+import type { TurnObserver, TurnSource } from "@/lib/turns/observer";
 import type { ToolRegistry } from "./registry";
 import { runToolCall, type ToolOutcome } from "./run-tools";
 import type { Tool, ToolContext } from "./tool";

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "./events";
+import type { AgentEvent } from "@/lib/turns/events";
 
 const encoder = new TextEncoder();
 

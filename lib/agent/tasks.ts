@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { MembershipRole, TaskStatusValue } from "@/db/schema";
-import { log } from "@/lib/log";
-import type { ConversationStore } from "./conversation";
+import { log } from "@/lib/core/log";
+import type { ConversationStore } from "@/lib/turns/conversation";
 import { InMemoryTaskQueue, type TaskEnd, type TaskQueue, type TaskRecord } from "./task-queue";
 import type { ToolContext } from "./tool";
 

@@ -1,6 +1,6 @@
 import { cache } from "react";
 import { getDb } from "@/db";
-import { AppError, forbidden, notFound, unauthorized } from "@/lib/errors";
+import { AppError, forbidden, notFound, unauthorized } from "@/lib/core/errors";
 import { type RouteContext, route } from "@/lib/http/route";
 import { readSessionClaims } from "./session";
 import { loadUserContext, type TenantAccess, type UserContext } from "./users";

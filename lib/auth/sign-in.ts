@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { AuthError } from "next-auth";
 import { z } from "zod";
 import { type Database, getDb } from "@/db";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/core/errors";
 import { clientAddress } from "@/lib/http/client-address";
 import { signIn } from "./index";
 import { signInGate, type ThrottleKeys } from "./throttle";

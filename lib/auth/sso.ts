@@ -2,8 +2,8 @@ import { and, eq, sql } from "drizzle-orm";
 import type { OIDCConfig, Provider } from "next-auth/providers";
 import type { Database } from "@/db";
 import { appUser, membership, tenant } from "@/db/schema";
-import { recordChange } from "@/lib/admin/changes";
-import { log } from "@/lib/log";
+import { recordChange } from "@/lib/changes/changes";
+import { log } from "@/lib/core/log";
 import { findUserByEmail, mayEnter } from "./users";
 
 export type SsoResult = { ok: true; userId: string } | { ok: false; reason: string };

@@ -1,12 +1,12 @@
 import type { Database } from "@/db";
 import { sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
-import type { AgentEvent, TurnSummary } from "@/lib/agent/events";
-import type { TurnObserver, TurnStart } from "@/lib/agent/observer";
+import { cleanRow } from "@/lib/core/clean-text";
+import { type BatchLag, countFailure } from "@/lib/core/failures";
+import { log } from "@/lib/core/log";
+import { maskSecrets } from "@/lib/core/mask";
 import { addCost } from "@/lib/gateway/pricing";
-import { log } from "@/lib/log";
-import { cleanRow } from "./clean-text";
-import { type BatchLag, countFailure } from "./health";
-import { maskSecrets } from "./mask";
+import type { AgentEvent, TurnSummary } from "@/lib/turns/events";
+import type { TurnObserver, TurnStart } from "@/lib/turns/observer";
 import { auditOf, closedTurn, ROLLUP_ADD, ROLLUP_KEY, requestAudit, rollupOf, stopAudit } from "./recorder";
 
 type Audit = { type: (typeof sysAgentAudit.$inferInsert)["type"]; payload: Record<string, unknown> };

@@ -9,9 +9,9 @@ import {
   sysAgentNotification,
   sysAgentSession,
 } from "@/db/schema";
-import type { ConversationStore, Notification, StoredMessage } from "@/lib/agent/conversation";
-import { notFound } from "@/lib/errors";
-import { cleanRow, cleanRows, cleanText } from "./clean-text";
+import { cleanRow, cleanRows, cleanText } from "@/lib/core/clean-text";
+import { notFound } from "@/lib/core/errors";
+import type { ConversationStore, Notification, StoredMessage } from "@/lib/turns/conversation";
 
 const TITLE_LENGTH = 60;
 // Any fixed 32-bit number: the advisory-lock namespace of a conversation's pending notifications.

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type SysAgentAudit, type SysAgentTurn, sysAgentAudit, sysAgentTurn } from "@/db/schema";
-import { notFound } from "@/lib/errors";
+import { notFound } from "@/lib/core/errors";
 import { HEARTBEAT_TIMEOUT_MS } from "./instance";
 
 /**

@@ -1,5 +1,5 @@
 import { getDatabase } from "@/db";
-import { log } from "@/lib/log";
+import { log } from "@/lib/core/log";
 import { sweepExpiredPipelineRows } from "@/lib/pipeline/cache-store";
 import {
   beat,

@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type AuditType, sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
-import type { AgentEvent, TurnSummary } from "@/lib/agent/events";
-import type { TurnObserver, TurnStart } from "@/lib/agent/observer";
-import { log } from "@/lib/log";
-import { cleanRow } from "./clean-text";
-import { countFailure } from "./health";
+import { cleanRow } from "@/lib/core/clean-text";
+import { countFailure } from "@/lib/core/failures";
+import { log } from "@/lib/core/log";
+import { maskSecrets, maskText } from "@/lib/core/mask";
+import type { AgentEvent, TurnSummary } from "@/lib/turns/events";
+import type { TurnObserver, TurnStart } from "@/lib/turns/observer";
 import { undoSweptRollup } from "./ledger";
-import { maskSecrets, maskText } from "./mask";
 
 type OpenTurn = TurnStart & { seq: number; writes: Promise<void> };
 

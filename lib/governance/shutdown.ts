@@ -1,5 +1,5 @@
-import { log } from "@/lib/log";
-import { batchers } from "./health";
+import { batchers } from "@/lib/core/failures";
+import { log } from "@/lib/core/log";
 
 type Signal = "SIGTERM" | "SIGINT";
 const EXIT_CODES: Record<Signal, number> = { SIGINT: 130, SIGTERM: 143 };

@@ -1,6 +1,6 @@
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
-import { log } from "@/lib/log";
+import { log } from "@/lib/core/log";
 
 /**
  * The header that carries the TCP peer's address from the socket to route handlers. Next gives handlers no

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import type { z } from "zod";
-import { AppError, toErrorResponse } from "@/lib/errors";
-import { log } from "@/lib/log";
+import { AppError, toErrorResponse } from "@/lib/core/errors";
+import { log } from "@/lib/core/log";
 import { appBodyLimits, BodyRefused, readJsonWithin } from "./limits";
 
 export type RouteContext<P> = { params: P; requestId: string };

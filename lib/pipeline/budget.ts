@@ -1,6 +1,6 @@
 import type { LimitScope } from "@/db/schema";
-import { countFailure } from "@/lib/governance/health";
-import { log } from "@/lib/log";
+import { countFailure } from "@/lib/core/failures";
+import { log } from "@/lib/core/log";
 import type { CounterStore, Take } from "./counters";
 import { estimateCost } from "./estimate";
 import { fromNano, toNano, usd } from "./money";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { countFailure } from "@/lib/governance/health";
-import { log } from "@/lib/log";
+import { countFailure } from "@/lib/core/failures";
+import { log } from "@/lib/core/log";
 import type { CachedAnswer, ResponseCacheStore } from "./cache-store";
 import { type Call, emptyStamp, type Step } from "./types";
 

@@ -1,7 +1,7 @@
 import Redis from "ioredis";
 import { getDb } from "@/db";
+import { log } from "@/lib/core/log";
 import { getGateway } from "@/lib/gateway";
-import { log } from "@/lib/log";
 import { PostgresResponseCache, RedisResponseCache, type ResponseCacheStore } from "./cache-store";
 import { type CounterStore, PostgresCounters, RedisCounters } from "./counters";
 import { Pipeline } from "./pipeline";

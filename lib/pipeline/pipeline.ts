@@ -1,9 +1,9 @@
 import type { Database } from "@/db";
+import { countFailure } from "@/lib/core/failures";
+import { log } from "@/lib/core/log";
 import { GatewayError } from "@/lib/gateway/errors";
 import type { Gateway } from "@/lib/gateway/gateway";
 import type { ChatRequest } from "@/lib/gateway/types";
-import { countFailure } from "@/lib/governance/health";
-import { log } from "@/lib/log";
 import { budgetStep } from "./budget";
 import { cacheStep } from "./cache";
 import type { ResponseCacheStore } from "./cache-store";

@@ -1,5 +1,5 @@
-import { countFailure } from "@/lib/governance/health";
-import { log } from "@/lib/log";
+import { countFailure } from "@/lib/core/failures";
+import { log } from "@/lib/core/log";
 import type { CounterStore, Take } from "./counters";
 import { SCOPE_LABEL, type ScopedLimit } from "./policy";
 import { refuse, type Step, stampOf } from "./types";

@@ -1,5 +1,5 @@
 import type { UserContext } from "@/lib/auth/users";
-import { forbidden, notFound } from "@/lib/errors";
+import { forbidden, notFound } from "@/lib/core/errors";
 import { loadPageSchemas } from "./load";
 import { adminChangesProvider } from "./providers/admin-changes";
 import { adminInvitationsProvider } from "./providers/admin-invitations";

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv } from "ajv";
-import { describeSchemaErrors } from "@/lib/json-schema";
+import { describeSchemaErrors } from "@/lib/core/json-schema";
 import pageSchemaJson from "@/schemas/page.schema.json";
 import type { PageSchema } from "./types";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { AppError } from "@/lib/errors";
-import { log } from "@/lib/log";
+import { AppError } from "@/lib/core/errors";
+import { log } from "@/lib/core/log";
 import type { PageQuery, PageSchema, Row } from "./types";
 
 /**

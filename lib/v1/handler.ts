@@ -1,14 +1,14 @@
 import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
-import type { TurnSummary } from "@/lib/agent/events";
-import type { TurnObserver } from "@/lib/agent/observer";
-import { findApiKey, type ResolvedKey } from "@/lib/api-keys";
+import { log } from "@/lib/core/log";
 import type { Gateway } from "@/lib/gateway/gateway";
 import { type Attempt, type Stamp, ZERO_USAGE } from "@/lib/gateway/types";
 import { apiBodyLimits, BodyRefused, jsonDepthExceeds, readJsonWithin, tooDeep } from "@/lib/http/limits";
-import { log } from "@/lib/log";
+import { findApiKey, type ResolvedKey } from "@/lib/keys/api-keys";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import type { PipelineEvent } from "@/lib/pipeline/types";
+import type { TurnSummary } from "@/lib/turns/events";
+import type { TurnObserver } from "@/lib/turns/observer";
 import {
   type ChatCompletionRequest,
   chatCompletionRequest,

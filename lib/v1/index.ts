@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
+import { registerBatcher } from "@/lib/core/failures";
 import { getGateway } from "@/lib/gateway";
 import { BatchedGovernanceRecorder, type BatchOptions } from "@/lib/governance/batched-recorder";
-import { registerBatcher } from "@/lib/governance/health";
 import { getPipeline } from "@/lib/pipeline";
 import { createV1Handler } from "./handler";
 import { openAIError } from "./openai-shapes";

@@ -9,10 +9,11 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { inArray } from "drizzle-orm";
 import postgres from "postgres";
+import { createApiKey } from "@/lib/keys/api-keys";
 import { type DatabaseHandle, databaseOptionsFromEnv, openDatabase } from "../../db/client";
 import { prepareDatabase } from "../../db/migrate";
 import { apiKey, appUser, sysAgentTurn, tenant } from "../../db/schema";
-import { createApiKey } from "../../lib/api-keys";
+import { seedDemoData } from "../../lib/demo";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { signInAs } from "./pages";
@@ -71,7 +72,7 @@ test.describe("the API ledger when the production server is stopped", () => {
       env.PGLITE_DIR = path.join(work, "pglite");
     }
     await withDatabase(async (handle) => {
-      await prepareDatabase(handle, { seedDemo: true, sampleTurns: 0 });
+      await prepareDatabase(handle, { afterMigrations: (h) => seedDemoData(h, { sampleTurns: 0 }) });
       const [acme] = await handle.db
         .select()
         .from(tenant)

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { setDatabaseForTests } from "@/db";
 import { appUser, tenant } from "@/db/schema";
-import { seedDemo, seedDemoOrders } from "@/db/seed";
+import { seedDemo, seedDemoOrders } from "@/lib/demo/seed";
 import { createMigratedDatabase, type TestDatabase, type TestDbKind } from "./db";
 
 /** A migrated, demo-seeded database installed as the app's database, with lookups for the demo ids. */

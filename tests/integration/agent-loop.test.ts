@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { CANCELLED, InMemoryConversationStore, modelHistory } from "@/lib/agent/conversation";
-import type { AgentEvent, TurnSummary } from "@/lib/agent/events";
 import { ToolRegistry } from "@/lib/agent/registry";
 import { type AgentConfig, AgentService, LIMIT_INSTRUCTION } from "@/lib/agent/service";
 import { defineTool, StaticToolSet, type Tool } from "@/lib/agent/tool";
 import { TodoToolSet } from "@/lib/agent/toolsets/todo";
+import { CANCELLED, InMemoryConversationStore, modelHistory } from "@/lib/turns/conversation";
+import type { AgentEvent, TurnSummary } from "@/lib/turns/events";
 import { call, ScriptedModel, type Step, scriptedGateway } from "../fakes/scripted-model";
 
 const ctx = { tenantId: "t1", userId: "u1", role: "member" as const, conversationId: "c1" };

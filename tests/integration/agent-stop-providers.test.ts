@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { InMemoryConversationStore } from "@/lib/agent/conversation";
-import type { AgentEvent } from "@/lib/agent/events";
 import { ToolRegistry } from "@/lib/agent/registry";
 import { AgentService } from "@/lib/agent/service";
 import { defineTool, StaticToolSet } from "@/lib/agent/tool";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
+import { InMemoryConversationStore } from "@/lib/turns/conversation";
+import type { AgentEvent } from "@/lib/turns/events";
 import { startFakeAnthropic } from "../fakes/anthropic";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";

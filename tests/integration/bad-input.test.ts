@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { appUser, sysAgentTurn } from "@/db/schema";
 import type { SessionClaims } from "@/lib/auth/session";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/core/errors";
 import { csvStream, encodeCursor } from "@/lib/schema-pages/query";
 import type { PageSchema } from "@/lib/schema-pages/types";
 import { useSeededAppDatabase } from "../helpers/app-db";

@@ -2,8 +2,6 @@ import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { agentSchedule, appUser } from "@/db/schema";
-import { InMemoryConversationStore } from "@/lib/agent/conversation";
-import type { AgentEvent } from "@/lib/agent/events";
 import { ToolRegistry } from "@/lib/agent/registry";
 import { OWNER_REMOVED, Scheduler, type SchedulerLog } from "@/lib/agent/scheduler";
 import { claimDueSchedules, createSchedule, finishScheduleRun, nextRun } from "@/lib/agent/schedules";
@@ -12,6 +10,8 @@ import type { ToolContext } from "@/lib/agent/tool";
 import { ClockToolSet } from "@/lib/agent/toolsets/clock";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
+import { InMemoryConversationStore } from "@/lib/turns/conversation";
+import type { AgentEvent } from "@/lib/turns/events";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 

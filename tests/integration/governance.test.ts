@@ -10,10 +10,10 @@ import {
   tenant,
   usageDaily,
 } from "@/db/schema";
-import type { AgentEvent, TurnSummary } from "@/lib/agent/events";
 import { ToolRegistry } from "@/lib/agent/registry";
 import { AgentService } from "@/lib/agent/service";
 import { defineTool, StaticToolSet } from "@/lib/agent/tool";
+import { governanceFailures } from "@/lib/core/failures";
 import {
   conversationMessages,
   createConversation,
@@ -23,11 +23,11 @@ import {
   listConversations,
   renameConversation,
 } from "@/lib/governance/conversations";
-import { governanceFailures } from "@/lib/governance/health";
 import { auditTrail, getTurnOrThrow, listTurns, sweepInterruptedTurns } from "@/lib/governance/ledger";
 import { meter } from "@/lib/governance/meter";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
 import { applyRetention } from "@/lib/governance/retention";
+import type { AgentEvent, TurnSummary } from "@/lib/turns/events";
 import { call, ScriptedModel, type Step, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";

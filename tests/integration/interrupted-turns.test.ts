@@ -3,7 +3,6 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "@/db";
 import { instance, sysAgentAudit, sysAgentMessage, sysAgentTurn, usageDaily } from "@/db/schema";
-import type { AgentEvent } from "@/lib/agent/events";
 import { ToolRegistry } from "@/lib/agent/registry";
 import { AgentService } from "@/lib/agent/service";
 import type { AdapterRequest } from "@/lib/gateway/adapters/adapter";
@@ -15,6 +14,7 @@ import {
 import { beat, markDeadNeighbours, type ProcessIdentity, processIdentity } from "@/lib/governance/instance";
 import { getTurnOrThrow, sweepInterruptedTurns } from "@/lib/governance/ledger";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
+import type { AgentEvent } from "@/lib/turns/events";
 import { ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";

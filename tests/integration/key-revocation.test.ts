@@ -3,15 +3,15 @@ import Redis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/db/client";
 import { appUser, tenant } from "@/db/schema";
-import { seedDemo } from "@/db/seed";
-import { updateTenant } from "@/lib/admin/tenants";
-import { ApiKeyCache, createApiKey, processKeyCache, revokeApiKey } from "@/lib/api-keys";
+import { updateTenant } from "@/features/tenants/server/tenants";
+import { seedDemo } from "@/lib/demo/seed";
+import { ApiKeyCache, createApiKey, processKeyCache, revokeApiKey } from "@/lib/keys/api-keys";
 import {
   KEY_EVENTS_CLIENT_NAME,
   type KeyEventListener,
   listenForKeyEvents,
   startKeyEvents,
-} from "@/lib/key-events";
+} from "@/lib/keys/key-events";
 import { createMigratedDatabase, postgresAdminUrl, type TestDatabase, testDbKinds } from "../helpers/db";
 
 const redisUrl = process.env.TEST_REDIS_URL ?? "";

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError, openDatabase } from "@/db/client";
 import { migrateDatabase, migrationStatus, readJournal } from "@/db/migrate";
 import { appUser, membership, tenant } from "@/db/schema";
-import { DEMO_USERS, seedDemo } from "@/db/seed";
+import { DEMO_USERS, seedDemo } from "@/lib/demo/seed";
 import { createEmptyDatabase, type TestDatabase, testDbKinds } from "../helpers/db";
 
 const run = promisify(execFile);

@@ -6,15 +6,15 @@ import Redis from "ioredis";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
-import { InMemoryConversationStore } from "@/lib/agent/conversation";
+import { readGovernanceSettings, saveLimits, saveTenantSettings } from "@/features/limits/server/settings";
 import { ToolRegistry } from "@/lib/agent/registry";
 import { AgentService } from "@/lib/agent/service";
-import { createApiKey } from "@/lib/api-keys";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
 import { costOf, findPrice } from "@/lib/gateway/pricing";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
+import { createApiKey } from "@/lib/keys/api-keys";
 import {
   PostgresResponseCache,
   RedisResponseCache,
@@ -24,9 +24,9 @@ import { type CounterStore, PostgresCounters, RedisCounters } from "@/lib/pipeli
 import { estimateCost, estimateInputTokens } from "@/lib/pipeline/estimate";
 import { Pipeline } from "@/lib/pipeline/pipeline";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
-import { readGovernanceSettings, saveLimits, saveTenantSettings } from "@/lib/pipeline/settings";
+import { InMemoryConversationStore } from "@/lib/turns/conversation";
 import { createV1Handler } from "@/lib/v1/handler";
-import { serveFetchHandler } from "@/scripts/serve";
+import { serveFetchHandler } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";

@@ -3,9 +3,9 @@ import { sql } from "drizzle-orm";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db";
+import { deleteSampleHistory, generateSampleHistory, rowsOf } from "@/lib/demo/sample-data";
 import { costOf, findPrice, SHIPPED_PRICES } from "@/lib/gateway/pricing";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
-import { deleteSampleHistory, generateSampleHistory, rowsOf } from "@/lib/governance/sample-data";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 

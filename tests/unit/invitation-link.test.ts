@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { invitationLink } from "@/lib/admin/members";
+import { invitationLink } from "@/features/members/server/members";
 
 /** A request as `next start` hands it to a route: its URL on the server's own origin, the client's headers. */
 const request = (headers: Record<string, string>) =>

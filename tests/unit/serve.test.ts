@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { serveFetchHandler } from "@/scripts/serve";
+import { serveFetchHandler } from "@/server/serve";
 import { postEndless } from "../helpers/endless-body";
 
 describe("the lean server's node:http adapter", () => {

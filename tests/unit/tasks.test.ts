@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InMemoryConversationStore } from "@/lib/agent/conversation";
 import { escapeXml, TASK_RESULT_LIMIT, TaskManager, taskResultMessage } from "@/lib/agent/tasks";
+import { InMemoryConversationStore } from "@/lib/turns/conversation";
 
 const ctx = { tenantId: "t1", userId: "u1", role: "member" as const, conversationId: "c1" };
 

@@ -1,5 +1,5 @@
-import { ChangePasswordForm } from "@/components/admin/change-password-form";
-import { OtherSessions } from "@/components/admin/other-sessions";
+import { ChangePasswordForm } from "@/features/account/components/change-password-form";
+import { OtherSessions } from "@/features/account/components/other-sessions";
 import { requireUser } from "@/lib/auth/page-guards";
 import { getTranslator } from "@/lib/i18n/server";
 

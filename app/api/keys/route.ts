@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { getDb } from "@/db";
-import { actorOf } from "@/lib/admin/changes";
-import { createApiKey, listApiKeys } from "@/lib/api-keys";
+import { hasNoNul, NO_NUL } from "@/db/sql-text";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
+import { actorOf } from "@/lib/changes/changes";
 import { readJson } from "@/lib/http/route";
-import { hasNoNul, NO_NUL } from "@/lib/sql-text";
+import { createApiKey, listApiKeys } from "@/lib/keys/api-keys";
 
 /** The active tenant's API keys (never their secrets). */
 export const GET = withTenantAdmin(async (_req, { auth }) => {

@@ -2,7 +2,7 @@ import { and, desc, eq, ilike } from "drizzle-orm";
 import { z } from "zod";
 import { type Database, getDb } from "@/db";
 import { agentMemory } from "@/db/schema";
-import { likeContains } from "@/lib/sql-text";
+import { likeContains } from "@/db/sql-text";
 import { defineTool, StaticToolSet } from "../tool";
 
 const MAX_NOTES_PER_USER = 200;

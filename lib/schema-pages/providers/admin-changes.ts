@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { adminChange, tenant } from "@/db/schema";
-import { likeContains } from "@/lib/sql-text";
+import { likeContains } from "@/db/sql-text";
 import { sqlProvider, uuidOr404 } from "../sql-provider";
 import type { PageProvider, ProviderContext } from "../types";
 

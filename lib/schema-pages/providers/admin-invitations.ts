@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { appUser, invitation } from "@/db/schema";
-import { likeContains } from "@/lib/sql-text";
+import { likeContains } from "@/db/sql-text";
 import { sqlProvider, uuidOr404 } from "../sql-provider";
 import type { PageProvider, PageQuery, ProviderContext } from "../types";
 

@@ -1,8 +1,8 @@
 import { eq, or, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { membership, sysAgentTurn, tenant, usageDaily } from "@/db/schema";
-import { forbidden } from "@/lib/errors";
-import { likeContains } from "@/lib/sql-text";
+import { likeContains } from "@/db/sql-text";
+import { forbidden } from "@/lib/core/errors";
 import { sqlProvider, uuidOr404 } from "../sql-provider";
 import type { PageProvider, ProviderContext } from "../types";
 

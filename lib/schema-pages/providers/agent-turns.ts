@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
-import { likeContains } from "@/lib/sql-text";
+import { likeContains } from "@/db/sql-text";
 import { uuidFilter } from "../query";
 import { sqlProvider, uuidOr404 } from "../sql-provider";
 import type { PageProvider, ProviderContext } from "../types";

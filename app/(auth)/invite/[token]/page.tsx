@@ -1,9 +1,9 @@
-import { AcceptInvitationForm } from "@/components/admin/accept-invitation-form";
 import { LanguageSwitch, ThemeToggle } from "@/components/ui/preferences";
 import { getDb } from "@/db";
-import { type InvitationLookup, lookupInvitation } from "@/lib/admin/members";
+import { AcceptInvitationForm } from "@/features/members/components/accept-invitation-form";
+import { type InvitationLookup, lookupInvitation } from "@/features/members/server/members";
 import { currentUser } from "@/lib/auth/guards";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/core/errors";
 import { getTranslator } from "@/lib/i18n/server";
 
 type Looked = { offer: InvitationLookup } | { refused: { status: number; message: string } };

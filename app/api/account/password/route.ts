@@ -1,5 +1,5 @@
 import { getDb } from "@/db";
-import { changePassword, changePasswordInput } from "@/lib/admin/account";
+import { changePassword, changePasswordInput } from "@/features/account/server/account";
 import { unstable_update } from "@/lib/auth";
 import { epochProof } from "@/lib/auth/epoch";
 import { withUser } from "@/lib/auth/guards";

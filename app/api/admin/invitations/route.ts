@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
-import { actorOf } from "@/lib/admin/changes";
-import { createInvitation, createInvitationInput, invitationLink } from "@/lib/admin/members";
+import { createInvitation, createInvitationInput, invitationLink } from "@/features/members/server/members";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
+import { actorOf } from "@/lib/changes/changes";
 import { readJson } from "@/lib/http/route";
 
 /** Invites someone (`{email, role?, expiresInDays?}`); the answer carries the link, shown this once. */

@@ -1,5 +1,5 @@
 import { getDb } from "@/db";
-import { listInvitations, listMembers } from "@/lib/admin/members";
+import { listInvitations, listMembers } from "@/features/members/server/members";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 
 /** The active tenant's members and pending invitations. */

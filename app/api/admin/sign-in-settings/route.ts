@@ -1,8 +1,12 @@
 import { getDb } from "@/db";
-import { actorOf } from "@/lib/admin/changes";
-import { readSignInSettings, saveSignInSettings, signInSettingsInput } from "@/lib/admin/tenants";
+import {
+  readSignInSettings,
+  saveSignInSettings,
+  signInSettingsInput,
+} from "@/features/tenants/server/tenants";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { ssoProviderName } from "@/lib/auth/sso";
+import { actorOf } from "@/lib/changes/changes";
 import { readJson } from "@/lib/http/route";
 
 /** The tenant's sign-in settings: the email domains that may join through single sign-on. */

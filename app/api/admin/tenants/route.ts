@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
-import { actorOf } from "@/lib/admin/changes";
-import { createTenant, createTenantInput, listTenants } from "@/lib/admin/tenants";
+import { createTenant, createTenantInput, listTenants } from "@/features/tenants/server/tenants";
 import { withSuperAdmin } from "@/lib/auth/guards";
+import { actorOf } from "@/lib/changes/changes";
 import { readJson } from "@/lib/http/route";
 
 /** Every tenant with its member count, last activity and spend this month. */

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { getDb } from "@/db";
+import { hasNoNul, NO_NUL } from "@/db/sql-text";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
 import { createConversation, listConversations } from "@/lib/governance/conversations";
 import { readJson } from "@/lib/http/route";
-import { hasNoNul, NO_NUL } from "@/lib/sql-text";
 
 const listQuery = z.object({
   limit: z.coerce.number("a whole number from 1 to 200").int().min(1).max(200).optional(),

@@ -4,7 +4,7 @@ import { getAgentRuntime } from "@/lib/agent";
 import { sseResponse } from "@/lib/agent/sse";
 import { registerRunningTurn } from "@/lib/agent/stop-registry";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/core/errors";
 import { getGateway } from "@/lib/gateway";
 import { createConversation, getConversationOrThrow } from "@/lib/governance/conversations";
 import { readJson } from "@/lib/http/route";

@@ -1,9 +1,9 @@
 import { getDb } from "@/db";
-import { actorOf } from "@/lib/admin/changes";
+import { limitsInput, saveLimits } from "@/features/limits/server/settings";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
+import { actorOf } from "@/lib/changes/changes";
 import { readJson } from "@/lib/http/route";
 import { pipelineStores } from "@/lib/pipeline";
-import { limitsInput, saveLimits } from "@/lib/pipeline/settings";
 
 /**
  * Sets the rate limits and budgets of the tenant (`scope: "tenant"`), of one of its API keys or of one of its

@@ -1,10 +1,14 @@
 import { getDb } from "@/db";
-import { actorOf } from "@/lib/admin/changes";
+import {
+  readGovernanceSettings,
+  saveTenantSettings,
+  tenantSettingsInput,
+} from "@/features/limits/server/settings";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
+import { actorOf } from "@/lib/changes/changes";
 import { getGateway } from "@/lib/gateway";
 import { readJson } from "@/lib/http/route";
 import { pipelineStores } from "@/lib/pipeline";
-import { readGovernanceSettings, saveTenantSettings, tenantSettingsInput } from "@/lib/pipeline/settings";
 
 const aliases = () => Object.keys(getGateway().config.models);
 

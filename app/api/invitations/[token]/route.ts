@@ -1,5 +1,5 @@
 import { getDb } from "@/db";
-import { lookupInvitation } from "@/lib/admin/members";
+import { lookupInvitation } from "@/features/members/server/members";
 import { route } from "@/lib/http/route";
 
 /** What an invitation link offers (tenant, email, role); 404 unknown, 410 used, revoked or expired. */

@@ -1,6 +1,6 @@
 import { headers } from "next/headers";
-import { GovernancePage } from "@/components/governance/admin-page";
-import { ApiKeysAdmin } from "@/components/governance/api-keys-admin";
+import { GovernancePage } from "@/components/admin-kit/admin-page";
+import { ApiKeysAdmin } from "@/features/keys/components/api-keys-admin";
 import { requireTenantAdmin } from "@/lib/auth/page-guards";
 
 /** This server's address as the browser reached it, for the "how to call" snippet. */

@@ -1,5 +1,5 @@
-import { GovernancePage } from "@/components/governance/admin-page";
-import { LimitsAdmin } from "@/components/governance/limits-admin";
+import { GovernancePage } from "@/components/admin-kit/admin-page";
+import { LimitsAdmin } from "@/features/limits/components/limits-admin";
 import { requireTenantAdmin } from "@/lib/auth/page-guards";
 
 export default async function LimitsPage() {

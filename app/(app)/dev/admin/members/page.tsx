@@ -1,6 +1,6 @@
-import { MembersAdmin } from "@/components/admin/members-admin";
-import { AdminPageFrame } from "@/components/admin/page-frame";
-import { pageSchemaFor } from "@/components/admin/page-schema";
+import { AdminPageFrame } from "@/components/admin-kit/page-frame";
+import { pageSchemaFor } from "@/components/admin-kit/page-schema";
+import { MembersAdmin } from "@/features/members/components/members-admin";
 import { requireTenantAdmin } from "@/lib/auth/page-guards";
 import { getTranslator } from "@/lib/i18n/server";
 

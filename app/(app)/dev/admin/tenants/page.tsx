@@ -1,6 +1,6 @@
-import { AdminPageFrame } from "@/components/admin/page-frame";
-import { pageSchemaFor } from "@/components/admin/page-schema";
-import { TenantsAdmin } from "@/components/admin/tenants-admin";
+import { AdminPageFrame } from "@/components/admin-kit/page-frame";
+import { pageSchemaFor } from "@/components/admin-kit/page-schema";
+import { TenantsAdmin } from "@/features/tenants/components/tenants-admin";
 import { requireSuperAdmin } from "@/lib/auth/page-guards";
 
 /** Every tenant of the platform (super admin only), whatever the tenant switcher shows. */

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { getDb } from "@/db";
-import { actorOf } from "@/lib/admin/changes";
-import { revokeInvitation } from "@/lib/admin/members";
+import { revokeInvitation } from "@/features/members/server/members";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
-import { notFound } from "@/lib/errors";
+import { actorOf } from "@/lib/changes/changes";
+import { notFound } from "@/lib/core/errors";
 
 /** Revokes a pending invitation: its link stops working at once. */
 export const DELETE = withTenantAdmin<{ id: string }>(async (_req, { auth, params, requestId }) => {

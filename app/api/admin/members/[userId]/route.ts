@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { getDb } from "@/db";
-import { actorOf } from "@/lib/admin/changes";
-import { changeRole, changeRoleInput, removeMember } from "@/lib/admin/members";
+import { changeRole, changeRoleInput, removeMember } from "@/features/members/server/members";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
-import { notFound } from "@/lib/errors";
+import { actorOf } from "@/lib/changes/changes";
+import { notFound } from "@/lib/core/errors";
 import { readJson } from "@/lib/http/route";
 
 const userIdOf = (raw: string) => {

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { getDb } from "@/db";
-import { actorOf } from "@/lib/admin/changes";
-import { updateTenant, updateTenantInput } from "@/lib/admin/tenants";
+import { updateTenant, updateTenantInput } from "@/features/tenants/server/tenants";
 import { withSuperAdmin } from "@/lib/auth/guards";
-import { notFound } from "@/lib/errors";
+import { actorOf } from "@/lib/changes/changes";
+import { notFound } from "@/lib/core/errors";
 import { readJson } from "@/lib/http/route";
 
 /** Renames, disables or re-enables a tenant (`{name?, disabled?}`); nothing is deleted. */

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { getDb } from "@/db";
+import { hasNoNul, NO_NUL } from "@/db/sql-text";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
-import { notFound } from "@/lib/errors";
+import { notFound } from "@/lib/core/errors";
 import {
   conversationMessages,
   deleteConversation,
@@ -9,7 +10,6 @@ import {
   renameConversation,
 } from "@/lib/governance/conversations";
 import { readJson } from "@/lib/http/route";
-import { hasNoNul, NO_NUL } from "@/lib/sql-text";
 
 type Params = { id: string };
 const idOf = (params: Params) => {

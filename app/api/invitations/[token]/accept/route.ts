@@ -1,8 +1,8 @@
 import { getDb } from "@/db";
-import { acceptInvitation, acceptInvitationInput, lookupInvitation } from "@/lib/admin/members";
+import { acceptInvitation, acceptInvitationInput, lookupInvitation } from "@/features/members/server/members";
 import { passSignInThrottle } from "@/lib/auth/sign-in";
 import { recordSignInFailure } from "@/lib/auth/throttle";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/core/errors";
 import { clientAddress } from "@/lib/http/client-address";
 import { readJson, route } from "@/lib/http/route";
 

@@ -1,5 +1,5 @@
 import { withUser } from "@/lib/auth/guards";
-import { notFound } from "@/lib/errors";
+import { notFound } from "@/lib/core/errors";
 import { LOCALE_COOKIE, pickLocale } from "@/lib/i18n/messages";
 import { openPage } from "@/lib/schema-pages";
 import { csvStream, pageQueryFrom } from "@/lib/schema-pages/query";

@@ -1,0 +1,240 @@
+"use client";
+
+import { Fragment, useState } from "react";
+import {
+  type ApiKey,
+  governanceApi,
+  type LimitView,
+  toGovernanceError,
+} from "@/components/admin-kit/governance-api";
+import { SecretPanel } from "@/components/admin-kit/secret-panel";
+import { BUTTON, CARD, DANGER, DateText, ErrorNote, Pill, Section } from "@/components/admin-kit/ui";
+import { useLoad } from "@/components/admin-kit/use-load";
+import { useI18n } from "@/components/i18n";
+import { LimitsForm, limitsSummary } from "@/features/limits/components/limits-form";
+import { CreateKeyForm } from "./create-key-form";
+import { HowToCall } from "./how-to-call";
+
+type KeyRow = ApiKey & { limits: LimitView | null };
+
+/** The keys, each with its limits (which only the settings route carries), and the gateway's aliases. */
+async function loadKeys(signal: AbortSignal): Promise<{ keys: KeyRow[]; aliases: string[] }> {
+  const [{ keys }, settings] = await Promise.all([
+    governanceApi.keys(signal),
+    governanceApi.settings(signal),
+  ]);
+  const limits = new Map(settings.keys.map((k) => [k.id, k.limits]));
+  return { keys: keys.map((k) => ({ ...k, limits: limits.get(k.id) ?? null })), aliases: settings.aliases };
+}
+
+const TH = "px-3 py-2 text-left font-medium whitespace-nowrap";
+const TD = "px-3 py-2 align-middle";
+
+/** The keys screen: create (the secret shown once), list, revoke, per-key limits, and how to call the API. */
+export function ApiKeysAdmin({ origin }: { origin: string }) {
+  const { t } = useI18n();
+  const { data, error, loading, reload } = useLoad(loadKeys);
+  const [created, setCreated] = useState<{ secret: string; name: string } | null>(null);
+  const [limitsOpen, setLimitsOpen] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [revoking, setRevoking] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+
+  const revoke = async (key: ApiKey) => {
+    setRevoking(key.id);
+    setActionError(null);
+    try {
+      await governanceApi.revokeKey(key.id);
+      setConfirming(null);
+      if (limitsOpen === key.id) setLimitsOpen(null);
+      reload();
+    } catch (e) {
+      setActionError(toGovernanceError(e).message);
+    } finally {
+      setRevoking(null);
+    }
+  };
+
+  const keys = data?.keys ?? [];
+  const model = data?.aliases[0] ?? "default";
+  return (
+    <div className="min-w-0 space-y-6">
+      <Section title={t("gov.keys.createTitle")} lead={t("gov.keys.createLead")} testId="create-key">
+        <CreateKeyForm
+          onCreated={({ secret, key }) => {
+            setCreated({ secret, name: key.name });
+            reload();
+          }}
+        />
+      </Section>
+      {created && <SecretPanel name={created.name} secret={created.secret} onDone={() => setCreated(null)} />}
+
+      <section aria-labelledby="keys-title" className="min-w-0 space-y-3">
+        <h2 id="keys-title" className="font-semibold">
+          {t("gov.keys.listTitle")}
+        </h2>
+        {error && <ErrorNote message={error.message} />}
+        {actionError && <ErrorNote message={actionError} />}
+        <div className={`${CARD} overflow-x-auto`}>
+          <table aria-busy={loading} data-testid="keys-table" className="min-w-full text-sm">
+            <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-800/50 dark:text-slate-300">
+              <tr>
+                <th scope="col" className={TH}>
+                  {t("gov.keys.name")}
+                </th>
+                <th scope="col" className={`${TH} hidden sm:table-cell`}>
+                  {t("gov.keys.prefix")}
+                </th>
+                <th scope="col" className={`${TH} hidden md:table-cell`}>
+                  {t("gov.keys.created")}
+                </th>
+                <th scope="col" className={`${TH} hidden md:table-cell`}>
+                  {t("gov.keys.lastUsed")}
+                </th>
+                <th scope="col" className={`${TH} hidden lg:table-cell`}>
+                  {t("gov.keys.limits")}
+                </th>
+                <th scope="col" className={`${TH} hidden sm:table-cell`}>
+                  {t("gov.keys.status")}
+                </th>
+                <th scope="col" className={`${TH} text-right`}>
+                  <span className="sr-only">{t("gov.actions")}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+              {keys.map((key) => {
+                const revoked = key.revokedAt !== null;
+                const status = revoked ? (
+                  <Pill tone="slate">{t("gov.keys.revoked")}</Pill>
+                ) : (
+                  <Pill tone="green">{t("gov.keys.active")}</Pill>
+                );
+                return (
+                  <Fragment key={key.id}>
+                    <tr data-testid="key-row" data-key-id={key.id} data-key-name={key.name}>
+                      <td className={`${TD} max-w-[11rem] sm:max-w-xs`}>
+                        <span className="block truncate font-medium" title={key.name}>
+                          {key.name}
+                        </span>
+                        {/* Narrow screens: the prefix and status columns fold in here. */}
+                        <span className="mt-0.5 flex items-center gap-2 sm:hidden">
+                          <span className="font-mono text-xs text-slate-500">{key.prefix}…</span>
+                          {status}
+                        </span>
+                      </td>
+                      <td className={`${TD} hidden font-mono text-xs whitespace-nowrap sm:table-cell`}>
+                        <span data-testid="key-prefix">{key.prefix}…</span>
+                      </td>
+                      <td className={`${TD} hidden whitespace-nowrap md:table-cell`}>
+                        <DateText value={key.createdAt} fallback="—" />
+                      </td>
+                      <td className={`${TD} hidden whitespace-nowrap md:table-cell`}>
+                        <DateText value={key.lastUsedAt} fallback={t("gov.keys.never")} />
+                      </td>
+                      <td
+                        data-testid="key-limits-summary"
+                        className={`${TD} hidden text-xs text-slate-600 lg:table-cell dark:text-slate-300`}
+                      >
+                        {limitsSummary(key.limits, t)}
+                      </td>
+                      <td className={`${TD} hidden sm:table-cell`}>
+                        <span data-testid="key-status" data-status={revoked ? "revoked" : "active"}>
+                          {status}
+                        </span>
+                        {revoked && (
+                          <span className="mt-1 block text-xs whitespace-nowrap text-slate-500 dark:text-slate-400">
+                            <DateText value={key.revokedAt} fallback="" />
+                          </span>
+                        )}
+                      </td>
+                      <td className={`${TD} text-right`}>
+                        {!revoked && (
+                          <div className="flex flex-wrap justify-end gap-2">
+                            {confirming === key.id ? (
+                              <>
+                                <p className="ml-auto max-w-56 basis-full text-right text-xs text-red-700 dark:text-red-300">
+                                  {t("gov.keys.revokeWarning")}
+                                </p>
+                                <button
+                                  type="button"
+                                  data-testid="key-revoke-confirm"
+                                  aria-label={t("gov.keys.confirmRevokeOf", { name: key.name })}
+                                  disabled={revoking === key.id}
+                                  onClick={() => revoke(key)}
+                                  className={DANGER}
+                                >
+                                  {t("gov.keys.confirmRevoke")}
+                                </button>
+                                <button
+                                  type="button"
+                                  data-testid="key-revoke-cancel"
+                                  onClick={() => setConfirming(null)}
+                                  className={BUTTON}
+                                >
+                                  {t("gov.cancel")}
+                                </button>
+                              </>
+                            ) : (
+                              <>
+                                <button
+                                  type="button"
+                                  data-testid="key-limits-toggle"
+                                  aria-expanded={limitsOpen === key.id}
+                                  aria-label={t("gov.keys.editLimitsOf", { name: key.name })}
+                                  onClick={() => setLimitsOpen((open) => (open === key.id ? null : key.id))}
+                                  className={BUTTON}
+                                >
+                                  {t("gov.editLimits")}
+                                </button>
+                                <button
+                                  type="button"
+                                  data-testid="key-revoke"
+                                  aria-label={t("gov.keys.revokeOf", { name: key.name })}
+                                  onClick={() => setConfirming(key.id)}
+                                  className={`${BUTTON} text-red-700 dark:text-red-300`}
+                                >
+                                  {t("gov.keys.revoke")}
+                                </button>
+                              </>
+                            )}
+                          </div>
+                        )}
+                      </td>
+                    </tr>
+                    {limitsOpen === key.id && !revoked && (
+                      <tr data-testid="key-limits-row">
+                        <td colSpan={7} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
+                          <p className="mb-2 text-sm font-medium">
+                            {t("gov.keys.limitsOf", { name: key.name })}
+                          </p>
+                          <LimitsForm
+                            testId="key-limits-form"
+                            scope="key"
+                            subjectId={key.id}
+                            limits={key.limits}
+                            onSaved={reload}
+                            onClose={() => setLimitsOpen(null)}
+                          />
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
+                );
+              })}
+              {keys.length === 0 && (
+                <tr>
+                  <td colSpan={7} className="px-3 py-8 text-center text-slate-500 dark:text-slate-400">
+                    {loading ? t("gov.loading") : t("gov.keys.none")}
+                  </td>
+                </tr>
+              )}
+            </tbody>
+          </table>
+        </div>
+      </section>
+
+      <HowToCall origin={origin} model={model} />
+    </div>
+  );
+}

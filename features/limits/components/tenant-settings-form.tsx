@@ -1,0 +1,185 @@
+"use client";
+
+import { type FormEvent, useId, useState } from "react";
+import { type GovernanceSettings, governanceApi } from "@/components/admin-kit/governance-api";
+import {
+  ErrorNote,
+  FieldError,
+  type FieldMessages,
+  INPUT,
+  LABEL,
+  messagesOf,
+  otherMessages,
+  PRIMARY,
+  SavedNote,
+} from "@/components/admin-kit/ui";
+import { explainFieldsOrMessage, useFormSubmit } from "@/components/admin-kit/use-form-submit";
+import { useI18n } from "@/components/i18n";
+
+const SHOWN = ["retentionDays", "cacheAliases", "cacheTtlSeconds", "maxOutputTokensDefault"] as const;
+
+/** A whole number, or null when the text is not one. */
+const toInteger = (text: string): number | null => (/^\s*\d+\s*$/.test(text) ? Number(text) : null);
+
+/** The tenant's retention, response cache and output ceiling. */
+export function TenantSettingsForm(props: {
+  settings: GovernanceSettings;
+  onSaved: (next: GovernanceSettings) => void;
+}) {
+  const { t } = useI18n();
+  const id = useId();
+  const [retentionDays, setRetentionDays] = useState(String(props.settings.retentionDays));
+  const [cacheAliases, setCacheAliases] = useState<string[]>(props.settings.cacheAliases);
+  const [cacheTtlSeconds, setCacheTtlSeconds] = useState(String(props.settings.cacheTtlSeconds));
+  const [maxOutput, setMaxOutput] = useState(String(props.settings.maxOutputTokensDefault));
+  const { fields, formError, saving, reset, submit } = useFormSubmit(explainFieldsOrMessage);
+  const [savedAt, setSavedAt] = useState<number | null>(null);
+
+  // Aliases the tenant caches that the gateway no longer has still show, so they can be unticked.
+  const aliases = [...new Set([...props.settings.aliases, ...props.settings.cacheAliases])];
+
+  const onSubmit = async (e: FormEvent) => {
+    e.preventDefault();
+    // Whole numbers are checked here; ranges and aliases by the server, whose messages name the field.
+    const days = toInteger(retentionDays);
+    const ttl = toInteger(cacheTtlSeconds);
+    const ceiling = toInteger(maxOutput);
+    const local: FieldMessages = {};
+    if (days === null) local.retentionDays = [t("gov.limits.wholeNumber")];
+    if (ttl === null) local.cacheTtlSeconds = [t("gov.limits.wholeNumber")];
+    if (ceiling === null) local.maxOutputTokensDefault = [t("gov.limits.wholeNumber")];
+    reset(local);
+    if (days === null || ttl === null || ceiling === null) return;
+    await submit(async () => {
+      const next = await governanceApi.saveSettings({
+        retentionDays: days,
+        cacheAliases,
+        cacheTtlSeconds: ttl,
+        maxOutputTokensDefault: ceiling,
+      });
+      setSavedAt(Date.now());
+      props.onSaved(next);
+    });
+  };
+
+  const invalid = (field: string) => messagesOf(fields, field).length > 0;
+  const other = otherMessages(fields, SHOWN);
+  return (
+    <form
+      noValidate
+      onSubmit={onSubmit}
+      data-testid="tenant-settings-form"
+      aria-busy={saving}
+      className="space-y-4"
+    >
+      <div className="grid gap-4 md:grid-cols-[minmax(0,14rem)_minmax(0,1fr)]">
+        <div className="min-w-0">
+          <label htmlFor={`${id}-retention`} className={LABEL}>
+            {t("gov.settings.retentionDays")}
+          </label>
+          <input
+            id={`${id}-retention`}
+            data-testid="settings-retentionDays"
+            inputMode="numeric"
+            autoComplete="off"
+            value={retentionDays}
+            aria-invalid={invalid("retentionDays") || undefined}
+            aria-describedby={`${id}-retention-hint${invalid("retentionDays") ? ` ${id}-retention-error` : ""}`}
+            onChange={(e) => setRetentionDays(e.target.value)}
+            className={`${INPUT} mt-1 tabular-nums`}
+          />
+          <p id={`${id}-retention-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+            {t("gov.settings.retentionHint")}
+          </p>
+          <FieldError
+            id={`${id}-retention-error`}
+            field="retentionDays"
+            messages={messagesOf(fields, "retentionDays")}
+          />
+          <label htmlFor={`${id}-max-output`} className={`${LABEL} mt-4`}>
+            {t("gov.settings.maxOutputTokens")}
+          </label>
+          <input
+            id={`${id}-max-output`}
+            data-testid="settings-maxOutputTokensDefault"
+            inputMode="numeric"
+            autoComplete="off"
+            value={maxOutput}
+            aria-invalid={invalid("maxOutputTokensDefault") || undefined}
+            aria-describedby={`${id}-max-output-hint${invalid("maxOutputTokensDefault") ? ` ${id}-max-output-error` : ""}`}
+            onChange={(e) => setMaxOutput(e.target.value)}
+            className={`${INPUT} mt-1 tabular-nums`}
+          />
+          <p id={`${id}-max-output-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+            {t("gov.settings.maxOutputTokensHint")}
+          </p>
+          <FieldError
+            id={`${id}-max-output-error`}
+            field="maxOutputTokensDefault"
+            messages={messagesOf(fields, "maxOutputTokensDefault")}
+          />
+        </div>
+        <fieldset
+          className="min-w-0 space-y-3 rounded-md border border-slate-200 p-3 dark:border-slate-700"
+          aria-describedby={invalid("cacheAliases") ? `${id}-aliases-error` : undefined}
+        >
+          <legend className="px-1 text-sm font-medium">{t("gov.settings.cache")}</legend>
+          <p className="text-xs text-slate-500 dark:text-slate-400">{t("gov.settings.cacheHint")}</p>
+          <div className="flex flex-wrap gap-x-4 gap-y-2" data-testid="settings-cacheAliases">
+            {aliases.length === 0 && <p className="text-sm text-slate-500">{t("gov.settings.noAliases")}</p>}
+            {aliases.map((alias) => (
+              <label key={alias} className="flex min-w-0 items-center gap-2 text-sm">
+                <input
+                  type="checkbox"
+                  data-testid="cache-alias"
+                  value={alias}
+                  checked={cacheAliases.includes(alias)}
+                  onChange={(e) => {
+                    const on = e.target.checked;
+                    setCacheAliases((list) => (on ? [...list, alias] : list.filter((a) => a !== alias)));
+                  }}
+                  className="h-4 w-4 accent-indigo-600"
+                />
+                <span className="truncate font-mono text-xs">{alias}</span>
+              </label>
+            ))}
+          </div>
+          <FieldError
+            id={`${id}-aliases-error`}
+            field="cacheAliases"
+            messages={messagesOf(fields, "cacheAliases")}
+          />
+          <div className="max-w-[14rem]">
+            <label htmlFor={`${id}-ttl`} className={LABEL}>
+              {t("gov.settings.cacheTtl")}
+            </label>
+            <input
+              id={`${id}-ttl`}
+              data-testid="settings-cacheTtlSeconds"
+              inputMode="numeric"
+              autoComplete="off"
+              value={cacheTtlSeconds}
+              aria-invalid={invalid("cacheTtlSeconds") || undefined}
+              aria-describedby={invalid("cacheTtlSeconds") ? `${id}-ttl-error` : undefined}
+              onChange={(e) => setCacheTtlSeconds(e.target.value)}
+              className={`${INPUT} mt-1 tabular-nums`}
+            />
+            <FieldError
+              id={`${id}-ttl-error`}
+              field="cacheTtlSeconds"
+              messages={messagesOf(fields, "cacheTtlSeconds")}
+            />
+          </div>
+        </fieldset>
+      </div>
+      {other.length > 0 && <ErrorNote message={other.join(" ")} />}
+      {formError && <ErrorNote message={formError} />}
+      <div className="flex flex-wrap items-center gap-2">
+        <button type="submit" data-testid="settings-save" disabled={saving} className={PRIMARY}>
+          {saving ? t("gov.saving") : t("gov.save")}
+        </button>
+        <SavedNote at={savedAt} />
+      </div>
+    </form>
+  );
+}

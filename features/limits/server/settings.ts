@@ -1,0 +1,350 @@
+import Big from "big.js";
+import { and, eq, gte, ne, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "@/db";
+import {
+  apiKey,
+  appUser,
+  type LimitScope,
+  membership,
+  sysAgentTurn,
+  tenant,
+  usageDaily,
+  usageLimit,
+} from "@/db/schema";
+import { type Actor, recordChange } from "@/lib/changes/changes";
+import { AppError, notFound } from "@/lib/core/errors";
+import { normalizeDecimal } from "@/lib/governance/meter";
+import { BUDGET_TTL, budgetKey, hasBudget, type Period } from "@/lib/pipeline/budget";
+import type { CounterStore } from "@/lib/pipeline/counters";
+import { fromNano, toNano } from "@/lib/pipeline/money";
+import { invalidatePolicy, type LimitValues } from "@/lib/pipeline/policy";
+import { windowsAt } from "@/lib/pipeline/windows";
+
+const USD_AMOUNT = /^\d{1,10}(\.\d{1,10})?$/;
+const usdAmount = z.string().trim().regex(USD_AMOUNT, "an amount in USD, such as 25 or 0.50").nullable();
+const perMinute = z
+  .number()
+  .int()
+  .min(1, "at least 1 (leave empty for no limit)")
+  .max(100_000_000)
+  .nullable();
+
+/** The limits of one scope, as an admin sets them: each may be empty (no limit); soft never above hard. */
+export const limitValuesInput = z
+  .object({
+    requestsPerMinute: perMinute.default(null),
+    tokensPerMinute: perMinute.default(null),
+    dailySoftUsd: usdAmount.default(null),
+    dailyHardUsd: usdAmount.default(null),
+    monthlySoftUsd: usdAmount.default(null),
+    monthlyHardUsd: usdAmount.default(null),
+  })
+  .superRefine((v, ctx) => {
+    for (const period of ["daily", "monthly"] as const) {
+      const soft = v[`${period}SoftUsd`];
+      const hard = v[`${period}HardUsd`];
+      // Zod still runs this when a field failed its own check: compare only amounts that are valid.
+      const comparable = (x: unknown): x is string => typeof x === "string" && USD_AMOUNT.test(x);
+      if (comparable(soft) && comparable(hard) && new Big(soft).gt(hard))
+        ctx.addIssue({
+          code: "custom",
+          path: [`${period}SoftUsd`],
+          message: `the soft limit warns before the hard one refuses, so it cannot be above ${hard}`,
+        });
+    }
+  });
+
+export const limitsInput = z.intersection(
+  z.object({
+    scope: z.enum(["tenant", "key", "user"]),
+    subjectId: z.uuid("the id of an API key or a user of this tenant").optional(),
+  }),
+  limitValuesInput,
+);
+
+export const tenantSettingsInput = z.object({
+  retentionDays: z.number().int().min(1, "keep at least 1 day").max(3650, "at most 3650 days (10 years)"),
+  cacheAliases: z.array(z.string().min(1)).max(100),
+  cacheTtlSeconds: z
+    .number()
+    .int()
+    .min(10, "at least 10 seconds")
+    .max(30 * 86_400, "at most 30 days"),
+  /** Output tokens sent with a call that sets no max_tokens under a hard budget; omitted: unchanged. */
+  maxOutputTokensDefault: z
+    .number()
+    .int()
+    .min(16, "at least 16 tokens")
+    .max(1_000_000, "at most 1,000,000 tokens")
+    .optional(),
+});
+
+export type LimitView = LimitValues & { spentToday: string; spentThisMonth: string };
+
+export type GovernanceSettings = {
+  retentionDays: number;
+  cacheAliases: string[];
+  cacheTtlSeconds: number;
+  maxOutputTokensDefault: number;
+  tenantLimits: LimitView | null;
+  keys: {
+    id: string;
+    name: string;
+    prefix: string;
+    createdAt: Date;
+    lastUsedAt: Date | null;
+    revokedAt: Date | null;
+    limits: LimitView | null;
+  }[];
+  users: { id: string; email: string; name: string; role: string; limits: LimitView | null }[];
+};
+
+const usdOrNull = (v: string | null) => (v === null ? null : normalizeDecimal(v));
+const valuesOf = (row: typeof usageLimit.$inferSelect): LimitValues => ({
+  requestsPerMinute: row.requestsPerMinute,
+  tokensPerMinute: row.tokensPerMinute,
+  dailySoftUsd: usdOrNull(row.dailySoftUsd),
+  dailyHardUsd: usdOrNull(row.dailyHardUsd),
+  monthlySoftUsd: usdOrNull(row.monthlySoftUsd),
+  monthlyHardUsd: usdOrNull(row.monthlyHardUsd),
+});
+
+/** Everything the limits screen shows for a tenant: its settings, and the limits and spend of each scope. */
+export async function readGovernanceSettings(
+  db: Database,
+  counters: CounterStore,
+  tenantId: string,
+): Promise<GovernanceSettings> {
+  const [t] = await db.select().from(tenant).where(eq(tenant.id, tenantId)).limit(1);
+  if (!t) throw notFound("tenant");
+  const [limitRows, keys, members] = await Promise.all([
+    db.select().from(usageLimit).where(eq(usageLimit.tenantId, tenantId)),
+    db
+      .select({
+        id: apiKey.id,
+        name: apiKey.name,
+        prefix: apiKey.prefix,
+        createdAt: apiKey.createdAt,
+        lastUsedAt: apiKey.lastUsedAt,
+        revokedAt: apiKey.revokedAt,
+      })
+      .from(apiKey)
+      .where(eq(apiKey.tenantId, tenantId))
+      .orderBy(sql`${apiKey.createdAt} desc`),
+    db
+      .select({ id: appUser.id, email: appUser.email, name: appUser.name, role: membership.role })
+      .from(membership)
+      .innerJoin(appUser, eq(appUser.id, membership.userId))
+      .where(eq(membership.tenantId, tenantId))
+      .orderBy(appUser.email),
+  ]);
+  const w = windowsAt(Date.now());
+  const spendKeys = limitRows.flatMap((r) => [
+    budgetKey(r.scope, r.subjectId, "daily", w.day),
+    budgetKey(r.scope, r.subjectId, "monthly", w.month),
+  ]);
+  const spend = await counters.read(tenantId, spendKeys);
+  const views = new Map<string, LimitView>();
+  for (const [i, r] of limitRows.entries())
+    views.set(`${r.scope}:${r.subjectId}`, {
+      ...valuesOf(r),
+      spentToday: fromNano(spend[i * 2] ?? 0),
+      spentThisMonth: fromNano(spend[i * 2 + 1] ?? 0),
+    });
+
+  return {
+    retentionDays: t.retentionDays,
+    cacheAliases: t.cacheAliases,
+    cacheTtlSeconds: t.cacheTtlSeconds,
+    maxOutputTokensDefault: t.maxOutputTokensDefault,
+    tenantLimits: views.get(`tenant:${tenantId}`) ?? null,
+    keys: keys.map((k) => ({ ...k, limits: views.get(`key:${k.id}`) ?? null })),
+    users: members.map((m) => ({ ...m, limits: views.get(`user:${m.id}`) ?? null })),
+  };
+}
+
+/** Sets a tenant's retention, response cache and output ceiling; an alias the gateway does not know is refused. */
+export async function saveTenantSettings(
+  db: Database,
+  tenantId: string,
+  input: z.output<typeof tenantSettingsInput>,
+  knownAliases: string[],
+  actor?: Actor,
+): Promise<void> {
+  const unknown = input.cacheAliases.filter((a) => !knownAliases.includes(a));
+  if (unknown.length)
+    throw new AppError("validation_failed", "the request is invalid", {
+      fields: {
+        cacheAliases: [`unknown model alias: ${unknown.join(", ")} (known: ${knownAliases.join(", ")})`],
+      },
+    });
+  await db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({
+        retentionDays: tenant.retentionDays,
+        cacheAliases: tenant.cacheAliases,
+        cacheTtlSeconds: tenant.cacheTtlSeconds,
+        maxOutputTokensDefault: tenant.maxOutputTokensDefault,
+      })
+      .from(tenant)
+      .where(eq(tenant.id, tenantId))
+      .for("update");
+    if (!before) throw notFound("tenant");
+    const after = {
+      retentionDays: input.retentionDays,
+      cacheAliases: [...new Set(input.cacheAliases)],
+      cacheTtlSeconds: input.cacheTtlSeconds,
+      maxOutputTokensDefault: input.maxOutputTokensDefault ?? before.maxOutputTokensDefault,
+    };
+    await tx.update(tenant).set(after).where(eq(tenant.id, tenantId));
+    if (actor && JSON.stringify(before) !== JSON.stringify(after))
+      await recordChange(tx, actor, {
+        tenantId,
+        action: "tenant_settings.updated",
+        objectType: "tenant_settings",
+        objectId: tenantId,
+        before,
+        after,
+      });
+  });
+  invalidatePolicy(tenantId);
+}
+
+/**
+ * Sets (or, when every value is empty, removes) the limits of the tenant, one of its keys or one of its users.
+ * A budget set mid-day starts from what the ledger says was already spent today and this month.
+ */
+export async function saveLimits(
+  db: Database,
+  counters: CounterStore,
+  tenantId: string,
+  input: z.output<typeof limitsInput>,
+  actorId: string,
+  actor?: Actor,
+): Promise<LimitValues | null> {
+  const { scope, subjectId: given, ...raw } = input;
+  const values: LimitValues = {
+    ...raw,
+    dailySoftUsd: usdOrNull(raw.dailySoftUsd),
+    dailyHardUsd: usdOrNull(raw.dailyHardUsd),
+    monthlySoftUsd: usdOrNull(raw.monthlySoftUsd),
+    monthlyHardUsd: usdOrNull(raw.monthlyHardUsd),
+  };
+  const subjectId = scope === "tenant" ? tenantId : given;
+  if (!subjectId)
+    throw new AppError("validation_failed", "the request is invalid", {
+      fields: { subjectId: [`the id of the ${scope === "key" ? "API key" : "user"} is required`] },
+    });
+  await assertSubject(db, tenantId, scope, subjectId);
+  const key = and(
+    eq(usageLimit.tenantId, tenantId),
+    eq(usageLimit.scope, scope),
+    eq(usageLimit.subjectId, subjectId),
+  );
+  const cleared = Object.values(values).every((v) => v === null);
+  await db.transaction(async (tx) => {
+    const [previous] = await tx.select().from(usageLimit).where(key).for("update");
+    if (cleared) await tx.delete(usageLimit).where(key);
+    else
+      await tx
+        .insert(usageLimit)
+        .values({ tenantId, scope, subjectId, ...values, updatedBy: actorId })
+        .onConflictDoUpdate({
+          target: [usageLimit.tenantId, usageLimit.scope, usageLimit.subjectId],
+          set: { ...values, updatedBy: actorId, updatedAt: new Date() },
+        });
+    const before = previous ? valuesOf(previous) : null;
+    const after = cleared ? null : values;
+    if (actor && JSON.stringify(before) !== JSON.stringify(after))
+      await recordChange(tx, actor, {
+        tenantId,
+        action: cleared ? "limits.removed" : "limits.set",
+        objectType: "limits",
+        objectId: `${scope}:${subjectId}`,
+        before: before && { scope, subjectId, ...before },
+        after: after && { scope, subjectId, ...after },
+      });
+  });
+  invalidatePolicy(tenantId);
+  if (cleared) return null;
+  if (hasBudget({ scope, subjectId, ...values })) await seedSpend(db, counters, tenantId, scope, subjectId);
+  return values;
+}
+
+async function assertSubject(db: Database, tenantId: string, scope: LimitScope, subjectId: string) {
+  if (scope === "tenant") return;
+  const rows =
+    scope === "key"
+      ? await db
+          .select({ id: apiKey.id, revokedAt: apiKey.revokedAt })
+          .from(apiKey)
+          .where(and(eq(apiKey.tenantId, tenantId), eq(apiKey.id, subjectId)))
+      : await db
+          .select({ id: membership.userId })
+          .from(membership)
+          .where(and(eq(membership.tenantId, tenantId), eq(membership.userId, subjectId)));
+  if (!rows.length) throw notFound(scope === "key" ? "API key" : "member");
+  if ("revokedAt" in rows[0]! && rows[0].revokedAt)
+    throw new AppError("conflict", "this API key is revoked; its limits no longer apply to anything");
+}
+
+/** Brings the day's and month's spend counters up to what the ledger already holds (never down). */
+async function seedSpend(
+  db: Database,
+  counters: CounterStore,
+  tenantId: string,
+  scope: LimitScope,
+  subjectId: string,
+) {
+  const w = windowsAt(Date.now());
+  const monthStart = `${w.month}-01`;
+  const spent: Record<Period, string> = { daily: "0", monthly: "0" };
+  if (scope === "key") {
+    const [row] = await db
+      .select({
+        day: sql<string>`coalesce(sum(${sysAgentTurn.cost}) filter (where ${sysAgentTurn.startedAt} >= ${`${w.day}T00:00:00Z`}::timestamptz), 0)::text`,
+        month: sql<string>`coalesce(sum(${sysAgentTurn.cost}), 0)::text`,
+      })
+      .from(sysAgentTurn)
+      .where(
+        and(
+          eq(sysAgentTurn.tenantId, tenantId),
+          eq(sysAgentTurn.apiKeyId, subjectId),
+          gte(sysAgentTurn.startedAt, sql`${`${monthStart}T00:00:00Z`}::timestamptz`),
+        ),
+      );
+    spent.daily = row?.day ?? "0";
+    spent.monthly = row?.month ?? "0";
+  } else {
+    const [row] = await db
+      .select({
+        day: sql<string>`coalesce(sum(${usageDaily.cost}) filter (where ${usageDaily.day} = ${w.day}), 0)::text`,
+        month: sql<string>`coalesce(sum(${usageDaily.cost}), 0)::text`,
+      })
+      .from(usageDaily)
+      .where(
+        and(
+          eq(usageDaily.tenantId, tenantId),
+          gte(usageDaily.day, monthStart),
+          ...(scope === "user" ? [eq(usageDaily.userId, subjectId), ne(usageDaily.source, "api")] : []),
+        ),
+      );
+    spent.daily = row?.day ?? "0";
+    spent.monthly = row?.month ?? "0";
+  }
+  const keys = {
+    daily: budgetKey(scope, subjectId, "daily", w.day),
+    monthly: budgetKey(scope, subjectId, "monthly", w.month),
+  };
+  const [day, month] = await counters.read(tenantId, [keys.daily, keys.monthly]);
+  const raise = [
+    { key: keys.daily, amount: Math.max(0, toNano(spent.daily) - (day ?? 0)), ttlSeconds: BUDGET_TTL.daily },
+    {
+      key: keys.monthly,
+      amount: Math.max(0, toNano(spent.monthly) - (month ?? 0)),
+      ttlSeconds: BUDGET_TTL.monthly,
+    },
+  ];
+  await counters.add(tenantId, raise);
+}

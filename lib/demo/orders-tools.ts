@@ -1,0 +1,67 @@
+import { and, asc, eq, ilike } from "drizzle-orm";
+import { z } from "zod";
+import { type Database, getDb } from "@/db";
+import { demoOrder } from "@/db/schema";
+import { likeContains } from "@/db/sql-text";
+import { defineTool, StaticToolSet } from "@/lib/agent/tool";
+
+const STATUSES = ["open", "shipped", "delivered", "cancelled"] as const;
+
+const view = (o: typeof demoOrder.$inferSelect) => ({
+  orderId: o.number,
+  customer: o.customer,
+  status: o.status,
+  totalUsd: o.totalUsd,
+  createdAt: o.createdAt.toISOString(),
+});
+
+/** A demo business tool set over the tenant's own orders: every query carries the caller's tenant. */
+export function ordersToolSet(database: () => Promise<Database> = getDb): StaticToolSet {
+  const queryOrders = defineTool({
+    name: "query_orders",
+    description: "List the organisation's orders, optionally by status and customer.",
+    category: "orders",
+    keywords: ["orders", "order", "open orders", "customer"],
+    parameters: z.object({
+      status: z.enum(STATUSES).optional().describe("Only orders with this status"),
+      customer: z.string().max(200).optional().describe("Only orders whose customer name contains this"),
+      limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 20)"),
+    }),
+    execute: async ({ status, customer, limit }, ctx) => {
+      const db = await database();
+      const conditions = [eq(demoOrder.tenantId, ctx.tenantId)];
+      if (status) conditions.push(eq(demoOrder.status, status));
+      if (customer) conditions.push(ilike(demoOrder.customer, likeContains(customer)));
+      const rows = await db
+        .select()
+        .from(demoOrder)
+        .where(and(...conditions))
+        .orderBy(asc(demoOrder.number))
+        .limit(limit ?? 20);
+      return { count: rows.length, orders: rows.map(view) };
+    },
+  });
+  const getOrder = defineTool({
+    name: "get_order",
+    description: "One order by its number, e.g. A-1001.",
+    category: "orders",
+    keywords: ["order number"],
+    parameters: z.object({ orderId: z.string().min(1).max(40).describe("The order number, e.g. A-1001") }),
+    execute: async ({ orderId }, ctx) => {
+      const db = await database();
+      const [row] = await db
+        .select()
+        .from(demoOrder)
+        .where(and(eq(demoOrder.tenantId, ctx.tenantId), eq(demoOrder.number, orderId.trim().toUpperCase())))
+        .limit(1);
+      // Another tenant's order is "not found", like one that does not exist.
+      if (!row) throw new Error(`order ${orderId} not found`);
+      return view(row);
+    },
+  });
+  return new StaticToolSet(
+    "orders",
+    [queryOrders, getOrder],
+    "You can look up this organisation's orders with query_orders and get_order. Never guess order data.",
+  );
+}

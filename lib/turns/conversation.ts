@@ -1,0 +1,104 @@
+import type { StoredToolCall } from "@/lib/agent/tool";
+import type { ChatMessage } from "@/lib/gateway/types";
+
+/** A message as the conversation keeps it: the model's messages, plus display-only ones and notifications. */
+export type StoredMessage = ChatMessage & {
+  /** display: shown to people, never sent to the model; notification: a queued task_result or schedule note. */
+  kind?: "display" | "notification";
+  data?: Record<string, unknown>;
+};
+
+export type Notification = { type: string; body: string };
+
+/** Where conversations live. The governance store implements it on PostgreSQL; tests use the in-memory one. */
+export interface ConversationStore {
+  history(tenantId: string, conversationId: string): Promise<StoredMessage[]>;
+  append(tenantId: string, conversationId: string, turnId: string, messages: StoredMessage[]): Promise<void>;
+  /** Queues a message for the model's next turn; consecutive pending ones of the same type merge. */
+  queueNotification(tenantId: string, conversationId: string, notification: Notification): Promise<void>;
+  takeNotifications(tenantId: string, conversationId: string): Promise<Notification[]>;
+}
+
+export class InMemoryConversationStore implements ConversationStore {
+  readonly messages = new Map<string, (StoredMessage & { turnId: string })[]>();
+  readonly pending = new Map<string, Notification[]>();
+
+  async history(tenantId: string, conversationId: string): Promise<StoredMessage[]> {
+    return (this.messages.get(`${tenantId}/${conversationId}`) ?? []).map(({ turnId: _t, ...m }) => m);
+  }
+
+  async append(
+    tenantId: string,
+    conversationId: string,
+    turnId: string,
+    messages: StoredMessage[],
+  ): Promise<void> {
+    const key = `${tenantId}/${conversationId}`;
+    this.messages.set(key, [...(this.messages.get(key) ?? []), ...messages.map((m) => ({ ...m, turnId }))]);
+  }
+
+  async queueNotification(tenantId: string, conversationId: string, n: Notification): Promise<void> {
+    const key = `${tenantId}/${conversationId}`;
+    this.pending.set(key, mergeNotification(this.pending.get(key) ?? [], n));
+  }
+
+  async takeNotifications(tenantId: string, conversationId: string): Promise<Notification[]> {
+    const key = `${tenantId}/${conversationId}`;
+    const taken = this.pending.get(key) ?? [];
+    this.pending.delete(key);
+    return taken;
+  }
+}
+
+/** Consecutive notifications of one type become one message, so a busy conversation is not flooded. */
+export function mergeNotification(queue: Notification[], n: Notification): Notification[] {
+  const last = queue[queue.length - 1];
+  if (last && last.type === n.type)
+    return [...queue.slice(0, -1), { type: n.type, body: `${last.body}\n${n.body}` }];
+  return [...queue, n];
+}
+
+/** The tool calls of a history with their results, for tool sets that rebuild their state from it. */
+export function storedToolCalls(history: StoredMessage[]): StoredToolCall[] {
+  const results = new Map<string, string>();
+  for (const m of history) if (m.role === "tool") results.set(m.toolCallId, m.content);
+  return history.flatMap((m) =>
+    m.role === "assistant"
+      ? (m.toolCalls ?? []).map((c) => ({ name: c.name, args: c.args, result: results.get(c.id) ?? "" }))
+      : [],
+  );
+}
+
+/**
+ * The messages to send a model: display messages dropped, and any tool call left without a result (a crash
+ * mid-turn) given a `cancelled` one, because providers reject a history with a dangling tool call.
+ */
+export function modelHistory(history: StoredMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  const visible = history.filter((m) => m.kind !== "display");
+  for (let i = 0; i < visible.length; i++) {
+    const { kind: _k, data: _d, ...m } = visible[i]!;
+    out.push(m as ChatMessage);
+    if (m.role === "assistant" && m.toolCalls?.length) {
+      const answered = new Set<string>();
+      for (let j = i + 1; j < visible.length && visible[j]!.role === "tool"; j++) {
+        answered.add((visible[j] as Extract<ChatMessage, { role: "tool" }>).toolCallId);
+      }
+      const missing = m.toolCalls.filter((c) => !answered.has(c.id));
+      // Results must directly follow their call: emit the answered ones, then cancelled ones for the rest.
+      let j = i + 1;
+      for (; j < visible.length && visible[j]!.role === "tool"; j++) out.push(visible[j] as ChatMessage);
+      for (const c of missing) out.push(cancelledResult(c.id, c.name));
+      i = j - 1;
+    }
+  }
+  return out;
+}
+
+export const CANCELLED = JSON.stringify({ error: "cancelled" });
+export const cancelledResult = (toolCallId: string, name: string): ChatMessage => ({
+  role: "tool",
+  toolCallId,
+  name,
+  content: CANCELLED,
+});
