@@ -1,15 +1,7 @@
 import type { Gateway } from "@/lib/gateway/gateway";
 import { type ChatRequest, type Stamp, type StreamEvent, ZERO_USAGE } from "@/lib/gateway/types";
+import type { GuardrailCode } from "@/lib/turns/events";
 import type { Caller, Policy } from "./policy";
-
-export type GuardrailCode =
-  | "rate_limit"
-  | "budget_hard"
-  | "budget_soft"
-  /** The call set no max_tokens; the tenant's ceiling was sent upstream so its budget reservation bounds it. */
-  | "max_tokens_applied"
-  /** The provider billed more than the call's reservation; the spend counts in full (the next call may be refused). */
-  | "budget_overrun";
 
 /** What the pipeline streams: the gateway's events, plus its own guardrail decisions (warnings and refusals). */
 export type PipelineEvent =

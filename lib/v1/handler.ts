@@ -7,7 +7,7 @@ import { apiBodyLimits, BodyRefused, jsonDepthExceeds, readJsonWithin, tooDeep }
 import { findApiKey, type ResolvedKey } from "@/lib/keys/api-keys";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import type { PipelineEvent } from "@/lib/pipeline/types";
-import type { TurnSummary } from "@/lib/turns/events";
+import type { ApiTurnSummary, TurnError, TurnStatus } from "@/lib/turns/events";
 import type { TurnObserver } from "@/lib/turns/observer";
 import {
   type ChatCompletionRequest,
@@ -153,11 +153,7 @@ async function chatCompletions(
     signal: req.signal,
   };
   let closed = false;
-  const close = async (
-    stamp: Stamp | undefined,
-    status: TurnSummary["status"],
-    error?: { class: string; message: string },
-  ) => {
+  const close = async (stamp: Stamp | undefined, status: TurnStatus, error?: TurnError) => {
     if (closed) return;
     closed = true;
     await deps.recorder.end(
@@ -246,11 +242,7 @@ function streamCompletion(
   body: ChatCompletionRequest,
   events: AsyncGenerator<PipelineEvent>,
   deps: V1Deps,
-  close: (
-    stamp: Stamp | undefined,
-    status: TurnSummary["status"],
-    error?: { class: string; message: string },
-  ) => Promise<void>,
+  close: (stamp: Stamp | undefined, status: TurnStatus, error?: TurnError) => Promise<void>,
   headers: Headers,
 ): Response {
   const encoder = new TextEncoder();
@@ -384,17 +376,18 @@ function checkArgumentsDepth(body: ChatCompletionRequest, maxDepth: number): voi
   });
 }
 
+/** How a /v1 call ended, for the ledger: one round, no tool run here, and no conversation. */
 function summaryOf(
   turnId: string,
   model: string,
   stamp: Stamp | undefined,
-  status: TurnSummary["status"],
+  status: TurnStatus,
   latencyMs: number,
-  error?: { class: string; message: string },
-): TurnSummary {
+  error?: TurnError,
+): ApiTurnSummary {
   return {
     turnId,
-    conversationId: "",
+    conversationId: null,
     status,
     requestedModel: model,
     servedProvider: stamp?.servedProvider ?? null,
