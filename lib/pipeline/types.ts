@@ -1,11 +1,13 @@
 import type { Gateway } from "@/lib/gateway/gateway";
 import { type ChatRequest, type Stamp, type StreamEvent, ZERO_USAGE } from "@/lib/gateway/types";
 import type { GuardrailCode } from "@/lib/turns/events";
+import { CALL_ERROR_STATUS, type CallError, type PipelineRefusal } from "./errors";
 import type { Caller, Policy } from "./policy";
 
 /** What the pipeline streams: the gateway's events, plus its own guardrail decisions (warnings and refusals). */
 export type PipelineEvent =
-  | StreamEvent
+  | Exclude<StreamEvent, { type: "error" }>
+  | { type: "error"; error: CallError; stamp: Stamp }
   | { type: "guardrail"; code: GuardrailCode; message: string; blocking: boolean };
 
 /** One model call going through the pipeline. */
@@ -44,14 +46,14 @@ export function emptyStamp(model: string): Stamp {
 export function* refuse(
   call: Call,
   code: GuardrailCode,
-  errorClass: "rate_limit_exceeded" | "budget_exceeded",
+  errorClass: PipelineRefusal,
   message: string,
   retryAfterSeconds: number,
 ): Generator<PipelineEvent> {
   yield { type: "guardrail", code, message, blocking: true };
   yield {
     type: "error",
-    error: { class: errorClass, message, status: 429, retryAfterSeconds },
+    error: { class: errorClass, message, status: CALL_ERROR_STATUS[errorClass], retryAfterSeconds },
     stamp: emptyStamp(call.request.model),
   };
 }
