@@ -1,10 +1,14 @@
 import type { Gateway } from "@/lib/gateway/gateway";
 import { type ChatRequest, type Stamp, type StreamEvent, ZERO_USAGE } from "@/lib/gateway/types";
 import type { GuardrailCode } from "@/lib/turns/events";
+import type { TurnSource } from "@/lib/turns/observer";
 import { CALL_ERROR_STATUS, type CallError, type PipelineRefusal } from "./errors";
 import type { Caller, Policy } from "./policy";
 
-/** What the pipeline streams: the gateway's events, plus its own guardrail decisions (warnings and refusals). */
+/**
+ * What the pipeline streams: the gateway's events (an error may also be one of the pipeline's refusals), plus its
+ * own guardrail decisions (warnings and refusals).
+ */
 export type PipelineEvent =
   | Exclude<StreamEvent, { type: "error" }>
   | { type: "error"; error: CallError; stamp: Stamp }
@@ -12,7 +16,7 @@ export type PipelineEvent =
 
 /** One model call going through the pipeline. */
 export type Call = {
-  caller: Caller & { source: "drawer" | "api" | "schedule" };
+  caller: Caller & { source: TurnSource };
   request: ChatRequest & { model: string };
   /** Stream from the provider (the drawer, `stream: true` on /v1), or one JSON answer. */
   stream: boolean;
