@@ -1,6 +1,7 @@
-// `npm test`: lint, type check, unit + integration tests, the production build, then Playwright against it.
-// Stops at the first failing step. Its last line is the totals of every suite that ran:
-// `N passed, N failed` (and `, N skipped` when some were), where each check (lint, types, build) counts as one.
+// `npm test`: lint, type check, import layering, unit + integration tests, the production build, then Playwright
+// against it. Stops at the first failing step. Its last line is the totals of every suite that ran:
+// `N passed, N failed` (and `, N skipped` when some were), where each check (lint, types, layering, build) counts
+// as one.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 
@@ -13,6 +14,7 @@ mkdirSync("reports", { recursive: true });
 const steps = [
   { name: "lint", cmd: ["npx", "biome", "check", "."] },
   { name: "type check", cmd: ["npx", "tsc", "--noEmit"] },
+  { name: "import layering", cmd: ["npx", "tsx", "scripts/check-layers.ts"] },
   {
     name: "unit and integration tests",
     cmd: [

@@ -1,4 +1,5 @@
-import type { StoredToolCall, Tool, ToolSet } from "./tool";
+import type { StoredToolCall } from "@/lib/turns/conversation";
+import type { Tool, ToolSet } from "./tool";
 
 const MAX_CACHED_CONVERSATIONS = 500;
 

@@ -22,7 +22,7 @@ import {
   storedToolCalls,
 } from "@/lib/turns/conversation";
 import type { AgentEvent, ToolTraceEntry, TurnStatus, TurnSummary } from "@/lib/turns/events";
-import type { TurnObserver, TurnSource } from "@/lib/turns/observer";
+import type { ChatTurnSource, TurnObserver } from "@/lib/turns/observer";
 import type { ToolRegistry } from "./registry";
 import { runToolCall, type ToolOutcome } from "./run-tools";
 import type { Tool, ToolContext } from "./tool";
@@ -52,7 +52,7 @@ export type AgentContext = {
   conversationId: string;
 };
 
-export type SendRequest = { message: string; model?: string; enableTools?: boolean; source?: TurnSource };
+export type SendRequest = { message: string; model?: string; enableTools?: boolean; source?: ChatTurnSource };
 
 export const LIMIT_INSTRUCTION =
   "You have used every tool round available for this request. Do not call tools. Answer the user now in text, with what you have.";

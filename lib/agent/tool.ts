@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { MembershipRole } from "@/db/schema";
 import type { ToolSchema, Usage } from "@/lib/gateway/types";
+import type { StoredToolCall } from "@/lib/turns/conversation";
 
 /** Who and where a tool runs for. Every tool query is scoped by `tenantId`. */
 export type ToolContext = {
@@ -103,9 +104,6 @@ export abstract class ToolSet {
   }
   reset(): void {}
 }
-
-/** A tool call from the conversation's history, with its result, for `restore`. */
-export type StoredToolCall = { name: string; args: Record<string, unknown>; result: string };
 
 /** A tool set that only adds to the system prompt. */
 export class PromptToolSet extends ToolSet {

@@ -1,5 +1,6 @@
 import { ZodError } from "zod";
 
+/** The status of each of the app's own error codes (a failed model call's are in lib/pipeline/errors.ts). */
 export const ERROR_STATUS = {
   bad_request: 400,
   unauthorized: 401,

@@ -76,6 +76,7 @@ export const countsAgainstDeployment = (c: GatewayErrorClass) =>
   c === "auth" ||
   c === "not_found";
 
+/** How a provider's HTTP status is read (what our API answers a failed call with is lib/pipeline/errors.ts). */
 export function classForStatus(status: number): GatewayErrorClass {
   if (status === 400 || status === 422) return "bad_request";
   if (status === 401 || status === 403) return "auth";

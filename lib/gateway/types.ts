@@ -114,10 +114,7 @@ export type GatewayErrorClass =
   | "aborted"
   | "no_candidate"
   | "unknown_model"
-  | "internal"
-  // Refusals of the request pipeline (lib/pipeline), before any provider is asked.
-  | "rate_limit_exceeded"
-  | "budget_exceeded";
+  | "internal";
 
 /** Events of a streamed call. It always ends with exactly one `done` or `error`. */
 export type StreamEvent =

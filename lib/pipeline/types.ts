@@ -1,24 +1,22 @@
 import type { Gateway } from "@/lib/gateway/gateway";
 import { type ChatRequest, type Stamp, type StreamEvent, ZERO_USAGE } from "@/lib/gateway/types";
+import type { GuardrailCode } from "@/lib/turns/events";
+import type { TurnSource } from "@/lib/turns/observer";
+import { CALL_ERROR_STATUS, type CallError, type PipelineRefusal } from "./errors";
 import type { Caller, Policy } from "./policy";
 
-export type GuardrailCode =
-  | "rate_limit"
-  | "budget_hard"
-  | "budget_soft"
-  /** The call set no max_tokens; the tenant's ceiling was sent upstream so its budget reservation bounds it. */
-  | "max_tokens_applied"
-  /** The provider billed more than the call's reservation; the spend counts in full (the next call may be refused). */
-  | "budget_overrun";
-
-/** What the pipeline streams: the gateway's events, plus its own guardrail decisions (warnings and refusals). */
+/**
+ * What the pipeline streams: the gateway's events (an error may also be one of the pipeline's refusals), plus its
+ * own guardrail decisions (warnings and refusals).
+ */
 export type PipelineEvent =
-  | StreamEvent
+  | Exclude<StreamEvent, { type: "error" }>
+  | { type: "error"; error: CallError; stamp: Stamp }
   | { type: "guardrail"; code: GuardrailCode; message: string; blocking: boolean };
 
 /** One model call going through the pipeline. */
 export type Call = {
-  caller: Caller & { source: "drawer" | "api" | "schedule" };
+  caller: Caller & { source: TurnSource };
   request: ChatRequest & { model: string };
   /** Stream from the provider (the drawer, `stream: true` on /v1), or one JSON answer. */
   stream: boolean;
@@ -52,14 +50,14 @@ export function emptyStamp(model: string): Stamp {
 export function* refuse(
   call: Call,
   code: GuardrailCode,
-  errorClass: "rate_limit_exceeded" | "budget_exceeded",
+  errorClass: PipelineRefusal,
   message: string,
   retryAfterSeconds: number,
 ): Generator<PipelineEvent> {
   yield { type: "guardrail", code, message, blocking: true };
   yield {
     type: "error",
-    error: { class: errorClass, message, status: 429, retryAfterSeconds },
+    error: { class: errorClass, message, status: CALL_ERROR_STATUS[errorClass], retryAfterSeconds },
     stamp: emptyStamp(call.request.model),
   };
 }

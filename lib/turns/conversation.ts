@@ -1,4 +1,3 @@
-import type { StoredToolCall } from "@/lib/agent/tool";
 import type { ChatMessage } from "@/lib/gateway/types";
 
 /** A message as the conversation keeps it: the model's messages, plus display-only ones and notifications. */
@@ -9,6 +8,9 @@ export type StoredMessage = ChatMessage & {
 };
 
 export type Notification = { type: string; body: string };
+
+/** A tool call from the conversation's history, with its result, for tool sets that rebuild their state. */
+export type StoredToolCall = { name: string; args: Record<string, unknown>; result: string };
 
 /** Where conversations live. The governance store implements it on PostgreSQL; tests use the in-memory one. */
 export interface ConversationStore {

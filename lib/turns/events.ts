@@ -1,5 +1,4 @@
 import type { Stamp, ToolCall, Usage } from "@/lib/gateway/types";
-import type { GuardrailCode } from "@/lib/pipeline/types";
 
 export type TurnStatus = "success" | "failed" | "stopped" | "limit";
 
@@ -11,9 +10,21 @@ export type ToolTraceEntry = {
   error?: string;
 };
 
-export type TurnSummary = {
+/** Why a turn failed: the class of the call's failure (gateway or pipeline) or `internal`, and a safe message. */
+export type TurnError = { class: string; message: string };
+
+/** What the request pipeline reports on a turn (lib/pipeline decides them; the audit and the drawer show them). */
+export type GuardrailCode =
+  | "rate_limit"
+  | "budget_hard"
+  | "budget_soft"
+  /** The call set no max_tokens; the tenant's ceiling was sent upstream so its budget reservation bounds it. */
+  | "max_tokens_applied"
+  /** The provider billed more than the call's reservation; the spend counts in full (the next call may be refused). */
+  | "budget_overrun";
+
+type TurnOutcome = {
   turnId: string;
-  conversationId: string;
   status: TurnStatus;
   requestedModel: string;
   servedProvider: string | null;
@@ -30,8 +41,14 @@ export type TurnSummary = {
   latencyMs: number;
   /** Model calls of the turn answered from the response cache. */
   cacheHits?: number;
-  error?: { class: string; message: string };
+  error?: TurnError;
 };
+
+/** How a turn of the agent loop ended: it belongs to its conversation. */
+export type ChatTurnSummary = TurnOutcome & { conversationId: string };
+/** How a /v1 call ended: it has no conversation. */
+export type ApiTurnSummary = TurnOutcome & { conversationId: null };
+export type TurnSummary = ChatTurnSummary | ApiTurnSummary;
 
 /** What a turn streams to its caller, in order; it always ends with exactly one `done`. */
 export type AgentEvent =
@@ -53,4 +70,4 @@ export type AgentEvent =
     }
   | { type: "message"; content: string; data?: Record<string, unknown> }
   | { type: "error"; class: string; message: string }
-  | { type: "done"; summary: TurnSummary };
+  | { type: "done"; summary: ChatTurnSummary };

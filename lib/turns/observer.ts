@@ -1,20 +1,31 @@
 import type { AgentEvent, TurnSummary } from "./events";
 
-export type TurnSource = "drawer" | "api" | "schedule";
+/** Where a turn of the agent loop comes from; each belongs to a conversation. */
+export type ChatTurnSource = "drawer" | "schedule";
+export type TurnSource = ChatTurnSource | "api";
 
-export type TurnStart = {
+type TurnStartFields = {
   turnId: string;
   tenantId: string;
   userId: string;
-  /** null for API calls, which have no conversation. */
-  conversationId: string | null;
-  source: TurnSource;
-  apiKeyId?: string;
   requestedModel: string;
   message: string;
   toolsOffered: string[];
   startedAt: Date;
 };
+
+/** A turn of the agent loop (the drawer, a schedule): it reads and extends a conversation. */
+export type ChatTurnStart = TurnStartFields & {
+  source: ChatTurnSource;
+  conversationId: string;
+  apiKeyId?: never;
+};
+
+/** One /v1 call: a turn of its own kind, with no conversation, made with a tenant's API key. */
+export type ApiTurnStart = TurnStartFields & { source: "api"; conversationId: null; apiKeyId?: string };
+
+/** How a turn begins; `source` tells the two kinds apart. */
+export type TurnStart = ChatTurnStart | ApiTurnStart;
 
 /**
  * Watches turns for the ledger and the audit trail. The agent never lets an observer's failure reach the

@@ -7,10 +7,11 @@ import { apiBodyLimits, BodyRefused, jsonDepthExceeds, readJsonWithin, tooDeep }
 import { findApiKey, type ResolvedKey } from "@/lib/keys/api-keys";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import type { PipelineEvent } from "@/lib/pipeline/types";
-import type { TurnSummary } from "@/lib/turns/events";
+import type { ApiTurnSummary, TurnError, TurnStatus } from "@/lib/turns/events";
 import type { TurnObserver } from "@/lib/turns/observer";
 import {
   type ChatCompletionRequest,
+  callErrorResponse,
   chatCompletionRequest,
   completionBody,
   finishReason,
@@ -25,19 +26,6 @@ export type V1Deps = {
   gateway: () => Gateway;
   pipeline: Pipeline;
   recorder: TurnObserver;
-};
-
-const STATUS_BY_CLASS: Record<string, number> = {
-  bad_request: 400,
-  unknown_model: 404,
-  rate_limited: 429,
-  auth: 502,
-  not_found: 502,
-  no_candidate: 503,
-  timeout: 504,
-  aborted: 499,
-  rate_limit_exceeded: 429,
-  budget_exceeded: 429,
 };
 
 /**
@@ -153,11 +141,7 @@ async function chatCompletions(
     signal: req.signal,
   };
   let closed = false;
-  const close = async (
-    stamp: Stamp | undefined,
-    status: TurnSummary["status"],
-    error?: { class: string; message: string },
-  ) => {
+  const close = async (stamp: Stamp | undefined, status: TurnStatus, error?: TurnError) => {
     if (closed) return;
     closed = true;
     await deps.recorder.end(
@@ -192,7 +176,7 @@ async function chatCompletions(
       class: head.error.class,
       message: head.error.message,
     });
-    return errorResponse(head.error, headers);
+    return callErrorResponse(head.error, headers);
   }
   if (!body.stream) {
     // One JSON answer: the pipeline's only event after the guardrails is `done` (or the error above).
@@ -222,35 +206,13 @@ async function* prepend<T>(head: T, rest: AsyncGenerator<T>): AsyncGenerator<T> 
   yield* rest;
 }
 
-function errorResponse(
-  error: { class: string; message: string; retryAfterSeconds?: number },
-  headers: Headers,
-): Response {
-  if (error.retryAfterSeconds !== undefined) headers.set("retry-after", String(error.retryAfterSeconds));
-  // A spent budget does not come back in seconds: OpenAI's clients must not sit retrying it.
-  if (error.class === "budget_exceeded") headers.set("x-should-retry", "false");
-  const type =
-    error.class === "budget_exceeded"
-      ? "insufficient_quota"
-      : error.class === "rate_limit_exceeded"
-        ? "rate_limit_error"
-        : undefined;
-  const res = openAIError(STATUS_BY_CLASS[error.class] ?? 502, error.message, error.class, null, type);
-  for (const [name, value] of headers) res.headers.set(name, value);
-  return res;
-}
-
 function streamCompletion(
   turnId: string,
   startedAt: Date,
   body: ChatCompletionRequest,
   events: AsyncGenerator<PipelineEvent>,
   deps: V1Deps,
-  close: (
-    stamp: Stamp | undefined,
-    status: TurnSummary["status"],
-    error?: { class: string; message: string },
-  ) => Promise<void>,
+  close: (stamp: Stamp | undefined, status: TurnStatus, error?: TurnError) => Promise<void>,
   headers: Headers,
 ): Response {
   const encoder = new TextEncoder();
@@ -384,17 +346,18 @@ function checkArgumentsDepth(body: ChatCompletionRequest, maxDepth: number): voi
   });
 }
 
+/** How a /v1 call ended, for the ledger: one round, no tool run here, and no conversation. */
 function summaryOf(
   turnId: string,
   model: string,
   stamp: Stamp | undefined,
-  status: TurnSummary["status"],
+  status: TurnStatus,
   latencyMs: number,
-  error?: { class: string; message: string },
-): TurnSummary {
+  error?: TurnError,
+): ApiTurnSummary {
   return {
     turnId,
-    conversationId: "",
+    conversationId: null,
     status,
     requestedModel: model,
     servedProvider: stamp?.servedProvider ?? null,

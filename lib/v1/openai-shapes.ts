@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ChatMessage, ChatResponse, ToolSchema, Usage } from "@/lib/gateway/types";
+import { CALL_ERROR_STATUS, type CallError, type CallErrorClass } from "@/lib/pipeline/errors";
 
 const text = z
   .union([z.string(), z.array(z.object({ type: z.string(), text: z.string().optional() }).loose())])
@@ -154,6 +155,28 @@ export function openAIError(
           ? "server_error"
           : "invalid_request_error");
   return Response.json({ error: { message, type, param, code } }, { status });
+}
+
+/** OpenAI's error types for the refusals its clients treat specially (the others take the status's type). */
+const OPENAI_ERROR_TYPE: Partial<Record<CallErrorClass, string>> = {
+  budget_exceeded: "insufficient_quota",
+  rate_limit_exceeded: "rate_limit_error",
+};
+
+/** The answer to a call that failed before its first token: its status from the one table, OpenAI's body. */
+export function callErrorResponse(error: CallError, headers: Headers): Response {
+  if (error.retryAfterSeconds !== undefined) headers.set("retry-after", String(error.retryAfterSeconds));
+  // A spent budget does not come back in seconds: OpenAI's clients must not sit retrying it.
+  if (error.class === "budget_exceeded") headers.set("x-should-retry", "false");
+  const res = openAIError(
+    CALL_ERROR_STATUS[error.class],
+    error.message,
+    error.class,
+    null,
+    OPENAI_ERROR_TYPE[error.class],
+  );
+  for (const [name, value] of headers) res.headers.set(name, value);
+  return res;
 }
 
 export { finish as finishReason };

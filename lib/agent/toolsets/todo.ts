@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defineTool, type StoredToolCall, ToolSet } from "../tool";
+import type { StoredToolCall } from "@/lib/turns/conversation";
+import { defineTool, ToolSet } from "../tool";
 
 const STATUSES = ["pending", "in_progress", "completed"] as const;
 type Step = { step: string; status: (typeof STATUSES)[number] };

@@ -1,0 +1,38 @@
+import type { GatewayErrorClass } from "@/lib/gateway/types";
+
+/** The pipeline's own refusals, decided before any provider is asked. */
+export type PipelineRefusal = "rate_limit_exceeded" | "budget_exceeded";
+
+/** Every way a model call can fail: the gateway's classes and the pipeline's refusals. */
+export type CallErrorClass = GatewayErrorClass | PipelineRefusal;
+
+/** A call's failure as the pipeline streams it. */
+export type CallError = {
+  class: CallErrorClass;
+  message: string;
+  /** The provider's status, or the refusal's. */
+  status?: number;
+  retryAfterSeconds?: number;
+};
+
+/**
+ * The one table of the HTTP status a failed call answers with. Exhaustive, so a new class without a status does
+ * not compile. A provider's auth or not-found failure is our 502: the provider's key and model are ours, not the
+ * caller's.
+ */
+export const CALL_ERROR_STATUS = {
+  bad_request: 400,
+  auth: 502,
+  not_found: 502,
+  rate_limited: 429,
+  server: 502,
+  timeout: 504,
+  connection: 502,
+  stream_interrupted: 502,
+  aborted: 499,
+  no_candidate: 503,
+  unknown_model: 404,
+  internal: 502,
+  rate_limit_exceeded: 429,
+  budget_exceeded: 429,
+} as const satisfies Record<CallErrorClass, number>;

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { checkLayers, type Module, readTree } from "@/scripts/check-layers";
+
+/** A synthetic module map: each file with its in-tree imports, and which directive it starts with. */
+function tree(files: Record<string, { imports?: string[]; serverOnly?: boolean; useClient?: boolean }>) {
+  return new Map<string, Module>(
+    Object.entries(files).map(([file, m]) => [
+      file,
+      {
+        file,
+        imports: (m.imports ?? []).map((target) => ({ target, typeOnly: false })),
+        external: [],
+        serverOnly: m.serverOnly ?? false,
+        useClient: m.useClient ?? false,
+      },
+    ]),
+  );
+}
+
+describe("import layering", () => {
+  it("every arrow in the tree points one way", () => {
+    const violations = checkLayers(readTree()).map((v) => `${v.rule}: ${v.file} → ${v.target}`);
+    expect(violations).toEqual([]);
+  });
+
+  it("catches db/ importing lib/", () => {
+    const violations = checkLayers(
+      tree({ "db/index.ts": { imports: ["lib/demo/seed.ts"] }, "lib/demo/seed.ts": {} }),
+    );
+    expect(violations).toEqual([
+      expect.objectContaining({
+        file: "db/index.ts",
+        target: "lib/demo/seed.ts",
+        rule: expect.stringMatching(/^db\//),
+      }),
+    ]);
+  });
+
+  it("catches an import cycle, between files and between lib/ domains", () => {
+    const violations = checkLayers(
+      tree({
+        "lib/agent/tool.ts": { imports: ["lib/turns/conversation.ts"] },
+        "lib/turns/conversation.ts": { imports: ["lib/agent/tool.ts"] },
+      }),
+    );
+    const rules = violations.map((v) => v.rule);
+    expect(rules).toContain("no import cycles");
+    expect(rules).toContain("no lib/ domain imports another that imports it back");
+    expect(rules).toContain(
+      "lib/turns imports no domain (the provider-neutral types of lib/gateway and lib/core only)",
+    );
+  });
+
+  it("catches browser code that reaches a server-only module, however far down", () => {
+    const violations = checkLayers(
+      tree({
+        "components/drawer.tsx": { useClient: true, imports: ["components/api.ts"] },
+        "components/api.ts": { imports: ["lib/keys/api-keys.ts"] },
+        "lib/keys/api-keys.ts": { serverOnly: true },
+      }),
+    );
+    expect(violations).toEqual([
+      {
+        rule: "browser code imports no server-only module",
+        file: "components/drawer.tsx → components/api.ts",
+        target: "lib/keys/api-keys.ts",
+      },
+    ]);
+  });
+
+  it("lets browser code import a server-only module's types", () => {
+    const modules = tree({
+      "components/drawer.tsx": { useClient: true },
+      "lib/keys/api-keys.ts": { serverOnly: true },
+    });
+    modules.get("components/drawer.tsx")!.imports.push({ target: "lib/keys/api-keys.ts", typeOnly: true });
+    expect(checkLayers(modules)).toEqual([]);
+  });
+});
