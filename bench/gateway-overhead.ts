@@ -32,9 +32,9 @@ import postgres from "postgres";
 import { openDatabase } from "@/db/client";
 import { prepareDatabase } from "@/db/migrate";
 import { appUser, tenant } from "@/db/schema";
+import { createApiKey } from "@/features/keys/server/keys";
 import { seedDemoData } from "@/lib/demo";
 import { parseGatewayConfig } from "@/lib/gateway/config";
-import { createApiKey } from "@/lib/keys/api-keys";
 import { machine, median, quantile, writeSection } from "./report";
 
 const ROUNDS = 7;

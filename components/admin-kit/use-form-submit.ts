@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { type GovernanceError, toGovernanceError } from "./governance-api";
+import { type ApiError, toApiError } from "@/lib/client/api";
 import { type FieldMessages, otherMessages } from "./ui";
 
 /** What a failed save says: the messages under the fields and the line for the whole form (null: none). */
@@ -11,7 +11,7 @@ export type Failure = { fields: FieldMessages; formError: string | null };
  * The state every save form keeps: the server's (or the form's own) messages per field, a line for the whole
  * form and whether a save is running. `explain` turns a failed save into what the form says.
  */
-export function useFormSubmit(explain: (error: GovernanceError) => Failure) {
+export function useFormSubmit(explain: (error: ApiError) => Failure) {
   const [fields, setFields] = useState<FieldMessages>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -28,7 +28,7 @@ export function useFormSubmit(explain: (error: GovernanceError) => Failure) {
     try {
       await save();
     } catch (error) {
-      const failure = explain(toGovernanceError(error));
+      const failure = explain(toApiError(error));
       setFields(failure.fields);
       setFormError(failure.formError);
     } finally {
@@ -45,7 +45,7 @@ export function useFormSubmit(explain: (error: GovernanceError) => Failure) {
  */
 export const explainWithFields =
   (shown: readonly string[]) =>
-  (error: GovernanceError): Failure => {
+  (error: ApiError): Failure => {
     const rest = otherMessages(error.fields, shown);
     const formError = !shown.some((name) => error.fields[name])
       ? [error.message, ...rest].join(" ")
@@ -56,7 +56,7 @@ export const explainWithFields =
   };
 
 /** The messages per field when the server sent any, else its message. */
-export const explainFieldsOrMessage = (error: GovernanceError): Failure =>
+export const explainFieldsOrMessage = (error: ApiError): Failure =>
   Object.keys(error.fields).length
     ? { fields: error.fields, formError: null }
     : { fields: {}, formError: error.message };

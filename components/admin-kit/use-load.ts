@@ -1,11 +1,11 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import { type GovernanceError, isAbort, toGovernanceError } from "./governance-api";
+import { type ApiError, isAbort, toApiError } from "@/lib/client/api";
 
 export type Loaded<T> = {
   data: T | null;
-  error: GovernanceError | null;
+  error: ApiError | null;
   loading: boolean;
   /** Loads again; the data shown stays until the new answer arrives, so forms do not flash empty. */
   reload: () => void;
@@ -28,7 +28,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>): Loaded<T>
     loadRef.current(controller.signal).then(
       (data) => setState({ data, error: null, loading: false }),
       (error: unknown) => {
-        if (!isAbort(error)) setState((s) => ({ ...s, error: toGovernanceError(error), loading: false }));
+        if (!isAbort(error)) setState((s) => ({ ...s, error: toApiError(error), loading: false }));
       },
     );
     return () => controller.abort();

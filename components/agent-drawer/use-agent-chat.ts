@@ -1,7 +1,8 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ApiError, agentApi, errorFrom } from "./api";
+import { ApiError, errorFromResponse } from "@/lib/client/api";
+import { agentApi } from "./api";
 import { applyEvent, endTurn, newTurn, turnsFromHistory, withLedger } from "./chat-model";
 import { readEventBatches } from "./sse";
 import { readStored, STORAGE_KEYS, writeStored } from "./storage";
@@ -136,7 +137,7 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
           signal: run.controller.signal,
         });
         if (!res.ok || !res.body) {
-          const error = res.ok ? new ApiError(res.status, "empty response") : await errorFrom(res);
+          const error = res.ok ? new ApiError(res.status, "empty response") : await errorFromResponse(res);
           updateTurn(turn.key, (t) => endTurn(t, { error: toTurnError(error) }));
           return;
         }

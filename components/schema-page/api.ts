@@ -1,7 +1,5 @@
-import { ApiError, errorFrom } from "@/components/agent-drawer/api";
+// The schema-driven pages' routes as the browser addresses them, and what they answer.
 import type { Row } from "@/lib/schema-pages/types";
-
-export { ApiError };
 
 export type RowsPage = { rows: Row[]; nextCursor: string | null };
 export type RowCount = { count: number; approximate: boolean };
@@ -26,35 +24,3 @@ export function schemaUrl(
 
 export const detailUrl = (key: string, id: string) =>
   `/api/schema/${encodeURIComponent(key)}/detail/${encodeURIComponent(id)}`;
-
-export const isAbort = (error: unknown) => error instanceof DOMException && error.name === "AbortError";
-
-/** GET a JSON route; non-2xx becomes an ApiError carrying the server's `{error: {message}}`. */
-export async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
-  const res = await fetch(url, { signal, headers: { accept: "application/json" } }).catch(
-    (cause: unknown) => {
-      if (isAbort(cause)) throw cause;
-      throw new ApiError(0, cause instanceof Error ? cause.message : String(cause));
-    },
-  );
-  if (!res.ok) throw await errorFrom(res);
-  return (await res.json()) as T;
-}
-
-export const toApiError = (error: unknown) =>
-  error instanceof ApiError ? error : new ApiError(0, error instanceof Error ? error.message : String(error));
-
-/** Sends a row action (POST, PATCH, DELETE) with an optional JSON body; non-2xx becomes an ApiError. */
-export async function sendJson(method: string, url: string, body?: unknown): Promise<void> {
-  const res = await fetch(url, {
-    method,
-    headers: {
-      accept: "application/json",
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  }).catch((cause: unknown) => {
-    throw new ApiError(0, cause instanceof Error ? cause.message : String(cause));
-  });
-  if (!res.ok) throw await errorFrom(res);
-}

@@ -2,8 +2,8 @@
 
 import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from "react";
 import { useI18n } from "@/components/i18n";
+import { sendJson, toApiError } from "@/lib/client/api";
 import type { Row, RowActionDef } from "@/lib/schema-pages/types";
-import { sendJson, toApiError } from "./api";
 import { fillHref, pick } from "./format";
 
 const BUTTON =

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { type ApiError, getJson, isAbort, toApiError } from "./api";
+import { type ApiError, fetchJson, isAbort, toApiError } from "@/lib/client/api";
 
 export type ApiState<T> = { data: T | null; error: ApiError | null; loading: boolean };
 
@@ -16,7 +16,7 @@ export function useApi<T>(url: string | null): ApiState<T> {
     if (url === null) return;
     const controller = new AbortController();
     setState((s) => ({ ...s, loading: true, error: null }));
-    getJson<T>(url, controller.signal).then(
+    fetchJson<T>(url, controller.signal).then(
       (data) => setState({ data, error: null, loading: false }),
       (error: unknown) => {
         if (!isAbort(error)) setState((s) => ({ ...s, error: toApiError(error), loading: false }));

@@ -1,8 +1,9 @@
 "use client";
 
 import { useCallback, useLayoutEffect, useRef, useState } from "react";
+import { type ApiError, fetchJson, isAbort, toApiError } from "@/lib/client/api";
 import type { Row } from "@/lib/schema-pages/types";
-import { type ApiError, getJson, isAbort, type RowCount, type RowsPage, schemaUrl, toApiError } from "./api";
+import { type RowCount, type RowsPage, schemaUrl } from "./api";
 
 export type RowsState = {
   rows: Row[];
@@ -52,7 +53,7 @@ export function useRows(
     moreInFlight.current = false;
     setState((s) => ({ ...s, loading: true, loadingMore: false, error: null }));
     const url = schemaUrl(schemaKey, "rows", apiQuery, { limit: String(pageSize) });
-    getJson<RowsPage>(url, controller.signal).then(
+    fetchJson<RowsPage>(url, controller.signal).then(
       (page) => setState((s) => ({ ...s, rows: page.rows, nextCursor: page.nextCursor, loading: false })),
       (error: unknown) => {
         if (isAbort(error)) return;
@@ -67,7 +68,7 @@ export function useRows(
     void generation;
     const controller = new AbortController();
     setState((s) => ({ ...s, count: null }));
-    getJson<RowCount>(schemaUrl(schemaKey, "count", filterQuery), controller.signal).then(
+    fetchJson<RowCount>(schemaUrl(schemaKey, "count", filterQuery), controller.signal).then(
       (count) => setState((s) => ({ ...s, count })),
       // The count is a nicety: when it fails, the table simply shows how many rows it has.
       () => undefined,
@@ -82,7 +83,7 @@ export function useRows(
     moreInFlight.current = true;
     setState((s) => ({ ...s, loadingMore: true, error: null }));
     const url = schemaUrl(schemaKey, "rows", apiQuery, { cursor, limit: String(pageSize) });
-    getJson<RowsPage>(url, controller.signal).then(
+    fetchJson<RowsPage>(url, controller.signal).then(
       (page) => {
         moreInFlight.current = false;
         setState((s) => ({

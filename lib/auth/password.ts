@@ -1,17 +1,10 @@
 import bcrypt from "bcryptjs";
+import { passwordProblem } from "./password-rules";
+
+export { passwordProblem } from "./password-rules";
 
 // bcrypt cost 10 is OWASP's floor; raise with BCRYPT_COST on faster hardware.
 const COST = Math.min(Math.max(Number(process.env.BCRYPT_COST) || 10, 4), 15);
-export const MIN_PASSWORD_LENGTH = 8;
-// bcrypt only reads the first 72 bytes; longer passwords would silently share a hash.
-export const MAX_PASSWORD_BYTES = 72;
-
-export function passwordProblem(password: string): string | null {
-  if (password.length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters`;
-  if (Buffer.byteLength(password, "utf8") > MAX_PASSWORD_BYTES)
-    return `must be at most ${MAX_PASSWORD_BYTES} bytes`;
-  return null;
-}
 
 export async function hashPassword(password: string): Promise<string> {
   const problem = passwordProblem(password);

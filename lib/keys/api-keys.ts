@@ -1,15 +1,10 @@
+// The hot path of an API call: from a secret to the live key, through a cache every instance keeps current.
+// Creating, listing and revoking keys is the admin feature's (features/keys/server/keys.ts).
 import { createHash, randomBytes } from "node:crypto";
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKey, tenant } from "@/db/schema";
-import { type Actor, recordChange } from "@/lib/changes/changes";
-import { notFound } from "@/lib/core/errors";
-import {
-  type KeyEvent,
-  type KeyEventSink,
-  notifyInTransaction,
-  publishKeyEvent,
-} from "@/lib/keys/key-events";
+import { type KeyEvent, type KeyEventSink, publishKeyEvent } from "@/lib/keys/key-events";
 
 const PREFIX = "tg_";
 const CACHE_MS = 30_000;
@@ -17,98 +12,8 @@ const UNWATCHED_CACHE_MS = 2_000;
 
 export const hashSecret = (secret: string) => createHash("sha256").update(secret).digest("hex");
 
-export type KeyView = {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-};
-const view = (k: typeof apiKey.$inferSelect): KeyView => ({
-  id: k.id,
-  name: k.name,
-  prefix: k.prefix,
-  createdAt: k.createdAt,
-  lastUsedAt: k.lastUsedAt,
-  revokedAt: k.revokedAt,
-});
-
-/**
- * Creates a key; the secret is returned this once and only its hash is stored. With an actor (an admin's
- * request), the admin-change log gets its row in the same transaction.
- */
-export async function createApiKey(
-  db: Database,
-  input: { tenantId: string; name: string; createdBy: string },
-  actor?: Actor,
-) {
-  const secret = `${PREFIX}${randomBytes(24).toString("base64url")}`;
-  const row = await db.transaction(async (tx) => {
-    const [created] = await tx
-      .insert(apiKey)
-      .values({
-        tenantId: input.tenantId,
-        name: input.name,
-        prefix: secret.slice(0, 10),
-        secretHash: hashSecret(secret),
-        createdBy: input.createdBy,
-      })
-      .returning();
-    if (actor)
-      await recordChange(tx, actor, {
-        tenantId: input.tenantId,
-        action: "api_key.created",
-        objectType: "api_key",
-        objectId: created!.id,
-        before: null,
-        after: { name: created!.name, prefix: created!.prefix },
-      });
-    return created!;
-  });
-  return { secret, key: view(row) };
-}
-
-export async function listApiKeys(db: Database, tenantId: string): Promise<KeyView[]> {
-  const rows = await db
-    .select()
-    .from(apiKey)
-    .where(eq(apiKey.tenantId, tenantId))
-    .orderBy(desc(apiKey.createdAt));
-  return rows.map(view);
-}
-
-/**
- * Revokes a key of this tenant; every instance's key cache forgets it at once (key-events.ts). Another
- * tenant's id is 404.
- */
-export async function revokeApiKey(
-  db: Database,
-  q: { tenantId: string; id: string },
-  actor?: Actor,
-): Promise<KeyView> {
-  const row = await db.transaction(async (tx) => {
-    const [revoked] = await tx
-      .update(apiKey)
-      .set({ revokedAt: new Date() })
-      .where(and(eq(apiKey.tenantId, q.tenantId), eq(apiKey.id, q.id), isNull(apiKey.revokedAt)))
-      .returning();
-    if (!revoked) throw notFound("API key");
-    await notifyInTransaction(tx, { kind: "key", keyId: revoked.id });
-    if (actor)
-      await recordChange(tx, actor, {
-        tenantId: q.tenantId,
-        action: "api_key.revoked",
-        objectType: "api_key",
-        objectId: q.id,
-        before: { name: revoked.name, prefix: revoked.prefix, status: "active" },
-        after: { name: revoked.name, prefix: revoked.prefix, status: "revoked" },
-      });
-    return revoked;
-  });
-  await announceKeyEvent({ kind: "key", keyId: row.id });
-  return view(row);
-}
+/** A new key's secret, in the form find() recognises; only its hash is ever stored. */
+export const newSecret = () => `${PREFIX}${randomBytes(24).toString("base64url")}`;
 
 export type ResolvedKey = { id: string; tenantId: string; createdBy: string };
 

@@ -1,17 +1,9 @@
 import { and, eq, or } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type LimitScope, tenant, usageLimit } from "@/db/schema";
+import { type LimitScope, tenant, type UsageLimit, usageLimit } from "@/db/schema";
 
-export type LimitValues = {
-  requestsPerMinute: number | null;
-  tokensPerMinute: number | null;
-  /** USD as decimal strings. */
-  dailySoftUsd: string | null;
-  dailyHardUsd: string | null;
-  monthlySoftUsd: string | null;
-  monthlyHardUsd: string | null;
-};
-export type ScopedLimit = LimitValues & { scope: LimitScope; subjectId: string };
+/** One usage_limit row as a call meets it: whose limits (scope, subject) and their values (null: no limit). */
+export type ScopedLimit = Omit<UsageLimit, "tenantId" | "updatedAt" | "updatedBy">;
 
 /**
  * What the pipeline applies to one call: the tenant's cache settings, every limit that covers the call, and the

@@ -9,7 +9,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { inArray } from "drizzle-orm";
 import postgres from "postgres";
-import { createApiKey } from "@/lib/keys/api-keys";
+import { createApiKey } from "@/features/keys/server/keys";
 import { type DatabaseHandle, databaseOptionsFromEnv, openDatabase } from "../../db/client";
 import { prepareDatabase } from "../../db/migrate";
 import { apiKey, appUser, sysAgentTurn, tenant } from "../../db/schema";

@@ -2,11 +2,12 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminChange, appUser, authThrottle, membership, sysAgentTurn } from "@/db/schema";
 import { bumpSessionEpoch, changePassword } from "@/features/account/server/account";
+import { createApiKey } from "@/features/keys/server/keys";
 import { acceptInvitation, createInvitation, lookupInvitation } from "@/features/members/server/members";
 import { verifyPassword } from "@/lib/auth/password";
 import type { SessionClaims } from "@/lib/auth/session";
 import { loadUserContext, mayEnter } from "@/lib/auth/users";
-import { clearApiKeyCache, createApiKey, findApiKey } from "@/lib/keys/api-keys";
+import { clearApiKeyCache, findApiKey } from "@/lib/keys/api-keys";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 

@@ -3,9 +3,10 @@ import Redis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/db/client";
 import { appUser, tenant } from "@/db/schema";
+import { createApiKey, revokeApiKey } from "@/features/keys/server/keys";
 import { updateTenant } from "@/features/tenants/server/tenants";
 import { seedDemo } from "@/lib/demo/seed";
-import { ApiKeyCache, createApiKey, processKeyCache, revokeApiKey } from "@/lib/keys/api-keys";
+import { ApiKeyCache, processKeyCache } from "@/lib/keys/api-keys";
 import {
   KEY_EVENTS_CLIENT_NAME,
   type KeyEventListener,

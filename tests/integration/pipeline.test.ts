@@ -6,6 +6,7 @@ import Redis from "ioredis";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
+import { createApiKey } from "@/features/keys/server/keys";
 import { readGovernanceSettings, saveLimits, saveTenantSettings } from "@/features/limits/server/settings";
 import { ToolRegistry } from "@/lib/agent/registry";
 import { AgentService } from "@/lib/agent/service";
@@ -14,7 +15,6 @@ import { Gateway } from "@/lib/gateway/gateway";
 import { costOf, findPrice } from "@/lib/gateway/pricing";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
-import { createApiKey } from "@/lib/keys/api-keys";
 import {
   PostgresResponseCache,
   RedisResponseCache,

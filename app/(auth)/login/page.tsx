@@ -1,6 +1,6 @@
 import { redirect } from "next/navigation";
-import { LoginForm } from "@/components/auth/login-form";
 import { LanguageSwitch, ThemeToggle } from "@/components/ui/preferences";
+import { LoginForm } from "@/features/account/components/login-form";
 import { currentUser } from "@/lib/auth/guards";
 import { safeCallbackPath } from "@/lib/auth/sign-in";
 import { SSO_REFUSALS, ssoProviderName } from "@/lib/auth/sso";

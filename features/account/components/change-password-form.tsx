@@ -1,11 +1,11 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { adminApi } from "@/components/admin-kit/admin-api";
 import { DoneNote, TextField } from "@/components/admin-kit/form";
 import { ErrorNote, PRIMARY, Section } from "@/components/admin-kit/ui";
 import { explainWithFields, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
+import { accountApi } from "../client";
 
 const SHOWN = ["currentPassword", "newPassword", "confirmPassword"];
 
@@ -28,7 +28,7 @@ export function ChangePasswordForm() {
     }
     reset();
     await submit(async () => {
-      await adminApi.changePassword({ currentPassword: current, newPassword: next });
+      await accountApi.changePassword({ currentPassword: current, newPassword: next });
       setCurrent("");
       setNext("");
       setConfirm("");

@@ -1,11 +1,11 @@
 "use client";
 
 import { useState } from "react";
-import { adminApi } from "@/components/admin-kit/admin-api";
 import { DoneNote } from "@/components/admin-kit/form";
-import { toGovernanceError } from "@/components/admin-kit/governance-api";
 import { BUTTON, ErrorNote, Section } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
+import { toApiError } from "@/lib/client/api";
+import { accountApi } from "../client";
 
 /** Signs out every other browser and device of yours; this one stays signed in. */
 export function OtherSessions() {
@@ -17,10 +17,10 @@ export function OtherSessions() {
     setState("working");
     setError(null);
     try {
-      await adminApi.signOutOtherSessions();
+      await accountApi.signOutOtherSessions();
       setState("done");
     } catch (cause) {
-      setError(toGovernanceError(cause).message);
+      setError(toApiError(cause).message);
       setState("idle");
     }
   };

@@ -1,17 +1,10 @@
 import { eq, sql } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Database } from "@/db";
 import { appUser } from "@/db/schema";
-import { hashPassword, passwordProblem, verifyPassword } from "@/lib/auth/password";
+import type { changePasswordInput } from "@/features/account/contracts";
+import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { AppError, notFound } from "@/lib/core/errors";
-
-export const changePasswordInput = z.object({
-  currentPassword: z.string().min(1, "enter your current password").max(200),
-  newPassword: z.string().superRefine((value, ctx) => {
-    const problem = passwordProblem(value);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  }),
-});
 
 /**
  * Changes the user's own password; the current one is required. Every other session ends (the epoch moves on);

@@ -1,28 +1,24 @@
 "use client";
 
 import { Fragment, useState } from "react";
-import {
-  type ApiKey,
-  governanceApi,
-  type LimitView,
-  toGovernanceError,
-} from "@/components/admin-kit/governance-api";
 import { SecretPanel } from "@/components/admin-kit/secret-panel";
 import { BUTTON, CARD, DANGER, DateText, ErrorNote, Pill, Section } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
+import { limitsApi } from "@/features/limits/client";
 import { LimitsForm, limitsSummary } from "@/features/limits/components/limits-form";
+import type { LimitView } from "@/features/limits/contracts";
+import { type Json, toApiError } from "@/lib/client/api";
+import { keysApi } from "../client";
+import type { KeyView } from "../contracts";
 import { CreateKeyForm } from "./create-key-form";
 import { HowToCall } from "./how-to-call";
 
-type KeyRow = ApiKey & { limits: LimitView | null };
+type KeyRow = Json<KeyView> & { limits: LimitView | null };
 
 /** The keys, each with its limits (which only the settings route carries), and the gateway's aliases. */
 async function loadKeys(signal: AbortSignal): Promise<{ keys: KeyRow[]; aliases: string[] }> {
-  const [{ keys }, settings] = await Promise.all([
-    governanceApi.keys(signal),
-    governanceApi.settings(signal),
-  ]);
+  const [{ keys }, settings] = await Promise.all([keysApi.list(signal), limitsApi.settings(signal)]);
   const limits = new Map(settings.keys.map((k) => [k.id, k.limits]));
   return { keys: keys.map((k) => ({ ...k, limits: limits.get(k.id) ?? null })), aliases: settings.aliases };
 }
@@ -40,16 +36,16 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
   const [revoking, setRevoking] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
 
-  const revoke = async (key: ApiKey) => {
+  const revoke = async (key: KeyRow) => {
     setRevoking(key.id);
     setActionError(null);
     try {
-      await governanceApi.revokeKey(key.id);
+      await keysApi.revoke(key.id);
       setConfirming(null);
       if (limitsOpen === key.id) setLimitsOpen(null);
       reload();
     } catch (e) {
-      setActionError(toGovernanceError(e).message);
+      setActionError(toApiError(e).message);
     } finally {
       setRevoking(null);
     }

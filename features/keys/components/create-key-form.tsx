@@ -1,23 +1,21 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { type ApiKey, type GovernanceError, governanceApi } from "@/components/admin-kit/governance-api";
 import { ErrorNote, FieldError, INPUT, LABEL, otherMessages, PRIMARY } from "@/components/admin-kit/ui";
 import { type Failure, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
+import type { ApiError, Json } from "@/lib/client/api";
+import { keysApi } from "../client";
+import type { CreatedKey } from "../contracts";
 
 /** The name's messages under it; otherwise the server's message and any other fields', as one line for the form. */
-const explain = (error: GovernanceError): Failure =>
+const explain = (error: ApiError): Failure =>
   error.fields.name
     ? { fields: error.fields, formError: null }
     : { fields: {}, formError: [error.message, ...otherMessages(error.fields, ["name"])].join(" ") };
 
 /** Names and creates a key; the parent shows its secret. */
-export function CreateKeyForm({
-  onCreated,
-}: {
-  onCreated: (created: { secret: string; key: ApiKey }) => void;
-}) {
+export function CreateKeyForm({ onCreated }: { onCreated: (created: Json<CreatedKey>) => void }) {
   const { t } = useI18n();
   const id = useId();
   const [name, setName] = useState("");
@@ -27,7 +25,7 @@ export function CreateKeyForm({
     e.preventDefault();
     reset();
     await submit(async () => {
-      const created = await governanceApi.createKey(name);
+      const created = await keysApi.create({ name });
       setName("");
       onCreated(created);
     });

@@ -1,21 +1,19 @@
 "use client";
 
 import { Fragment, useState } from "react";
-import {
-  type GovernanceSettings,
-  governanceApi,
-  type LimitView,
-} from "@/components/admin-kit/governance-api";
 import { BUTTON, CARD, ErrorNote, formatUsd, Pill, Section } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
+import type { Json } from "@/lib/client/api";
+import { limitsApi } from "../client";
+import type { GovernanceSettingsAnswer, LimitView } from "../contracts";
 import { LimitsForm, limitsSummary } from "./limits-form";
 import { TenantSettingsForm } from "./tenant-settings-form";
 
 const TH = "px-3 py-2 text-left font-medium whitespace-nowrap";
 const TD = "px-3 py-2 align-middle";
 
-const loadSettings = (signal: AbortSignal) => governanceApi.settings(signal);
+const loadSettings = (signal: AbortSignal) => limitsApi.settings(signal);
 
 /** "$4.00 / $5.00" (soft / hard), either side "—" when unset; "—" alone when neither is. */
 function budgetCell(soft: string | null, hard: string | null): string {
@@ -25,7 +23,11 @@ function budgetCell(soft: string | null, hard: string | null): string {
 
 const perMinute = (n: number | null) => (n === null ? "—" : n.toLocaleString("en-US"));
 
-function MembersTable(props: { users: GovernanceSettings["users"]; loading: boolean; onSaved: () => void }) {
+function MembersTable(props: {
+  users: Json<GovernanceSettingsAnswer>["users"];
+  loading: boolean;
+  onSaved: () => void;
+}) {
   const { t } = useI18n();
   const [open, setOpen] = useState<string | null>(null);
   const limitCells = (limits: LimitView | null) => [

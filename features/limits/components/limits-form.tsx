@@ -3,12 +3,6 @@
 import Big from "big.js";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import {
-  governanceApi,
-  type LimitScope,
-  type LimitValues,
-  type LimitView,
-} from "@/components/admin-kit/governance-api";
-import {
   BUTTON,
   ErrorNote,
   FieldError,
@@ -23,6 +17,8 @@ import {
 import { explainFieldsOrMessage, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
 import type { MessageKey } from "@/lib/i18n/messages";
+import { limitsApi } from "../client";
+import type { LimitScope, LimitValues, LimitView } from "../contracts";
 import { BudgetMeter } from "./budget-meter";
 
 type Field = keyof LimitValues;
@@ -114,7 +110,7 @@ export function LimitsForm(props: {
     reset(Object.fromEntries(notWhole.map((f) => [f, [t("gov.limits.wholeNumber")]])));
     if (notWhole.length) return;
     await submit(async () => {
-      await governanceApi.saveLimits(props.scope, props.subjectId, values);
+      await limitsApi.saveLimits(props.scope, props.subjectId, values);
       setSavedAt(Date.now());
       props.onSaved();
     });

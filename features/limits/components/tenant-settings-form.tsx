@@ -1,7 +1,6 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { type GovernanceSettings, governanceApi } from "@/components/admin-kit/governance-api";
 import {
   ErrorNote,
   FieldError,
@@ -15,6 +14,9 @@ import {
 } from "@/components/admin-kit/ui";
 import { explainFieldsOrMessage, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
+import type { Json } from "@/lib/client/api";
+import { limitsApi } from "../client";
+import type { GovernanceSettingsAnswer } from "../contracts";
 
 const SHOWN = ["retentionDays", "cacheAliases", "cacheTtlSeconds", "maxOutputTokensDefault"] as const;
 
@@ -23,8 +25,8 @@ const toInteger = (text: string): number | null => (/^\s*\d+\s*$/.test(text) ? N
 
 /** The tenant's retention, response cache and output ceiling. */
 export function TenantSettingsForm(props: {
-  settings: GovernanceSettings;
-  onSaved: (next: GovernanceSettings) => void;
+  settings: Json<GovernanceSettingsAnswer>;
+  onSaved: (next: Json<GovernanceSettingsAnswer>) => void;
 }) {
   const { t } = useI18n();
   const id = useId();
@@ -51,7 +53,7 @@ export function TenantSettingsForm(props: {
     reset(local);
     if (days === null || ttl === null || ceiling === null) return;
     await submit(async () => {
-      const next = await governanceApi.saveSettings({
+      const next = await limitsApi.saveSettings({
         retentionDays: days,
         cacheAliases,
         cacheTtlSeconds: ttl,

@@ -1,6 +1,5 @@
-import Big from "big.js";
 import { and, eq, gte, ne, sql } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Database } from "@/db";
 import {
   apiKey,
@@ -12,93 +11,21 @@ import {
   usageDaily,
   usageLimit,
 } from "@/db/schema";
+import type {
+  GovernanceSettings,
+  LimitValues,
+  LimitView,
+  limitsInput,
+  tenantSettingsInput,
+} from "@/features/limits/contracts";
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { AppError, notFound } from "@/lib/core/errors";
 import { normalizeDecimal } from "@/lib/governance/meter";
 import { BUDGET_TTL, budgetKey, hasBudget, type Period } from "@/lib/pipeline/budget";
 import type { CounterStore } from "@/lib/pipeline/counters";
 import { fromNano, toNano } from "@/lib/pipeline/money";
-import { invalidatePolicy, type LimitValues } from "@/lib/pipeline/policy";
+import { invalidatePolicy } from "@/lib/pipeline/policy";
 import { windowsAt } from "@/lib/pipeline/windows";
-
-const USD_AMOUNT = /^\d{1,10}(\.\d{1,10})?$/;
-const usdAmount = z.string().trim().regex(USD_AMOUNT, "an amount in USD, such as 25 or 0.50").nullable();
-const perMinute = z
-  .number()
-  .int()
-  .min(1, "at least 1 (leave empty for no limit)")
-  .max(100_000_000)
-  .nullable();
-
-/** The limits of one scope, as an admin sets them: each may be empty (no limit); soft never above hard. */
-export const limitValuesInput = z
-  .object({
-    requestsPerMinute: perMinute.default(null),
-    tokensPerMinute: perMinute.default(null),
-    dailySoftUsd: usdAmount.default(null),
-    dailyHardUsd: usdAmount.default(null),
-    monthlySoftUsd: usdAmount.default(null),
-    monthlyHardUsd: usdAmount.default(null),
-  })
-  .superRefine((v, ctx) => {
-    for (const period of ["daily", "monthly"] as const) {
-      const soft = v[`${period}SoftUsd`];
-      const hard = v[`${period}HardUsd`];
-      // Zod still runs this when a field failed its own check: compare only amounts that are valid.
-      const comparable = (x: unknown): x is string => typeof x === "string" && USD_AMOUNT.test(x);
-      if (comparable(soft) && comparable(hard) && new Big(soft).gt(hard))
-        ctx.addIssue({
-          code: "custom",
-          path: [`${period}SoftUsd`],
-          message: `the soft limit warns before the hard one refuses, so it cannot be above ${hard}`,
-        });
-    }
-  });
-
-export const limitsInput = z.intersection(
-  z.object({
-    scope: z.enum(["tenant", "key", "user"]),
-    subjectId: z.uuid("the id of an API key or a user of this tenant").optional(),
-  }),
-  limitValuesInput,
-);
-
-export const tenantSettingsInput = z.object({
-  retentionDays: z.number().int().min(1, "keep at least 1 day").max(3650, "at most 3650 days (10 years)"),
-  cacheAliases: z.array(z.string().min(1)).max(100),
-  cacheTtlSeconds: z
-    .number()
-    .int()
-    .min(10, "at least 10 seconds")
-    .max(30 * 86_400, "at most 30 days"),
-  /** Output tokens sent with a call that sets no max_tokens under a hard budget; omitted: unchanged. */
-  maxOutputTokensDefault: z
-    .number()
-    .int()
-    .min(16, "at least 16 tokens")
-    .max(1_000_000, "at most 1,000,000 tokens")
-    .optional(),
-});
-
-export type LimitView = LimitValues & { spentToday: string; spentThisMonth: string };
-
-export type GovernanceSettings = {
-  retentionDays: number;
-  cacheAliases: string[];
-  cacheTtlSeconds: number;
-  maxOutputTokensDefault: number;
-  tenantLimits: LimitView | null;
-  keys: {
-    id: string;
-    name: string;
-    prefix: string;
-    createdAt: Date;
-    lastUsedAt: Date | null;
-    revokedAt: Date | null;
-    limits: LimitView | null;
-  }[];
-  users: { id: string; email: string; name: string; role: string; limits: LimitView | null }[];
-};
 
 const usdOrNull = (v: string | null) => (v === null ? null : normalizeDecimal(v));
 const valuesOf = (row: typeof usageLimit.$inferSelect): LimitValues => ({

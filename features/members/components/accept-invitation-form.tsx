@@ -1,11 +1,13 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { adminApi, type InvitationOffer } from "@/components/admin-kit/admin-api";
 import { TextField } from "@/components/admin-kit/form";
-import { toGovernanceError } from "@/components/admin-kit/governance-api";
 import { DateText } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
+import { accountApi } from "@/features/account/client";
+import { type Json, toApiError } from "@/lib/client/api";
+import { membersApi } from "../client";
+import type { InvitationLookup } from "../contracts";
 
 const SHOWN = ["name", "password", "confirmPassword"];
 
@@ -13,7 +15,7 @@ const SHOWN = ["name", "password", "confirmPassword"];
  * Accepts an invitation: a newcomer names themselves and sets a password, someone with an account gives
  * theirs; then signs in with it (POST /api/login) and goes home.
  */
-export function AcceptInvitationForm({ token, offer }: { token: string; offer: InvitationOffer }) {
+export function AcceptInvitationForm({ token, offer }: { token: string; offer: Json<InvitationLookup> }) {
   const { t } = useI18n();
   const id = useId();
   const newAccount = !offer.accountExists;
@@ -36,16 +38,16 @@ export function AcceptInvitationForm({ token, offer }: { token: string; offer: I
     setBusy(true);
     let email: string;
     try {
-      ({ email } = await adminApi.acceptInvitation(token, newAccount ? { name, password } : { password }));
+      ({ email } = await membersApi.acceptInvitation(token, newAccount ? { name, password } : { password }));
     } catch (error) {
-      const err = toGovernanceError(error);
+      const err = toApiError(error);
       setFields(err.fields);
       if (!SHOWN.some((n) => err.fields[n])) setFormError(err.message);
       setBusy(false);
       return;
     }
     try {
-      const { redirectTo } = await adminApi.signIn(email, password);
+      const { redirectTo } = await accountApi.signIn({ email, password });
       // A full navigation, so every server component renders with the new session.
       window.location.assign(redirectTo);
     } catch {

@@ -1,11 +1,13 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { adminApi, type Invitation, type Role } from "@/components/admin-kit/admin-api";
 import { TextField } from "@/components/admin-kit/form";
 import { ErrorNote, INPUT, LABEL, PRIMARY, Section } from "@/components/admin-kit/ui";
 import { explainWithFields, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
+import type { Json } from "@/lib/client/api";
+import { membersApi } from "../client";
+import type { CreatedInvitation, Role } from "../contracts";
 import { InvitationLinkPanel } from "./invitation-link-panel";
 
 const DEFAULT_DAYS = "7";
@@ -18,14 +20,14 @@ export function InviteForm({ onInvited }: { onInvited: () => void }) {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("member");
   const [days, setDays] = useState(DEFAULT_DAYS);
-  const [sent, setSent] = useState<{ invitation: Invitation; link: string } | null>(null);
+  const [sent, setSent] = useState<Json<CreatedInvitation> | null>(null);
   const { fields, formError, saving, reset, submit } = useFormSubmit(explainWithFields(SHOWN));
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
     reset();
     await submit(async () => {
-      const result = await adminApi.invite({ email, role, expiresInDays: Number(days) });
+      const result = await membersApi.invite({ email, role, expiresInDays: Number(days) });
       setSent(result);
       setEmail("");
       onInvited();

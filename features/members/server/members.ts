@@ -1,23 +1,20 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, desc, eq, gt, isNull, sql } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Database } from "@/db";
-import { appUser, invitation, type MembershipRole, membership, tenant } from "@/db/schema";
-import { hasNoNul, NO_NUL } from "@/db/sql-text";
+import { appUser, invitation, membership, tenant } from "@/db/schema";
+import type {
+  acceptInvitationInput,
+  changeRoleInput,
+  createInvitationInput,
+  InvitationLookup,
+  InvitationView,
+  MemberView,
+} from "@/features/members/contracts";
 import { hashPassword, passwordProblem, verifyPassword } from "@/lib/auth/password";
 import { findUserByEmail } from "@/lib/auth/users";
 import { type Actor, type Executor, recordChange } from "@/lib/changes/changes";
 import { AppError, notFound } from "@/lib/core/errors";
-
-const role = z.enum(["member", "admin"], "member or admin");
-
-export type MemberView = {
-  userId: string;
-  email: string;
-  name: string;
-  role: MembershipRole;
-  joinedAt: Date;
-};
 
 export async function listMembers(db: Database, tenantId: string): Promise<MemberView[]> {
   return db
@@ -33,8 +30,6 @@ export async function listMembers(db: Database, tenantId: string): Promise<Membe
     .where(eq(membership.tenantId, tenantId))
     .orderBy(asc(appUser.email));
 }
-
-export const changeRoleInput = z.object({ role });
 
 /** Locks the tenant's memberships and refuses a change that would leave it without an admin. */
 async function assertAnotherAdmin(tx: Executor, tenantId: string, userId: string, what: string) {
@@ -120,31 +115,7 @@ export async function removeMember(
 
 // --- invitations ---------------------------------------------------------------------------------------------
 
-export const DEFAULT_INVITATION_DAYS = 7;
-export const createInvitationInput = z.object({
-  email: z
-    .email("an email address")
-    .max(320)
-    .transform((e) => e.trim().toLowerCase()),
-  role: role.default("member"),
-  expiresInDays: z
-    .number()
-    .int()
-    .min(1, "at least 1 day")
-    .max(30, "at most 30 days")
-    .default(DEFAULT_INVITATION_DAYS),
-});
-
 const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
-
-export type InvitationView = {
-  id: string;
-  email: string;
-  role: MembershipRole;
-  createdAt: Date;
-  expiresAt: Date;
-  invitedBy: string;
-};
 
 /** Pending invitations: neither accepted, revoked nor expired. */
 export async function listInvitations(
@@ -325,15 +296,6 @@ export async function revokeInvitation(
   });
 }
 
-export type InvitationLookup = {
-  tenantName: string;
-  email: string;
-  role: MembershipRole;
-  expiresAt: Date;
-  /** The email already has an account: accepting asks for its password instead of setting one. */
-  accountExists: boolean;
-};
-
 /** 404 for a token that never existed; 410 (gone) naming why for a used, revoked or expired one. */
 async function usableInvitation(db: Executor, token: string, now: Date, lock = false) {
   const query = db
@@ -366,11 +328,6 @@ export async function lookupInvitation(
     accountExists: Boolean(await findUserByEmail(db, row.inv.email)),
   };
 }
-
-export const acceptInvitationInput = z.object({
-  name: z.string().trim().min(1, "enter your name").max(200).refine(hasNoNul, NO_NUL).optional(),
-  password: z.string().min(1, "enter a password").max(200),
-});
 
 /**
  * Accepts an invitation, once: a new invitee sets their name and password; someone who already has an account

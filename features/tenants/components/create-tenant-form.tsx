@@ -1,21 +1,23 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { adminApi, type Tenant } from "@/components/admin-kit/admin-api";
 import { DoneNote, TextField } from "@/components/admin-kit/form";
 import { ErrorNote, PRIMARY, Section } from "@/components/admin-kit/ui";
 import { explainWithFields, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
+import type { Json } from "@/lib/client/api";
+import { tenantsApi } from "../client";
+import type { TenantSummary } from "../contracts";
 
 const SHOWN = ["name", "slug"];
 
 /** Creates a tenant (super admin); the slug is made from the name when left empty. */
-export function CreateTenantForm({ onCreated }: { onCreated: (tenant: Tenant) => void }) {
+export function CreateTenantForm({ onCreated }: { onCreated: (tenant: Json<TenantSummary>) => void }) {
   const { t } = useI18n();
   const id = useId();
   const [name, setName] = useState("");
   const [slug, setSlug] = useState("");
-  const [created, setCreated] = useState<Tenant | null>(null);
+  const [created, setCreated] = useState<Json<TenantSummary> | null>(null);
   const { fields, formError, saving, reset, submit } = useFormSubmit(explainWithFields(SHOWN));
 
   const onSubmit = async (e: FormEvent) => {
@@ -23,7 +25,7 @@ export function CreateTenantForm({ onCreated }: { onCreated: (tenant: Tenant) =>
     reset();
     setCreated(null);
     await submit(async () => {
-      const { tenant } = await adminApi.createTenant({ name, ...(slug.trim() ? { slug } : {}) });
+      const { tenant } = await tenantsApi.create({ name, ...(slug.trim() ? { slug } : {}) });
       setName("");
       setSlug("");
       setCreated(tenant);

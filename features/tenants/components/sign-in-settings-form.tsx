@@ -1,11 +1,12 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { adminApi, type SignInSettings } from "@/components/admin-kit/admin-api";
-import { toGovernanceError } from "@/components/admin-kit/governance-api";
 import { ErrorNote, INPUT, LABEL, PRIMARY, SavedNote, Section } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
+import { toApiError } from "@/lib/client/api";
+import { tenantsApi } from "../client";
+import type { SignInSettings } from "../contracts";
 
 /** Domains typed one per line or separated by commas or spaces. */
 export const parseDomains = (text: string) =>
@@ -26,7 +27,7 @@ function domainMessages(fields: Record<string, string[]>, domains: string[]): st
 /** Which email domains may join the tenant through single sign-on (as members). */
 export function SignInSettingsForm() {
   const { t } = useI18n();
-  const loaded = useLoad((signal) => adminApi.signInSettings(signal));
+  const loaded = useLoad((signal) => tenantsApi.signInSettings(signal));
   return (
     <Section title={t("admin.signIn.title")} lead={t("admin.signIn.lead")} testId="sign-in-settings">
       {loaded.error && <ErrorNote message={loaded.error.message} />}
@@ -55,11 +56,11 @@ function DomainsForm({ settings }: { settings: SignInSettings }) {
     setMessages([]);
     setFormError(null);
     try {
-      const saved = await adminApi.saveSignInSettings(domains);
+      const saved = await tenantsApi.saveSignInSettings({ ssoDomains: domains });
       setText(saved.ssoDomains.join("\n"));
       setSavedAt(Date.now());
     } catch (error) {
-      const err = toGovernanceError(error);
+      const err = toApiError(error);
       const said = domainMessages(err.fields, domains);
       if (said.length) setMessages(said);
       else setFormError(err.message);

@@ -1,56 +1,18 @@
 import { desc, eq, sql } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Database } from "@/db";
 import { membership, sysAgentTurn, tenant, usageDaily } from "@/db/schema";
-import { hasNoNul, NO_NUL } from "@/db/sql-text";
+import type {
+  createTenantInput,
+  signInSettingsInput,
+  TenantSummary,
+  updateTenantInput,
+} from "@/features/tenants/contracts";
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { AppError, notFound } from "@/lib/core/errors";
 import { announceKeyEvent } from "@/lib/keys/api-keys";
 import { notifyInTransaction } from "@/lib/keys/key-events";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
-
-const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
-
-export const createTenantInput = z.object({
-  name: z
-    .string()
-    .trim()
-    .min(1, "name the tenant")
-    .max(100, "at most 100 characters")
-    .refine(hasNoNul, NO_NUL),
-  slug: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(SLUG, "lower-case letters, digits and dashes, 1 to 40 characters")
-    .optional(),
-});
-export const updateTenantInput = z
-  .object({
-    name: z
-      .string()
-      .trim()
-      .min(1, "name the tenant")
-      .max(100, "at most 100 characters")
-      .refine(hasNoNul, NO_NUL)
-      .optional(),
-    disabled: z.boolean().optional(),
-  })
-  .refine(
-    (v) => v.name !== undefined || v.disabled !== undefined,
-    "send a new name, or disabled: true/false",
-  );
-
-export type TenantSummary = {
-  id: string;
-  name: string;
-  slug: string;
-  disabled: boolean;
-  createdAt: Date;
-  members: number;
-  lastActivityAt: string | null;
-  spendThisMonth: string;
-};
 
 const summaryFields = {
   id: tenant.id,
@@ -153,21 +115,6 @@ export async function updateTenant(
   invalidatePolicy(id);
   return getTenantSummary(db, id);
 }
-
-export const signInSettingsInput = z.object({
-  ssoDomains: z
-    .array(
-      z
-        .string()
-        .trim()
-        .toLowerCase()
-        .regex(
-          /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
-          "a domain such as example.com",
-        ),
-    )
-    .max(20, "at most 20 domains"),
-});
 
 export async function readSignInSettings(db: Database, tenantId: string) {
   const [row] = await db

@@ -1,7 +1,8 @@
 import { LanguageSwitch, ThemeToggle } from "@/components/ui/preferences";
 import { getDb } from "@/db";
 import { AcceptInvitationForm } from "@/features/members/components/accept-invitation-form";
-import { type InvitationLookup, lookupInvitation } from "@/features/members/server/members";
+import type { InvitationLookup } from "@/features/members/contracts";
+import { lookupInvitation } from "@/features/members/server/members";
 import { currentUser } from "@/lib/auth/guards";
 import { AppError } from "@/lib/core/errors";
 import { getTranslator } from "@/lib/i18n/server";

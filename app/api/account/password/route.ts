@@ -1,5 +1,6 @@
 import { getDb } from "@/db";
-import { changePassword, changePasswordInput } from "@/features/account/server/account";
+import { changePasswordInput } from "@/features/account/contracts";
+import { changePassword } from "@/features/account/server/account";
 import { unstable_update } from "@/lib/auth";
 import { epochProof } from "@/lib/auth/epoch";
 import { withUser } from "@/lib/auth/guards";

@@ -1,5 +1,6 @@
 import { getDb } from "@/db";
-import { createInvitation, createInvitationInput, invitationLink } from "@/features/members/server/members";
+import { createInvitationInput } from "@/features/members/contracts";
+import { createInvitation, invitationLink } from "@/features/members/server/members";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { readJson } from "@/lib/http/route";

@@ -1,9 +1,6 @@
 import { getDb } from "@/db";
-import {
-  readSignInSettings,
-  saveSignInSettings,
-  signInSettingsInput,
-} from "@/features/tenants/server/tenants";
+import { signInSettingsInput } from "@/features/tenants/contracts";
+import { readSignInSettings, saveSignInSettings } from "@/features/tenants/server/tenants";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { ssoProviderName } from "@/lib/auth/sso";
 import { actorOf } from "@/lib/changes/changes";

@@ -1,5 +1,6 @@
 import { getDb } from "@/db";
-import { createTenant, createTenantInput, listTenants } from "@/features/tenants/server/tenants";
+import { createTenantInput } from "@/features/tenants/contracts";
+import { createTenant, listTenants } from "@/features/tenants/server/tenants";
 import { withSuperAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { readJson } from "@/lib/http/route";

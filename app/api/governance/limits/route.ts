@@ -1,5 +1,6 @@
 import { getDb } from "@/db";
-import { limitsInput, saveLimits } from "@/features/limits/server/settings";
+import { limitsInput } from "@/features/limits/contracts";
+import { saveLimits } from "@/features/limits/server/settings";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { readJson } from "@/lib/http/route";

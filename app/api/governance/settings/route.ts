@@ -1,9 +1,6 @@
 import { getDb } from "@/db";
-import {
-  readGovernanceSettings,
-  saveTenantSettings,
-  tenantSettingsInput,
-} from "@/features/limits/server/settings";
+import { tenantSettingsInput } from "@/features/limits/contracts";
+import { readGovernanceSettings, saveTenantSettings } from "@/features/limits/server/settings";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { getGateway } from "@/lib/gateway";

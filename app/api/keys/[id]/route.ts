@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
+import { revokeApiKey } from "@/features/keys/server/keys";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { revokeApiKey } from "@/lib/keys/api-keys";
 import { uuidOr404 } from "@/lib/schema-pages/sql-provider";
 
 /** Revokes the key at once; it answers 401 from then on. Another tenant's key is 404. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getDb } from "@/db";
-import { changeRole, changeRoleInput, removeMember } from "@/features/members/server/members";
+import { changeRoleInput } from "@/features/members/contracts";
+import { changeRole, removeMember } from "@/features/members/server/members";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { notFound } from "@/lib/core/errors";

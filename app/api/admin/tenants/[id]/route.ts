@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getDb } from "@/db";
-import { updateTenant, updateTenantInput } from "@/features/tenants/server/tenants";
+import { updateTenantInput } from "@/features/tenants/contracts";
+import { updateTenant } from "@/features/tenants/server/tenants";
 import { withSuperAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { notFound } from "@/lib/core/errors";

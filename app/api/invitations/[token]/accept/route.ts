@@ -1,5 +1,6 @@
 import { getDb } from "@/db";
-import { acceptInvitation, acceptInvitationInput, lookupInvitation } from "@/features/members/server/members";
+import { acceptInvitationInput } from "@/features/members/contracts";
+import { acceptInvitation, lookupInvitation } from "@/features/members/server/members";
 import { passSignInThrottle } from "@/lib/auth/sign-in";
 import { recordSignInFailure } from "@/lib/auth/throttle";
 import { AppError } from "@/lib/core/errors";

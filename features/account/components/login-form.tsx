@@ -2,7 +2,9 @@
 
 import { type FormEvent, useState } from "react";
 import { useI18n } from "@/components/i18n";
+import { toApiError } from "@/lib/client/api";
 import type { MessageKey } from "@/lib/i18n/messages";
+import { accountApi } from "../client";
 
 const MESSAGE_BY_STATUS: Record<number, MessageKey> = {
   401: "login.wrong",
@@ -28,20 +30,16 @@ export function LoginForm({
     setBusy(true);
     setError(null);
     try {
-      const res = await fetch("/api/login", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email: form.get("email"), password: form.get("password"), callbackUrl }),
+      const { redirectTo } = await accountApi.signIn({
+        email: String(form.get("email") ?? ""),
+        password: String(form.get("password") ?? ""),
+        callbackUrl,
       });
-      if (res.ok) {
-        const { redirectTo } = (await res.json()) as { redirectTo: string };
-        // A full navigation, so every server component renders with the new session.
-        window.location.assign(redirectTo);
-        return;
-      }
-      setError(MESSAGE_BY_STATUS[res.status] ?? "login.failed");
-    } catch {
-      setError("login.failed");
+      // A full navigation, so every server component renders with the new session.
+      window.location.assign(redirectTo);
+      return;
+    } catch (cause) {
+      setError(MESSAGE_BY_STATUS[toApiError(cause).status] ?? "login.failed");
     }
     setBusy(false);
   }

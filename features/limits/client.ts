@@ -1,0 +1,26 @@
+// The limits and tenant-settings routes as the browser calls them (dates arrive as strings).
+import type { z } from "zod";
+import { fetchJson, type Json, sendJson } from "@/lib/client/api";
+import type {
+  GovernanceSettingsAnswer,
+  LimitScope,
+  LimitValues,
+  limitsInput,
+  SavedLimits,
+  tenantSettingsInput,
+} from "./contracts";
+
+const SETTINGS = "/api/governance/settings";
+
+export const limitsApi = {
+  settings: (signal?: AbortSignal) => fetchJson<Json<GovernanceSettingsAnswer>>(SETTINGS, signal),
+  saveSettings: (input: z.input<typeof tenantSettingsInput>) =>
+    sendJson<Json<GovernanceSettingsAnswer>>("PUT", SETTINGS, input),
+  /** Sets the limits of the tenant, or of one key or user (`subjectId`); every value null removes them. */
+  saveLimits: (scope: LimitScope, subjectId: string | undefined, values: LimitValues) =>
+    sendJson<SavedLimits>("PUT", "/api/governance/limits", {
+      scope,
+      ...(subjectId ? { subjectId } : {}),
+      ...values,
+    } satisfies z.input<typeof limitsInput>),
+};

@@ -1,0 +1,91 @@
+// What the limits and tenant-settings routes take and answer, shared by the routes and the browser.
+// Browser-safe: zod (and big.js for exact amounts) only.
+import Big from "big.js";
+import { z } from "zod";
+import type { KeyView } from "@/features/keys/contracts";
+
+const USD_AMOUNT = /^\d{1,10}(\.\d{1,10})?$/;
+const usdAmount = z.string().trim().regex(USD_AMOUNT, "an amount in USD, such as 25 or 0.50").nullable();
+const perMinute = z
+  .number()
+  .int()
+  .min(1, "at least 1 (leave empty for no limit)")
+  .max(100_000_000)
+  .nullable();
+
+/** The limits of one scope, as an admin sets them: each may be empty (no limit); soft never above hard. */
+export const limitValuesInput = z
+  .object({
+    requestsPerMinute: perMinute.default(null),
+    tokensPerMinute: perMinute.default(null),
+    dailySoftUsd: usdAmount.default(null),
+    dailyHardUsd: usdAmount.default(null),
+    monthlySoftUsd: usdAmount.default(null),
+    monthlyHardUsd: usdAmount.default(null),
+  })
+  .superRefine((v, ctx) => {
+    for (const period of ["daily", "monthly"] as const) {
+      const soft = v[`${period}SoftUsd`];
+      const hard = v[`${period}HardUsd`];
+      // Zod still runs this when a field failed its own check: compare only amounts that are valid.
+      const comparable = (x: unknown): x is string => typeof x === "string" && USD_AMOUNT.test(x);
+      if (comparable(soft) && comparable(hard) && new Big(soft).gt(hard))
+        ctx.addIssue({
+          code: "custom",
+          path: [`${period}SoftUsd`],
+          message: `the soft limit warns before the hard one refuses, so it cannot be above ${hard}`,
+        });
+    }
+  });
+/** Requests and tokens per minute, and USD budgets as decimal strings, exactly as stored (null: no limit). */
+export type LimitValues = z.output<typeof limitValuesInput>;
+
+export const limitScope = z.enum(["tenant", "key", "user"]);
+export type LimitScope = z.infer<typeof limitScope>;
+
+/** PUT /api/governance/limits: the tenant's own limits, or one key's or user's (`subjectId`). */
+export const limitsInput = z.intersection(
+  z.object({
+    scope: limitScope,
+    subjectId: z.uuid("the id of an API key or a user of this tenant").optional(),
+  }),
+  limitValuesInput,
+);
+
+/** PUT /api/governance/settings */
+export const tenantSettingsInput = z.object({
+  retentionDays: z.number().int().min(1, "keep at least 1 day").max(3650, "at most 3650 days (10 years)"),
+  cacheAliases: z.array(z.string().min(1)).max(100),
+  cacheTtlSeconds: z
+    .number()
+    .int()
+    .min(10, "at least 10 seconds")
+    .max(30 * 86_400, "at most 30 days"),
+  /** Output tokens sent with a call that sets no max_tokens under a hard budget; omitted: unchanged. */
+  maxOutputTokensDefault: z
+    .number()
+    .int()
+    .min(16, "at least 16 tokens")
+    .max(1_000_000, "at most 1,000,000 tokens")
+    .optional(),
+});
+
+/** One scope's limits with what it spent so far (USD decimal strings). */
+export type LimitView = LimitValues & { spentToday: string; spentThisMonth: string };
+
+/** Everything the limits screen shows for a tenant: its settings, and the limits and spend of each scope. */
+export type GovernanceSettings = {
+  retentionDays: number;
+  cacheAliases: string[];
+  cacheTtlSeconds: number;
+  maxOutputTokensDefault: number;
+  tenantLimits: LimitView | null;
+  keys: (KeyView & { limits: LimitView | null })[];
+  users: { id: string; email: string; name: string; role: string; limits: LimitView | null }[];
+};
+
+/** GET/PUT /api/governance/settings: the settings, and the model aliases a cache setting may name. */
+export type GovernanceSettingsAnswer = GovernanceSettings & { aliases: string[] };
+
+/** PUT /api/governance/limits: the values saved, null when every one was empty (the limits removed). */
+export type SavedLimits = { limits: LimitValues | null };

@@ -1,0 +1,60 @@
+// What the member and invitation routes take and answer, shared by the routes and the browser.
+// Browser-safe: zod only.
+import { z } from "zod";
+import { hasNoNul, NO_NUL } from "@/db/sql-text";
+
+export const role = z.enum(["member", "admin"], "member or admin");
+export type Role = z.infer<typeof role>;
+
+/** PATCH /api/admin/members/:userId */
+export const changeRoleInput = z.object({ role });
+
+export const DEFAULT_INVITATION_DAYS = 7;
+/** POST /api/admin/invitations */
+export const createInvitationInput = z.object({
+  email: z
+    .email("an email address")
+    .max(320)
+    .transform((e) => e.trim().toLowerCase()),
+  role: role.default("member"),
+  expiresInDays: z
+    .number()
+    .int()
+    .min(1, "at least 1 day")
+    .max(30, "at most 30 days")
+    .default(DEFAULT_INVITATION_DAYS),
+});
+
+/** POST /api/invitations/:token/accept: a new invitee sends a name and password, an existing account its own. */
+export const acceptInvitationInput = z.object({
+  name: z.string().trim().min(1, "enter your name").max(200).refine(hasNoNul, NO_NUL).optional(),
+  password: z.string().min(1, "enter a password").max(200),
+});
+
+export type MemberView = { userId: string; email: string; name: string; role: Role; joinedAt: Date };
+
+/** A pending invitation (never its token). */
+export type InvitationView = {
+  id: string;
+  email: string;
+  role: Role;
+  createdAt: Date;
+  expiresAt: Date;
+  invitedBy: string;
+};
+
+/** POST /api/admin/invitations answers the link, shown this once. */
+export type CreatedInvitation = { invitation: InvitationView; link: string };
+
+/** What an invitation link offers, before it is accepted. */
+export type InvitationLookup = {
+  tenantName: string;
+  email: string;
+  role: Role;
+  expiresAt: Date;
+  /** The email already has an account: accepting asks for its password instead of setting one. */
+  accountExists: boolean;
+};
+
+/** POST /api/invitations/:token/accept answers the email to sign in with. */
+export type AcceptedInvitation = { accepted: true; email: string };

@@ -1,0 +1,14 @@
+// The tenant and sign-in-settings routes as the browser calls them (dates arrive as strings).
+import type { z } from "zod";
+import { fetchJson, type Json, sendJson } from "@/lib/client/api";
+import type { createTenantInput, SignInSettings, signInSettingsInput, TenantSummary } from "./contracts";
+
+const SIGN_IN_SETTINGS = "/api/admin/sign-in-settings";
+
+export const tenantsApi = {
+  create: (input: z.input<typeof createTenantInput>) =>
+    sendJson<Json<{ tenant: TenantSummary }>>("POST", "/api/admin/tenants", input),
+  signInSettings: (signal?: AbortSignal) => fetchJson<SignInSettings>(SIGN_IN_SETTINGS, signal),
+  saveSignInSettings: (input: z.input<typeof signInSettingsInput>) =>
+    sendJson<SignInSettings>("PUT", SIGN_IN_SETTINGS, input),
+};

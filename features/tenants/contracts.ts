@@ -1,0 +1,62 @@
+// What the tenant and sign-in-settings routes take and answer, shared by the routes and the browser.
+// Browser-safe: zod only.
+import { z } from "zod";
+import { hasNoNul, NO_NUL } from "@/db/sql-text";
+
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
+const tenantName = z
+  .string()
+  .trim()
+  .min(1, "name the tenant")
+  .max(100, "at most 100 characters")
+  .refine(hasNoNul, NO_NUL);
+
+/** POST /api/admin/tenants */
+export const createTenantInput = z.object({
+  name: tenantName,
+  slug: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(SLUG, "lower-case letters, digits and dashes, 1 to 40 characters")
+    .optional(),
+});
+
+/** PATCH /api/admin/tenants/:id */
+export const updateTenantInput = z
+  .object({ name: tenantName.optional(), disabled: z.boolean().optional() })
+  .refine(
+    (v) => v.name !== undefined || v.disabled !== undefined,
+    "send a new name, or disabled: true/false",
+  );
+
+/** PUT /api/admin/sign-in-settings */
+export const signInSettingsInput = z.object({
+  ssoDomains: z
+    .array(
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .regex(
+          /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+          "a domain such as example.com",
+        ),
+    )
+    .max(20, "at most 20 domains"),
+});
+
+/** A tenant as the platform admin sees it. */
+export type TenantSummary = {
+  id: string;
+  name: string;
+  slug: string;
+  disabled: boolean;
+  createdAt: Date;
+  members: number;
+  lastActivityAt: string | null;
+  spendThisMonth: string;
+};
+
+/** GET/PUT /api/admin/sign-in-settings: the domains, and the single sign-on provider's name (null: none). */
+export type SignInSettings = { ssoDomains: string[]; sso: string | null };
