@@ -3,39 +3,38 @@ import { prepareDatabase } from "./migrate";
 
 export type { Database, DatabaseHandle } from "./client";
 
-type Prepare = (handle: DatabaseHandle) => Promise<unknown>;
-type Holder = { __tollgateDatabase?: Promise<DatabaseHandle>; __tollgateDatabasePrepare?: Prepare };
-// On globalThis, because Next bundles instrumentation and each route separately: one process, one database.
-const holder = globalThis as Holder;
+/** Where the process's database comes from: opened once by whoever installed it, the same handle every call. */
+export type DatabaseSource = () => Promise<DatabaseHandle>;
 
-/**
- * What runs after the migrations when the process opens its database (start-up passes the demo seed here);
- * call before the first `getDatabase()`.
- */
-export function prepareDatabaseWith(prepare: Prepare): void {
-  holder.__tollgateDatabasePrepare = prepare;
+// The one anchor db/ keeps: Next bundles instrumentation and each route separately, and all of them share a handle.
+const ANCHOR = Symbol.for("tollgate.database");
+const anchor = globalThis as { [ANCHOR]?: DatabaseSource };
+
+/** Installs the process's database (the composition root does at start-up; a test harness installs its own). */
+export function installDatabase(source: DatabaseSource | undefined): void {
+  anchor[ANCHOR] = source;
 }
 
-/** The app's database, opened, migrated and prepared (see `prepareDatabaseWith`). */
+/** The process's database, from the installed source (see `installDatabase`). */
 export function getDatabase(): Promise<DatabaseHandle> {
-  holder.__tollgateDatabase ??= startDatabase().catch((error) => {
-    holder.__tollgateDatabase = undefined;
-    throw error;
-  });
-  return holder.__tollgateDatabase;
+  const source = anchor[ANCHOR];
+  if (!source)
+    return Promise.reject(new Error("no database installed (start-up or a test harness installs it)"));
+  return source();
 }
 
 export async function getDb() {
   return (await getDatabase()).db;
 }
 
-/** Tests install their own database (PGlite in memory or a fresh Postgres database). */
-export function setDatabaseForTests(handle: DatabaseHandle | undefined): void {
-  holder.__tollgateDatabase = handle ? Promise.resolve(handle) : undefined;
-}
-
-async function startDatabase(): Promise<DatabaseHandle> {
+/**
+ * Opens the database the environment names (DATABASE_URL, else embedded PGlite), migrates it, then runs
+ * `afterMigrations` under the migrations' lock (start-up passes the demo seed; db/ knows nothing of it).
+ */
+export async function openAppDatabase(
+  afterMigrations?: (handle: DatabaseHandle) => Promise<unknown>,
+): Promise<DatabaseHandle> {
   const handle = await openDatabase(databaseOptionsFromEnv());
-  await prepareDatabase(handle, { afterMigrations: holder.__tollgateDatabasePrepare });
+  await prepareDatabase(handle, { afterMigrations });
   return handle;
 }

@@ -27,7 +27,7 @@ export type Health = {
   ledgerBacklog: Record<string, BatchLag>;
 };
 
-/** The counters every route bundle shares (they live on globalThis, see lib/governance/health.ts). */
+/** The counters every route bundle shares (anchored once, see lib/core/failures.ts). */
 function governance() {
   return {
     governanceWriteFailures: { ...governanceFailures },

@@ -1,13 +1,13 @@
 import { forbidden, notFound } from "next/navigation";
 import type { UserContext } from "@/lib/auth/guards";
+import { container } from "@/lib/container";
 import { AppError } from "@/lib/core/errors";
-import { openPage } from "@/lib/schema-pages";
 import type { PageSchema } from "@/lib/schema-pages/types";
 
 /** A page schema the user may read (its roles checked as its data route checks them): 403 or 404 otherwise. */
 export function pageSchemaFor(key: string, auth: UserContext): PageSchema {
   try {
-    return openPage(key, auth).page;
+    return container().pages.open(key, auth).page;
   } catch (error) {
     if (error instanceof AppError && error.code === "not_found") notFound();
     if (error instanceof AppError && error.code === "forbidden") forbidden();

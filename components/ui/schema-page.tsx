@@ -1,16 +1,17 @@
 import { forbidden, notFound } from "next/navigation";
 import { SchemaPageClient } from "@/components/schema-page/schema-page";
 import { requireUser } from "@/lib/auth/page-guards";
+import { container } from "@/lib/container";
 import { AppError } from "@/lib/core/errors";
 import { getTranslator } from "@/lib/i18n/server";
-import { openPage } from "@/lib/schema-pages";
+import type { OpenedPage } from "@/lib/schema-pages";
 
 /** An admin page rendered from schemas/<schemaKey>.schema.json, guarded by the page's roles. */
 export async function SchemaPage({ schemaKey }: { schemaKey: string }) {
   const auth = await requireUser();
-  let opened: ReturnType<typeof openPage>;
+  let opened: OpenedPage;
   try {
-    opened = openPage(schemaKey, auth);
+    opened = container().pages.open(schemaKey, auth);
   } catch (error) {
     if (error instanceof AppError && error.code === "not_found") notFound();
     if (error instanceof AppError && error.code === "forbidden") forbidden();

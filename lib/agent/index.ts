@@ -1,17 +1,15 @@
-import { getDb } from "@/db";
+import type { Database } from "@/db";
 import { log } from "@/lib/core/log";
-import { ordersToolSet } from "@/lib/demo/orders-tools";
-import { getGateway } from "@/lib/gateway";
-import { DrizzleConversationStore } from "@/lib/governance/conversations";
-import { processIdentity } from "@/lib/governance/instance";
-import { GovernanceRecorder } from "@/lib/governance/recorder";
-import { getPipeline } from "@/lib/pipeline";
+import type { Gateway } from "@/lib/gateway";
+import type { Pipeline } from "@/lib/pipeline";
 import type { ConversationStore } from "@/lib/turns/conversation";
+import type { TurnObserver } from "@/lib/turns/observer";
 import { ToolRegistry } from "./registry";
 import { Scheduler } from "./scheduler";
 import { AgentService } from "./service";
 import { DrizzleTaskQueue } from "./task-queue";
 import { TaskManager } from "./tasks";
+import type { ToolSet } from "./tool";
 import { ClockToolSet } from "./toolsets/clock";
 import { memoryToolSet } from "./toolsets/memory";
 import { runSubagent, subagentToolSet } from "./toolsets/subagent";
@@ -20,33 +18,43 @@ import { timeToolSet } from "./toolsets/time";
 import { TodoToolSet } from "./toolsets/todo";
 import { webToolSetFromEnv } from "./toolsets/web";
 
-export type AgentRuntime = {
+/** What the agent's tools need: the database, the gateway and the pipeline every model call goes through. */
+export type AgentToolDeps = {
+  db: () => Promise<Database>;
+  gateway: Gateway;
+  pipeline: Pipeline;
+  store: ConversationStore;
+  /** Tool sets over the deployment's own data (the demo's orders, when the demo is seeded), fresh per registry. */
+  dataToolSets?: () => ToolSet[];
+};
+
+/** What the agent runtime adds: the recorder of every turn (ledger row and audit trail). */
+export type AgentDeps = AgentToolDeps & { observer: TurnObserver };
+
+/** The registered tool sets and the background tasks they start; nothing runs until `tasks.startRunner()`. */
+export type AgentTools = { registry: ToolRegistry; tasks: TaskManager };
+
+export type AgentRuntime = AgentTools & {
   agent: AgentService;
-  registry: ToolRegistry;
-  tasks: TaskManager;
   scheduler: Scheduler;
   store: ConversationStore;
 };
 
-type Holder = { __tollgateAgent?: AgentRuntime };
-const holder = globalThis as Holder;
-
 /**
- * Builds the app's agent once per process: the built-in tool sets registered (a name clash fails here, at
- * start), the tool loop over the gateway, background tasks, and the scheduler of clock messages.
+ * Registers the tool sets (a name clash fails here, at start) and the background tasks the tools start, without
+ * starting any runner or schedule: enough to list the tools.
  */
-export function getAgentRuntime(): AgentRuntime {
-  if (holder.__tollgateAgent) return holder.__tollgateAgent;
-  const gateway = getGateway();
-  const store = new DrizzleConversationStore(getDb);
+export function createAgentTools(deps: AgentToolDeps): AgentTools {
+  const { gateway, pipeline, store } = deps;
+  const dataToolSets = deps.dataToolSets ?? (() => []);
   // What a sub-agent may use: everything but delegation, background tasks and schedules (no recursion).
-  const subRegistry = new ToolRegistry()
-    .register(timeToolSet())
-    .register(memoryToolSet())
-    .register(ordersToolSet())
-    .register(webToolSetFromEnv());
+  const subRegistry = registerAll(new ToolRegistry(), [
+    timeToolSet(),
+    memoryToolSet(),
+    ...dataToolSets(),
+    webToolSetFromEnv(),
+  ]);
   // Every model call, the sub-agents' too, goes through the request pipeline (cache, rate limits, budgets).
-  const pipeline = getPipeline();
   const subagent = { gateway, pipeline, registry: subRegistry };
   // Background tasks wait in the database: any instance's runner claims them, and they survive a restart.
   const tasks = new TaskManager(
@@ -57,30 +65,45 @@ export function getAgentRuntime(): AgentRuntime {
         run: async (instructions, ctx) => (await runSubagent(subagent, instructions, ctx)).answer,
       },
     },
-    { queue: new DrizzleTaskQueue(getDb) },
+    { queue: new DrizzleTaskQueue(deps.db) },
   );
-  const registry = new ToolRegistry()
-    .register(new TodoToolSet())
-    .register(timeToolSet())
-    .register(memoryToolSet())
-    .register(ordersToolSet())
-    .register(webToolSetFromEnv())
-    .register(subagentToolSet(subagent))
-    .register(tasksToolSet(tasks))
-    .register(new ClockToolSet());
-  // Every turn leaves a ledger row and an audit trail.
+  const registry = registerAll(new ToolRegistry(), [
+    new TodoToolSet(),
+    timeToolSet(),
+    memoryToolSet(),
+    ...dataToolSets(),
+    webToolSetFromEnv(),
+    subagentToolSet(subagent),
+    tasksToolSet(tasks),
+    new ClockToolSet(),
+  ]);
+  return { registry, tasks };
+}
+
+/**
+ * The app's agent over its tools: the tool loop over the gateway, recorded by `observer`, and the scheduler of
+ * clock messages (started by start-up, like the task runner).
+ */
+export function createAgentRuntime(
+  deps: AgentDeps,
+  tools: AgentTools = createAgentTools(deps),
+): AgentRuntime {
   const agent = new AgentService({
-    gateway,
-    pipeline,
-    registry,
-    store,
-    observer: new GovernanceRecorder(getDb, { instanceId: processIdentity().id }),
+    gateway: deps.gateway,
+    pipeline: deps.pipeline,
+    registry: tools.registry,
+    store: deps.store,
+    observer: deps.observer,
   });
   const scheduler = new Scheduler({
-    db: getDb,
+    db: deps.db,
     agent,
     log: { info: (m) => log.info(m), error: (m, err) => log.error({ err }, m) },
   });
-  holder.__tollgateAgent = { agent, registry, tasks, scheduler, store };
-  return holder.__tollgateAgent;
+  return { ...tools, agent, scheduler, store: deps.store };
+}
+
+function registerAll(registry: ToolRegistry, sets: ToolSet[]): ToolRegistry {
+  for (const set of sets) registry.register(set);
+  return registry;
 }

@@ -1,6 +1,12 @@
 import type { StoredToolCall } from "@/lib/turns/conversation";
 import type { Tool, ToolSet } from "./tool";
 
+/** A registered tool as a catalogue shows it: what it is, who may call it, and which tool set offers it. */
+export type ToolListing = Pick<
+  Tool,
+  "name" | "description" | "category" | "roles" | "hidden" | "timeoutMs" | "schema"
+> & { toolSet: string };
+
 const MAX_CACHED_CONVERSATIONS = 500;
 
 /** The tool sets of the app, registered once at start; each conversation gets its own copies. */
@@ -28,6 +34,22 @@ export class ToolRegistry {
 
   tools(): Tool[] {
     return this.sets.flatMap((s) => s.tools());
+  }
+
+  /** Every registered tool with the name of its tool set, in registration order. */
+  listTools(): ToolListing[] {
+    return this.sets.flatMap((set) =>
+      set.tools().map(({ name, description, category, roles, hidden, timeoutMs, schema }) => ({
+        name,
+        description,
+        category,
+        roles,
+        hidden,
+        timeoutMs,
+        schema,
+        toolSet: set.name,
+      })),
+    );
   }
 
   /**

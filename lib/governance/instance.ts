@@ -21,18 +21,9 @@ export type ProcessIdentity = {
   processSpace: string | null;
 };
 
-type Holder = { __tollgateInstance?: ProcessIdentity };
-const holder = globalThis as Holder;
-
-/** This process's identity, one per process (anchored on globalThis: Next gives each route bundle its own modules). */
-export function processIdentity(): ProcessIdentity {
-  holder.__tollgateInstance ??= {
-    id: randomUUID(),
-    host: hostname(),
-    pid: process.pid,
-    processSpace: readProcessSpace(),
-  };
-  return holder.__tollgateInstance;
+/** A new identity for this process (the composition root mints one at start, and every turn carries its id). */
+export function mintProcessIdentity(): ProcessIdentity {
+  return { id: randomUUID(), host: hostname(), pid: process.pid, processSpace: readProcessSpace() };
 }
 
 function readProcessSpace(): string | null {

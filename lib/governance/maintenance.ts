@@ -6,7 +6,7 @@ import {
   forgetDeadInstances,
   HEARTBEAT_INTERVAL_MS,
   markDeadNeighbours,
-  processIdentity,
+  type ProcessIdentity,
 } from "./instance";
 import { sweepInterruptedTurns } from "./ledger";
 import { applyRetention } from "./retention";
@@ -17,12 +17,11 @@ const DAY = 24 * 60 * MINUTE;
 const RETENTION_LOCK_ID = 727_100_002;
 
 /**
- * This process's heartbeat and the interrupted-turn sweep, now and every 10 s; expired cache and counter rows
+ * This process's heartbeat (as `self`) and the interrupted-turn sweep, now and every 10 s; expired cache and counter rows
  * every minute; retention daily. The first heartbeat is written before this resolves, so no turn of this
  * process can look orphaned to another instance. Timers never keep the process alive; failures are logged.
  */
-export async function startGovernanceMaintenance(): Promise<void> {
-  const self = processIdentity();
+export async function startGovernanceMaintenance(self: ProcessIdentity): Promise<void> {
   const heartbeat = async (first: boolean) => {
     try {
       const { db } = await getDatabase();

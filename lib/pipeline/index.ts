@@ -1,47 +1,35 @@
 import Redis from "ioredis";
-import { getDb } from "@/db";
+import type { Database } from "@/db";
 import { log } from "@/lib/core/log";
-import { getGateway } from "@/lib/gateway";
 import { PostgresResponseCache, RedisResponseCache, type ResponseCacheStore } from "./cache-store";
 import { type CounterStore, PostgresCounters, RedisCounters } from "./counters";
-import { Pipeline } from "./pipeline";
 
-type Holder = {
-  __tollgateStores?: { counters: CounterStore; cache: ResponseCacheStore; redis?: Redis };
-  __tollgatePipeline?: Pipeline;
-};
-const holder = globalThis as Holder;
+export { Pipeline, type PipelineDeps } from "./pipeline";
+
+/** The shared counters and response cache, and how to let go of the connection they hold. */
+export type PipelineStores = { counters: CounterStore; cache: ResponseCacheStore; close(): Promise<void> };
 
 /** Counters and the response cache: in Redis when REDIS_URL is set, else in the app's PostgreSQL. */
-export function pipelineStores(): { counters: CounterStore; cache: ResponseCacheStore } {
-  if (!holder.__tollgateStores) {
-    const url = process.env.REDIS_URL;
-    if (url) {
-      const redis = new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
-      redis.on("error", (err) => log.error({ err }, "redis connection error"));
-      const prefix = process.env.REDIS_PREFIX ?? "tollgate:";
-      holder.__tollgateStores = {
-        redis,
-        counters: new RedisCounters(redis, prefix),
-        cache: new RedisResponseCache(redis, prefix),
-      };
-    } else {
-      holder.__tollgateStores = {
-        counters: new PostgresCounters(getDb),
-        cache: new PostgresResponseCache(getDb),
-      };
-    }
+export function pipelineStoresFromEnv(
+  db: () => Promise<Database>,
+  env: NodeJS.ProcessEnv = process.env,
+): PipelineStores {
+  const url = env.REDIS_URL;
+  if (!url) {
+    return {
+      counters: new PostgresCounters(db),
+      cache: new PostgresResponseCache(db),
+      close: async () => {},
+    };
   }
-  return holder.__tollgateStores;
-}
-
-/** The process's pipeline over the app's database, gateway and shared counters. */
-export function getPipeline(): Pipeline {
-  holder.__tollgatePipeline ??= new Pipeline({
-    db: getDb,
-    gateway: getGateway,
-    counters: () => pipelineStores().counters,
-    cache: () => pipelineStores().cache,
-  });
-  return holder.__tollgatePipeline;
+  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
+  redis.on("error", (err) => log.error({ err }, "redis connection error"));
+  const prefix = env.REDIS_PREFIX ?? "tollgate:";
+  return {
+    counters: new RedisCounters(redis, prefix),
+    cache: new RedisResponseCache(redis, prefix),
+    close: async () => {
+      redis.disconnect();
+    },
+  };
 }

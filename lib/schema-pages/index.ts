@@ -1,3 +1,4 @@
+import type { ToolListing } from "@/lib/agent/registry";
 import type { UserContext } from "@/lib/auth/users";
 import { forbidden, notFound } from "@/lib/core/errors";
 import { loadPageSchemas } from "./load";
@@ -11,45 +12,51 @@ import { agentTurnsProvider } from "./providers/agent-turns";
 import { toolCatalogProvider } from "./providers/tool-catalog";
 import type { PageProvider, PageSchema, ProviderContext } from "./types";
 
+/** What providers read besides the database: the registered tools (listed without starting the agent). */
+export type PageSources = { listTools: () => ToolListing[] };
+
 /** Read-only data sources, by the name page schemas use in "provider". */
-export const PROVIDERS: Record<string, () => PageProvider> = {
+export const PROVIDERS: Record<string, (sources: PageSources) => PageProvider> = {
   agentTurns: () => agentTurnsProvider(),
   agentAudit: () => agentAuditProvider(),
   agentCost: () => agentCostProvider(),
-  toolCatalog: () => toolCatalogProvider(),
+  toolCatalog: (sources) => toolCatalogProvider(sources.listTools),
   adminChanges: () => adminChangesProvider(),
   adminTenants: () => adminTenantsProvider(),
   adminMembers: () => adminMembersProvider(),
   adminInvitations: () => adminInvitationsProvider(),
 };
 
-type Holder = { __tollgatePages?: Map<string, PageSchema> };
-const holder = globalThis as Holder;
+export type OpenedPage = { page: PageSchema; provider: PageProvider; ctx: ProviderContext };
 
-/** The validated page schemas, loaded once (at start, so a broken file stops the app). */
-export function pageSchemas(): Map<string, PageSchema> {
-  holder.__tollgatePages ??= loadPageSchemas(Object.keys(PROVIDERS));
-  return holder.__tollgatePages;
-}
+/** The validated page schemas with the providers that answer them. */
+export class PageCatalog {
+  constructor(
+    readonly schemas: Map<string, PageSchema>,
+    private readonly sources: PageSources,
+  ) {}
 
-/**
- * The page, its provider and the scope the user reads it in: a tenant admin sees the active tenant, the super
- * admin every tenant (or the one chosen in the switcher). Members are refused with 403; an unknown page is 404.
- */
-export function openPage(
-  key: string,
-  auth: UserContext,
-): { page: PageSchema; provider: PageProvider; ctx: ProviderContext } {
-  const page = pageSchemas().get(key);
-  if (!page) throw notFound("page");
-  const superAdmin = auth.user.isSuperAdmin;
-  const allowed =
-    (superAdmin && page.roles.includes("super")) || (auth.role === "admin" && page.roles.includes("admin"));
-  if (!allowed) throw forbidden("this page is for tenant admins");
-  if (!superAdmin && !auth.tenant) throw forbidden("choose a tenant first");
-  return {
-    page,
-    provider: PROVIDERS[page.provider]!(),
-    ctx: { tenantId: auth.tenant?.id ?? null, superAdmin },
-  };
+  /** Loads and validates schemas/*.schema.json (a broken file throws PageSchemaError, naming file and field). */
+  static load(sources: PageSources): PageCatalog {
+    return new PageCatalog(loadPageSchemas(Object.keys(PROVIDERS)), sources);
+  }
+
+  /**
+   * The page, its provider and the scope the user reads it in: a tenant admin sees the active tenant, the super
+   * admin every tenant (or the one chosen in the switcher). Members are refused with 403; an unknown page is 404.
+   */
+  open(key: string, auth: UserContext): OpenedPage {
+    const page = this.schemas.get(key);
+    if (!page) throw notFound("page");
+    const superAdmin = auth.user.isSuperAdmin;
+    const allowed =
+      (superAdmin && page.roles.includes("super")) || (auth.role === "admin" && page.roles.includes("admin"));
+    if (!allowed) throw forbidden("this page is for tenant admins");
+    if (!superAdmin && !auth.tenant) throw forbidden("choose a tenant first");
+    return {
+      page,
+      provider: PROVIDERS[page.provider]!(this.sources),
+      ctx: { tenantId: auth.tenant?.id ?? null, superAdmin },
+    };
+  }
 }

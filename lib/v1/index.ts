@@ -1,15 +1,6 @@
-import { getDb } from "@/db";
-import { registerBatcher } from "@/lib/core/failures";
-import { getGateway } from "@/lib/gateway";
 import { BatchedGovernanceRecorder, type BatchOptions } from "@/lib/governance/batched-recorder";
-import { getPipeline } from "@/lib/pipeline";
-import { createV1Handler } from "./handler";
+import { createV1Handler, type V1Deps } from "./handler";
 import { openAIError } from "./openai-shapes";
-
-type Holder = {
-  __tollgateV1?: { handler: (req: Request) => Promise<Response>; recorder: BatchedGovernanceRecorder };
-};
-const holder = globalThis as Holder;
 
 /** A positive whole number from the environment, else the default. */
 function envInt(name: string, fallback: number): number {
@@ -50,27 +41,21 @@ export function withLedgerBackpressure(
   };
 }
 
-function v1(): NonNullable<Holder["__tollgateV1"]> {
-  if (!holder.__tollgateV1) {
-    // API calls are short: their ledger rows and audit events are written in batches, off the request's path.
-    const recorder = new BatchedGovernanceRecorder(getDb, ledgerOptionsFromEnv());
-    // Flushed on SIGTERM/SIGINT (lib/shutdown.ts), its lag shown on /api/health.
-    registerBatcher({ name: "v1", flush: () => recorder.flush(), stats: () => recorder.stats() });
-    const handler = withLedgerBackpressure(
-      recorder,
-      createV1Handler({ db: getDb, gateway: getGateway, pipeline: getPipeline(), recorder }),
-    );
-    holder.__tollgateV1 = { handler, recorder };
-  }
-  return holder.__tollgateV1;
-}
+/** The /v1 API of a process: its handler, and the batching recorder that writes its ledger rows. */
+export type V1Api = {
+  handler: (req: Request) => Promise<Response>;
+  recorder: BatchedGovernanceRecorder;
+  /** Writes the ledger rows of the API calls that have ended and are not written yet (on shutdown). */
+  flush(): Promise<void>;
+};
 
-/** The process's /v1 handler over the app's database, gateway, pipeline and governance recorder. */
-export function v1Handler(): (req: Request) => Promise<Response> {
-  return v1().handler;
-}
-
-/** Writes the ledger rows of the API calls that have ended and are not written yet (on shutdown). */
-export function flushV1Ledger(): Promise<void> {
-  return holder.__tollgateV1?.recorder.flush() ?? Promise.resolve();
+/** The /v1 handler over the database, gateway and pipeline, its ledger written in batches with backpressure. */
+export function createV1Api(
+  deps: Omit<V1Deps, "recorder">,
+  ledger: BatchOptions = ledgerOptionsFromEnv(),
+): V1Api {
+  // API calls are short: their ledger rows and audit events are written in batches, off the request's path.
+  const recorder = new BatchedGovernanceRecorder(deps.db, ledger);
+  const handler = withLedgerBackpressure(recorder, createV1Handler({ ...deps, recorder }));
+  return { handler, recorder, flush: () => recorder.flush() };
 }

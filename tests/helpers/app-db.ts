@@ -1,18 +1,31 @@
 import { eq } from "drizzle-orm";
-import { setDatabaseForTests } from "@/db";
 import { appUser, tenant } from "@/db/schema";
+import { type Container, type ContainerOptions, createContainer, installContainer } from "@/lib/container";
 import { seedDemo, seedDemoOrders } from "@/lib/demo/seed";
 import { createMigratedDatabase, type TestDatabase, type TestDbKind } from "./db";
 
-/** A migrated, demo-seeded database installed as the app's database, with lookups for the demo ids. */
+/**
+ * A migrated, demo-seeded database, installed as the app's database inside a container of the test's own (the
+ * demo's tools registered), with lookups for the demo ids.
+ */
 export async function useSeededAppDatabase(kind: TestDbKind) {
   const test: TestDatabase = await createMigratedDatabase(kind);
   await seedDemo(test.handle.db);
   await seedDemoOrders(test.handle.db);
-  setDatabaseForTests(test.handle);
   const db = test.handle.db;
+  let app: Container = installContainer(createContainer({ database: test.handle, demo: true }));
   return {
     db,
+    /** The installed container (what route handlers reach through `container()`). */
+    get container() {
+      return app;
+    },
+    /** Installs a fresh container over the same database (a new gateway, agent, pipeline…). */
+    async rebuild(options: Omit<ContainerOptions, "database"> = {}) {
+      await app.close();
+      app = installContainer(createContainer({ database: test.handle, demo: true, ...options }));
+      return app;
+    },
     async userId(email: string) {
       const [row] = await db.select({ id: appUser.id }).from(appUser).where(eq(appUser.email, email));
       return row!.id;
@@ -22,7 +35,8 @@ export async function useSeededAppDatabase(kind: TestDbKind) {
       return row!.id;
     },
     async close() {
-      setDatabaseForTests(undefined);
+      await app.close();
+      installContainer(undefined);
       await test.drop();
     },
   };

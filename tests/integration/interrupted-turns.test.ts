@@ -11,7 +11,12 @@ import {
   createConversation,
   DrizzleConversationStore,
 } from "@/lib/governance/conversations";
-import { beat, markDeadNeighbours, type ProcessIdentity, processIdentity } from "@/lib/governance/instance";
+import {
+  beat,
+  markDeadNeighbours,
+  mintProcessIdentity,
+  type ProcessIdentity,
+} from "@/lib/governance/instance";
 import { getTurnOrThrow, sweepInterruptedTurns } from "@/lib/governance/ledger";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
 import type { AgentEvent } from "@/lib/turns/events";
@@ -158,7 +163,7 @@ describe.each(testDbKinds)("interrupted turns on %s", (kind) => {
   });
 
   it("at start-up, an earlier process of this host whose pid is gone is dead at once", async () => {
-    const self = processIdentity();
+    const self = mintProcessIdentity();
     expect(self.processSpace).toBeTruthy();
     // The same pid as ours under another id: this process's previous life (PID 1 in a restarted container).
     const previous = await instanceRow(1_000, { processSpace: self.processSpace, pid: self.pid });

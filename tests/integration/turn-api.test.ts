@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { SessionClaims } from "@/lib/auth/session";
-import { setGateway } from "@/lib/gateway";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
@@ -55,17 +54,13 @@ describe.each(testDbKinds)("the turn endpoint on %s", (kind) => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;
   beforeAll(async () => {
     app = await useSeededAppDatabase(kind);
-    (globalThis as { __tollgateAgent?: unknown }).__tollgateAgent = undefined;
   });
   afterAll(async () => {
     await app.close();
-    setGateway(undefined);
-    (globalThis as { __tollgateAgent?: unknown }).__tollgateAgent = undefined;
   });
   beforeEach(async () => {
     session.claims = { userId: await app.userId("member@acme.test"), tenantId: await app.tenantId("acme") };
-    setGateway(configFromEnvironment({ OFFLINE_CHUNK_DELAY_MS: "0" }));
-    (globalThis as { __tollgateAgent?: unknown }).__tollgateAgent = undefined;
+    await app.rebuild({ gateway: configFromEnvironment({ OFFLINE_CHUNK_DELAY_MS: "0" }) });
   });
 
   it("streams a turn as server-sent events, creating the conversation first, and records it", async () => {
@@ -91,8 +86,7 @@ describe.each(testDbKinds)("the turn endpoint on %s", (kind) => {
   });
 
   it("Stop through the stop endpoint ends the turn as stopped, keeping the partial answer", async () => {
-    setGateway(configFromEnvironment({ OFFLINE_CHUNK_DELAY_MS: "30" }));
-    (globalThis as { __tollgateAgent?: unknown }).__tollgateAgent = undefined;
+    await app.rebuild({ gateway: configFromEnvironment({ OFFLINE_CHUNK_DELAY_MS: "30" }) });
     let texts = 0;
     const res = await post({ message: "tell me a long story about nothing in particular" });
     const frames = await readSse(res, async (f) => {

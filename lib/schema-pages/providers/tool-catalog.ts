@@ -1,28 +1,21 @@
-import { getAgentRuntime } from "@/lib/agent";
-import type { ToolRegistry } from "@/lib/agent/registry";
+import type { ToolListing } from "@/lib/agent/registry";
 import { cursorOffset, encodeCursor, unknownFilter } from "../query";
 import type { PageProvider, PageQuery, Row } from "../types";
 
 /** Every registered tool, from the registry in memory: the fourth page, proving the format. */
-export function toolCatalogProvider(
-  registry: () => ToolRegistry = () => getAgentRuntime().registry,
-): PageProvider {
+export function toolCatalogProvider(listTools: () => ToolListing[]): PageProvider {
   const all = (q: PageQuery): Row[] => {
-    let rows: Row[] = registry()
-      .toolSets()
-      .flatMap((set) =>
-        set.tools().map((tool) => ({
-          id: tool.name,
-          name: tool.name,
-          toolSet: set.name,
-          category: tool.category ?? "general",
-          roles: tool.roles?.join(", ") ?? "everyone",
-          hidden: tool.hidden ? "hidden" : "offered",
-          timeoutMs: tool.timeoutMs ?? 30_000,
-          description: tool.description,
-          parameters: tool.schema.parameters,
-        })),
-      );
+    let rows: Row[] = listTools().map((tool) => ({
+      id: tool.name,
+      name: tool.name,
+      toolSet: tool.toolSet,
+      category: tool.category ?? "general",
+      roles: tool.roles?.join(", ") ?? "everyone",
+      hidden: tool.hidden ? "hidden" : "offered",
+      timeoutMs: tool.timeoutMs ?? 30_000,
+      description: tool.description,
+      parameters: tool.schema.parameters,
+    }));
     for (const [key, value] of Object.entries(q.filters)) {
       if (!value) continue;
       if (key === "name") rows = rows.filter((r) => String(r.name).includes(value.toLowerCase()));

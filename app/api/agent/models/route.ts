@@ -1,8 +1,8 @@
 import { withUser } from "@/lib/auth/guards";
-import { getGateway } from "@/lib/gateway";
+import { container } from "@/lib/container";
 
 /** The model aliases a user can pick in the drawer. */
 export const GET = withUser(async () => {
-  const gateway = getGateway();
+  const gateway = container().gateway;
   return Response.json({ models: gateway.models(), defaultModel: gateway.defaultModel });
 });

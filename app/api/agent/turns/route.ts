@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { getDb } from "@/db";
-import { getAgentRuntime } from "@/lib/agent";
 import { sseResponse } from "@/lib/agent/sse";
 import { registerRunningTurn } from "@/lib/agent/stop-registry";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
+import { container } from "@/lib/container";
 import { AppError } from "@/lib/core/errors";
-import { getGateway } from "@/lib/gateway";
 import { createConversation, getConversationOrThrow } from "@/lib/governance/conversations";
 import { readJson } from "@/lib/http/route";
 
@@ -27,7 +26,8 @@ const body = z.object({
 export const POST = withUser(async (req, { auth }) => {
   const input = await readJson(req, body);
   const tenant = activeTenantOrThrow(auth);
-  const gateway = getGateway();
+  const app = container();
+  const gateway = app.gateway;
   const model = input.model ?? gateway.defaultModel;
   if (!gateway.hasModel(model)) {
     throw new AppError("validation_failed", `unknown model "${model}"`, {
@@ -45,7 +45,7 @@ export const POST = withUser(async (req, { auth }) => {
   req.signal.addEventListener("abort", () => controller.abort(new Error("the client went away")), {
     once: true,
   });
-  const events = getAgentRuntime().agent.send(
+  const events = app.agent.agent.send(
     { ...owner, role: tenant.role, conversationId: conversation.id },
     { message: input.message, model, enableTools: input.enableTools, source: "drawer" },
     controller.signal,

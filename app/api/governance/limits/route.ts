@@ -3,8 +3,8 @@ import { limitsInput } from "@/features/limits/contracts";
 import { saveLimits } from "@/features/limits/server/settings";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
+import { container } from "@/lib/container";
 import { readJson } from "@/lib/http/route";
-import { pipelineStores } from "@/lib/pipeline";
 
 /**
  * Sets the rate limits and budgets of the tenant (`scope: "tenant"`), of one of its API keys or of one of its
@@ -15,7 +15,7 @@ export const PUT = withTenantAdmin(async (req, { auth, requestId }) => {
   const input = await readJson(req, limitsInput);
   const limits = await saveLimits(
     await getDb(),
-    pipelineStores().counters,
+    container().stores.counters,
     tenant.id,
     input,
     auth.user.id,

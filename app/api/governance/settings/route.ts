@@ -3,16 +3,15 @@ import { tenantSettingsInput } from "@/features/limits/contracts";
 import { readGovernanceSettings, saveTenantSettings } from "@/features/limits/server/settings";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { getGateway } from "@/lib/gateway";
+import { container } from "@/lib/container";
 import { readJson } from "@/lib/http/route";
-import { pipelineStores } from "@/lib/pipeline";
 
-const aliases = () => Object.keys(getGateway().config.models);
+const aliases = () => Object.keys(container().gateway.config.models);
 
 /** The active tenant's retention, cache, limits and budgets, with each budget's spend so far. */
 export const GET = withTenantAdmin(async (_req, { auth }) => {
   const tenant = activeTenantOrThrow(auth);
-  const settings = await readGovernanceSettings(await getDb(), pipelineStores().counters, tenant.id);
+  const settings = await readGovernanceSettings(await getDb(), container().stores.counters, tenant.id);
   return Response.json({ ...settings, aliases: aliases() });
 });
 
@@ -23,7 +22,7 @@ export const PUT = withTenantAdmin(async (req, { auth, requestId }) => {
   const db = await getDb();
   await saveTenantSettings(db, tenant.id, input, aliases(), actorOf(auth, requestId));
   return Response.json({
-    ...(await readGovernanceSettings(db, pipelineStores().counters, tenant.id)),
+    ...(await readGovernanceSettings(db, container().stores.counters, tenant.id)),
     aliases: aliases(),
   });
 });

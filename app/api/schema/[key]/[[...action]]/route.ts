@@ -1,7 +1,7 @@
 import { withUser } from "@/lib/auth/guards";
+import { container } from "@/lib/container";
 import { notFound } from "@/lib/core/errors";
 import { LOCALE_COOKIE, pickLocale } from "@/lib/i18n/messages";
-import { openPage } from "@/lib/schema-pages";
 import { csvStream, pageQueryFrom } from "@/lib/schema-pages/query";
 
 type Params = { key: string; action?: string[] };
@@ -11,7 +11,7 @@ type Params = { key: string; action?: string[] };
  * /api/schema/:key (the schema), …/rows, …/count, …/metrics, …/series?chart=, …/detail/:id, …/export (CSV).
  */
 export const GET = withUser<Params>(async (req, { auth, params, requestId }) => {
-  const { page, provider, ctx } = openPage(params.key, auth);
+  const { page, provider, ctx } = container().pages.open(params.key, auth);
   const [action = "", id] = params.action ?? [];
   const url = new URL(req.url);
   switch (action) {

@@ -1,0 +1,158 @@
+import { type Database, type DatabaseHandle, openAppDatabase } from "@/db";
+import { type AgentRuntime, type AgentTools, createAgentRuntime, createAgentTools } from "@/lib/agent";
+import type { ToolSet } from "@/lib/agent/tool";
+import { registerBatcher } from "@/lib/core/failures";
+import { demoFromEnv, demoPreparation } from "@/lib/demo";
+import { ordersToolSet } from "@/lib/demo/orders-tools";
+import { Gateway, loadGatewayConfig } from "@/lib/gateway";
+import type { GatewayConfig } from "@/lib/gateway/config";
+import { DrizzleConversationStore } from "@/lib/governance/conversations";
+import { mintProcessIdentity, type ProcessIdentity } from "@/lib/governance/instance";
+import { GovernanceRecorder } from "@/lib/governance/recorder";
+import { type ApiKeyCache, processKeyCache } from "@/lib/keys/api-keys";
+import { Pipeline, type PipelineStores, pipelineStoresFromEnv } from "@/lib/pipeline";
+import { PageCatalog } from "@/lib/schema-pages";
+import type { ConversationStore } from "@/lib/turns/conversation";
+import { createV1Api, type V1Api } from "@/lib/v1";
+
+export type ContainerOptions = {
+  /** The environment the defaults read (process.env unless a test gives its own). */
+  env?: NodeJS.ProcessEnv;
+  /** An open, migrated database; default: the one the environment names, migrated and (SEED_DEMO) seeded. */
+  database?: DatabaseHandle;
+  /** Default: gateway.config.json (or GATEWAY_CONFIG), else the environment's providers. */
+  gateway?: Gateway | GatewayConfig;
+  /** Whether this deployment runs the demo (its orders tool set is registered); default: SEED_DEMO is not 0. */
+  demo?: boolean;
+};
+
+/**
+ * The process's long-lived objects, each built once on first use, in one place: Next gives every route bundle its
+ * own copy of a module, so the container (not the modules) holds them. Start-up touches them in order.
+ */
+export type Container = {
+  /** The database, opened (and for the default one, migrated and seeded) once; a failed open is retried. */
+  database(): Promise<DatabaseHandle>;
+  db(): Promise<Database>;
+  readonly gateway: Gateway;
+  /** Rate-limit and budget counters and the response cache (Redis when REDIS_URL is set, else PostgreSQL). */
+  readonly stores: PipelineStores;
+  readonly pipeline: Pipeline;
+  /** This process, as stamped on the turns it runs and in its heartbeat row. */
+  readonly instance: ProcessIdentity;
+  readonly conversations: ConversationStore;
+  /** The registered tool sets, without the agent's loop, scheduler or task runner. */
+  readonly tools: AgentTools;
+  readonly agent: AgentRuntime;
+  readonly v1: V1Api;
+  /** Secret → live key; revocations from every instance reach it once start-up starts its feed. */
+  readonly keyCache: ApiKeyCache;
+  readonly pages: PageCatalog;
+  /** Lets go of the connections the container opened besides the database (Redis). */
+  close(): Promise<void>;
+};
+
+export function createContainer(options: ContainerOptions = {}): Container {
+  const env = options.env ?? process.env;
+  const demo = options.demo ?? demoFromEnv(env) !== null;
+  const database = retryingOnce(() =>
+    options.database ? Promise.resolve(options.database) : openAppDatabase(demoPreparation(env)),
+  );
+  const db = async () => (await database()).db;
+  const gateway = once(() =>
+    options.gateway instanceof Gateway
+      ? options.gateway
+      : new Gateway(options.gateway ?? loadGatewayConfig(env)),
+  );
+  const stores = once(() => pipelineStoresFromEnv(db, env));
+  const pipeline = once(
+    () => new Pipeline({ db, gateway, counters: () => stores().counters, cache: () => stores().cache }),
+  );
+  const instance = once(mintProcessIdentity);
+  const conversations = once(() => new DrizzleConversationStore(db));
+  // The demo's orders tools exist only where the demo does, never for every tenant of a real deployment.
+  const dataToolSets = (): ToolSet[] => (demo ? [ordersToolSet(db)] : []);
+  const toolDeps = () => ({
+    db,
+    gateway: gateway(),
+    pipeline: pipeline(),
+    store: conversations(),
+    dataToolSets,
+  });
+  const tools = once(() => createAgentTools(toolDeps()));
+  const agent = once(() =>
+    createAgentRuntime(
+      // Every turn leaves a ledger row and an audit trail, stamped with this process.
+      { ...toolDeps(), observer: new GovernanceRecorder(db, { instanceId: instance().id }) },
+      tools(),
+    ),
+  );
+  const v1 = once(() => {
+    const api = createV1Api({ db, gateway, pipeline: pipeline() });
+    // Flushed on SIGTERM/SIGINT (lib/governance/shutdown.ts), its lag shown on /api/health.
+    registerBatcher({ name: "v1", flush: api.flush, stats: () => api.recorder.stats() });
+    return api;
+  });
+  const pages = once(() => PageCatalog.load({ listTools: () => tools().registry.listTools() }));
+  return {
+    database,
+    db,
+    get gateway() {
+      return gateway();
+    },
+    get stores() {
+      return stores();
+    },
+    get pipeline() {
+      return pipeline();
+    },
+    get instance() {
+      return instance();
+    },
+    get conversations() {
+      return conversations();
+    },
+    get tools() {
+      return tools();
+    },
+    get agent() {
+      return agent();
+    },
+    get v1() {
+      return v1();
+    },
+    get keyCache() {
+      return processKeyCache();
+    },
+    get pages() {
+      return pages();
+    },
+    close: async () => {
+      if (stores.built()) await stores().close();
+    },
+  };
+}
+
+type Once<T> = (() => T) & { built(): boolean };
+
+/** `build` called on first use only; later calls answer the same value. */
+function once<T>(build: () => T): Once<T> {
+  let built: { value: T } | null = null;
+  const get = () => {
+    built ??= { value: build() };
+    return built.value;
+  };
+  return Object.assign(get, { built: () => built !== null });
+}
+
+/** Like `once` for a promise, but a rejected attempt is forgotten so the next call tries again. */
+function retryingOnce<T>(start: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | null = null;
+  return () => {
+    pending ??= start().catch((error: unknown) => {
+      pending = null;
+      throw error;
+    });
+    return pending;
+  };
+}
