@@ -4,6 +4,7 @@ import type { Database } from "@/db";
 import { appUser, membership, tenant } from "@/db/schema";
 import { recordChange } from "@/lib/changes/changes";
 import { log } from "@/lib/core/log";
+import { processSlot } from "@/lib/core/process-state";
 import { findUserByEmail, mayEnter } from "./users";
 
 export type SsoResult = { ok: true; userId: string } | { ok: false; reason: string };
@@ -33,9 +34,9 @@ function ssoEnv() {
 export function ssoProviders(): Provider[] {
   const env = ssoEnv();
   if (!env) return [];
-  const warned = globalThis as { tollgateSsoUrlWarned?: boolean };
-  if (!process.env.AUTH_URL && !process.env.NEXTAUTH_URL && !warned.tollgateSsoUrlWarned) {
-    warned.tollgateSsoUrlWarned = true;
+  const warned = processSlot("sso.urlWarned", () => ({ once: false }));
+  if (!process.env.AUTH_URL && !process.env.NEXTAUTH_URL && !warned.once) {
+    warned.once = true;
     // Next.js hands route handlers http://localhost:<port>, so the redirect URI would not be the public one.
     log.warn(
       "single sign-on without AUTH_URL: the OIDC redirect URI is http://localhost:<port>/api/auth/callback/oidc; set AUTH_URL to Tollgate's public URL",

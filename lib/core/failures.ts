@@ -1,8 +1,9 @@
 /**
  * Process-wide governance counters, read by /api/health. Next gives every route bundle (and instrumentation) its
- * own copy of this module, so the state lives once on `globalThis` under one symbol: every copy of the module
- * counts into, and reads from, the same holder.
+ * own copy of this module, so the state lives once per process (lib/core/process-state): every copy of the
+ * module counts into, and reads from, the same holder.
  */
+import { processSlot } from "./process-state";
 
 /** Governance writes that failed in this process (shown on /api/health); the replies they belonged to went out. */
 export type GovernanceFailures = { ledger: number; audit: number; conversation: number; pipeline: number };
@@ -33,14 +34,11 @@ type Holder = {
   batchers: Map<string, Batcher>;
 };
 
-const KEY = Symbol.for("tollgate.governance.health");
-const root = globalThis as { [KEY]?: Holder };
-root[KEY] ??= {
+const holder = processSlot<Holder>("governance.health", () => ({
   failures: { ledger: 0, audit: 0, conversation: 0, pipeline: 0 },
   cleaned: { values: 0 },
   batchers: new Map(),
-};
-const holder: Holder = root[KEY];
+}));
 
 /** The live failure counters (the same object in every copy of this module). */
 export const governanceFailures: GovernanceFailures = holder.failures;

@@ -1,5 +1,6 @@
 import { batchers } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
+import { processSlot } from "@/lib/core/process-state";
 
 type Signal = "SIGTERM" | "SIGINT";
 const EXIT_CODES: Record<Signal, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -41,9 +42,9 @@ export async function flushBatchers(ms: number): Promise<boolean> {
  * ends), it flushes what it can and exits.
  */
 export function installShutdownFlush(options: ShutdownOptions = {}): void {
-  const root = globalThis as { [INSTALLED]?: boolean };
-  if (root[INSTALLED]) return;
-  root[INSTALLED] = true;
+  const installed = processSlot("shutdown.flush", () => ({ done: false }));
+  if (installed.done) return;
+  installed.done = true;
   const deadlineMs = options.deadlineMs ?? 10_000;
   const realExit = process.exit.bind(process);
   let stopping: Promise<void> | null = null;

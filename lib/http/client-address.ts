@@ -1,6 +1,7 @@
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
 import { log } from "@/lib/core/log";
+import { processSlot } from "@/lib/core/process-state";
 
 /**
  * The header that carries the TCP peer's address from the socket to route handlers. Next gives handlers no
@@ -12,9 +13,7 @@ export const SOCKET_ADDRESS_HEADER = "x-tollgate-socket-address";
 const MAX_TRUSTED_HOPS = 10;
 
 type Anchor = { socketAddressHook?: boolean; trustProxyWarned?: string };
-const anchor = globalThis as typeof globalThis & { __tollgateClientAddress?: Anchor };
-anchor.__tollgateClientAddress ??= {};
-const state = anchor.__tollgateClientAddress;
+const state = processSlot<Anchor>("http.clientAddress", () => ({}));
 
 /** The environment variables these functions read (process.env, or a test's own). */
 export type Env = Record<string, string | undefined>;

@@ -4,6 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKey, tenant } from "@/db/schema";
+import { processSlot } from "@/lib/core/process-state";
 import { type KeyEvent, type KeyEventSink, publishKeyEvent } from "@/lib/keys/key-events";
 
 const PREFIX = "tg_";
@@ -82,13 +83,10 @@ export class ApiKeyCache implements KeyEventSink {
   }
 }
 
-// On globalThis, so a revocation in one route's bundle clears the cache the /v1 route reads.
-const holder = globalThis as { __tollgateApiKeyCache?: ApiKeyCache };
-
 /** This process's key cache (its revocation feed is started with the server: startKeyEvents). */
 export function processKeyCache(): ApiKeyCache {
-  holder.__tollgateApiKeyCache ??= new ApiKeyCache();
-  return holder.__tollgateApiKeyCache;
+  // Once per process, so a revocation in one route's bundle clears the cache the /v1 route reads.
+  return processSlot("keys.cache", () => new ApiKeyCache());
 }
 
 /** The live key for a secret, or null (unknown, revoked, or its tenant disabled), through the process's cache. */

@@ -4,6 +4,7 @@ import postgres, { type Sql } from "postgres";
 import type { Executor } from "@/lib/changes/changes";
 import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
+import { processSlot } from "@/lib/core/process-state";
 
 /**
  * Revocations that every instance's key cache must see at once: a key revoked, or a tenant disabled or
@@ -57,12 +58,8 @@ export async function notifyInTransaction(tx: Executor, event: KeyEvent): Promis
 }
 
 type Bus = { redis?: { client: Redis; channel: string }; stop?: () => Promise<void> };
-// On globalThis: Next builds a bundle per route, and a revocation in one must reach the cache another reads.
-const holder = globalThis as { __tollgateKeyEvents?: Bus };
-const bus = (): Bus => {
-  holder.__tollgateKeyEvents ??= {};
-  return holder.__tollgateKeyEvents;
-};
+// Once per process: Next builds a bundle per route, and a revocation in one must reach the cache another reads.
+const bus = (): Bus => processSlot<Bus>("keys.events", () => ({}));
 
 /** After the revoking transaction committed: other instances hear of it on Redis, when REDIS_URL is set. */
 export async function publishKeyEvent(event: KeyEvent): Promise<void> {

@@ -1,6 +1,7 @@
 import { and, eq, or } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type LimitScope, tenant, type UsageLimit, usageLimit } from "@/db/schema";
+import { processSlot } from "@/lib/core/process-state";
 
 /** One usage_limit row as a call meets it: whose limits (scope, subject) and their values (null: no limit). */
 export type ScopedLimit = Omit<UsageLimit, "tenantId" | "updatedAt" | "updatedBy">;
@@ -23,10 +24,8 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 export type Caller = { tenantId: string; apiKeyId: string | null; userId: string | null };
 
 const POLICY_CACHE_MS = 5_000;
-// On globalThis, so every bundle of the app (Next builds one per route) clears and reads the same cache.
-const holder = globalThis as { __tollgatePolicyCache?: Map<string, { policy: Policy; until: number }> };
-holder.__tollgatePolicyCache ??= new Map();
-const cache = holder.__tollgatePolicyCache;
+// Once per process, so every bundle of the app (Next builds one per route) clears and reads the same cache.
+const cache = processSlot("pipeline.policyCache", () => new Map<string, { policy: Policy; until: number }>());
 
 export const SCOPE_LABEL: Record<LimitScope, string> = {
   tenant: "tenant",
