@@ -78,8 +78,6 @@ function withSecurityHeaders<R extends Response>(req: NextRequest, res: R, nonce
 
 export const config = {
   // Pages, server actions and /api. Not /v1 (API keys, no cookies; its headers come from next.config.mjs),
-  // nor the benchmark's bare route, nor static files.
-  matcher: [
-    "/((?!v1/|v1$|api/bench/|_next/static|_next/image|favicon.ico|.*\\.(?:png|svg|jpg|ico|css|js)$).*)",
-  ],
+  // nor static files.
+  matcher: ["/((?!v1/|v1$|_next/static|_next/image|favicon.ico|.*\\.(?:png|svg|jpg|ico|css|js)$).*)"],
 };

@@ -1,5 +1,5 @@
 // The floor of any proxy built on the gateway: node:http, the same request adapter as the lean server
-// (scripts/serve.ts) and Gateway.chat, with no key check, no pipeline, no ledger. Prints its port; serves until
+// (server/serve.ts) and Gateway.chat, with no key check, no pipeline, no ledger. Prints its port; serves until
 // killed on the port given (or any). Used by bench/gateway-overhead.ts as the baseline the lean server's own work is measured against.
 import { createServer } from "node:http";
 import { serveFetchHandler } from "@/server/serve";

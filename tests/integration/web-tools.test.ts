@@ -1,6 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parseToolArgs, type ToolContext } from "@/lib/agent/tool";
+import { WebToolSet, webToolSetFromEnv } from "@/lib/agent/toolsets/web";
+import { htmlToText } from "@/lib/agent/toolsets/web/html-to-text";
 import {
   blockedReason,
   isBlockedAddress,
@@ -8,9 +11,7 @@ import {
   pinnedLookup,
   type ResolvedAddress,
   resolveAllowed,
-} from "@/lib/agent/net-guard";
-import { parseToolArgs, type ToolContext } from "@/lib/agent/tool";
-import { htmlToText, WebToolSet, webToolSetFromEnv } from "@/lib/agent/toolsets/web";
+} from "@/lib/agent/toolsets/web/net-guard";
 
 const PAGE = `<!doctype html><html><head><title>Tollgate &amp; friends</title>
 <meta name="description" content="head-meta"><style>body { color: red }</style></head>

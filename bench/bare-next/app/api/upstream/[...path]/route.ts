@@ -1,12 +1,12 @@
 /**
- * Benchmark baseline (bench/gateway-overhead.ts): the same Next route machinery as /v1, doing only the forwarding
- * call to the upstream named by TOLLGATE_BENCH_UPSTREAM — no auth, no ledger. 404 unless TOLLGATE_BENCH_ROUTES=1.
+ * The benchmark's baseline for /v1: the same Next route machinery, doing only the forwarding call to the upstream
+ * named by BENCH_UPSTREAM (no auth, no ledger). 404 without it.
  */
-const PREFIX = "/api/bench/upstream";
+const PREFIX = "/api/upstream";
 
 export async function POST(req: Request): Promise<Response> {
-  const upstream = process.env.TOLLGATE_BENCH_UPSTREAM;
-  if (process.env.TOLLGATE_BENCH_ROUTES !== "1" || !upstream) return new Response(null, { status: 404 });
+  const upstream = process.env.BENCH_UPSTREAM;
+  if (!upstream) return new Response(null, { status: 404 });
   const res = await fetch(upstream + new URL(req.url).pathname.slice(PREFIX.length), {
     method: "POST",
     headers: { "content-type": "application/json", authorization: req.headers.get("authorization") ?? "" },

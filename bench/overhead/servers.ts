@@ -1,0 +1,213 @@
+// Every server the run measures, started in its own process: the fake upstream, Tollgate's lean server, the
+// bare Node proxy, Portkey, the product's Next app (`next start`) and the bench's bare Next app.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseGatewayConfig } from "@/lib/gateway/config";
+import { alive, type ChildProcesses, freePort, type Started, sleep, tail, waitReady } from "./processes";
+
+export const PORTKEY_VERSION = "1.15.2";
+const NEXT_BIN = path.join("node_modules", "next", "dist", "bin", "next");
+const BARE_NEXT_DIR = path.join("bench", "bare-next");
+
+export type Server = Started & { url: string };
+export type Servers = {
+  upstream: Server;
+  lean: Server;
+  proxy: Server;
+  portkey: Server;
+  next: Server;
+  bareNext: Server;
+};
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+/** The fake upstream, in its own process; resolves with its base URL (ending in /v1) once it prints it. */
+export async function startUpstream(procs: ChildProcesses): Promise<Server> {
+  const upstream = procs.start(
+    "upstream",
+    process.execPath,
+    ["--import", "tsx", "bench/fake-upstream.ts"],
+    {},
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const t = setInterval(() => {
+      const line = readFileSync(upstream.logFile, "utf8").split("\n")[0];
+      if (line?.startsWith("http")) {
+        clearInterval(t);
+        resolve(line.trim());
+      } else if (!alive(upstream.child)) {
+        clearInterval(t);
+        reject(new Error(`fake upstream exited:\n${tail(upstream.logFile)}`));
+      }
+    }, 50);
+  });
+  return { ...upstream, url };
+}
+
+/** Starts the five servers in front of the upstream and waits until each answers. */
+export async function startServers(
+  procs: ChildProcesses,
+  upstream: Server,
+  database: { url: string; secret: string },
+): Promise<Omit<Servers, "upstream">> {
+  // ---- the gateway config both Tollgate servers run on ----
+  const configFile = path.join(procs.tmp, "gateway.config.json");
+  const config = {
+    providers: { upstream: { type: "openai", baseUrl: upstream.url, apiKeyEnv: "BENCH_UPSTREAM_KEY" } },
+    models: { bench: { candidates: [{ provider: "upstream", model: "gpt-4o-mini" }] } },
+  };
+  parseGatewayConfig(config, configFile, { BENCH_UPSTREAM_KEY: "bench" });
+  writeFileSync(configFile, JSON.stringify(config, null, 2));
+  const serverEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    GATEWAY_CONFIG: configFile,
+    BENCH_UPSTREAM_KEY: "bench",
+    SEED_SAMPLE_TURNS: "0",
+  };
+  // BENCH_CPU_PROF=<dir>: the lean and Next servers write V8 CPU profiles there when they stop (diagnosis only).
+  const profDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : "";
+  const prof = profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
+
+  // ---- the lean server ----
+  const leanPort = await freePort();
+  const lean = procs.start("lean", process.execPath, [...prof, "--import", "tsx", "server/gateway.ts"], {
+    env: { ...serverEnv, GATEWAY_PORT: String(leanPort) },
+  });
+
+  // ---- the bare Node proxy: the gateway behind node:http, nothing else (the floor for the lean server) ----
+  const proxyPort = await freePort();
+  const proxy = procs.start(
+    "proxy",
+    process.execPath,
+    ["--import", "tsx", "bench/bare-proxy.ts", upstream.url, String(proxyPort)],
+    { env: serverEnv },
+  );
+
+  const portkey = await startPortkey(procs);
+
+  // ---- Next: build each app when its build is older than its sources, then `next start` ----
+  const sources = ["app", "components", "lib", "db", "schemas", "public", "proxy.ts", "instrumentation.ts"];
+  await buildWhenStale(procs, "next-build", ".", [...sources, "next.config.mjs", "package-lock.json"]);
+  const nextPort = await freePort();
+  const next = procs.start(
+    "next",
+    process.execPath,
+    [...prof, NEXT_BIN, "start", "-p", String(nextPort), "-H", "127.0.0.1"],
+    { env: serverEnv },
+  );
+  // Webpack: Turbopack, whose workspace root must be the repository's (where node_modules is), would also
+  // compile the product's instrumentation.ts and proxy.ts into this app.
+  await buildWhenStale(
+    procs,
+    "bare-next-build",
+    BARE_NEXT_DIR,
+    ["app", "next.config.mjs", "tsconfig.json"]
+      .map((p) => path.join(BARE_NEXT_DIR, p))
+      .concat("package-lock.json"),
+    ["--webpack"],
+  );
+  const bareNextPort = await freePort();
+  const bareNext = procs.start(
+    "bare-next",
+    process.execPath,
+    [NEXT_BIN, "start", BARE_NEXT_DIR, "-p", String(bareNextPort), "-H", "127.0.0.1"],
+    { env: { ...process.env, BENCH_UPSTREAM: upstream.url } },
+  );
+
+  const servers = {
+    lean: { ...lean, url: `http://127.0.0.1:${leanPort}` },
+    proxy: { ...proxy, url: `http://127.0.0.1:${proxyPort}` },
+    portkey,
+    next: { ...next, url: `http://127.0.0.1:${nextPort}` },
+    bareNext: { ...bareNext, url: `http://127.0.0.1:${bareNextPort}` },
+  };
+  const authed = (base: string) => () =>
+    fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${database.secret}` } });
+  await waitReady("lean server", lean, authed(servers.lean.url));
+  await waitReady("next start", next, authed(servers.next.url));
+  await waitReady("portkey", portkey, () => fetch(portkey.url));
+  await waitReady("bare proxy", proxy, () => fetch(servers.proxy.url));
+  // A GET on the forwarding route: 405 from Next itself, so the app is up (the route takes POST only).
+  await waitReady("bare next start", bareNext, async () => {
+    const res = await fetch(`${servers.bareNext.url}/api/upstream/ping`);
+    return new Response(null, { status: res.status === 405 ? 200 : 503 });
+  });
+  say("all servers ready");
+  return servers;
+}
+
+/** Portkey's gateway, installed once under the temp directory (not the project). */
+async function startPortkey(procs: ChildProcesses): Promise<Server> {
+  const portkeyDir = path.join(os.tmpdir(), `tollgate-bench-portkey-${PORTKEY_VERSION}`);
+  const portkeyMain = path.join(portkeyDir, "node_modules/@portkey-ai/gateway/build/start-server.js");
+  if (!existsSync(portkeyMain)) {
+    say(`installing @portkey-ai/gateway@${PORTKEY_VERSION} under ${portkeyDir}`);
+    mkdirSync(portkeyDir, { recursive: true });
+    await procs.run(
+      "npm-install-portkey",
+      "npm",
+      [
+        "install",
+        "--prefix",
+        portkeyDir,
+        "--no-audit",
+        "--no-fund",
+        "--ignore-scripts",
+        `@portkey-ai/gateway@${PORTKEY_VERSION}`,
+      ],
+      process.env,
+    );
+  }
+  const port = await freePort();
+  const portkey = procs.start("portkey", process.execPath, [portkeyMain, "--headless", `--port=${port}`], {
+    cwd: portkeyDir,
+  });
+  return { ...portkey, url: `http://127.0.0.1:${port}` };
+}
+
+/** `next build <dir>` when BENCH_BUILD=1 or its .next is older than any of `sources`. */
+async function buildWhenStale(
+  procs: ChildProcesses,
+  name: string,
+  dir: string,
+  sources: string[],
+  flags: string[] = [],
+): Promise<void> {
+  const built = (() => {
+    try {
+      return statSync(path.join(dir, ".next", "BUILD_ID")).mtimeMs;
+    } catch {
+      return 0;
+    }
+  })();
+  const stale = Math.max(...sources.map(newest)) > built;
+  if (process.env.BENCH_BUILD !== "1" && !stale) return;
+  say(`next build ${dir} …`);
+  // Another build of this checkout holds Next's build lock: wait for it (up to 10 min), then build.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await procs.run(
+        `${name}-${attempt}`,
+        process.execPath,
+        [NEXT_BIN, "build", ...flags, dir],
+        process.env,
+      );
+      return;
+    } catch (error) {
+      if (attempt >= 40 || !String(error).includes("Another next build process is already running"))
+        throw error;
+      say("another next build is running here; waiting for it");
+      await sleep(15_000);
+    }
+  }
+}
+
+/** The newest modification time under `p` (0 when it does not exist). */
+function newest(p: string): number {
+  if (!existsSync(p)) return 0;
+  const s = statSync(p);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(s.mtimeMs, ...readdirSync(p).map((e) => newest(path.join(p, e))));
+}

@@ -1,0 +1,211 @@
+import http from "node:http";
+import https from "node:https";
+import type { BlockList } from "node:net";
+import type { Readable } from "node:stream";
+import zlib from "node:zlib";
+import { pinnedLookup, type ResolvedAddress, type Resolver, resolveAllowed } from "./net-guard";
+
+export type PinnedClientOptions = {
+  /** Ranges the operator opens despite the SSRF policy. */
+  allow: BlockList;
+  /** Host name resolution; tests inject one, production uses dns.lookup. */
+  resolver: Resolver | undefined;
+  /** Whole fetch, redirects and body included. */
+  timeoutMs: number;
+  /** Bytes of (decoded) body read before the response is cut. */
+  maxBytes: number;
+  maxRedirects: number;
+};
+
+export type RawResponse = {
+  url: string;
+  status: number;
+  contentType: string;
+  body: Buffer;
+  truncated: boolean;
+};
+export type ContentKind = "html" | "text" | "json";
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const HEADERS = {
+  "user-agent": "TollgateAgent/0.1 (web_fetch)",
+  accept: "text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8",
+  "accept-encoding": "gzip, deflate, br",
+};
+
+/**
+ * An HTTP(S) GET client whose every hop is checked by the net guard and whose socket can only connect to the
+ * address that was checked (no DNS rebinding between the check and the connect).
+ */
+export class PinnedClient {
+  constructor(readonly options: PinnedClientOptions) {}
+
+  /** GET with the guard on every hop, a total time limit, Stop, and a size limit. */
+  async get(startUrl: string, stop: AbortSignal): Promise<RawResponse> {
+    const { timeoutMs, maxBytes, maxRedirects } = this.options;
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const timer = setTimeout(
+      () => controller.abort(new Error(`timed out after ${timeoutMs} ms fetching ${startUrl}`)),
+      timeoutMs,
+    );
+    const onStop = () => controller.abort(new Error(`stopped: the fetch of ${startUrl} was cancelled`));
+    if (stop.aborted) onStop();
+    else stop.addEventListener("abort", onStop, { once: true });
+    try {
+      let url = httpUrl(startUrl);
+      for (let hop = 0; ; hop++) {
+        const checked = await resolveAllowed(url.hostname, {
+          allow: this.options.allow,
+          resolver: this.options.resolver,
+          signal,
+        });
+        const res = await request(url, checked, signal);
+        const location = res.headers.location;
+        if (REDIRECTS.has(res.statusCode ?? 0) && location) {
+          res.destroy();
+          if (hop >= maxRedirects) throw new Error(`too many redirects (more than ${maxRedirects})`);
+          url = httpUrl(new URL(location, url).href);
+          continue;
+        }
+        const contentType = res.headers["content-type"] ?? "";
+        if (contentType && !kindOfMime(contentType)) {
+          res.destroy();
+          throw new Error(
+            `refused: ${url.href} is ${mimeOf(contentType)}; only HTML, text and JSON can be read`,
+          );
+        }
+        const { body, truncated } = await readBody(res, maxBytes, signal);
+        return { url: url.href, status: res.statusCode ?? 0, contentType, body, truncated };
+      }
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      // Socket errors carry a code and a terse message; say which URL failed.
+      if (error instanceof Error && "code" in error)
+        throw new Error(`could not fetch ${startUrl}: ${error.message}`);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      stop.removeEventListener("abort", onStop);
+    }
+  }
+}
+
+/** The declared kind; without a content type, sniff: NUL bytes mean binary, a leading tag means HTML. */
+export function contentKind(contentType: string, body: Buffer): ContentKind {
+  const declared = contentType ? kindOfMime(contentType) : null;
+  if (declared) return declared;
+  if (body.subarray(0, 1024).includes(0))
+    throw new Error("refused: the response is binary, not a web page or text");
+  return /^\s*<(!doctype html|html|head|body)\b/i.test(body.subarray(0, 512).toString("latin1"))
+    ? "html"
+    : "text";
+}
+
+/** The body as text in its declared charset (UTF-8 when none is declared or the name is unknown). */
+export function decodeBody(body: Buffer, contentType: string): string {
+  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
+  try {
+    return new TextDecoder(charset ?? "utf-8").decode(body);
+  } catch {
+    return new TextDecoder("utf-8").decode(body);
+  }
+}
+
+function httpUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`refused: "${text}" is not a valid absolute URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`refused: only http and https URLs can be fetched, not ${url.protocol}`);
+  }
+  return url;
+}
+
+/** One GET whose socket can only connect to the address the guard checked. */
+function request(url: URL, checked: ResolvedAddress, signal: AbortSignal): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const req = (url.protocol === "https:" ? https : http).request({
+      hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      method: "GET",
+      headers: HEADERS,
+      // A fresh agent: no pooled socket from another tool set (with another allow-list) is reused.
+      agent: false,
+      lookup: pinnedLookup(checked),
+    });
+    const onAbort = () => req.destroy(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    req.on("response", (res) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(res);
+    });
+    req.on("error", (error) => {
+      signal.removeEventListener("abort", onAbort);
+      reject(error);
+    });
+    req.end();
+  });
+}
+
+/** Reads at most `maxBytes` of the decompressed body, then hangs up. */
+function readBody(
+  res: http.IncomingMessage,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<{ body: Buffer; truncated: boolean }> {
+  const encoding = String(res.headers["content-encoding"] ?? "").toLowerCase();
+  const decoder =
+    encoding === "gzip" || encoding === "x-gzip"
+      ? zlib.createGunzip()
+      : encoding === "deflate"
+        ? zlib.createInflate()
+        : encoding === "br"
+          ? zlib.createBrotliDecompress()
+          : null;
+  const stream: Readable = decoder ? res.pipe(decoder) : res;
+  if (decoder) res.on("error", (error) => decoder.destroy(error));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (finish: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+      res.destroy();
+      stream.destroy();
+      finish();
+    };
+    const onAbort = () => settle(() => reject(signal.reason));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    stream.on("data", (chunk: Buffer) => {
+      if (size + chunk.length > maxBytes) {
+        chunks.push(chunk.subarray(0, maxBytes - size));
+        return settle(() => resolve({ body: Buffer.concat(chunks), truncated: true }));
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    stream.on("end", () => settle(() => resolve({ body: Buffer.concat(chunks), truncated: false })));
+    stream.on("error", (error) => settle(() => reject(error)));
+  });
+}
+
+function mimeOf(contentType: string): string {
+  return (contentType.split(";")[0] ?? "").trim().toLowerCase();
+}
+
+function kindOfMime(contentType: string): ContentKind | null {
+  const mime = mimeOf(contentType);
+  if (mime === "text/html" || mime === "application/xhtml+xml") return "html";
+  if (mime === "application/json" || mime.endsWith("+json")) return "json";
+  if (mime.startsWith("text/") || mime === "application/xml" || mime.endsWith("+xml")) return "text";
+  return null;
+}

@@ -1,0 +1,91 @@
+import { addCost } from "@/lib/gateway/pricing";
+import { addUsage, type Stamp, type Usage, ZERO_USAGE } from "@/lib/gateway/types";
+import { cancelledResult, type StoredMessage } from "@/lib/turns/conversation";
+import type { ChatTurnSummary, ToolTraceEntry, TurnStatus, TurnSummary } from "@/lib/turns/events";
+
+/** What one turn has done so far: its new messages, tool trace, spend and status, and the summary it closes with. */
+export class TurnProgress {
+  readonly startedAt = new Date();
+  private readonly started = performance.now();
+  /** The turn's new messages, in order; the first `storedCount` are already in the conversation store. */
+  readonly messages: StoredMessage[] = [];
+  storedCount = 0;
+  readonly trace: ToolTraceEntry[] = [];
+  status: TurnStatus = "failed";
+  error: TurnSummary["error"];
+  rounds = 0;
+  private usage: Usage = ZERO_USAGE;
+  private cost: string | null = "0";
+  private lastStamp: Stamp | undefined;
+  private firstTokenMs: number | null = null;
+  private cacheHits = 0;
+
+  constructor(
+    readonly turnId: string,
+    readonly conversationId: string,
+    readonly requestedModel: string,
+  ) {}
+
+  /** The first text or tool call of the turn, in whichever round it comes. */
+  markFirstToken(): void {
+    this.firstTokenMs ??= Math.round(performance.now() - this.started);
+  }
+
+  /** A model call that answered: its tokens and cost count, and it names who served the turn. */
+  addAnswer(stamp: Stamp): void {
+    this.lastStamp = stamp;
+    this.addSpend(stamp.usage, stamp.cost);
+    if (stamp.cacheHit) this.cacheHits++;
+  }
+
+  /** A model call that failed still names who was tried. */
+  addFailure(stamp: Stamp): void {
+    this.lastStamp = stamp;
+  }
+
+  /** Tokens spent by the model or on the user's behalf by a tool (a sub-agent). */
+  addSpend(usage: Usage, cost: string | null): void {
+    this.usage = addUsage(this.usage, usage);
+    this.cost = addCost(this.cost, cost);
+  }
+
+  /** The messages still to store, with every assistant tool call answered (providers reject dangling calls). */
+  unstoredMessages(): StoredMessage[] {
+    return closeDanglingCalls(this.messages).slice(this.storedCount);
+  }
+
+  summary(): ChatTurnSummary {
+    const stamp = this.lastStamp;
+    return {
+      turnId: this.turnId,
+      conversationId: this.conversationId,
+      status: this.status,
+      requestedModel: this.requestedModel,
+      servedProvider: stamp?.servedProvider ?? null,
+      servedAdapter: stamp?.servedAdapter ?? null,
+      servedModel: stamp?.servedModel ?? null,
+      fallbackIndex: stamp?.fallbackIndex ?? null,
+      attempts: stamp?.attempts ?? [],
+      usage: this.usage,
+      cost: this.cost,
+      rounds: this.rounds,
+      toolTrace: this.trace,
+      timeToFirstTokenMs: this.firstTokenMs,
+      latencyMs: Math.round(performance.now() - this.started),
+      cacheHits: this.cacheHits,
+      error: this.error,
+    };
+  }
+}
+
+function closeDanglingCalls(turn: StoredMessage[]): StoredMessage[] {
+  const answered = new Set(turn.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
+  const out: StoredMessage[] = [];
+  for (const m of turn) {
+    out.push(m);
+    if (m.role === "assistant" && m.toolCalls?.length) {
+      for (const c of m.toolCalls) if (!answered.has(c.id)) out.push(cancelledResult(c.id, c.name));
+    }
+  }
+  return out;
+}
