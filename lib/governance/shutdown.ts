@@ -4,7 +4,6 @@ import { processSlot } from "@/lib/core/process-state";
 
 type Signal = "SIGTERM" | "SIGINT";
 const EXIT_CODES: Record<Signal, number> = { SIGINT: 130, SIGTERM: 143 };
-const INSTALLED = Symbol.for("tollgate.shutdown.installed");
 
 export type ShutdownOptions = {
   /** From the signal to the forced exit, flushing included (ms). */
