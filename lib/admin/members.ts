@@ -6,6 +6,7 @@ import { appUser, invitation, type MembershipRole, membership, tenant } from "@/
 import { hashPassword, passwordProblem, verifyPassword } from "@/lib/auth/password";
 import { findUserByEmail } from "@/lib/auth/users";
 import { AppError, notFound } from "@/lib/errors";
+import { trustedProxyHops } from "@/lib/http/client-address";
 import { hasNoNul, NO_NUL } from "@/lib/sql-text";
 import { type Actor, type Executor, recordChange } from "./changes";
 
@@ -171,12 +172,6 @@ export async function listInvitations(
       ),
     )
     .orderBy(desc(invitation.createdAt));
-}
-
-/** TRUST_PROXY: how many proxies in front of the app to believe (a positive whole number), else none. */
-function trustedProxyHops(): number {
-  const raw = process.env.TRUST_PROXY?.trim() ?? "";
-  return /^[1-9]\d{0,2}$/.test(raw) ? Number(raw) : 0;
 }
 
 /** In a comma-separated X-Forwarded-* header, the value the outermost trusted proxy saw (hops from the right). */
