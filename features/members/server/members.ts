@@ -15,6 +15,7 @@ import { hashPassword, passwordProblem, verifyPassword } from "@/lib/auth/passwo
 import { findUserByEmail } from "@/lib/auth/users";
 import { type Actor, type Executor, recordChange } from "@/lib/changes/changes";
 import { AppError, notFound } from "@/lib/core/errors";
+import { trustedProxyHops } from "@/lib/http/client-address";
 
 export async function listMembers(db: Database, tenantId: string): Promise<MemberView[]> {
   return db
@@ -142,12 +143,6 @@ export async function listInvitations(
       ),
     )
     .orderBy(desc(invitation.createdAt));
-}
-
-/** TRUST_PROXY: how many proxies in front of the app to believe (a positive whole number), else none. */
-function trustedProxyHops(): number {
-  const raw = process.env.TRUST_PROXY?.trim() ?? "";
-  return /^[1-9]\d{0,2}$/.test(raw) ? Number(raw) : 0;
 }
 
 /** In a comma-separated X-Forwarded-* header, the value the outermost trusted proxy saw (hops from the right). */
