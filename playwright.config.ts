@@ -34,7 +34,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: "node --import tsx scripts/e2e-server.ts",
+    command: "node --conditions=react-server --import tsx scripts/e2e-server.ts",
     url: `http://127.0.0.1:${port}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,

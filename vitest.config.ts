@@ -1,7 +1,13 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { alias: { "@": import.meta.dirname } },
+  resolve: {
+    alias: {
+      "@": import.meta.dirname,
+      // `server-only` throws outside React's server condition; every test here is server code.
+      "server-only": `${import.meta.dirname}/node_modules/server-only/empty.js`,
+    },
+  },
   test: {
     include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
     environment: "node",

@@ -1,3 +1,4 @@
+import "server-only";
 import { type DatabaseHandle, databaseOptionsFromEnv, openDatabase } from "./client";
 import { prepareDatabase } from "./migrate";
 

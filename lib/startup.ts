@@ -1,3 +1,4 @@
+import "server-only";
 import { DatabaseUnavailableError } from "@/db/client";
 import { migrationStatus } from "@/db/migrate";
 import { createContainer, installContainer } from "@/lib/container";

@@ -1,3 +1,4 @@
+import "server-only";
 import { count, eq } from "drizzle-orm";
 import { getDb } from "@/db";
 import { membership, tenant } from "@/db/schema";

@@ -1,5 +1,5 @@
 // Takes the README's screenshots from a running app. For every shot (the drawer's error state needs the fake
-// upstream): `node --import tsx scripts/e2e-server.ts` in one shell, then
+// upstream): `node --conditions=react-server --import tsx scripts/e2e-server.ts` in one shell, then
 // `BASE_URL=http://127.0.0.1:3100 node --import tsx scripts/screenshots.ts`.
 import { chromium, type Page } from "@playwright/test";
 import { CHROMIUM_ARGS } from "../playwright.config";

@@ -31,6 +31,8 @@ const steps = [
   {
     name: "end-to-end tests (Playwright, Chromium)",
     cmd: ["npx", "playwright", "test"],
+    // Specs and the e2e server import server modules, whose `import "server-only"` needs React's server condition.
+    env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --conditions=react-server`.trim() },
     report: () => countPlaywright("reports/playwright.json"),
   },
 ];
@@ -45,7 +47,10 @@ let ok = true;
 for (const step of steps) {
   console.log(`\n=== ${step.name}: ${step.cmd.join(" ")}`);
   const started = Date.now();
-  const result = spawnSync(step.cmd[0], step.cmd.slice(1), { stdio: "inherit", env });
+  const result = spawnSync(step.cmd[0], step.cmd.slice(1), {
+    stdio: "inherit",
+    env: { ...env, ...step.env },
+  });
   const passed = result.status === 0;
   console.log(
     `=== ${step.name}: ${passed ? "passed" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)}s`,

@@ -72,16 +72,21 @@ export async function startServers(
 
   // ---- the lean server ----
   const leanPort = await freePort();
-  const lean = procs.start("lean", process.execPath, [...prof, "--import", "tsx", "server/gateway.ts"], {
-    env: { ...serverEnv, GATEWAY_PORT: String(leanPort) },
-  });
+  const lean = procs.start(
+    "lean",
+    process.execPath,
+    [...prof, "--conditions=react-server", "--import", "tsx", "server/gateway.ts"],
+    {
+      env: { ...serverEnv, GATEWAY_PORT: String(leanPort) },
+    },
+  );
 
   // ---- the bare Node proxy: the gateway behind node:http, nothing else (the floor for the lean server) ----
   const proxyPort = await freePort();
   const proxy = procs.start(
     "proxy",
     process.execPath,
-    ["--import", "tsx", "bench/bare-proxy.ts", upstream.url, String(proxyPort)],
+    ["--conditions=react-server", "--import", "tsx", "bench/bare-proxy.ts", upstream.url, String(proxyPort)],
     { env: serverEnv },
   );
 

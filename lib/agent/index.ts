@@ -1,3 +1,4 @@
+import "server-only";
 import type { Database } from "@/db";
 import { log } from "@/lib/core/log";
 import type { Gateway } from "@/lib/gateway";

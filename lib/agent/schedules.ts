@@ -1,3 +1,4 @@
+import "server-only";
 import { Cron } from "croner";
 import { and, asc, count, eq, isNull, lte, or } from "drizzle-orm";
 import type { Database } from "@/db";

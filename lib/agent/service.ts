@@ -1,3 +1,4 @@
+import "server-only";
 import { v7 as uuidv7 } from "uuid";
 import type { MembershipRole } from "@/db/schema";
 import { countFailure } from "@/lib/core/failures";

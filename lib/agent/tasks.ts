@@ -1,3 +1,4 @@
+import "server-only";
 import { randomUUID } from "node:crypto";
 import type { MembershipRole, TaskStatusValue } from "@/db/schema";
 import { log } from "@/lib/core/log";

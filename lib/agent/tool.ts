@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import type { MembershipRole } from "@/db/schema";
 import type { ToolSchema, Usage } from "@/lib/gateway/types";

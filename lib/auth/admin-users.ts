@@ -1,3 +1,4 @@
+import "server-only";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db";

@@ -1,3 +1,4 @@
+import "server-only";
 import { cache } from "react";
 import { getDb } from "@/db";
 import { AppError, forbidden, notFound, unauthorized } from "@/lib/core/errors";

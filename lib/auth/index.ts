@@ -1,3 +1,4 @@
+import "server-only";
 import { headers } from "next/headers";
 import NextAuth, { type DefaultSession } from "next-auth";
 import Credentials from "next-auth/providers/credentials";

@@ -1,3 +1,4 @@
+import "server-only";
 import { getDb } from "@/db";
 import { auth } from "./index";
 import { isSessionOpen } from "./sessions";

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, eq, isNull, lt } from "drizzle-orm";
 import type { Database } from "@/db";
 import { authSession } from "@/db/schema";

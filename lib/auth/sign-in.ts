@@ -1,3 +1,4 @@
+import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AuthError } from "next-auth";
 import { z } from "zod";

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, eq, sql } from "drizzle-orm";
 import type { OIDCConfig, Provider } from "next-auth/providers";
 import type { Database } from "@/db";

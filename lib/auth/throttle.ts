@@ -1,3 +1,4 @@
+import "server-only";
 import { inArray, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { authThrottle } from "@/db/schema";

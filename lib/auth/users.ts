@@ -1,3 +1,4 @@
+import "server-only";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type AppUser, appUser, type MembershipRole, membership, tenant } from "@/db/schema";

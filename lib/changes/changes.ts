@@ -1,3 +1,4 @@
+import "server-only";
 import type { Database } from "@/db";
 import { adminChange } from "@/db/schema";
 import { maskSecrets } from "@/lib/core/mask";

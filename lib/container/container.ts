@@ -1,3 +1,4 @@
+import "server-only";
 import { type Database, type DatabaseHandle, openAppDatabase } from "@/db";
 import { type AgentRuntime, type AgentTools, createAgentRuntime, createAgentTools } from "@/lib/agent";
 import type { ToolSet } from "@/lib/agent/tool";

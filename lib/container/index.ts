@@ -1,3 +1,4 @@
+import "server-only";
 import { installDatabase } from "@/db";
 import { peekProcessSlot, setProcessSlot } from "@/lib/core/process-state";
 import { type Container, createContainer } from "./container";

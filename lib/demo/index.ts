@@ -1,3 +1,4 @@
+import "server-only";
 import type { DatabaseHandle } from "@/db";
 import { seedDemo, seedDemoOrders } from "./seed";
 

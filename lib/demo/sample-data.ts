@@ -8,6 +8,7 @@
  * `"sample": true`. Rollup rows cannot carry a mark (they merge with real usage), so removal subtracts exactly
  * what the sample turns added.
  */
+import "server-only";
 import { type SQL, sql } from "drizzle-orm";
 import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";

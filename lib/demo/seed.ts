@@ -1,3 +1,4 @@
+import "server-only";
 import { count, eq } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { appUser, demoOrder, membership, tenant } from "@/db/schema";

@@ -1,3 +1,4 @@
+import "server-only";
 import {
   APIConnectionError as AnthropicConnectionError,
   APIConnectionTimeoutError as AnthropicConnectionTimeout,

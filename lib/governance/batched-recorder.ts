@@ -1,3 +1,4 @@
+import "server-only";
 import type { Database } from "@/db";
 import { sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
 import { cleanRow } from "@/lib/core/clean-text";

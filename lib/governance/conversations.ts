@@ -1,3 +1,4 @@
+import "server-only";
 import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import {

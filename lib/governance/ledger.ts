@@ -1,3 +1,4 @@
+import "server-only";
 import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type SysAgentAudit, type SysAgentTurn, sysAgentAudit, sysAgentTurn } from "@/db/schema";

@@ -1,3 +1,4 @@
+import "server-only";
 import { getDatabase } from "@/db";
 import { log } from "@/lib/core/log";
 import { sweepExpiredPipelineRows } from "@/lib/pipeline/cache-store";

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, asc, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { usageDaily } from "@/db/schema";

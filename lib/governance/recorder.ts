@@ -1,3 +1,4 @@
+import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type AuditType, sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";

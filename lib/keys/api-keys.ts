@@ -1,5 +1,6 @@
 // The hot path of an API call: from a secret to the live key, through a cache every instance keeps current.
 // Creating, listing and revoking keys is the admin feature's (features/keys/server/keys.ts).
+import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "@/db";

@@ -1,3 +1,4 @@
+import "server-only";
 import { sql } from "drizzle-orm";
 import Redis from "ioredis";
 import postgres, { type Sql } from "postgres";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { LimitScope } from "@/db/schema";
 import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";

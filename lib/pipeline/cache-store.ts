@@ -1,3 +1,4 @@
+import "server-only";
 import { and, eq, gt, lt } from "drizzle-orm";
 import type Redis from "ioredis";
 import type { Database } from "@/db";

@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash } from "node:crypto";
 import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";

@@ -1,3 +1,4 @@
+import "server-only";
 import { sql } from "drizzle-orm";
 import type Redis from "ioredis";
 import type { Database } from "@/db";

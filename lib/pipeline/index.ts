@@ -1,3 +1,4 @@
+import "server-only";
 import Redis from "ioredis";
 import type { Database } from "@/db";
 import { log } from "@/lib/core/log";

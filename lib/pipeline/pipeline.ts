@@ -1,3 +1,4 @@
+import "server-only";
 import type { Database } from "@/db";
 import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, eq, or } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type LimitScope, tenant, type UsageLimit, usageLimit } from "@/db/schema";

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "@/db";

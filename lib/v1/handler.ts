@@ -1,3 +1,4 @@
+import "server-only";
 import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
 import { log } from "@/lib/core/log";

@@ -51,7 +51,15 @@ describe("the create-admin command", () => {
   it("reads the password from standard input and reports what it did", async () => {
     const child = run(
       "npx",
-      ["tsx", "scripts/create-admin.ts", "--email", "ops@example.com", "--name", "Ops"],
+      [
+        "tsx",
+        "--conditions=react-server",
+        "scripts/create-admin.ts",
+        "--email",
+        "ops@example.com",
+        "--name",
+        "Ops",
+      ],
       {
         env: { ...process.env, DATABASE_URL: "", PGLITE_DIR: "memory", ADMIN_PASSWORD: "" },
       },

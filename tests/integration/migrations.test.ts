@@ -51,7 +51,8 @@ describe.runIf(testDbKinds.includes("postgres"))("migrations on PostgreSQL from 
   it("apply exactly once when two processes start at the same moment", async () => {
     test = await createEmptyDatabase("postgres");
     const env = { ...process.env, DATABASE_URL: test.url!, SEED_DEMO: "1", LOG_LEVEL: "silent" };
-    const start = () => run("npx", ["tsx", "scripts/migrate.ts"], { env, timeout: 60_000 });
+    const start = () =>
+      run("npx", ["tsx", "--conditions=react-server", "scripts/migrate.ts"], { env, timeout: 60_000 });
     const [a, b] = await Promise.all([start(), start()]);
     expect(a.stdout + b.stdout).toContain(`${expected}/${expected} migrations applied`);
     expect(await migrationStatus(test.handle)).toMatchObject({ applied: expected });
@@ -78,7 +79,9 @@ describe("an unusable DATABASE_URL", () => {
 
   it("stops the start-up command with exit 1 and a single line on stderr", async () => {
     const env = { ...process.env, DATABASE_URL: "postgres://postgres@127.0.0.1:1/none" };
-    const failed = await run("npx", ["tsx", "scripts/migrate.ts"], { env }).catch((e) => e);
+    const failed = await run("npx", ["tsx", "--conditions=react-server", "scripts/migrate.ts"], {
+      env,
+    }).catch((e) => e);
     expect(failed.code).toBe(1);
     expect(failed.stderr.trim().split("\n")).toHaveLength(1);
     expect(failed.stderr).toMatch(/^Tollgate cannot start: cannot reach the database/);

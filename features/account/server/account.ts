@@ -1,3 +1,4 @@
+import "server-only";
 import { eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "@/db";

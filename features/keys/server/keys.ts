@@ -1,5 +1,6 @@
 // The API keys an admin manages: create (the secret shown once), list, revoke. Finding a key on a call is
 // lib/keys' (the hot path and its cache).
+import "server-only";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKey } from "@/db/schema";

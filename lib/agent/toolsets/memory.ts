@@ -1,3 +1,4 @@
+import "server-only";
 import { and, desc, eq, ilike } from "drizzle-orm";
 import { z } from "zod";
 import { type Database, getDb } from "@/db";

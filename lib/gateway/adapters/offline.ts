@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash } from "node:crypto";
 import { sleep } from "../sleep";
 import type { ChatMessage, ToolCall, ToolSchema, Usage } from "../types";

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, eq, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { adminChange, tenant } from "@/db/schema";

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { appUser, invitation } from "@/db/schema";

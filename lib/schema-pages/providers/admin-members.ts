@@ -1,3 +1,4 @@
+import "server-only";
 import { and, eq, or, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { appUser, membership } from "@/db/schema";

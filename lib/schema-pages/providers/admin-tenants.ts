@@ -1,3 +1,4 @@
+import "server-only";
 import { eq, or, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { membership, sysAgentTurn, tenant, usageDaily } from "@/db/schema";

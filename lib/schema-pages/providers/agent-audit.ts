@@ -1,3 +1,4 @@
+import "server-only";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { appUser, sysAgentAudit, tenant } from "@/db/schema";

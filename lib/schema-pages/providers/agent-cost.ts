@@ -1,3 +1,4 @@
+import "server-only";
 import { eq, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { appUser, tenant, usageDaily } from "@/db/schema";

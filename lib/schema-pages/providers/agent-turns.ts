@@ -1,3 +1,4 @@
+import "server-only";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
