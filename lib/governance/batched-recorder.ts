@@ -4,11 +4,20 @@ import { sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
 import { cleanRow } from "@/lib/core/clean-text";
 import { type BatchLag, countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
-import { maskSecrets } from "@/lib/core/mask";
 import { addCost } from "@/lib/gateway/pricing";
 import type { AgentEvent, TurnSummary } from "@/lib/turns/events";
 import type { TurnObserver, TurnStart } from "@/lib/turns/observer";
-import { auditOf, closedTurn, ROLLUP_ADD, ROLLUP_KEY, requestAudit, rollupOf, stopAudit } from "./recorder";
+import {
+  auditOf,
+  auditRow,
+  closedTurn,
+  ROLLUP_ADD,
+  ROLLUP_KEY,
+  requestAudit,
+  rollupOf,
+  stopAudit,
+  turnStartColumns,
+} from "./recorder";
 
 type Audit = { type: (typeof sysAgentAudit.$inferInsert)["type"]; payload: Record<string, unknown> };
 type OpenTurn = { turn: TurnStart; audits: Audit[] };
@@ -112,28 +121,8 @@ export class BatchedGovernanceRecorder implements TurnObserver {
     if (stop) open.audits.push(stop);
     const { turn } = open;
     const closed: Closed = {
-      turn: cleanRow({
-        id: turn.turnId,
-        tenantId: turn.tenantId,
-        userId: turn.userId,
-        conversationId: turn.conversationId,
-        source: turn.source,
-        apiKeyId: turn.apiKeyId ?? null,
-        requestedModel: turn.requestedModel,
-        startedAt: turn.startedAt,
-        ...closedTurn(summary),
-      }),
-      audits: open.audits.map((a, i) =>
-        cleanRow({
-          tenantId: turn.tenantId,
-          userId: turn.userId,
-          turnId: turn.turnId,
-          conversationId: turn.conversationId,
-          seq: i + 1,
-          type: a.type,
-          payload: maskSecrets(a.payload),
-        }),
-      ),
+      turn: cleanRow({ ...turnStartColumns(turn), ...closedTurn(summary) }),
+      audits: open.audits.map((a, i) => auditRow(turn, i + 1, a)),
       rollup: cleanRow(rollupOf(turn, summary)),
       endedAt: 0,
     };

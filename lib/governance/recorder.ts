@@ -37,14 +37,7 @@ export class GovernanceRecorder implements TurnObserver {
       const db = await this.database();
       await db.insert(sysAgentTurn).values(
         cleanRow({
-          id: turn.turnId,
-          tenantId: turn.tenantId,
-          userId: turn.userId,
-          conversationId: turn.conversationId,
-          source: turn.source,
-          apiKeyId: turn.apiKeyId ?? null,
-          requestedModel: turn.requestedModel,
-          startedAt: turn.startedAt,
+          ...turnStartColumns(turn),
           status: "running" as const,
           instanceId: this.options.instanceId ?? null,
         }),
@@ -91,16 +84,7 @@ export class GovernanceRecorder implements TurnObserver {
 
   /** Numbers the event now (so seq follows the turn's order) and writes it after the turn's earlier events. */
   private audit(open: OpenTurn, type: AuditType, payload: Record<string, unknown>): void {
-    const seq = ++open.seq;
-    const row = cleanRow({
-      tenantId: open.tenantId,
-      userId: open.userId,
-      turnId: open.turnId,
-      conversationId: open.conversationId,
-      seq,
-      type,
-      payload: maskSecrets(payload),
-    });
+    const row = auditRow(open, ++open.seq, { type, payload });
     open.writes = open.writes.then(async () => {
       try {
         await (await this.database()).insert(sysAgentAudit).values(row);
@@ -122,6 +106,30 @@ const clip = (text: string) =>
     : text;
 
 type Audit = { type: AuditType; payload: Record<string, unknown> };
+
+/** The ledger row's columns known when a turn starts (the per-turn and the batched recorder both write them). */
+export const turnStartColumns = (turn: TurnStart) => ({
+  id: turn.turnId,
+  tenantId: turn.tenantId,
+  userId: turn.userId,
+  conversationId: turn.conversationId,
+  source: turn.source,
+  apiKeyId: turn.apiKeyId ?? null,
+  requestedModel: turn.requestedModel,
+  startedAt: turn.startedAt,
+});
+
+/** One audit row of a turn, masked and cleaned of bytes PostgreSQL refuses, numbered `seq` in the turn's order. */
+export const auditRow = (turn: TurnStart, seq: number, audit: Audit) =>
+  cleanRow({
+    tenantId: turn.tenantId,
+    userId: turn.userId,
+    turnId: turn.turnId,
+    conversationId: turn.conversationId,
+    seq,
+    type: audit.type,
+    payload: maskSecrets(audit.payload),
+  });
 
 /** The `request` event that opens every turn's trail. */
 export const requestAudit = (turn: TurnStart): Audit => ({
