@@ -19,9 +19,21 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export type FieldErrors = Record<string, string[]>;
 
-/** The one error type of the app: a code (which fixes the HTTP status) and a message safe to show. */
+const APP_ERROR = Symbol.for("tollgate.AppError");
+
+/**
+ * The one error type of the app: a code (which fixes the HTTP status) and a message safe to show.
+ * `instanceof` goes by a brand, not by the class: Next gives every bundle its own copy of this module, and the
+ * container's objects (built in instrumentation's bundle) throw that copy's AppError into a route's catch.
+ */
 export class AppError extends Error {
   override name = "AppError";
+  readonly [APP_ERROR] = true;
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return (
+      typeof value === "object" && value !== null && (value as { [APP_ERROR]?: unknown })[APP_ERROR] === true
+    );
+  }
   constructor(
     readonly code: ErrorCode,
     message: string,

@@ -9,9 +9,22 @@ import {
 } from "openai";
 import type { GatewayErrorClass, Stamp } from "./types";
 
-/** A gateway failure, with its class (which decides retry and fallback) and the stamp of what was tried. */
+const GATEWAY_ERROR = Symbol.for("tollgate.GatewayError");
+
+/**
+ * A gateway failure, with its class (which decides retry and fallback) and the stamp of what was tried.
+ * `instanceof` goes by a brand, so it holds across the copies of this module Next gives each bundle.
+ */
 export class GatewayError extends Error {
   override name = "GatewayError";
+  readonly [GATEWAY_ERROR] = true;
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      (value as { [GATEWAY_ERROR]?: unknown })[GATEWAY_ERROR] === true
+    );
+  }
   constructor(
     readonly errorClass: GatewayErrorClass,
     message: string,
