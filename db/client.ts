@@ -9,6 +9,8 @@ import * as schema from "./schema";
 export type Schema = typeof schema;
 /** The one database type the app codes against, whichever driver is behind it. */
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+/** The database or an open transaction on it: what a query function that may run inside a transaction takes. */
+export type Executor = Database | Parameters<Parameters<Database["transaction"]>[0]>[0];
 
 export type DatabaseHandle = {
   kind: "postgres" | "pglite";

@@ -1,10 +1,9 @@
 import "server-only";
-import type { Database } from "@/db";
+import type { Executor } from "@/db";
 import { adminChange } from "@/db/schema";
 import { maskSecrets } from "@/lib/core/mask";
 
 /** A database or a transaction of it: changes are recorded in the transaction that makes them. */
-export type Executor = Database | Parameters<Parameters<Database["transaction"]>[0]>[0];
 
 /** Who makes a change, and the request it came with. */
 export type Actor = { id: string; email: string; requestId?: string };

@@ -2,7 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import Redis from "ioredis";
 import postgres, { type Sql } from "postgres";
-import type { Executor } from "@/lib/changes/changes";
+import type { Executor } from "@/db";
 import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
 import { processSlot } from "@/lib/core/process-state";

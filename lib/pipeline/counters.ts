@@ -1,9 +1,8 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type Redis from "ioredis";
-import type { Database } from "@/db";
+import type { Database, Executor } from "@/db";
 import { usageCounter } from "@/db/schema";
-import type { Executor } from "@/lib/changes/changes";
 
 /** One counter to add to, with the most it may reach (null: no limit) and how long its window lives. */
 export type Take = { key: string; amount: number; limit: number | null; ttlSeconds: number };

@@ -2,7 +2,7 @@ import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { z } from "zod";
-import type { Database } from "@/db";
+import type { Database, Executor } from "@/db";
 import { appUser, invitation, membership, tenant } from "@/db/schema";
 import type {
   acceptInvitationInput,
@@ -14,7 +14,7 @@ import type {
 } from "@/features/members/contracts";
 import { hashPassword, passwordProblem, verifyPassword } from "@/lib/auth/password";
 import { findUserByEmail } from "@/lib/auth/users";
-import { type Actor, type Executor, recordChange } from "@/lib/changes/changes";
+import { type Actor, recordChange } from "@/lib/changes/changes";
 import { AppError, notFound } from "@/lib/core/errors";
 import { trustedProxyHops } from "@/lib/http/client-address";
 
