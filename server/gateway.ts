@@ -4,7 +4,9 @@
  */
 import { createServer } from "node:http";
 import { createContainer, installContainer } from "@/lib/container";
+import { startDraining } from "@/lib/core/lifecycle";
 import { log } from "@/lib/core/log";
+import { drainBatchers } from "@/lib/governance/shutdown";
 import { apiBodyLimits } from "@/lib/http/limits";
 import { startKeyEvents } from "@/lib/keys/key-events";
 import { serveFetchHandler } from "./serve";
@@ -26,10 +28,13 @@ try {
 const { maxBytes: maxBodyBytes } = apiBodyLimits();
 const server = createServer(serveFetchHandler(app.v1.handler, { maxBodyBytes }));
 server.listen(port, "0.0.0.0", () => log.info({ port, maxBodyBytes }, "tollgate lean gateway listening"));
-// On stop: no new requests, then the last batch of ledger rows is written before the process ends.
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.on(signal, () => {
-    server.close(() => void app.v1.flush().finally(() => process.exit(0)));
-    server.closeIdleConnections();
-    setTimeout(() => void app.v1.flush().finally(() => process.exit(0)), 5_000).unref();
-  });
+// On stop: new calls are refused (503), the calls in progress finish, and every ledger row is written before the
+// process ends (at the latest 5 s after the signal).
+const stop = async () => {
+  startDraining();
+  server.close();
+  server.closeIdleConnections();
+  await drainBatchers(Date.now() + 5_000);
+  process.exit(0);
+};
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stop());

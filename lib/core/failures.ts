@@ -10,6 +10,8 @@ export type GovernanceFailures = { ledger: number; audit: number; conversation: 
 
 /** What a batching recorder reports about its backlog (see BatchedGovernanceRecorder.stats). */
 export type BatchLag = {
+  /** Calls started and not ended yet: their rows join the backlog when they end. */
+  callsInProgress: number;
   /** Ended calls whose rows are not in the database yet (queued or being written). */
   rowsWaiting: number;
   /** Age of the oldest of them, in ms (0 when none wait). */

@@ -160,6 +160,7 @@ export class BatchedGovernanceRecorder implements TurnObserver {
   /** The backlog now (shown on /api/health). */
   stats(): BatchLag {
     return {
+      callsInProgress: this.open.size,
       rowsWaiting: this.pending,
       oldestAgeMs: this.oldestAgeMs(),
       batchesInFlight: this.inFlight.size,

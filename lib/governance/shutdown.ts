@@ -1,4 +1,5 @@
 import { batchers } from "@/lib/core/failures";
+import { startDraining } from "@/lib/core/lifecycle";
 import { log } from "@/lib/core/log";
 import { processSlot } from "@/lib/core/process-state";
 
@@ -30,6 +31,23 @@ export async function flushBatchers(ms: number): Promise<boolean> {
 }
 
 /**
+ * Flushes until no batching recorder has a call in progress or a row waiting (calls that were answered while a
+ * flush ran are written by the next one), or the deadline passes.
+ */
+export async function drainBatchers(deadline: number): Promise<boolean> {
+  for (;;) {
+    const ok = await flushBatchers(deadline - Date.now());
+    const busy = batchers().some((b) => {
+      const lag = b.stats();
+      return lag.callsInProgress > 0 || lag.rowsWaiting > 0;
+    });
+    if (!ok || !busy) return ok && !busy;
+    if (Date.now() >= deadline) return false;
+    await sleep(20);
+  }
+}
+
+/**
  * Once per process: on SIGTERM or SIGINT, every batching recorder (the API ledger) is flushed before the process
  * ends, within `deadlineMs`.
  *
@@ -51,7 +69,7 @@ export function installShutdownFlush(options: ShutdownOptions = {}): void {
 
   const finish = (code: number): Promise<void> => {
     stopping ??= (async () => {
-      const ok = await flushBatchers(deadline - Date.now());
+      const ok = await drainBatchers(deadline);
       if (ok) log.info("ledger flushed; exiting");
       if (options.after) await Promise.race([options.after().catch(() => {}), sleep(deadline - Date.now())]);
       realExit(code);
@@ -63,6 +81,7 @@ export function installShutdownFlush(options: ShutdownOptions = {}): void {
     if (deadline) return;
     deadline = Date.now() + deadlineMs;
     log.info({ signal }, "stopping: the ledger is flushed before the process exits");
+    startDraining();
     process.exit = ((code?: number | string | null) => {
       void finish(typeof code === "number" ? code : Number(code ?? 0) || 0);
     }) as typeof process.exit;

@@ -1,3 +1,4 @@
+import { isDraining } from "@/lib/core/lifecycle";
 import { BatchedGovernanceRecorder, type BatchOptions } from "@/lib/governance/batched-recorder";
 import { createV1Handler, type V1Deps } from "./handler";
 import { openAIError } from "./openai-shapes";
@@ -28,6 +29,12 @@ export function withLedgerBackpressure(
   handler: (req: Request) => Promise<Response>,
 ): (req: Request) => Promise<Response> {
   return async (req) => {
+    // A stopping process takes no new calls: the ones in progress finish and are written before it exits.
+    if (req.method === "POST" && isDraining()) {
+      const res = openAIError(503, "This Tollgate instance is shutting down; retry.", "shutting_down");
+      res.headers.set("retry-after", "1");
+      return res;
+    }
     if (req.method === "POST" && !(await recorder.admit())) {
       const res = openAIError(
         503,
