@@ -24,7 +24,7 @@ async function session(
     await page.goto(`${base}/login`);
     await page.getByLabel(/email|邮箱/i).fill(email);
     await page.getByLabel(/password|密码/i).fill("tollgate-demo");
-    await page.getByRole("button", { name: /sign in|登录/i }).click();
+    await page.getByRole("button", { name: /^(sign in|登录)$/i }).click();
     await page.waitForURL(`${base}/`);
   }
   return { context, page };
@@ -96,7 +96,7 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
       await p.goto(`${base}/login`);
       await p.getByLabel(/password/i).fill("wrong");
       await p.getByLabel(/email/i).fill("member@acme.test");
-      await p.getByRole("button", { name: /sign in/i }).click();
+      await p.getByRole("button", { name: /^sign in$/i }).click();
       await p.getByTestId("login-error").waitFor();
     },
   ],
