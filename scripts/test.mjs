@@ -9,6 +9,8 @@ const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", FORCE_COLOR: process
 const totals = { passed: 0, failed: 0, skipped: 0 };
 
 rmSync("reports", { recursive: true, force: true });
+// Route types Next generated for an earlier build may name routes that no longer exist; tsc would read them.
+for (const dir of [".next/types", ".next/dev/types"]) rmSync(dir, { recursive: true, force: true });
 mkdirSync("reports", { recursive: true });
 
 const steps = [
