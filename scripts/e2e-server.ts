@@ -8,12 +8,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import postgres from "postgres";
 import { databaseOptionsFromEnv, openDatabase } from "../db/client";
 import { prepareDatabase } from "../db/migrate";
 import { seedDemoData } from "../lib/demo";
 import { startFakeOidc } from "../tests/fakes/oidc";
 import { startFakeOpenAI } from "../tests/fakes/openai";
+import { serverDatabase } from "../tests/helpers/server-database";
 
 const port = process.env.E2E_PORT ?? "3100";
 const fakePort = Number(process.env.E2E_FAKE_PORT ?? 3191);
@@ -83,22 +83,7 @@ const env: NodeJS.ProcessEnv = {
 };
 
 let dropDatabase = async () => {};
-if (adminUrl) {
-  const name = `tollgate_e2e_${process.pid}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  dropDatabase = async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  };
-} else {
-  delete env.DATABASE_URL;
-  env.PGLITE_DIR = path.join(work, "pglite");
-}
+dropDatabase = await serverDatabase(env, { adminUrl, prefix: "tollgate_e2e", work });
 
 // A known sample history (deterministic), so the admin pages have rows, segments and charts to show.
 const handle = await openDatabase(databaseOptionsFromEnv(env));

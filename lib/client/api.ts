@@ -29,7 +29,7 @@ export class ApiError extends Error {
 
 /** Whether a call ended because its AbortSignal fired (a superseded load, Stop): not a failure to show. */
 export const isAbort = (error: unknown): boolean =>
-  error instanceof DOMException && error.name === "AbortError";
+  error instanceof DOMException && error.code === DOMException.ABORT_ERR;
 
 /** Any thrown value as an ApiError: ours as they are, anything else as a network failure (status 0). */
 export const toApiError = (error: unknown): ApiError =>

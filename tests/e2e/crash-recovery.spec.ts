@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import postgres from "postgres";
+import { serverDatabase } from "../helpers/server-database";
 import { signInAs } from "./pages";
 
 const port = Number(process.env.E2E_PORT ?? 3100) + 3;
@@ -81,22 +81,7 @@ test.beforeAll(async () => {
     SEED_SAMPLE_TURNS: "0",
   };
   delete env.OIDC_ISSUER;
-  if (adminUrl) {
-    const name = `tollgate_crash_${process.pid}`;
-    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.unsafe(`create database ${name}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    env.DATABASE_URL = url.toString();
-    dropDatabase = async () => {
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    };
-  } else {
-    delete env.DATABASE_URL;
-    env.PGLITE_DIR = path.join(work, "pglite");
-  }
+  dropDatabase = await serverDatabase(env, { adminUrl, prefix: "tollgate_crash", work });
 });
 
 test.afterAll(async () => {

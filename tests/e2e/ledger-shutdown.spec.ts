@@ -16,6 +16,7 @@ import { apiKey, appUser, sysAgentTurn, tenant } from "../../db/schema";
 import { seedDemoData } from "../../lib/demo";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
+import { serverDatabase } from "../helpers/server-database";
 import { signInAs } from "./pages";
 
 const port = Number(process.env.E2E_PORT ?? 3100) + 3;
@@ -55,22 +56,7 @@ test.describe("the API ledger when the production server is stopped", () => {
       E2E_FAKE_OPENAI_KEY: "sk-e2e-fake",
       SEED_SAMPLE_TURNS: "0",
     };
-    if (adminUrl) {
-      const name = `tollgate_e2e_shutdown_${process.pid}`;
-      const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.unsafe(`create database ${name}`);
-      const url = new URL(adminUrl);
-      url.pathname = `/${name}`;
-      env.DATABASE_URL = url.toString();
-      dropDatabase = async () => {
-        await admin.unsafe(`drop database if exists ${name} with (force)`);
-        await admin.end();
-      };
-    } else {
-      delete env.DATABASE_URL;
-      env.PGLITE_DIR = path.join(work, "pglite");
-    }
+    dropDatabase = await serverDatabase(env, { adminUrl, prefix: "tollgate_e2e_shutdown", work });
     await withDatabase(async (handle) => {
       await prepareDatabase(handle, { afterMigrations: (h) => seedDemoData(h, { sampleTurns: 0 }) });
       const [acme] = await handle.db
