@@ -46,6 +46,25 @@ export function trustedProxyHops(env: Env = process.env): number {
 }
 
 /**
+ * What the outermost trusted proxy wrote into a comma-separated `X-Forwarded-*` header (`X-Forwarded-Host`,
+ * `-Proto`): the entry `TRUST_PROXY` hops from the right, since each proxy appends and only the last N entries
+ * were written by proxies we trust. Null when no proxy is trusted or the header is absent.
+ */
+export function trustedForwarded(
+  headers: Pick<Headers, "get">,
+  name: string,
+  env: Env = process.env,
+): string | null {
+  const hops = trustedProxyHops(env);
+  if (hops === 0) return null;
+  const values = (headers.get(name) ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
+  return values.length ? values[Math.max(0, values.length - hops)]! : null;
+}
+
+/**
  * The address of the client: the TCP peer, unless `TRUST_PROXY` says N proxies stand in front, in which case
  * the address N hops from the right of the chain `X-Forwarded-For, peer` (each proxy appends the address it
  * was called from, so only the last N entries were written by proxies we trust). "unknown" when no socket

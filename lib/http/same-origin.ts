@@ -1,4 +1,4 @@
-import { type Env, trustedProxyHops } from "./client-address";
+import { type Env, trustedForwarded } from "./client-address";
 
 /** Methods that change state; GET, HEAD and OPTIONS must not, so they are not checked. */
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -23,11 +23,13 @@ export function expectedOrigin(headers: Headers, env: Env = process.env): { orig
       // An unparsable AUTH_URL falls back to the request's host (next-auth reports the bad value itself).
     }
   }
-  const trusted = trustedProxyHops(env) > 0;
-  const forwardedHost = trusted ? headers.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
-  const host = (forwardedHost || headers.get("host") || "").toLowerCase();
+  const host = (
+    trustedForwarded(headers, "x-forwarded-host", env) ||
+    headers.get("host") ||
+    ""
+  ).toLowerCase();
   if (!host) return {};
-  const forwardedProto = trusted ? headers.get("x-forwarded-proto")?.split(",")[0]?.trim() : undefined;
+  const forwardedProto = trustedForwarded(headers, "x-forwarded-proto", env);
   return forwardedProto ? { origin: `${forwardedProto}://${host}` } : { host };
 }
 

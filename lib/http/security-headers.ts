@@ -1,4 +1,4 @@
-import { type Env, trustedProxyHops } from "./client-address";
+import { type Env, trustedForwarded } from "./client-address";
 import staticHeaders from "./security-headers.json";
 
 /**
@@ -51,7 +51,7 @@ export function contentSecurityPolicy(opts: {
 /** Whether this response goes out over HTTPS: the public URL says so, or a trusted proxy does. */
 export function servedOverHttps(headers: Headers, env: Env = process.env): boolean {
   if (env.AUTH_URL?.startsWith("https://")) return true;
-  return trustedProxyHops(env) > 0 && headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+  return trustedForwarded(headers, "x-forwarded-proto", env) === "https";
 }
 
 export const STRICT_TRANSPORT_SECURITY = "max-age=63072000; includeSubDomains";

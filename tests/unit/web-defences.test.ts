@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clientAddress, SOCKET_ADDRESS_HEADER } from "@/lib/http/client-address";
-import { csrfRefusal, isJsonContentType } from "@/lib/http/same-origin";
+import { csrfRefusal, expectedOrigin, isJsonContentType } from "@/lib/http/same-origin";
 import { contentSecurityPolicy, servedOverHttps } from "@/lib/http/security-headers";
 
 const post = (headers: Record<string, string>, method = "POST") => ({
@@ -10,6 +10,16 @@ const post = (headers: Record<string, string>, method = "POST") => ({
 const json = { "content-type": "application/json", "content-length": "2" };
 
 describe("the CSRF rule", () => {
+  it("behind one trusted proxy, takes the host that proxy wrote, not one a client put before it", () => {
+    const chained = new Headers({
+      host: "app:3000",
+      "x-forwarded-host": "evil.example, tollgate.example",
+      "x-forwarded-proto": "http, https",
+    });
+    expect(expectedOrigin(chained, { TRUST_PROXY: "1" })).toEqual({ origin: "https://tollgate.example" });
+    expect(expectedOrigin(chained, {})).toEqual({ host: "app:3000" });
+  });
+
   it("lets a same-origin JSON request through and leaves reads alone", () => {
     expect(
       csrfRefusal(post({ origin: "http://app.example:3000", ...json }), { jsonEndpoint: true }, {}),

@@ -16,7 +16,7 @@ import { hashPassword, passwordProblem, verifyPassword } from "@/lib/auth/passwo
 import { findUserByEmail } from "@/lib/auth/users";
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { AppError, notFound } from "@/lib/core/errors";
-import { trustedProxyHops } from "@/lib/http/client-address";
+import { trustedForwarded } from "@/lib/http/client-address";
 
 export async function listMembers(db: Database, tenantId: string): Promise<MemberView[]> {
   return db
@@ -146,15 +146,6 @@ export async function listInvitations(
     .orderBy(desc(invitation.createdAt));
 }
 
-/** In a comma-separated X-Forwarded-* header, the value the outermost trusted proxy saw (hops from the right). */
-function forwardedValue(header: string | null, hops: number): string | null {
-  const values = (header ?? "")
-    .split(",")
-    .map((v) => v.trim())
-    .filter(Boolean);
-  return values.length ? values[Math.max(0, values.length - hops)]! : null;
-}
-
 const HOST = /^(?:[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
 /**
@@ -174,12 +165,10 @@ function publicOrigin(req: Request): string {
   const own = new URL(req.url);
   const host = req.headers.get("host");
   const forwardedHost = req.headers.get("x-forwarded-host");
-  const hops = trustedProxyHops();
-  if (hops > 0) {
-    const viaProxy = forwardedValue(forwardedHost, hops);
-    const proto = forwardedValue(req.headers.get("x-forwarded-proto"), hops);
-    const scheme = proto === "https" || proto === "http" ? `${proto}:` : own.protocol;
-    if (viaProxy && HOST.test(viaProxy)) return `${scheme}//${viaProxy}`;
+  const viaProxy = trustedForwarded(req.headers, "x-forwarded-host");
+  if (viaProxy && HOST.test(viaProxy)) {
+    const proto = trustedForwarded(req.headers, "x-forwarded-proto");
+    return `${proto === "https" || proto === "http" ? `${proto}:` : own.protocol}//${viaProxy}`;
   }
   const forwarded = forwardedHost !== null && forwardedHost.trim() !== host;
   if (host && !forwarded && HOST.test(host)) return `${own.protocol}//${host}`;
