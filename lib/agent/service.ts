@@ -297,7 +297,7 @@ export class AgentService {
         yield { type: "guardrail", code: event.code, message: event.message };
       } else if (event.type === "done") {
         progress.addAnswer(event.response.stamp);
-      } else {
+      } else if (event.type === "error") {
         progress.addFailure(event.stamp);
         failure = { class: event.error.class, message: event.error.message };
       }

@@ -17,7 +17,7 @@ export type ProviderConfig = {
   chunkDelayMs?: number;
 };
 export type Candidate = { provider: string; model: string };
-export type AliasConfig = { label?: string; candidates: Candidate[] };
+export type AliasConfig = { label?: string; dropUnsupported?: boolean; candidates: Candidate[] };
 
 export type GatewayConfigFile = {
   providers: Record<string, ProviderConfig>;

@@ -12,7 +12,21 @@ import type { Caller, Policy } from "./policy";
 export type PipelineEvent =
   | Exclude<StreamEvent, { type: "error" }>
   | { type: "error"; error: CallError; stamp: Stamp }
-  | { type: "guardrail"; code: GuardrailCode; message: string; blocking: boolean };
+  | { type: "guardrail"; code: GuardrailCode; message: string; blocking: boolean }
+  | RateLimitState;
+
+/** One window of a rate limit as the caller sees it (OpenAI's x-ratelimit-* headers): the tightest that applies. */
+export type RateLimitWindow = { limit: number; remaining: number; resetSeconds: number };
+
+/**
+ * The rate limits that applied to a call, yielded by the rate-limit step before the answer (when any applies),
+ * for /v1's `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` headers.
+ */
+export type RateLimitState = {
+  type: "rate_limit_state";
+  requests?: RateLimitWindow;
+  tokens?: RateLimitWindow;
+};
 
 /** One model call going through the pipeline. */
 export type Call = {

@@ -22,7 +22,23 @@ export type ChatTurnStart = TurnStartFields & {
 };
 
 /** One /v1 call: a turn of its own kind, with no conversation, made with a tenant's API key. */
-export type ApiTurnStart = TurnStartFields & { source: "api"; conversationId: null; apiKeyId?: string };
+export type ApiTurnStart = TurnStartFields & {
+  source: "api";
+  conversationId: null;
+  apiKeyId?: string;
+  /** Who the calling app says asked, for spend attribution (stored masked on the ledger row). */
+  attribution?: ApiAttribution;
+};
+
+/**
+ * The end user and tags of an API call: OpenAI's `user` / Anthropic's `metadata.user_id`, or the
+ * `x-tollgate-end-user` header (which wins); `x-tollgate-tags` (comma-separated); OpenAI's `metadata` map.
+ */
+export type ApiAttribution = {
+  endUser: string | null;
+  tags: string[];
+  metadata: Record<string, string> | null;
+};
 
 /** How a turn begins; `source` tells the two kinds apart. */
 export type TurnStart = ChatTurnStart | ApiTurnStart;
