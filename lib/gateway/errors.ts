@@ -34,6 +34,8 @@ export class GatewayError extends Error {
   ) {
     super(message);
   }
+  /** The request field at fault, for `unsupported_parameter`. */
+  param?: string;
 }
 
 /** A stream that ended without its final event: the connection was cut mid-answer. */
@@ -75,6 +77,7 @@ export function decide(errorClass: GatewayErrorClass): "retry" | "next" | "fail"
       return "retry";
     case "auth":
     case "not_found":
+    case "unsupported_parameter":
       return "next";
     default:
       return "fail";

@@ -1,4 +1,11 @@
-import type { AdapterEvent, AdapterRequest, AdapterResult, ModelAdapter } from "./adapters/adapter";
+import {
+  type AdapterEvent,
+  type AdapterRequest,
+  type AdapterResult,
+  attemptHooks,
+  type ModelAdapter,
+  observedFetch,
+} from "./adapters/adapter";
 import { AnthropicAdapter } from "./adapters/anthropic";
 import { OfflineAdapter } from "./adapters/offline";
 import { OpenAIAdapter } from "./adapters/openai";
@@ -6,8 +13,20 @@ import { AttemptClock } from "./attempt";
 import { type Candidate, type GatewayConfig, own, ownMap, type ProviderConfig } from "./config";
 import { CooldownTracker } from "./cooldown";
 import { type Classified, classify, countsAgainstDeployment, decide, GatewayError } from "./errors";
+import { DEFAULT_BASE_URL, PROVIDER_FAMILY, summariseAnswer, UPSTREAM_PATH } from "./forward/formats";
+import { inProcessResponse } from "./forward/in-process";
+import { isUsageOnlyChunk, type Plan, planFor, type WireRequest, withoutNullUsage } from "./forward/plan";
+import { frame, type ParsedEvent } from "./forward/sse";
+import {
+  StreamSession,
+  streamErrorClass,
+  type UpstreamAnswer,
+  upstreamError,
+  upstreamHeaders,
+} from "./forward/upstream";
 import { costOf, findPrice } from "./pricing";
 import { sleep } from "./sleep";
+import { type Json, Untranslatable } from "./translate/types";
 import {
   type Attempt,
   type ChatRequest,
@@ -41,6 +60,8 @@ type Served = {
  */
 export class Gateway {
   private readonly adapters = new Map<string, ModelAdapter>();
+  /** Providers whose adapter a test replaced: /v1 serves them in-process too. */
+  private readonly injected = new Set<string>();
   private readonly cooldown: CooldownTracker;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -59,6 +80,7 @@ export class Gateway {
     this.cooldown = new CooldownTracker(config.cooldown, this.now);
     for (const [name, provider] of Object.entries(config.providers)) {
       this.adapters.set(name, deps.adapters?.[name] ?? createAdapter(provider));
+      if (deps.adapters?.[name]) this.injected.add(name);
     }
   }
 
@@ -222,6 +244,233 @@ export class Gateway {
     }
   }
 
+  /**
+   * A /v1 request in its caller's wire format: each candidate carries it whole (same format), translated (the
+   * other), or is skipped when it cannot carry a field. Yields `opened` (who answers), the answer's bytes in the
+   * caller's format, then exactly one `done` (usage read from the answer) or `error`. Retries and fallback as
+   * for `stream`: only before the first byte reaches the caller.
+   */
+  async *forward(wire: WireRequest): AsyncGenerator<StreamEvent> {
+    const run = this.begin({ model: wire.alias, messages: [], signal: wire.signal });
+    const dropUnsupported = own(this.config.models, wire.alias)?.dropUnsupported === true;
+    let opened: { served: Served; plan: Plan; upstream: UpstreamAnswer; clock?: AttemptClock };
+    try {
+      const routed = await this.route(
+        run,
+        async (served, clock) => {
+          let plan: Plan;
+          try {
+            plan = planFor(wire, served.provider, served.candidate.model, dropUnsupported);
+          } catch (error) {
+            if (!(error instanceof Untranslatable)) throw error;
+            const e = new GatewayError(
+              "unsupported_parameter",
+              `\`${error.field}\` cannot be sent to ${served.candidate.provider}/${served.candidate.model}: ${error.reason}`,
+              400,
+            );
+            e.param = error.field;
+            throw e;
+          }
+          const upstream = await clock.run(() => this.openUpstream(served, plan, wire, clock));
+          if (wire.stream) clock.firstToken();
+          return { plan, upstream };
+        },
+        { streaming: wire.stream },
+      );
+      opened = {
+        ...routed.value,
+        served: routed.served,
+        clock: routed.clock,
+      };
+    } catch (error) {
+      yield this.errorEvent(run, error);
+      return;
+    }
+    for (const event of run.pendingEvents.splice(0)) yield event;
+    const { served, plan, upstream, clock } = opened;
+    yield {
+      type: "opened",
+      provider: served.candidate.provider,
+      model: served.candidate.model,
+      fallbackIndex: served.index,
+      dropped: plan.dropped,
+    };
+    const stampOf = (summary: { usage?: Usage; model?: string }, usage = summary.usage ?? ZERO_USAGE) => {
+      const stamp = this.stamp(run, served, summary.model ?? null, usage, run.firstTokenAt ?? run.elapsed());
+      if (plan.dropped.length) stamp.droppedParams = plan.dropped;
+      return stamp;
+    };
+    if (upstream.kind === "json") {
+      yield { type: "bytes", data: upstream.text };
+      const s = upstream.summary;
+      yield {
+        type: "done",
+        response: {
+          message: { role: "assistant", content: s.content, toolCalls: s.toolCalls },
+          finishReason: s.finishReason,
+          stamp: stampOf(s),
+        },
+      };
+      return;
+    }
+    if (!clock) throw new Error("a streamed attempt without its clock");
+    yield* this.relayStream(run, served, plan, upstream, clock, wire, stampOf);
+  }
+
+  /** Sends the planned request to the candidate and reads up to the start of its answer. */
+  private async openUpstream(
+    served: Served,
+    plan: Plan,
+    wire: WireRequest,
+    clock: AttemptClock,
+  ): Promise<UpstreamAnswer> {
+    const family = PROVIDER_FAMILY[served.provider.type];
+    const injected = this.injected.has(served.candidate.provider);
+    const res =
+      served.provider.type === "offline" || injected
+        ? await inProcessResponse(
+            this.adapterFor(served),
+            plan.body,
+            served.candidate.model,
+            wire.stream,
+            clock.signal,
+          )
+        : await observedFetch(
+            `${(served.provider.baseUrl ?? DEFAULT_BASE_URL[family]).replace(/\/+$/, "")}${UPSTREAM_PATH[plan.upstream]}`,
+            {
+              method: "POST",
+              headers: upstreamHeaders(served.provider, plan, wire),
+              body: JSON.stringify(plan.body),
+              signal: clock.signal,
+            },
+          );
+    attemptHooks.getStore()?.onResponse();
+    if (!res.ok) throw await upstreamError(res);
+    if (!wire.stream) {
+      const text = await res.text();
+      let answer: Json;
+      try {
+        answer = JSON.parse(text) as Json;
+      } catch {
+        throw new GatewayError("server", "the provider's answer was not JSON", 502);
+      }
+      const summary = summariseAnswer(plan.upstream, answer);
+      return {
+        kind: "json",
+        text: plan.convertJson ? JSON.stringify(plan.convertJson(answer)) : text,
+        summary,
+      };
+    }
+    if (!res.body || !/text\/event-stream/.test(res.headers.get("content-type") ?? ""))
+      throw new GatewayError("server", "the provider did not answer with an event stream", 502);
+    const reader = res.body.getReader();
+    const session = new StreamSession(reader, plan.upstream);
+    // Up to the first event of the answer itself: an error before it is still the candidate's failure, and
+    // another may be tried; what came before (Anthropic's message_start) is kept for the caller.
+    await session.readPreamble();
+    return { kind: "stream", session };
+  }
+
+  private async *relayStream(
+    run: Run,
+    served: Served,
+    plan: Plan,
+    upstream: Extract<UpstreamAnswer, { kind: "stream" }>,
+    clock: AttemptClock,
+    wire: WireRequest,
+    stampOf: (summary: { usage?: Usage; model?: string }, usage?: Usage) => Stamp,
+  ): AsyncGenerator<StreamEvent> {
+    const key = deploymentKey(served.candidate);
+    run.firstTokenAt = run.elapsed();
+    const { session } = upstream;
+    const translator = plan.streamTranslator?.();
+    const out = (events: ParsedEvent[]): string => {
+      let text = "";
+      for (const e of events) {
+        if (translator) {
+          for (const t of translator.push(e)) text += frame(t);
+          continue;
+        }
+        if (plan.hideUsage && session.parsed(e) !== "[DONE]" && isUsageOnlyChunk(session.parsed(e) as Json))
+          continue;
+        text += `${plan.hideUsage ? withoutNullUsage(e.raw) : e.raw}\n\n`;
+      }
+      return text;
+    };
+    let finished = false;
+    try {
+      let pending = session.takeBuffered();
+      for (;;) {
+        const text = out(pending);
+        if (text) yield { type: "bytes", data: text };
+        const summary = session.summary;
+        if (summary.error) {
+          throw Object.assign(new GatewayError(streamErrorClass(summary.error.type), summary.error.message), {
+            relayed: !translator,
+          });
+        }
+        const next = await session.next();
+        clock.tick();
+        if (next === undefined) break;
+        pending = next;
+      }
+      if (!session.summary.complete)
+        throw new GatewayError("connection", "the provider's stream ended before the answer was complete");
+      if (translator) {
+        const tail = translator.end().map(frame).join("");
+        if (tail) yield { type: "bytes", data: tail };
+      }
+      finished = true;
+      this.cooldown.recordSuccess(key);
+      const s = session.summary;
+      yield {
+        type: "done",
+        response: {
+          message: { role: "assistant", content: s.content, toolCalls: s.toolCalls },
+          finishReason: s.finishReason,
+          stamp: stampOf(s),
+        },
+      };
+    } catch (error) {
+      const c = classify(error, clock.signal, wire.signal);
+      if (c.errorClass !== "aborted" && countsAgainstDeployment(c.errorClass))
+        this.cooldown.recordFailure(key);
+      else this.cooldown.release(key);
+      const last = run.attempts[run.attempts.length - 1];
+      if (last) Object.assign(last, { outcome: "error", errorClass: c.errorClass, status: c.status });
+      const errorClass = c.errorClass === "aborted" ? "aborted" : "stream_interrupted";
+      const s = session.summary;
+      const sofar = usageSoFar(
+        { messages: [{ role: "user", content: JSON.stringify(wire.body) }] },
+        s.content,
+        s.toolCalls,
+        s.usage,
+      );
+      const stamp = stampOf(s, sofar.usage);
+      if (sofar.estimated) stamp.usageEstimated = true;
+      const counted = sofar.estimated ? " (tokens so far estimated from the text streamed)" : "";
+      yield {
+        type: "error",
+        error: {
+          class: errorClass,
+          message:
+            errorClass === "aborted"
+              ? "the request was stopped"
+              : `the answer was cut off after it started: ${c.message}${counted}`,
+          status: c.status,
+          ...((error as { relayed?: boolean }).relayed ? { relayed: true } : {}),
+        },
+        stamp,
+      };
+    } finally {
+      clock.dispose(finished ? undefined : new Error("stream closed by the caller"));
+      if (!finished) {
+        this.cooldown.release(key);
+        await session.cancel();
+      }
+    }
+  }
+
   // --- routing ---------------------------------------------------------------------------------------------
 
   private async route<T>(
@@ -231,6 +480,7 @@ export class Gateway {
   ): Promise<{ value: T; served: Served; clock?: AttemptClock }> {
     const { retry } = this.config;
     let last: Classified | undefined;
+    let lastParam: string | undefined;
     let soonestRetryMs: number | undefined;
     for (let index = 0; index < run.candidates.length; index++) {
       const candidate = run.candidates[index]!;
@@ -269,8 +519,10 @@ export class Gateway {
         } catch (error) {
           const c = classify(error, clock.signal, run.req.signal);
           clock.dispose(new Error("attempt failed"));
+          lastParam = error instanceof GatewayError ? error.param : undefined;
           Object.assign(record, {
-            outcome: "error",
+            // A candidate that cannot carry the request was never asked: skipped, with its reason.
+            outcome: c.errorClass === "unsupported_parameter" ? "skipped" : "error",
             errorClass: c.errorClass,
             status: c.status,
             durationMs: this.now() - started,
@@ -302,6 +554,7 @@ export class Gateway {
           from: { provider: candidate.provider, model: candidate.model },
           errorClass: last.errorClass,
           toIndex: index + 1,
+          ...(last.errorClass === "unsupported_parameter" ? { reason: last.message } : {}),
         });
       }
     }
@@ -313,6 +566,15 @@ export class Gateway {
         undefined,
         soonestRetryMs,
       );
+    }
+    if (last.errorClass === "unsupported_parameter") {
+      const e = new GatewayError(
+        "unsupported_parameter",
+        `${last.message} (model \`${run.alias}\`; set "dropUnsupported": true on the alias to drop it instead)`,
+        400,
+      );
+      e.param = lastParam;
+      throw e;
     }
     throw new GatewayError(
       last.errorClass,
@@ -406,7 +668,12 @@ export class Gateway {
     const e = error instanceof GatewayError ? error : new GatewayError("internal", String(error));
     return {
       type: "error",
-      error: { class: e.errorClass, message: e.message, status: e.status },
+      error: {
+        class: e.errorClass,
+        message: e.message,
+        status: e.status,
+        ...(e.param ? { param: e.param } : {}),
+      },
       stamp: this.stamp(run, null, null, ZERO_USAGE, null),
     };
   }

@@ -94,6 +94,8 @@ export type Stamp = {
   usageEstimated?: boolean;
   /** Answered from the response cache: nothing was sent to a provider, and it cost nothing. */
   cacheHit?: boolean;
+  /** /v1: request fields left out because the alias allows dropping what the serving format cannot carry. */
+  droppedParams?: string[];
 };
 
 export type ChatResponse = {
@@ -114,6 +116,8 @@ export type GatewayErrorClass =
   | "aborted"
   | "no_candidate"
   | "unknown_model"
+  /** /v1: a request field no candidate of the alias can carry (named in the message and `param`). */
+  | "unsupported_parameter"
   | "internal";
 
 /** Events of a streamed call. It always ends with exactly one `done` or `error`. */
@@ -125,11 +129,33 @@ export type StreamEvent =
       from: { provider: string; model: string };
       errorClass: GatewayErrorClass;
       toIndex: number;
+      /** Why the candidate was left, when it is more than its class (the field it cannot carry). */
+      reason?: string;
     }
+  /** /v1 wire calls: the candidate that answers, before the first byte (for the x-tollgate-* headers). */
+  | {
+      type: "opened";
+      provider: string | null;
+      model: string | null;
+      fallbackIndex: number | null;
+      dropped: string[];
+      cacheHit?: boolean;
+    }
+  /** /v1 wire calls: the answer's bytes in the caller's format (a whole JSON body, or SSE frames). */
+  | { type: "bytes"; data: string }
   | { type: "done"; response: ChatResponse }
   | {
       type: "error";
-      error: { class: GatewayErrorClass; message: string; status?: number; retryAfterSeconds?: number };
+      error: {
+        class: GatewayErrorClass;
+        message: string;
+        status?: number;
+        retryAfterSeconds?: number;
+        /** The request field at fault (unsupported_parameter). */
+        param?: string;
+        /** The provider's own error event already reached the caller in the stream (pass-through). */
+        relayed?: boolean;
+      };
       stamp: Stamp;
     };
 

@@ -12,6 +12,8 @@ export type CachedAnswer = {
   servedProvider: string | null;
   servedAdapter: ChatResponse["stamp"]["servedAdapter"];
   servedModel: string | null;
+  /** A /v1 wire call's answer as its caller received it (the JSON body, or the stream's frames). */
+  wire?: { bytes: string[]; dropped: string[] };
 };
 
 export interface ResponseCacheStore {

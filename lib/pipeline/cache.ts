@@ -7,6 +7,12 @@ import { type Call, emptyStamp, type Step } from "./types";
 
 /** The exact-match key: everything that shapes the answer, nothing that doesn't (the signal, the caller). */
 export function cacheKey(call: Call): string {
+  if (call.wire) {
+    // The whole body, and the beta flags that change what it means: any difference is another answer.
+    const { format, body, headers } = call.wire;
+    const shape = { format, body, beta: headers?.anthropicBeta ?? null, maxTokens: call.request.maxTokens };
+    return createHash("sha256").update(JSON.stringify(shape)).digest("hex");
+  }
   const r = call.request;
   const shape = {
     model: r.model,
@@ -36,8 +42,19 @@ export function cacheStep(store: () => ResponseCacheStore): Step {
       countFailure("pipeline");
       log.error({ err: error }, "response cache read failed; asking the provider");
     }
+    if (hit && call.wire && !hit.wire) hit = null; // a normalised answer cannot stand in for exact bytes
     if (hit) {
-      if (call.stream) {
+      if (hit.wire) {
+        yield {
+          type: "opened",
+          provider: hit.servedProvider,
+          model: hit.servedModel,
+          fallbackIndex: null,
+          dropped: hit.wire.dropped,
+          cacheHit: true,
+        };
+        for (const data of hit.wire.bytes) yield { type: "bytes", data };
+      } else if (call.stream) {
         if (hit.message.content) yield { type: "text", delta: hit.message.content };
         for (const toolCall of hit.message.toolCalls) yield { type: "tool_call", call: toolCall };
       }
@@ -60,8 +77,10 @@ export function cacheStep(store: () => ResponseCacheStore): Step {
       };
       return;
     }
+    const bytes: string[] = [];
     for await (const event of next(call)) {
       yield event;
+      if (event.type === "bytes") bytes.push(event.data);
       if (event.type === "done") {
         const { message, finishReason, stamp } = event.response;
         await store()
@@ -75,6 +94,7 @@ export function cacheStep(store: () => ResponseCacheStore): Step {
               servedProvider: stamp.servedProvider,
               servedAdapter: stamp.servedAdapter,
               servedModel: stamp.servedModel,
+              ...(call.wire ? { wire: { bytes, dropped: stamp.droppedParams ?? [] } } : {}),
             },
             policy.cacheTtlSeconds,
           )

@@ -13,6 +13,10 @@ export type CallError = {
   /** The provider's status, or the refusal's. */
   status?: number;
   retryAfterSeconds?: number;
+  /** The request field at fault (unsupported_parameter). */
+  param?: string;
+  /** A stream's provider error event already reached the caller (pass-through): nothing more to write. */
+  relayed?: boolean;
 };
 
 /**
@@ -32,6 +36,7 @@ export const CALL_ERROR_STATUS = {
   aborted: 499,
   no_candidate: 503,
   unknown_model: 404,
+  unsupported_parameter: 400,
   internal: 502,
   rate_limit_exceeded: 429,
   budget_exceeded: 429,

@@ -31,6 +31,12 @@ const NO_POLICY: Policy = {
 
 /** The last step: the gateway itself, streamed or as one JSON answer, as events either way. */
 const inference: Next = async function* (call) {
+  if (call.wire)
+    return yield* call.gateway.forward({
+      ...call.wire,
+      maxTokens: call.request.maxTokens,
+      signal: call.request.signal,
+    });
   if (call.stream) return yield* call.gateway.stream(call.request);
   try {
     yield { type: "done", response: await call.gateway.chat(call.request) };
@@ -65,13 +71,14 @@ export class Pipeline {
   async *run(
     caller: Call["caller"],
     request: ChatRequest & { model: string },
-    options: { stream: boolean; noCache?: boolean },
+    options: { stream: boolean; noCache?: boolean; wire?: Call["wire"] },
   ): AsyncGenerator<PipelineEvent> {
     yield* this.chain({
       caller,
       request,
       stream: options.stream,
       noCache: options.noCache ?? false,
+      wire: options.wire,
       policy: await this.policy(caller),
       gateway: this.deps.gateway(),
     });

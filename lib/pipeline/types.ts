@@ -1,3 +1,4 @@
+import type { WireRequest } from "@/lib/gateway/forward/plan";
 import type { Gateway } from "@/lib/gateway/gateway";
 import { type ChatRequest, type Stamp, type StreamEvent, ZERO_USAGE } from "@/lib/gateway/types";
 import type { GuardrailCode } from "@/lib/turns/events";
@@ -38,6 +39,11 @@ export type Call = {
   noCache: boolean;
   policy: Policy;
   gateway: Gateway;
+  /**
+   * A /v1 request in its caller's wire format, carried whole or translated by `Gateway.forward`. `request` then
+   * holds what the steps read of it: the alias, a stand-in for its size, and its output ceiling.
+   */
+  wire?: Omit<WireRequest, "maxTokens" | "signal">;
 };
 
 export type Next = (call: Call) => AsyncGenerator<PipelineEvent>;

@@ -58,7 +58,7 @@ export type AgentEvent =
   | { type: "tool_result"; callId: string; name: string; ok: boolean; result: string; durationMs: number }
   | {
       type: "notice";
-      code: "fallback" | "loop_limit" | "tools_unavailable" | "repeated_call";
+      code: "fallback" | "loop_limit" | "tools_unavailable" | "repeated_call" | "params_dropped";
       message: string;
     }
   | {

@@ -2,25 +2,22 @@ import "server-only";
 import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
 import { log } from "@/lib/core/log";
+import { describeRequest, offeredTools, type WireFormat } from "@/lib/gateway/forward/formats";
 import type { Gateway } from "@/lib/gateway/gateway";
-import { type Attempt, type Stamp, ZERO_USAGE } from "@/lib/gateway/types";
-import { apiBodyLimits, BodyRefused, jsonDepthExceeds, readJsonWithin, tooDeep } from "@/lib/http/limits";
+import type { Json } from "@/lib/gateway/translate/types";
+import { type Stamp, ZERO_USAGE } from "@/lib/gateway/types";
+import { apiBodyLimits, jsonDepthExceeds, tooDeep } from "@/lib/http/limits";
 import { findApiKey, type ResolvedKey } from "@/lib/keys/api-keys";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
+import { rateLimitHeaders } from "@/lib/pipeline/rate-limit-headers";
 import type { PipelineEvent } from "@/lib/pipeline/types";
 import type { ApiTurnSummary, TurnError, TurnStatus } from "@/lib/turns/events";
-import type { TurnObserver } from "@/lib/turns/observer";
-import {
-  type ChatCompletionRequest,
-  callErrorResponse,
-  chatCompletionRequest,
-  completionBody,
-  finishReason,
-  openAIError,
-  openAIUsage,
-  toChatMessages,
-  toTools,
-} from "./openai-shapes";
+import type { ApiAttribution, TurnObserver } from "@/lib/turns/observer";
+import { attributionOf } from "./attribution";
+import { budgetView } from "./budget-view";
+import { ANTHROPIC, type Dialect, OPENAI } from "./dialects";
+import { countTokens, getModel, listModels } from "./models";
+import { readBody } from "./read-body";
 
 export type V1Deps = {
   db: () => Promise<Database>;
@@ -29,9 +26,21 @@ export type V1Deps = {
   recorder: TurnObserver;
 };
 
+/** The model-calling endpoints: each path, the wire format its body is in, and the dialect of its errors. */
+const ENDPOINTS: Record<string, { format: WireFormat; dialect: Dialect }> = {
+  "/v1/chat/completions": { format: "openai-chat", dialect: OPENAI },
+  "/v1/embeddings": { format: "openai-embeddings", dialect: OPENAI },
+  "/v1/responses": { format: "openai-responses", dialect: OPENAI },
+  "/v1/messages": { format: "anthropic-messages", dialect: ANTHROPIC },
+};
+
+/** The dialect of a path: Anthropic's for /v1/messages and what is under it, else OpenAI's. */
+export const dialectOf = (path: string): Dialect => (/\/v1\/messages(\/|$)/.test(path) ? ANTHROPIC : OPENAI);
+
 /**
- * The OpenAI-compatible API as a plain `(Request) => Response` handler: Next mounts it under /v1, and the lean
- * server (`npm run gateway`) serves it from plain Node. Every call is a ledger row (source api) with its audit.
+ * The OpenAI- and Anthropic-compatible API as a plain `(Request) => Response` handler: Next mounts it under /v1,
+ * and the lean server (`npm run gateway`) serves it from plain Node. Every model call is a ledger row (source
+ * api) with its audit; its request goes upstream whole, or translated, or is refused with a 400 naming the field.
  */
 export function createV1Handler(deps: V1Deps): (req: Request) => Promise<Response> {
   return async (req) => {
@@ -44,7 +53,7 @@ export function createV1Handler(deps: V1Deps): (req: Request) => Promise<Respons
     } catch (error) {
       const clientRequestId = req.headers.get("x-request-id")?.slice(0, 200) || undefined;
       log.error({ err: error, requestId, clientRequestId }, "/v1 request failed");
-      res = openAIError(500, `internal error (request id ${requestId})`, "internal_error");
+      res = dialectOf(path).error(500, `internal error (request id ${requestId})`, "internal_error");
     }
     res.headers.set("x-request-id", requestId);
     return res;
@@ -52,68 +61,100 @@ export function createV1Handler(deps: V1Deps): (req: Request) => Promise<Respons
 }
 
 async function answer(req: Request, path: string, requestId: string, deps: V1Deps): Promise<Response> {
+  const dialect = dialectOf(path);
   const key = await authenticate(req, deps);
   if (!key)
-    return openAIError(
+    return dialect.error(
       401,
       "Incorrect API key provided. Create one under your tenant's API keys.",
       "invalid_api_key",
     );
-  if (req.method === "GET" && path.endsWith("/v1/models")) return listModels(deps.gateway());
-  if (req.method === "POST" && path.endsWith("/v1/chat/completions"))
-    return await chatCompletions(req, requestId, key, deps);
-  return openAIError(404, `Unknown endpoint: ${req.method} ${path}`, "unknown_url");
+  const gateway = deps.gateway();
+  if (req.method === "GET" && path.endsWith("/v1/models")) return listModels(gateway, req);
+  const model = path.match(/\/v1\/models\/(.+)$/);
+  if (req.method === "GET" && model) return getModel(gateway, decodeURIComponent(model[1]!), req);
+  if (req.method === "POST" && path.endsWith("/v1/messages/count_tokens"))
+    return countTokens(req, gateway, dialect);
+  const endpoint = Object.entries(ENDPOINTS).find(([suffix]) => path.endsWith(suffix))?.[1];
+  if (req.method === "POST" && endpoint) return await modelCall(req, requestId, key, deps, endpoint);
+  return dialect.error(404, `Unknown endpoint: ${req.method} ${path}`, "unknown_url");
 }
 
+/** A tenant key as `Authorization: Bearer`, or as `x-api-key` (Anthropic's clients). */
 async function authenticate(req: Request, deps: V1Deps): Promise<ResolvedKey | null> {
   const header = req.headers.get("authorization") ?? "";
-  const secret = header.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+  const secret = header.match(/^Bearer\s+(.+)$/i)?.[1]?.trim() || req.headers.get("x-api-key")?.trim();
   return secret ? findApiKey(await deps.db(), secret) : null;
 }
 
-function listModels(gateway: Gateway): Response {
-  const created = Math.floor(Date.now() / 1000);
-  return Response.json({
-    object: "list",
-    data: gateway.models().map((m) => ({ id: m.alias, object: "model", created, owned_by: m.provider })),
-  });
+/** What each format must have before anything is sent: the rest is the provider's to judge. */
+function problemOf(
+  format: WireFormat,
+  body: Json,
+  maxDepth: number,
+): { param: string; message: string; code?: string } | null {
+  if (typeof body.model !== "string" || !body.model)
+    return { param: "model", message: "model is required (one of this gateway's aliases)" };
+  if (body.stream !== undefined && typeof body.stream !== "boolean")
+    return { param: "stream", message: "stream must be true or false" };
+  if (format === "openai-chat" || format === "anthropic-messages") {
+    if (!Array.isArray(body.messages) || body.messages.length === 0)
+      return { param: "messages", message: "messages must be a non-empty array" };
+    for (const [i, m] of (body.messages as unknown[]).entries()) {
+      if (!m || typeof m !== "object" || typeof (m as Json).role !== "string")
+        return { param: `messages.${i}`, message: "each message must be an object with a role" };
+    }
+  }
+  if (format === "openai-chat") {
+    // Tool-call arguments in the history are JSON inside strings: the same depth limit applies to them.
+    for (const [i, m] of (body.messages as Json[]).entries()) {
+      const calls = Array.isArray(m.tool_calls) ? (m.tool_calls as Json[]) : [];
+      for (const [j, call] of calls.entries()) {
+        const args = (call.function as Json | undefined)?.arguments;
+        const param = `messages.${i}.tool_calls.${j}.function.arguments`;
+        if (typeof args === "string" && jsonDepthExceeds(args, maxDepth))
+          return { param, message: tooDeep(maxDepth, param, param).message, code: "json_too_deep" };
+      }
+    }
+  }
+  if (
+    format === "openai-embeddings" &&
+    (body.input === undefined || body.input === null || body.input === "")
+  )
+    return { param: "input", message: "input is required" };
+  return null;
 }
 
-async function chatCompletions(
+async function modelCall(
   req: Request,
   turnId: string,
   key: ResolvedKey,
   deps: V1Deps,
+  endpoint: { format: WireFormat; dialect: Dialect },
 ): Promise<Response> {
-  const limits = apiBodyLimits();
-  let body: ChatCompletionRequest;
-  try {
-    // Size and depth are checked before anything parses or walks the body (never sent upstream past them).
-    const parsed = chatCompletionRequest.safeParse(await readJsonWithin(req, limits));
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      return openAIError(
-        400,
-        `${issue.path.join(".") || "body"}: ${issue.message}`,
-        "invalid_request",
-        issue.path.join(".") || null,
-      );
-    }
-    body = parsed.data;
-    checkArgumentsDepth(body, limits.maxDepth);
-  } catch (error) {
-    if (!(error instanceof BodyRefused)) throw error;
-    return openAIError(error.status, sentence(error.message), BODY_ERROR_CODE[error.reason], error.param);
-  }
+  const { format, dialect } = endpoint;
+  const body = await readBody(req, dialect);
+  if (body instanceof Response) return body;
+  const problem = problemOf(format, body, apiBodyLimits().maxDepth);
+  if (problem)
+    return dialect.error(
+      400,
+      `${problem.param}: ${problem.message}`,
+      problem.code ?? "invalid_request",
+      problem.param,
+    );
+  const alias = body.model as string;
   const gateway = deps.gateway();
-  if (!gateway.hasModel(body.model)) {
-    return openAIError(
+  if (!gateway.hasModel(alias)) {
+    return dialect.error(
       404,
-      `The model \`${body.model}\` does not exist. Available: ${gateway.modelAliases().join(", ")}`,
+      `The model \`${alias}\` does not exist. Available: ${gateway.modelAliases().join(", ")}`,
       "model_not_found",
       "model",
     );
   }
+  const stream = body.stream === true;
+  const attribution: ApiAttribution = attributionOf(format, body, req.headers);
   const startedAt = new Date();
   const started = performance.now();
   await deps.recorder.start({
@@ -123,166 +164,150 @@ async function chatCompletions(
     conversationId: null,
     source: "api",
     apiKeyId: key.id,
-    requestedModel: body.model,
-    message: body.messages
-      .map((m) => `${m.role}: ${typeof m.content === "string" ? m.content : ""}`)
-      .join("\n")
-      .slice(0, 8000),
-    toolsOffered: body.tools?.map((t) => t.function.name) ?? [],
+    requestedModel: alias,
+    message: describeRequest(format, body),
+    toolsOffered: offeredTools(body),
     startedAt,
+    attribution,
   });
-  const request = {
-    model: body.model,
-    messages: toChatMessages(body),
-    tools: toTools(body),
-    toolChoice:
-      typeof body.tool_choice === "object" ? { name: body.tool_choice.function.name } : body.tool_choice,
-    temperature: body.temperature,
-    maxTokens: body.max_completion_tokens ?? body.max_tokens,
-    signal: req.signal,
-  };
   let closed = false;
   const close = async (stamp: Stamp | undefined, status: TurnStatus, error?: TurnError) => {
     if (closed) return;
     closed = true;
     await deps.recorder.end(
-      summaryOf(turnId, body.model, stamp, status, Math.round(performance.now() - started), error),
+      summaryOf(turnId, alias, stamp, status, Math.round(performance.now() - started), error),
     );
   };
   const events = deps.pipeline.run(
     { tenantId: key.tenantId, userId: key.createdBy, apiKeyId: key.id, source: "api" },
-    request,
+    { ...budgetView(format, body), signal: req.signal },
     {
-      stream: body.stream ?? false,
+      stream,
       noCache: /no-cache|no-store/i.test(req.headers.get("cache-control") ?? ""),
+      wire: {
+        format,
+        alias,
+        body,
+        stream,
+        headers: {
+          anthropicVersion: req.headers.get("anthropic-version") ?? undefined,
+          anthropicBeta: req.headers.get("anthropic-beta") ?? undefined,
+        },
+      },
     },
   );
-  // Up to the first event of the answer: guardrail warnings go to headers and the audit; a refusal or an error
-  // before anything was streamed is an HTTP error, as OpenAI's own API answers it.
+  // Up to the first byte of the answer: guardrail warnings, rate limits, fallbacks and who answers go to headers
+  // and the audit; a refusal or an error before anything was sent is an HTTP error, as the providers answer it.
   const headers = new Headers({ "x-request-id": turnId });
-  let first: IteratorResult<PipelineEvent>;
+  const note = (event: PipelineEvent) => noteEvent(turnId, event, headers, deps);
+  let head: IteratorResult<PipelineEvent>;
   for (;;) {
-    first = await events.next();
-    if (first.done || first.value.type !== "guardrail") break;
-    const g = first.value;
-    deps.recorder.event(turnId, { type: "guardrail", code: g.code, message: g.message });
-    if (!g.blocking) headers.append("x-tollgate-warning", g.message);
+    head = await events.next();
+    if (head.done || !note(head.value)) break;
   }
-  if (first.done) throw new Error("the pipeline ended without an answer");
-  const head = first.value;
-  if (head.type === "error") {
-    recordFallbacks(turnId, head.stamp, deps);
-    deps.recorder.event(turnId, { type: "error", class: head.error.class, message: head.error.message });
-    await close(head.stamp, head.error.class === "aborted" ? "stopped" : "failed", {
-      class: head.error.class,
-      message: head.error.message,
+  if (head.done) throw new Error("the pipeline ended without an answer");
+  const first = head.value;
+  if (first.type === "error") {
+    deps.recorder.event(turnId, { type: "error", class: first.error.class, message: first.error.message });
+    await close(first.stamp, first.error.class === "aborted" ? "stopped" : "failed", {
+      class: first.error.class,
+      message: first.error.message,
     });
-    return callErrorResponse(head.error, headers);
+    return dialect.callError(first.error, headers);
   }
-  if (!body.stream) {
-    // One JSON answer: the pipeline's only event after the guardrails is `done` (or the error above).
-    if (head.type !== "done") throw new Error(`unexpected ${head.type} event in a JSON answer`);
-    const res = head.response;
-    // A stream hears of each fallback as it happens; a JSON answer's are read from its stamp's attempts.
-    recordFallbacks(turnId, res.stamp, deps);
-    for (const call of res.message.toolCalls)
+  if (!stream) {
+    // One JSON answer: its bytes, then `done` (the steps after the answer finish before the call closes).
+    let text = first.type === "bytes" ? first.data : "";
+    let done: Extract<PipelineEvent, { type: "done" }> | undefined =
+      first.type === "done" ? first : undefined;
+    for (let r = await events.next(); !r.done; r = await events.next()) {
+      if (r.value.type === "bytes") text += r.value.data;
+      else if (r.value.type === "done") done = r.value;
+      else note(r.value);
+    }
+    if (!done) throw new Error("a JSON answer ended without its usage");
+    for (const call of done.response.message.toolCalls)
       deps.recorder.event(turnId, { type: "tool_call", call, round: 1 });
-    await drain(events);
-    await close(res.stamp, "success");
-    if (res.stamp.cacheHit) headers.set("x-tollgate-cache", "hit");
-    return Response.json(completionBody(`chatcmpl-${turnId}`, Math.floor(startedAt.getTime() / 1000), res), {
-      headers,
-    });
+    await close(done.response.stamp, "success");
+    headers.set("content-type", "application/json");
+    return new Response(text, { headers });
   }
-  return streamCompletion(turnId, startedAt, body, prepend(head, events), deps, close, headers);
+  return streamAnswer(turnId, first, events, deps, close, headers, dialect);
 }
 
-/** Lets the steps after the answer finish (cache write, budget settle) before the call is closed. */
-async function drain(events: AsyncGenerator<PipelineEvent>): Promise<void> {
-  for (let r = await events.next(); !r.done; r = await events.next()) {}
+/**
+ * Records an event that comes before (or beside) the answer's bytes, and sets its headers. Returns whether it
+ * was one of those (false: the answer's own first event).
+ */
+function noteEvent(turnId: string, event: PipelineEvent, headers: Headers, deps: V1Deps): boolean {
+  switch (event.type) {
+    case "guardrail":
+      deps.recorder.event(turnId, { type: "guardrail", code: event.code, message: event.message });
+      if (!event.blocking) headers.append("x-tollgate-warning", event.message);
+      return true;
+    case "rate_limit_state":
+      for (const [name, value] of rateLimitHeaders(event)) headers.set(name, value);
+      return true;
+    case "fallback":
+      deps.recorder.event(turnId, fallbackNotice(event.from, event.errorClass, event.reason));
+      return true;
+    case "opened":
+      if (event.provider) headers.set("x-tollgate-provider", event.provider);
+      if (event.model) headers.set("x-tollgate-model", event.model);
+      if (event.fallbackIndex !== null) headers.set("x-tollgate-fallback-index", String(event.fallbackIndex));
+      if (event.cacheHit) headers.set("x-tollgate-cache", "hit");
+      if (event.dropped.length) {
+        headers.set("x-tollgate-dropped-params", event.dropped.join(", "));
+        if (!event.cacheHit)
+          deps.recorder.event(turnId, {
+            type: "notice",
+            code: "params_dropped",
+            message: `Dropped (the alias allows it; ${event.provider}/${event.model} cannot carry them): ${event.dropped.join(", ")}.`,
+          });
+      }
+      return true;
+    default:
+      return false;
+  }
 }
 
-async function* prepend<T>(head: T, rest: AsyncGenerator<T>): AsyncGenerator<T> {
-  yield head;
-  yield* rest;
-}
-
-function streamCompletion(
+function streamAnswer(
   turnId: string,
-  startedAt: Date,
-  body: ChatCompletionRequest,
+  first: PipelineEvent,
   events: AsyncGenerator<PipelineEvent>,
   deps: V1Deps,
   close: (stamp: Stamp | undefined, status: TurnStatus, error?: TurnError) => Promise<void>,
   headers: Headers,
+  dialect: Dialect,
 ): Response {
   const encoder = new TextEncoder();
-  const id = `chatcmpl-${turnId}`;
-  const created = Math.floor(startedAt.getTime() / 1000);
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null, model = body.model) =>
-    encoder.encode(
-      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`,
-    );
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const send = (bytes: Uint8Array) => {
+      const send = (text: string) => {
         try {
-          controller.enqueue(bytes);
+          controller.enqueue(encoder.encode(text));
         } catch {}
       };
-      send(chunk({ role: "assistant", content: "" }));
-      let toolIndex = 0;
       let done: Extract<PipelineEvent, { type: "done" }> | undefined;
-      for await (const event of events) {
-        if (event.type === "text") send(chunk({ content: event.delta }));
-        else if (event.type === "tool_call") {
-          deps.recorder.event(turnId, { type: "tool_call", call: event.call, round: 1 });
-          send(
-            chunk({
-              tool_calls: [
-                {
-                  index: toolIndex++,
-                  id: event.call.id,
-                  type: "function",
-                  function: { name: event.call.name, arguments: JSON.stringify(event.call.args) },
-                },
-              ],
-            }),
-          );
-        } else if (event.type === "guardrail") {
-          // After the headers went out (a budget overrun found when the call settles): the audit still has it.
-          deps.recorder.event(turnId, { type: "guardrail", code: event.code, message: event.message });
-        } else if (event.type === "fallback") {
-          deps.recorder.event(turnId, fallbackNotice(event.from, event.errorClass));
-        } else if (event.type === "done") {
+      for await (const event of prepend(first, events)) {
+        if (event.type === "bytes") send(event.data);
+        else if (event.type === "done") {
           done = event;
-          const res = event.response;
-          send(chunk({}, finishReason(res.finishReason), res.stamp.servedModel ?? body.model));
-          if (body.stream_options?.include_usage) {
-            send(
-              encoder.encode(
-                `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: res.stamp.servedModel ?? body.model, choices: [], usage: openAIUsage(res.stamp.usage) })}\n\n`,
-              ),
-            );
-          }
-          send(encoder.encode("data: [DONE]\n\n"));
+          for (const call of event.response.message.toolCalls)
+            deps.recorder.event(turnId, { type: "tool_call", call, round: 1 });
         } else if (event.type === "error") {
-          // Never a quiet end: the client gets an error event, and no [DONE].
+          // Never a quiet end: the client gets an error event (the provider's own, when it was passed through).
           deps.recorder.event(turnId, {
             type: "error",
             class: event.error.class,
             message: event.error.message,
           });
-          send(
-            encoder.encode(
-              `data: ${JSON.stringify({ error: { message: event.error.message, type: "server_error", code: event.error.class, param: null } })}\n\n`,
-            ),
-          );
+          if (!event.error.relayed) send(dialect.streamError(event.error));
           await close(event.stamp, event.error.class === "aborted" ? "stopped" : "failed", {
             class: event.error.class,
             message: event.error.message,
           });
-        }
+        } else noteEvent(turnId, event, headers, deps);
       }
       // Closed after the pipeline's last step (the budget settles when the answer is complete).
       if (done) await close(done.response.stamp, "success");
@@ -296,56 +321,18 @@ function streamCompletion(
   return new Response(stream, { headers });
 }
 
-const fallbackNotice = (from: { provider: string; model: string }, errorClass: string) => ({
+async function* prepend<T>(head: T, rest: AsyncGenerator<T>): AsyncGenerator<T> {
+  yield head;
+  yield* rest;
+}
+
+const fallbackNotice = (from: { provider: string; model: string }, errorClass: string, reason?: string) => ({
   type: "notice" as const,
   code: "fallback" as const,
-  message: `${from.provider}/${from.model} failed (${errorClass}); trying the next model.`,
+  message: reason
+    ? `${from.provider}/${from.model} skipped: ${reason}; trying the next model.`
+    : `${from.provider}/${from.model} failed (${errorClass}); trying the next model.`,
 });
-
-/**
- * The `fallback` audit events of a call that was not streamed (or failed before its first token): one per
- * candidate that failed before another was tried, from the stamp's attempts, as a stream reports them.
- */
-function recordFallbacks(turnId: string, stamp: Stamp | undefined, deps: V1Deps): void {
-  for (const failed of fallbacksOf(stamp?.attempts ?? [])) {
-    deps.recorder.event(turnId, fallbackNotice(failed, failed.errorClass));
-  }
-}
-
-/** Candidates left for the next one after failing: each run of attempts on one deployment, but the last. */
-export function fallbacksOf(attempts: Attempt[]): { provider: string; model: string; errorClass: string }[] {
-  const runs: Attempt[][] = [];
-  for (const a of attempts) {
-    const run = runs[runs.length - 1];
-    if (run && run[0]!.provider === a.provider && run[0]!.model === a.model) run.push(a);
-    else runs.push([a]);
-  }
-  return runs.slice(0, -1).flatMap((run) => {
-    const last = run[run.length - 1]!;
-    return last.outcome === "error"
-      ? [{ provider: last.provider, model: last.model, errorClass: last.errorClass ?? "error" }]
-      : [];
-  });
-}
-
-const BODY_ERROR_CODE = {
-  too_large: "request_too_large",
-  too_deep: "json_too_deep",
-  invalid_json: "invalid_json",
-} as const;
-
-const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
-
-/** Tool-call arguments in the history are JSON inside strings: the same depth limit applies to them. */
-function checkArgumentsDepth(body: ChatCompletionRequest, maxDepth: number): void {
-  body.messages.forEach((m, i) => {
-    if (m.role !== "assistant") return;
-    m.tool_calls?.forEach((call, j) => {
-      const param = `messages.${i}.tool_calls.${j}.function.arguments`;
-      if (jsonDepthExceeds(call.function.arguments, maxDepth)) throw tooDeep(maxDepth, param, param);
-    });
-  });
-}
 
 /** How a /v1 call ended, for the ledger: one round, no tool run here, and no conversation. */
 function summaryOf(

@@ -166,7 +166,7 @@ describe.each(setups)(
       // The caller is told its request was changed: a header, and an audit event.
       const first = through[0]!.value;
       expect(first.response.headers.get("x-tollgate-warning")).toMatch(/output ceiling of 4096 tokens/);
-      expect(await auditCodes(first.data.id.replace("chatcmpl-", ""))).toEqual(["max_tokens_applied"]);
+      expect(await auditCodes(first.response.headers.get("x-request-id")!)).toEqual(["max_tokens_applied"]);
     });
 
     it("a tenant's own ceiling is what is sent and reserved", async () => {
@@ -190,7 +190,8 @@ describe.each(setups)(
           messages: [{ role: "user", content: "hi" }],
           max_tokens: 77,
         });
-        expect(upstream.requests[1]!.body.max_completion_tokens).toBe(77);
+        expect(upstream.requests[1]!.body.max_tokens).toBe(77);
+        expect(upstream.requests[1]!.body.max_completion_tokens).toBeUndefined();
         expect((await readGovernanceSettings(app.db, counters, acme)).maxOutputTokensDefault).toBe(512);
       } finally {
         await saveTenantSettings(
@@ -215,7 +216,7 @@ describe.each(setups)(
         })
         .withResponse();
       expect(response.headers.get("x-tollgate-warning")).toMatch(/more than the .* reserved for it/);
-      expect(await auditCodes(data.id.replace("chatcmpl-", ""))).toEqual(["budget_overrun"]);
+      expect(await auditCodes(response.headers.get("x-request-id")!)).toEqual(["budget_overrun"]);
       expect((await settledSpend(key.id)).gt("0.002")).toBe(true);
 
       await expect(
@@ -231,16 +232,19 @@ describe.each(setups)(
     it("a streamed call that is billed past its reservation has the overrun in its audit trail", async () => {
       const { secret } = await keyWithHardBudget("overbilled stream", "0.002");
       upstream.enqueue({ kind: "text", text: "far too long", usage: { input: 10, output: 50_000 } });
-      const stream = await client(secret).chat.completions.create({
-        model: "team-gpt",
-        messages: [{ role: "user", content: "hi" }],
-        max_tokens: 100,
-        stream: true,
-        stream_options: { include_usage: true },
-      });
-      let id = "";
-      for await (const chunk of stream) id = chunk.id;
-      await expect.poll(async () => auditCodes(id.replace("chatcmpl-", ""))).toEqual(["budget_overrun"]);
+      const { data: stream, response } = await client(secret)
+        .chat.completions.create({
+          model: "team-gpt",
+          messages: [{ role: "user", content: "hi" }],
+          max_tokens: 100,
+          stream: true,
+          stream_options: { include_usage: true },
+        })
+        .withResponse();
+      for await (const _ of stream) {
+      }
+      const id = response.headers.get("x-request-id")!;
+      await expect.poll(async () => auditCodes(id)).toEqual(["budget_overrun"]);
     });
   },
 );

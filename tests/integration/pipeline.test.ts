@@ -25,6 +25,7 @@ import { estimateCost, estimateInputTokens } from "@/lib/pipeline/estimate";
 import { Pipeline } from "@/lib/pipeline/pipeline";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
 import { InMemoryConversationStore } from "@/lib/turns/conversation";
+import { budgetView } from "@/lib/v1/budget-view";
 import { createV1Handler } from "@/lib/v1/handler";
 import { serveFetchHandler } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
@@ -202,12 +203,20 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
     const messages = [{ role: "user" as const, content: "race" }];
     const maxTokens = 40;
     // The fake answers with exactly the usage the reservation assumes, so each call costs what it reserves.
-    const inputTokens = estimateInputTokens({ messages });
+    // A /v1 call is reserved on its whole body's size (as the SDK sends it).
+    const inputTokens = estimateInputTokens(
+      budgetView("openai-chat", { model: "team-gpt", messages, max_tokens: maxTokens }),
+    );
     const perCall = costOf(
       { inputTokens, outputTokens: maxTokens, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
       findPrice(gateway.config.prices, "up", "gpt-4o-mini")!,
     );
-    expect(estimateCost(gateway, { model: "team-gpt", messages, maxTokens })).toBe(perCall);
+    expect(
+      estimateCost(
+        gateway,
+        budgetView("openai-chat", { model: "team-gpt", messages, max_tokens: maxTokens }),
+      ),
+    ).toBe(perCall);
     const room = new Big(perCall).times(10).toFixed();
     await saveLimits(
       app.db,
@@ -274,7 +283,7 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
     expect(response.headers.get("x-tollgate-warning")).toMatch(
       /monthly budget of this API key is past its soft limit/,
     );
-    const events = await auditOf(data.id.replace("chatcmpl-", ""));
+    const events = await auditOf(response.headers.get("x-request-id")!);
     expect(events.map((e) => [e.type, e.payload.code])).toEqual([
       ["request", undefined],
       ["guardrail", "budget_soft"],
@@ -301,12 +310,16 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
       expect(first.response.headers.get("x-tollgate-cache")).toBeNull();
       expect(second.response.headers.get("x-tollgate-cache")).toBe("hit");
       expect(upstream.requests).toHaveLength(1);
-      // The streamed form of the same request is served from the same entry.
-      let streamed = "";
-      for await (const chunk of await client(secret).chat.completions.create({ ...question, stream: true }))
-        streamed += chunk.choices[0]?.delta.content ?? "";
-      expect(streamed).toBe("Paris.");
-      expect(upstream.requests).toHaveLength(1);
+      // The cache is keyed on the whole body: the streamed form is an entry of its own, replayed as it streamed.
+      const streamedTwice: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        let streamed = "";
+        for await (const chunk of await client(secret).chat.completions.create({ ...question, stream: true }))
+          streamed += chunk.choices[0]?.delta.content ?? "";
+        streamedTwice.push(streamed);
+      }
+      expect(streamedTwice).toEqual(["Paris.", "Paris."]);
+      expect(upstream.requests).toHaveLength(2);
       // A different question, another alias, or Cache-Control: no-cache all ask the provider.
       await client(secret).chat.completions.create({
         ...question,
@@ -314,12 +327,12 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
       });
       await client(secret).chat.completions.create({ ...question, model: "team-gpt" });
       await client(secret).chat.completions.create(question, { headers: { "cache-control": "no-cache" } });
-      expect(upstream.requests).toHaveLength(4);
+      expect(upstream.requests).toHaveLength(5);
 
       const rows = await rowsOf(key.id);
-      const hit = rows.find((r) => r.id === second.data.id.replace("chatcmpl-", ""))!;
+      const hit = rows.find((r) => r.id === second.response.headers.get("x-request-id"))!;
       expect(hit).toMatchObject({ status: "success", cacheHits: 1, cost: "0.0000000000", inputTokens: 0 });
-      const miss = rows.find((r) => r.id === first.data.id.replace("chatcmpl-", ""))!;
+      const miss = rows.find((r) => r.id === first.response.headers.get("x-request-id"))!;
       expect(miss.cacheHits).toBe(0);
       expect(Number(miss.cost)).toBeGreaterThan(0);
       expect(rows.filter((r) => r.cacheHits === 1)).toHaveLength(2);

@@ -101,7 +101,7 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
       completion_tokens: 5,
       prompt_tokens_details: { cached_tokens: 10 },
     });
-    const turnId = res.id.replace("chatcmpl-", "");
+    const turnId = res._request_id!;
     await recorder.flush();
     const [row] = await app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.id, turnId));
     expect(row).toMatchObject({
@@ -158,7 +158,7 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
       function: { name: "lookup_invoice", arguments: '{"number":"INV-7"}' },
     });
     expect(JSON.stringify(upstream.requests[0]!.body.tools)).toContain("lookup_invoice");
-    const turnId = res.id.replace("chatcmpl-", "");
+    const turnId = res._request_id!;
     await recorder.flush();
     const events = await app.db.select().from(sysAgentAudit).where(eq(sysAgentAudit.turnId, turnId));
     expect(events.map((e) => e.type).sort()).toEqual(["request", "tool_call"]);
@@ -217,7 +217,7 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
     });
     expect(res.status).toBe(400);
     expect((await res.json()).error).toMatchObject({
-      message: "messages: messages must not be empty",
+      message: "messages: messages must be a non-empty array",
       param: "messages",
     });
     clearApiKeyCache();

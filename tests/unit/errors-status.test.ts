@@ -16,6 +16,7 @@ const ANSWERS: Record<CallErrorClass, [number, string]> = {
   aborted: [499, "invalid_request_error"],
   no_candidate: [503, "server_error"],
   unknown_model: [404, "invalid_request_error"],
+  unsupported_parameter: [400, "invalid_request_error"],
   internal: [502, "server_error"],
   rate_limit_exceeded: [429, "rate_limit_error"],
   budget_exceeded: [429, "insufficient_quota"],

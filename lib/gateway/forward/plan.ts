@@ -1,0 +1,140 @@
+import {
+  anthropicMessageToOpenAIChat,
+  anthropicStreamToOpenAIChat,
+  anthropicToOpenAIChat,
+  openAIChatStreamToAnthropic,
+  openAIChatToAnthropic,
+  openAIChatToAnthropicMessage,
+} from "../translate";
+import { type Json, type StreamTranslator, Untranslatable } from "../translate/types";
+import type { ProviderType } from "../types";
+import { FAMILY, PROVIDER_FAMILY, type WireFormat } from "./formats";
+
+/** A request in a caller's wire format, for the gateway to carry whole, translate, or refuse. */
+export type WireRequest = {
+  format: WireFormat;
+  /** The alias the caller named (its body's `model`). */
+  alias: string;
+  /** The caller's body, as parsed. */
+  body: Json;
+  stream: boolean;
+  /** Anthropic's request headers, carried to an Anthropic provider. */
+  headers?: { anthropicVersion?: string; anthropicBeta?: string };
+  /** An output ceiling the budget imposed on a call that set none (sent in the upstream's own field). */
+  maxTokens?: number;
+  signal?: AbortSignal;
+};
+
+/** How one candidate serves a wire request: what is sent, in which format, and how the answer comes back. */
+export type Plan = {
+  upstream: WireFormat;
+  body: Json;
+  anthropicBeta?: string;
+  /** The fields left out on the alias's `dropUnsupported` say-so. */
+  dropped: string[];
+  /** Translates a whole answer into the caller's format (none: it goes back as it came). */
+  convertJson?: (answer: Json) => Json;
+  /** Translates a stream (made per attempt: translators keep state). */
+  streamTranslator?: () => StreamTranslator;
+  /** The caller did not ask for a stream's usage: the usage-only chunk we asked for is not shown to it. */
+  hideUsage: boolean;
+};
+
+const has = (body: Json, field: string) => body[field] !== undefined && body[field] !== null;
+
+/** Where each format's output ceiling goes, by the provider that will read it. */
+function capField(format: WireFormat, type: ProviderType): string | undefined {
+  if (format === "openai-chat") return type === "openai" ? "max_completion_tokens" : "max_tokens";
+  if (format === "openai-responses") return "max_output_tokens";
+  if (format === "anthropic-messages") return "max_tokens";
+  return undefined;
+}
+
+function withCap(body: Json, format: WireFormat, type: ProviderType, cap: number | undefined): Json {
+  const field = capField(format, type);
+  if (cap === undefined || !field) return body;
+  if (format === "openai-chat" && (has(body, "max_tokens") || has(body, "max_completion_tokens")))
+    return body;
+  return has(body, field) ? body : { ...body, [field]: cap };
+}
+
+/**
+ * Decides how a candidate serves the request. Same family: the body unchanged but `model` (and, for an OpenAI
+ * stream, `stream_options.include_usage`, so the ledger gets its tokens). Other family: translated both ways, or
+ * an `Untranslatable` naming the field that cannot be carried.
+ */
+export function planFor(
+  req: WireRequest,
+  provider: { type: ProviderType },
+  model: string,
+  dropUnsupported: boolean,
+): Plan {
+  const caller = FAMILY[req.format];
+  const serving = PROVIDER_FAMILY[provider.type];
+  if (caller === serving) {
+    if (provider.type === "offline" && req.format !== "openai-chat")
+      throw new Untranslatable("model", `the offline demo model serves chat only, not ${req.format}`);
+    let body: Json = withCap({ ...req.body, model }, req.format, provider.type, req.maxTokens);
+    let hideUsage = false;
+    if (req.stream && req.format === "openai-chat") {
+      const options = (body.stream_options ?? {}) as Json;
+      if (options.include_usage !== true) {
+        hideUsage = true;
+        body = { ...body, stream_options: { ...options, include_usage: true } };
+      }
+    }
+    return { upstream: req.format, body, anthropicBeta: req.headers?.anthropicBeta, dropped: [], hideUsage };
+  }
+  const options = { model, dropUnsupported };
+  if (req.format === "openai-chat") {
+    const callerWantsUsage = ((req.body.stream_options ?? {}) as Json).include_usage === true;
+    const t = openAIChatToAnthropic(withCap(req.body, "openai-chat", "openai", req.maxTokens), options);
+    return {
+      upstream: "anthropic-messages",
+      body: t.body,
+      dropped: t.dropped,
+      convertJson: (answer) => anthropicMessageToOpenAIChat(answer, { model: String(answer.model ?? model) }),
+      streamTranslator: () => anthropicStreamToOpenAIChat({ model, includeUsage: callerWantsUsage }),
+      hideUsage: false,
+    };
+  }
+  if (req.format === "anthropic-messages") {
+    const dropped: string[] = [];
+    if (req.headers?.anthropicBeta) {
+      if (!dropUnsupported)
+        throw new Untranslatable(
+          "anthropic-beta",
+          "beta features are Anthropic's; an OpenAI model cannot serve them",
+        );
+      dropped.push("anthropic-beta");
+    }
+    const t = anthropicToOpenAIChat(req.body, {
+      ...options,
+      maxTokensField: provider.type === "openai" ? "max_completion_tokens" : "max_tokens",
+    } as typeof options);
+    const body = req.stream ? { ...t.body, stream: true, stream_options: { include_usage: true } } : t.body;
+    return {
+      upstream: "openai-chat",
+      body,
+      dropped: [...dropped, ...t.dropped],
+      convertJson: (answer) => openAIChatToAnthropicMessage(answer, { model: String(answer.model ?? model) }),
+      streamTranslator: () => openAIChatStreamToAnthropic({ model }),
+      hideUsage: false,
+    };
+  }
+  throw new Untranslatable(
+    "model",
+    `${req.format === "openai-embeddings" ? "embeddings" : req.format === "openai-responses" ? "the Responses API" : "token counting"} need a candidate of the ${caller === "openai" ? "OpenAI" : "Anthropic"} type, and this one is ${provider.type}`,
+  );
+}
+
+/** A chunk with no choices and a usage: the one OpenAI sends last when include_usage is on. */
+export const isUsageOnlyChunk = (data: Json) =>
+  Array.isArray(data.choices) && data.choices.length === 0 && data.usage != null;
+
+/**
+ * With include_usage on, OpenAI writes `"usage":null` into every other chunk; a caller that did not ask for it
+ * gets its chunks as they would have been. Cut from the text (a JSON string's quotes are escaped, so this cannot
+ * match inside content), so nothing else in the chunk is re-serialised.
+ */
+export const withoutNullUsage = (text: string) => text.replace(/,\s*"usage"\s*:\s*null(?=\s*[,}])/, "");

@@ -1,0 +1,138 @@
+import { GatewayError } from "../errors";
+import type { Json } from "../translate/types";
+import type { GatewayErrorClass, ProviderType } from "../types";
+import { type AnswerSummary, PROVIDER_FAMILY, StreamSummary, type WireFormat } from "./formats";
+import type { Plan, WireRequest } from "./plan";
+import { type ParsedEvent, SseReader } from "./sse";
+
+/** What a candidate started answering: a whole JSON body, or a stream read up to its first event. */
+export type UpstreamAnswer =
+  | { kind: "json"; text: string; summary: AnswerSummary }
+  | { kind: "stream"; session: StreamSession };
+
+/** The provider's headers: its key (ours, never the caller's), and Anthropic's version and beta flags. */
+export function upstreamHeaders(
+  provider: { type: ProviderType; apiKey?: string },
+  plan: Plan,
+  wire: WireRequest,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: wire.stream ? "text/event-stream" : "application/json",
+  };
+  if (PROVIDER_FAMILY[provider.type] === "anthropic") {
+    if (provider.apiKey) headers["x-api-key"] = provider.apiKey;
+    headers["anthropic-version"] = wire.headers?.anthropicVersion || "2023-06-01";
+    if (plan.anthropicBeta) headers["anthropic-beta"] = plan.anthropicBeta;
+  } else if (provider.apiKey) {
+    headers.authorization = `Bearer ${provider.apiKey}`;
+  }
+  return headers;
+}
+
+/** A provider's error answer as the classifier reads it: its status, headers and body (the SDKs' shape). */
+export async function upstreamError(res: Response): Promise<Error> {
+  const text = await res.text().catch(() => "");
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = { message: text.slice(0, 500) || res.statusText };
+  }
+  const message =
+    ((body as { error?: { message?: unknown } }).error?.message as string | undefined) ??
+    ((body as { message?: unknown }).message as string | undefined) ??
+    `HTTP ${res.status}`;
+  return Object.assign(new Error(String(message)), { status: res.status, headers: res.headers, error: body });
+}
+
+/** The class of an error event inside a stream, by the type the provider gave it. */
+export function streamErrorClass(type: string): GatewayErrorClass {
+  if (type === "rate_limit_error" || type === "rate_limit_exceeded") return "rate_limited";
+  if (type === "invalid_request_error") return "bad_request";
+  if (type === "authentication_error" || type === "permission_error") return "auth";
+  return "server";
+}
+
+/** Events that come ahead of the answer itself: a failure after them is still the candidate's, before any byte. */
+const PREAMBLE: Partial<Record<WireFormat, Set<string>>> = {
+  "anthropic-messages": new Set(["message_start", "ping"]),
+  "openai-responses": new Set(["response.created", "response.in_progress"]),
+};
+
+/** One upstream stream being read: SSE frames parsed once, followed by a summary for the ledger. */
+export class StreamSession {
+  readonly summary: StreamSummary;
+  private readonly sse = new SseReader();
+  private readonly decoder = new TextDecoder();
+  private readonly data = new WeakMap<ParsedEvent, Json | "[DONE]">();
+  private buffered: ParsedEvent[] = [];
+  private ended = false;
+
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly format: WireFormat,
+  ) {
+    this.summary = new StreamSummary(format);
+  }
+
+  /** An event's data as JSON (or `[DONE]`); text that is not JSON is passed on and not read. */
+  parsed(event: ParsedEvent): Json | "[DONE]" {
+    return this.data.get(event) ?? {};
+  }
+
+  /** Reads until the first event of the answer; throws (for the router) when the provider fails before it. */
+  async readPreamble(): Promise<void> {
+    const preamble = PREAMBLE[this.format];
+    for (;;) {
+      const events = await this.next();
+      if (events === undefined)
+        throw new GatewayError("connection", "the provider's stream ended without an answer");
+      this.buffered.push(...events);
+      if (this.summary.error) {
+        throw new GatewayError(streamErrorClass(this.summary.error.type), this.summary.error.message);
+      }
+      const name = (e: ParsedEvent) => e.event ?? String((this.parsed(e) as Json).type ?? "");
+      if (this.buffered.some((e) => !preamble?.has(name(e)))) return;
+    }
+  }
+
+  takeBuffered(): ParsedEvent[] {
+    const events = this.buffered;
+    this.buffered = [];
+    return events;
+  }
+
+  /** The next events (at least one), or undefined when the stream has ended. */
+  async next(): Promise<ParsedEvent[] | undefined> {
+    while (!this.ended) {
+      const { done, value } = await this.reader.read();
+      const events = done
+        ? [...this.sse.push(this.decoder.decode()), ...this.sse.end()]
+        : this.sse.push(this.decoder.decode(value, { stream: true }));
+      if (done) this.ended = true;
+      for (const e of events) this.read(e);
+      if (events.length) return events;
+    }
+    return undefined;
+  }
+
+  async cancel(): Promise<void> {
+    await this.reader.cancel().catch(() => undefined);
+  }
+
+  private read(event: ParsedEvent): void {
+    let data: Json | "[DONE]";
+    if (event.data === "[DONE]") data = "[DONE]";
+    else {
+      try {
+        const value = JSON.parse(event.data) as unknown;
+        data = value && typeof value === "object" ? (value as Json) : {};
+      } catch {
+        data = {};
+      }
+    }
+    this.data.set(event, data);
+    this.summary.add(event.event, data);
+  }
+}

@@ -1,0 +1,30 @@
+import type { WireFormat } from "@/lib/gateway/forward/formats";
+import type { Json } from "@/lib/gateway/translate/types";
+import type { ApiAttribution } from "@/lib/turns/observer";
+
+const text = (value: unknown) => (typeof value === "string" && value.trim() ? value.trim() : null);
+
+/**
+ * Who the calling app says asked, for spend attribution: the `x-tollgate-end-user` header, else OpenAI's `user`
+ * (chat, Responses, embeddings) or Anthropic's `metadata.user_id`; `x-tollgate-tags` (comma-separated); OpenAI's
+ * `metadata` map. The request itself is not changed by any of it. Sizes are bounded where it is stored.
+ */
+export function attributionOf(format: WireFormat, body: Json, headers: Headers): ApiAttribution {
+  const metadata = body.metadata && typeof body.metadata === "object" ? (body.metadata as Json) : null;
+  const fromBody = format === "anthropic-messages" ? text(metadata?.user_id) : text(body.user);
+  const tags = (headers.get("x-tollgate-tags") ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const strings =
+    format !== "anthropic-messages" && metadata
+      ? Object.fromEntries(
+          Object.entries(metadata).filter(([, v]) => typeof v === "string") as [string, string][],
+        )
+      : null;
+  return {
+    endUser: text(headers.get("x-tollgate-end-user")) ?? fromBody,
+    tags: [...new Set(tags)],
+    metadata: strings && Object.keys(strings).length ? strings : null,
+  };
+}

@@ -1,0 +1,42 @@
+import type { WireFormat } from "@/lib/gateway/forward/formats";
+import type { Json } from "@/lib/gateway/translate/types";
+import type { ChatRequest } from "@/lib/gateway/types";
+
+/** The output ceiling a body sets, in its format's field (the budget reserves for it, or sets one). */
+function maxTokensOf(format: WireFormat, body: Json): number | undefined {
+  const field =
+    format === "openai-chat"
+      ? (body.max_completion_tokens ?? body.max_tokens)
+      : format === "openai-responses"
+        ? body.max_output_tokens
+        : format === "anthropic-messages"
+          ? body.max_tokens
+          : 0;
+  return typeof field === "number" ? field : undefined;
+}
+
+/**
+ * A stand-in of the request's size for the budget's estimate: the body's text, with inline files (base64 data
+ * of images, audio, PDFs) counted as a few thousand characters each, which is closer to what they are billed.
+ */
+function sizeText(body: Json): string {
+  return JSON.stringify(body, (_key, value: unknown) =>
+    typeof value === "string" &&
+    value.length > 8_000 &&
+    /^(data:|[A-Za-z0-9+/=\s]+$)/.test(value.slice(0, 200))
+      ? value.slice(0, 6_400)
+      : value,
+  );
+}
+
+/**
+ * What the pipeline's steps read of a wire request (the budget's estimate, the rate limit's count): its alias,
+ * its size as one message, and its output ceiling. The request itself goes upstream as the caller sent it.
+ */
+export function budgetView(format: WireFormat, body: Json): ChatRequest & { model: string } {
+  return {
+    model: String(body.model),
+    messages: [{ role: "user", content: sizeText(body) }],
+    maxTokens: maxTokensOf(format, body),
+  };
+}
