@@ -82,12 +82,11 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       // The end user exactly as stored (the list shows it), so the (tenant, end_user, started_at) index serves it.
       endUser: (v) => eq(t.endUser, v.trim()),
       tag: (v) => sql`${t.tags} @> array[${v.trim()}]::text[]`,
-      // API keys whose name contains the text, of the turn's own tenant (a subquery: counts and metrics join nothing).
+      // API keys whose name contains the text (a subquery: counts and metrics join nothing). Not correlated on the
+      // tenant: a turn's key is its own tenant's, the rows are already the caller's tenant's, and uncorrelated it
+      // is a nested loop over the (tenant, api_key_id, started_at) index (900 ms → 0.1 ms for a rare key in 300k).
       apiKey: (v) =>
-        inArray(
-          t.apiKeyId,
-          sql`(select k.id from api_key k where k.tenant_id = ${t.tenantId} and k.name ilike ${likeContains(v)})`,
-        ),
+        inArray(t.apiKeyId, sql`(select k.id from api_key k where k.name ilike ${likeContains(v)})`),
       // Turns answered (at least in part) from the response cache, or not at all.
       cache: (v) => (v === "hit" ? sql`${t.cacheHits} > 0` : sql`${t.cacheHits} = 0`),
     },
