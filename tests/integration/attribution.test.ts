@@ -224,6 +224,10 @@ describe.each(testDbKinds)("API attribution on the usage ledger on %s", (kind) =
         status: "success",
         startedAt: tick(),
       });
+      // An API row without a key (the sample history's) shows its user rather than nothing.
+      const keyless = apiTurn(acme, billingKey);
+      delete keyless.apiKeyId;
+      await record(new GovernanceRecorder(async () => db), keyless);
       const { rows } = await provider().rows(acmeCtx, query({}));
       const byId = new Map(rows.map((r) => [r.id, r]));
       expect(byId.get(t.aliceBilling.turnId)).toMatchObject({
@@ -242,6 +246,7 @@ describe.each(testDbKinds)("API attribution on the usage ledger on %s", (kind) =
         tags: [],
         tagList: "",
       });
+      expect(byId.get(keyless.turnId)).toMatchObject({ caller: "admin@acme.test", apiKeyName: null });
       const detail = await provider().detail(acmeCtx, t.aliceBilling.turnId);
       expect(detail?.row).toMatchObject({
         caller: "Billing service",

@@ -41,8 +41,9 @@ const fields = {
   cacheHits: t.cacheHits,
   apiKeyId: t.apiKeyId,
   apiKeyName: apiKey.name,
-  // Who made the call: an API call's key (its creator is only who minted the key), else the signed-in user.
-  caller: sql<string | null>`case when ${t.source} = 'api' then ${apiKey.name} else ${appUser.email} end`,
+  // Who made the call: an API call's key (its creator only minted the key), else the signed-in user. Only API
+  // rows have a key; sample API rows (lib/demo/sample-data.ts) have none and show their user.
+  caller: sql<string | null>`coalesce(${apiKey.name}, ${appUser.email})`,
   endUser: t.endUser,
   tags: t.tags,
   tagList: sql<string>`array_to_string(${t.tags}, ', ')`,
