@@ -362,9 +362,22 @@ export const sysAgentTurn = pgTable(
     // The process (instance.id) running the turn while it is `running`; null for rows it never ran (API
     // batches, sample history) and for rows written before instances existed (swept by age).
     instanceId: uuid("instance_id"),
+    // Who the calling app says asked (API calls only; masked and bounded, see lib/governance/attribution.ts).
+    endUser: text("end_user"),
+    // text[] rather than jsonb: `tags @> array[...]` filters alike on PostgreSQL and PGlite, with a GIN index.
+    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    requestMetadata: jsonb("request_metadata").$type<Record<string, string>>(),
   },
   (t) => [
     index("sys_agent_turn_tenant_started_idx").on(t.tenantId, t.startedAt),
+    // The ledger's end-user and API-key filters, newest first; partial, so chat turns do not pay for them.
+    index("sys_agent_turn_tenant_end_user_idx")
+      .on(t.tenantId, t.endUser, t.startedAt)
+      .where(sql`${t.endUser} is not null`),
+    index("sys_agent_turn_tenant_api_key_idx")
+      .on(t.tenantId, t.apiKeyId, t.startedAt)
+      .where(sql`${t.apiKeyId} is not null`),
+    index("sys_agent_turn_tags_idx").using("gin", t.tags),
     index("sys_agent_turn_tenant_status_idx").on(t.tenantId, t.status, t.startedAt),
     // The status segment with the model filter, the ledger's most common combination.
     index("sys_agent_turn_tenant_status_model_idx").on(t.tenantId, t.status, t.servedModel, t.startedAt),

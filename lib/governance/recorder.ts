@@ -8,6 +8,7 @@ import { log } from "@/lib/core/log";
 import { maskSecrets, maskText } from "@/lib/core/mask";
 import type { AgentEvent, TurnSummary } from "@/lib/turns/events";
 import type { TurnObserver, TurnStart } from "@/lib/turns/observer";
+import { attributionColumns } from "./attribution";
 import { undoSweptRollup } from "./ledger";
 
 type OpenTurn = TurnStart & { seq: number; writes: Promise<void> };
@@ -117,6 +118,7 @@ export const turnStartColumns = (turn: TurnStart) => ({
   apiKeyId: turn.apiKeyId ?? null,
   requestedModel: turn.requestedModel,
   startedAt: turn.startedAt,
+  ...attributionColumns(turn),
 });
 
 /** One audit row of a turn, masked and cleaned of bytes PostgreSQL refuses, numbered `seq` in the turn's order. */

@@ -238,7 +238,9 @@ describe.each(testDbKinds)("the schema pages' API on %s", (kind) => {
     const res = await get("agent-turns/export?f.servedModel=gpt-4o-mini&limit=1");
     expect(res.headers.get("content-type")).toContain("text/csv");
     const lines = (await res.text()).trim().split("\n");
-    expect(lines[0]).toBe("Started,User,Status,Source,Served model,Tools,In,Out,Cost,Latency");
+    expect(lines[0]).toBe(
+      "Started,User / API key,End user,Tags,Status,Source,Served model,Tools,In,Out,Cost,Latency",
+    );
     expect(lines).toHaveLength(3);
   });
 
