@@ -1,6 +1,39 @@
-// PLACEHOLDER until the rate-limit helper lands.
-import type { RateLimitState } from "./types";
+import type { RateLimitState, RateLimitWindow } from "./types";
 
-export function rateLimitHeaders(_state: RateLimitState): [string, string][] {
-  return [];
+/**
+ * OpenAI's rate-limit headers for the windows that applied to a call, in the order OpenAI sends them:
+ * `x-ratelimit-limit-*`, then `-remaining-*`, then `-reset-*` (requests before tokens). A kind no limit
+ * covers is left out, as OpenAI leaves out what it does not limit.
+ */
+export function rateLimitHeaders(state: RateLimitState): [string, string][] {
+  const kinds = (["requests", "tokens"] as const).flatMap((kind) => {
+    const window: RateLimitWindow | undefined = state[kind];
+    return window ? [{ kind, window }] : [];
+  });
+  return [
+    ...kinds.map(({ kind, window }): [string, string] => [`x-ratelimit-limit-${kind}`, String(window.limit)]),
+    ...kinds.map(({ kind, window }): [string, string] => [
+      `x-ratelimit-remaining-${kind}`,
+      String(window.remaining),
+    ]),
+    ...kinds.map(({ kind, window }): [string, string] => [
+      `x-ratelimit-reset-${kind}`,
+      resetDuration(window.resetSeconds),
+    ]),
+  ];
+}
+
+/**
+ * A reset time as OpenAI writes it (Go's duration format): "20s", "1m0s", "6m0s", "1h2m3s", "1.5s",
+ * and "12ms" under a second.
+ */
+export function resetDuration(seconds: number): string {
+  const ms = Math.max(0, Math.round(seconds * 1000));
+  if (ms > 0 && ms < 1000) return `${ms}ms`;
+  const hours = Math.floor(ms / 3_600_000);
+  const minutes = Math.floor((ms % 3_600_000) / 60_000);
+  // Up to three decimals, without trailing zeros: 1500 ms is "1.5s".
+  const rest = `${Number(((ms % 60_000) / 1000).toFixed(3))}s`;
+  if (hours) return `${hours}h${minutes}m${rest}`;
+  return minutes ? `${minutes}m${rest}` : rest;
 }

@@ -2,7 +2,7 @@ import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
 import type { CounterStore, Take } from "./counters";
 import { SCOPE_LABEL, type ScopedLimit } from "./policy";
-import { refuse, type Step, stampOf } from "./types";
+import { type RateLimitState, type RateLimitWindow, refuse, type Step, stampOf } from "./types";
 import { windowsAt } from "./windows";
 
 const rpmKey = (l: ScopedLimit, minute: number) => `rpm:${l.scope}:${l.subjectId}:${minute}`;
@@ -11,7 +11,8 @@ const tpmKey = (l: ScopedLimit, minute: number) => `tpm:${l.scope}:${l.subjectId
 /**
  * Requests and tokens per minute, per tenant and per key or user, in fixed one-minute windows. A request is
  * counted before it is sent (all of its counters or none); its tokens are counted when it ends, and a window
- * whose tokens are spent refuses further calls until it ends. A refusal says when to retry.
+ * whose tokens are spent refuses further calls until it ends. A refusal says when to retry; an admitted call
+ * first yields the tightest window of each kind (`rate_limit_state`, for /v1's x-ratelimit-* headers).
  */
 export function rateLimitStep(counters: () => CounterStore, now: () => number = Date.now): Step {
   return async function* rateLimit(call, next) {
@@ -23,6 +24,7 @@ export function rateLimitStep(counters: () => CounterStore, now: () => number = 
     const w = windowsAt(now());
     const byTokens = limits.filter((l) => l.tokensPerMinute !== null);
     const byRequests = limits.filter((l) => l.requestsPerMinute !== null);
+    let state: RateLimitState;
     try {
       const used = await counters().read(
         tenantId,
@@ -55,12 +57,19 @@ export function rateLimitStep(counters: () => CounterStore, now: () => number = 
           w.secondsToNextMinute,
         );
       }
+      // Every window is this minute: each resets when it ends.
+      state = rateLimitState(
+        byRequests.map((l, i): Window => [l.requestsPerMinute!, taken.values[i]!]),
+        byTokens.map((l, i): Window => [l.tokensPerMinute!, used[i]!]),
+        w.secondsToNextMinute,
+      );
     } catch (error) {
       // The counters are unreachable: the call goes through (rate limits protect, they must not take the API down).
       countFailure("pipeline");
       log.error({ err: error }, "rate-limit counters unavailable; the call is let through");
       return yield* next(call);
     }
+    yield state;
     let tokens = 0;
     try {
       for await (const event of next(call)) {
@@ -81,4 +90,27 @@ export function rateLimitStep(counters: () => CounterStore, now: () => number = 
           });
     }
   };
+}
+
+type Window = [limit: number, used: number];
+
+/** The tightest window of each kind that applies (`used` counts this request's own request). */
+function rateLimitState(requests: Window[], tokens: Window[], resetSeconds: number): RateLimitState {
+  const state: RateLimitState = { type: "rate_limit_state" };
+  const r = tightest(requests, resetSeconds);
+  const t = tightest(tokens, resetSeconds);
+  if (r) state.requests = r;
+  if (t) state.tokens = t;
+  return state;
+}
+
+/** The window with the least room left (the smaller limit on a tie); undefined when none applies. */
+function tightest(windows: Window[], resetSeconds: number): RateLimitWindow | undefined {
+  let best: RateLimitWindow | undefined;
+  for (const [limit, used] of windows) {
+    const remaining = Math.max(0, limit - used);
+    if (!best || remaining < best.remaining || (remaining === best.remaining && limit < best.limit))
+      best = { limit, remaining, resetSeconds };
+  }
+  return best;
 }

@@ -1,4 +1,5 @@
-// A fake Anthropic Messages server (POST /v1/messages), JSON and SSE, for the official SDK.
+// A fake Anthropic Messages server (POST /v1/messages, JSON and SSE; POST /v1/messages/count_tokens) for the
+// official SDK.
 import type { ServerResponse } from "node:http";
 import {
   defaultOutputTokens,
@@ -26,7 +27,29 @@ export const ANTHROPIC_DEFAULT_MODEL = "claude-sonnet-4-5-20250929";
 
 /** Base URL for `new Anthropic({ baseURL })` is `fake.url` (the SDK appends /v1/messages). */
 export function startFakeAnthropic(): Promise<FakeProvider> {
-  return startFakeServer({ route: "/v1/messages", render, validate: validateToolHistory });
+  return startFakeServer({
+    route: "/v1/messages",
+    render,
+    validate: validateToolHistory,
+    routes: { "/v1/messages/count_tokens": { render: renderCountTokens, validate: validateToolHistory } },
+  });
+}
+
+/**
+ * `{input_tokens}` for the request: a reply's usage.input when scripted, else about one token per four
+ * characters of what the model would read (system, messages, tools).
+ */
+async function renderCountTokens(reply: RenderableReply, req: RecordedRequest, res: ServerResponse) {
+  if (reply.kind === "error") return render(reply, req, res);
+  const scripted = "usage" in reply ? reply.usage?.input : undefined;
+  const { system, messages, tools } = req.body;
+  const read = JSON.stringify([system ?? "", messages ?? [], tools ?? []]);
+  sendJson(
+    res,
+    200,
+    { input_tokens: scripted ?? Math.max(1, Math.ceil(read.length / 4)) },
+    responseHeaders(),
+  );
 }
 
 type AnswerReply = Extract<RenderableReply, { kind: "text" | "tool_calls" }>;

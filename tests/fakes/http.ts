@@ -31,7 +31,25 @@ export type FakeReply =
   | { kind: "hang_after_headers" } // send 200 + headers (and the stream's opening event), then nothing more
   // send some chunks, then destroy the socket (or, with ending: "stall", keep it open and send nothing more)
   | { kind: "cut"; text: string; afterChunks: number; model?: string; ending?: "destroy" | "stall" }
-  | { kind: "drop" }; // destroy the socket at once without any response
+  | { kind: "drop" } // destroy the socket at once without any response
+  | RawReply;
+
+/**
+ * Exact bytes on any route of any fake, for pass-through tests: `json` is sent as JSON.stringify gives it,
+ * `sse` as text/event-stream events written one at a time (a string `data` as-is, e.g. "[DONE]"),
+ * `body` verbatim. The status defaults to 200; `headers` replace the defaults.
+ */
+export type RawReply = {
+  kind: "raw";
+  status?: number;
+  json?: unknown;
+  sse?: Array<{ event?: string; data: unknown }>;
+  /** Sent verbatim when there is neither `json` nor `sse` (content-type from `headers`, else none). */
+  body?: string;
+  headers?: Record<string, string>;
+  /** Pause before each SSE event. */
+  chunkDelayMs?: number;
+};
 
 export type RecordedRequest = {
   method: string;
@@ -51,18 +69,24 @@ export interface FakeProvider {
   close(): Promise<void>; // also closes hanging connections
 }
 
-/** The replies a provider renders itself; "hang" and "drop" are handled by the harness. */
-export type RenderableReply = Exclude<FakeReply, { kind: "hang" } | { kind: "drop" }>;
+/** The replies a provider renders itself; "hang", "drop" and "raw" are handled by the harness. */
+export type RenderableReply = Exclude<FakeReply, { kind: "hang" } | { kind: "drop" } | { kind: "raw" }>;
 export type Renderer = (reply: RenderableReply, req: RecordedRequest, res: ServerResponse) => Promise<void>;
+/** Checks the request as the real API does; a message makes it a 400 with that message. */
+export type Validator = (body: Record<string, unknown>) => string | null;
+/** One POST path: its renderer, and optionally the real API's request check. */
+export type FakeRoute = Renderer | { render: Renderer; validate?: Validator };
 
 export type FakeServerOptions = {
-  /** The one POST path the provider serves, e.g. "/v1/chat/completions". */
-  route: string;
+  /** The provider's main POST path, e.g. "/v1/chat/completions"; served by `render` and `validate`. */
+  route?: string;
   /** Appended to the origin to form `url`, e.g. "/v1". */
   urlSuffix?: string;
+  /** Renders the main route, and the provider's 404 for paths no route serves. */
   render: Renderer;
-  /** Checks the request as the real API does; a message makes it a 400 with that message. */
-  validate?: (body: Record<string, unknown>) => string | null;
+  validate?: Validator;
+  /** Further POST paths, each with its own renderer (which also renders its errors). */
+  routes?: Record<string, FakeRoute>;
 };
 
 const DEFAULT_REPLY: FakeReply = { kind: "text", text: "ok" };
@@ -71,6 +95,7 @@ export async function startFakeServer(options: FakeServerOptions, listenPort = 0
   const requests: RecordedRequest[] = [];
   const queue: FakeReply[] = [];
   let fallback: FakeReply = DEFAULT_REPLY;
+  const routes = routeTable(options);
   // Tracked so close() can end hanging and keep-alive connections instead of waiting on them.
   const sockets = new Set<Socket>();
 
@@ -107,21 +132,23 @@ export async function startFakeServer(options: FakeServerOptions, listenPort = 0
       rawBody,
     };
     requests.push(recorded);
-    if (req.method !== "POST" || path.split("?")[0] !== options.route) {
+    const route = req.method === "POST" ? routes.get(path.split("?")[0] ?? "") : undefined;
+    if (!route) {
       // Unknown routes do not consume the queue; they get the provider's own 404 shape.
       const message = `Unknown request URL: ${req.method} ${path}`;
       return options.render({ kind: "error", status: 404, message }, recorded, res);
     }
     // Like the real APIs, a malformed request is refused before any reply is used.
-    const problem = options.validate?.(recorded.body);
-    if (problem) return options.render({ kind: "error", status: 400, message: problem }, recorded, res);
+    const problem = route.validate?.(recorded.body);
+    if (problem) return route.render({ kind: "error", status: 400, message: problem }, recorded, res);
     const reply = queue.shift() ?? fallback;
     if (reply.kind === "hang") return;
     if (reply.kind === "drop") {
       req.socket.destroy();
       return;
     }
-    await options.render(reply, recorded, res);
+    if (reply.kind === "raw") return sendRaw(res, reply);
+    await route.render(reply, recorded, res);
   }
 
   server.on("connection", (socket) => {
@@ -156,6 +183,15 @@ export async function startFakeServer(options: FakeServerOptions, listenPort = 0
   };
 }
 
+function routeTable(options: FakeServerOptions): Map<string, { render: Renderer; validate?: Validator }> {
+  const table = new Map<string, { render: Renderer; validate?: Validator }>();
+  if (options.route) table.set(options.route, { render: options.render, validate: options.validate });
+  for (const [path, route] of Object.entries(options.routes ?? {})) {
+    table.set(path, typeof route === "function" ? { render: route } : route);
+  }
+  return table;
+}
+
 async function readBody(req: IncomingMessage): Promise<string> {
   const parts: Buffer[] = [];
   for await (const part of req) parts.push(part as Buffer);
@@ -187,6 +223,37 @@ export function sendJson(
     ...headers,
   });
   res.end(text);
+}
+
+/** Sends a "raw" reply: exactly the bytes the test scripted, each SSE event in its own write. */
+export async function sendRaw(res: ServerResponse, reply: RawReply): Promise<void> {
+  const status = reply.status ?? 200;
+  if (reply.sse) {
+    res.writeHead(status, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      ...reply.headers,
+    });
+    res.flushHeaders();
+    for (const { event, data } of reply.sse) {
+      if (res.destroyed) return;
+      if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
+      await write(res, sseEvent(data, event));
+    }
+    if (!res.destroyed) res.end();
+    return;
+  }
+  if (reply.json !== undefined) return sendJson(res, status, reply.json, reply.headers);
+  const body = reply.body ?? "";
+  res.writeHead(status, { "content-length": Buffer.byteLength(body), ...reply.headers });
+  res.end(body);
+}
+
+/** One SSE event's bytes; `data` is JSON-encoded unless it is a string. */
+export function sseEvent(data: unknown, event?: string): string {
+  const payload = typeof data === "string" ? data : JSON.stringify(data);
+  return `${event ? `event: ${event}\n` : ""}data: ${payload}\n\n`;
 }
 
 /** Sends 200 + JSON headers, then the first half of the body, then kills the socket (a non-stream "cut"). */
@@ -231,10 +298,7 @@ export function openSse(res: ServerResponse, headers: Record<string, string> = {
   });
   res.flushHeaders();
   return {
-    send: (data, event) => {
-      const payload = typeof data === "string" ? data : JSON.stringify(data);
-      return write(res, `${event ? `event: ${event}\n` : ""}data: ${payload}\n\n`);
-    },
+    send: (data, event) => write(res, sseEvent(data, event)),
     end: () => {
       if (!res.destroyed) res.end();
     },

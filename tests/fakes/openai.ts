@@ -1,4 +1,5 @@
-// A fake OpenAI Chat Completions server (POST /v1/chat/completions), JSON and SSE, for the official SDK.
+// A fake OpenAI server for the official SDK: Chat Completions (POST /v1/chat/completions, JSON and SSE) here,
+// Embeddings and Responses in their own files.
 import type { ServerResponse } from "node:http";
 import {
   defaultOutputTokens,
@@ -18,12 +19,17 @@ import {
   startFakeServer,
   textPieces,
 } from "./http";
+import { renderEmbeddings } from "./openai-embeddings";
+import { renderResponses } from "./openai-responses";
+import { OPENAI_DEFAULT_MODEL, openaiHeaders as responseHeaders, sendOpenAIError } from "./openai-wire";
 
 export type { FakeProvider, FakeReply, FakeToolCall, FakeUsage, RecordedRequest } from "./http";
+export { OPENAI_DEFAULT_MODEL } from "./openai-wire";
 
-export const OPENAI_DEFAULT_MODEL = "gpt-4o-mini-2024-07-18";
-
-/** Base URL for `new OpenAI({ baseURL })` is `fake.url` (it ends in /v1). */
+/**
+ * Base URL for `new OpenAI({ baseURL })` is `fake.url` (it ends in /v1). Serves POST /v1/chat/completions,
+ * /v1/embeddings and /v1/responses from one reply queue; anything else is OpenAI's 404.
+ */
 export function startFakeOpenAI(port = 0): Promise<FakeProvider> {
   return startFakeServer(
     {
@@ -31,6 +37,7 @@ export function startFakeOpenAI(port = 0): Promise<FakeProvider> {
       urlSuffix: "/v1",
       render,
       validate: validateToolHistory,
+      routes: { "/v1/embeddings": renderEmbeddings, "/v1/responses": renderResponses },
     },
     port,
   );
@@ -52,19 +59,8 @@ function newCompletion(model: string | undefined): Completion {
   };
 }
 
-const responseHeaders = (): Record<string, string> => ({
-  "x-request-id": fakeId("req_", 32),
-  "openai-processing-ms": "42",
-});
-
 async function render(reply: RenderableReply, req: RecordedRequest, res: ServerResponse): Promise<void> {
-  if (reply.kind === "error") {
-    sendJson(res, reply.status, errorBody(reply.status, reply.message, reply.type), {
-      ...responseHeaders(),
-      ...reply.headers,
-    });
-    return;
-  }
+  if (reply.kind === "error") return sendOpenAIError(res, reply);
   if (reply.kind === "text" && reply.delayMs) await sleep(reply.delayMs);
   const c = newCompletion("model" in reply ? reply.model : undefined);
   if (!isStreamRequest(req)) {
@@ -195,23 +191,6 @@ async function stream(
   }
   await sse.send("[DONE]");
   sse.end();
-}
-
-function errorType(status: number): string {
-  if (status === 429) return "rate_limit_error";
-  if (status >= 500) return "server_error";
-  return "invalid_request_error";
-}
-
-function errorBody(status: number, message: string | undefined, type: string | undefined) {
-  return {
-    error: {
-      message: message ?? `Fake OpenAI error (${status})`,
-      type: type ?? errorType(status),
-      param: null,
-      code: null,
-    },
-  };
 }
 
 type WireMessage = { role?: string; tool_calls?: { id: string }[]; tool_call_id?: string };

@@ -35,6 +35,14 @@ describe.each(stores)("shared counters in %s", (kind) => {
     expect(await store.read(TENANT, [a.key, b.key])).toEqual([1, 1]);
   });
 
+  it("take returns each counter's new value (what the rate-limit headers report), a repeated key's total", async () => {
+    await store.add(TENANT, [{ key: "values:a", amount: 40, ttlSeconds: 60 }]);
+    const a = { key: "values:a", amount: 2, limit: 100, ttlSeconds: 60 };
+    const b = { key: "values:b", amount: 1, limit: null, ttlSeconds: 60 };
+    expect(await store.take(TENANT, [a, b, a])).toEqual({ ok: true, values: [44, 1, 44] });
+    expect(await store.take(TENANT, [b])).toEqual({ ok: true, values: [2] });
+  });
+
   it("lets exactly the limit through when 50 takes race for one counter", async () => {
     const take = { key: "race", amount: 3, limit: 30, ttlSeconds: 60 };
     const results = await Promise.all(Array.from({ length: 50 }, () => store.take(TENANT, [take])));

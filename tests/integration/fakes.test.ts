@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { ANTHROPIC_DEFAULT_MODEL, startFakeAnthropic } from "../fakes/anthropic";
 import type { FakeProvider } from "../fakes/http";
 import { OPENAI_DEFAULT_MODEL, startFakeOpenAI } from "../fakes/openai";
+import { EMBEDDING_DEFAULT_DIMENSIONS } from "../fakes/openai-embeddings";
 
 /** Iterates to the end, keeping what was yielded and what was thrown (if anything). */
 async function drain<T>(iterable: AsyncIterable<T>): Promise<{ items: T[]; error: unknown }> {
@@ -264,6 +265,250 @@ describe("fake OpenAI with the official SDK", () => {
   });
 });
 
+describe("fake OpenAI: embeddings and responses with the official SDK", () => {
+  let fake: FakeProvider;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    client = new OpenAI({ apiKey: "test", baseURL: fake.url, maxRetries: 0 });
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => fake.reset());
+
+  it("embeddings.create: one unit vector per input, usage by words, base64 (the SDK's default) decoded", async () => {
+    const res = await client.embeddings.create({
+      model: "text-embedding-3-small",
+      input: ["the quick brown", "fox"],
+    });
+    expect(fake.requests[0]).toMatchObject({ path: "/v1/embeddings", body: { encoding_format: "base64" } });
+    expect(res).toMatchObject({
+      object: "list",
+      model: "text-embedding-3-small",
+      usage: { prompt_tokens: 4, total_tokens: 4 },
+    });
+    expect(res.data.map((d) => [d.object, d.index, d.embedding.length])).toEqual([
+      ["embedding", 0, EMBEDDING_DEFAULT_DIMENSIONS],
+      ["embedding", 1, EMBEDDING_DEFAULT_DIMENSIONS],
+    ]);
+    expect(Math.hypot(...res.data[0]!.embedding)).toBeCloseTo(1, 5);
+    // Floats when asked for them: the same numbers, and the same text always embeds the same.
+    const floats = await client.embeddings.create({
+      model: "text-embedding-3-small",
+      input: "fox",
+      encoding_format: "float",
+      dimensions: 8,
+    });
+    expect(floats.data[0]?.embedding).toHaveLength(8);
+    const again = await client.embeddings.create({ model: "m", input: "fox", dimensions: 8 });
+    expect(again.data[0]?.embedding).toEqual(floats.data[0]?.embedding);
+    expect(again.model).toBe("m");
+    expect((await client.embeddings.create({ model: "m", input: [1, 2, 3] })).usage.prompt_tokens).toBe(3);
+  });
+
+  it("embeddings errors use OpenAI's error shape", async () => {
+    fake.enqueue({ kind: "error", status: 400, message: "Bad input" });
+    const err = expectInstance(
+      await rejection(client.embeddings.create({ model: "m", input: "x" })),
+      OpenAI.BadRequestError,
+    );
+    expect(err).toMatchObject({ status: 400, type: "invalid_request_error", message: "400 Bad input" });
+  });
+
+  it("responses.create renders a text reply as a completed response with usage details", async () => {
+    fake.enqueue({
+      kind: "text",
+      text: "Hello there",
+      usage: { input: 20, cached: 30, output: 9, reasoning: 4 },
+    });
+    const res = await client.responses.create({
+      model: "gpt-4o-mini",
+      input: "hi",
+      instructions: "be brief",
+    });
+    expect(fake.requests[0]?.path).toBe("/v1/responses");
+    expect(res).toMatchObject({
+      object: "response",
+      status: "completed",
+      model: OPENAI_DEFAULT_MODEL,
+      instructions: "be brief",
+      error: null,
+    });
+    expect(res.id).toMatch(/^resp_/);
+    expect(res.output).toEqual([
+      {
+        id: expect.stringMatching(/^msg_/),
+        type: "message",
+        status: "completed",
+        role: "assistant",
+        content: [{ type: "output_text", text: "Hello there", annotations: [], logprobs: [] }],
+      },
+    ]);
+    expect(res.output_text).toBe("Hello there");
+    expect(res.usage).toEqual({
+      input_tokens: 50,
+      input_tokens_details: { cached_tokens: 30 },
+      output_tokens: 9,
+      output_tokens_details: { reasoning_tokens: 4 },
+      total_tokens: 59,
+    });
+  });
+
+  it("responses.create with tool calls returns function_call items", async () => {
+    fake.enqueue({ kind: "tool_calls", calls: [{ id: "call_abc", name: "get_weather", args: weatherArgs }] });
+    const res = await client.responses.create({ model: "m", input: "weather?" });
+    expect(res.output).toEqual([
+      {
+        id: expect.stringMatching(/^fc_/),
+        type: "function_call",
+        status: "completed",
+        call_id: "call_abc",
+        name: "get_weather",
+        arguments: JSON.stringify(weatherArgs),
+      },
+    ]);
+  });
+
+  it("responses.create stream: the real event sequence, numbered, ending with the full response", async () => {
+    fake.enqueue({ kind: "text", text: "The quick brown fox", usage: { input: 7, output: 4 } });
+    const stream = await client.responses.create({ model: "m", input: "hi", stream: true });
+    const { items, error } = await drain(stream);
+    expect(error).toBeUndefined();
+    expect(items.map((e) => e.type)).toEqual([
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.content_part.added",
+      ...Array(4).fill("response.output_text.delta"),
+      "response.output_text.done",
+      "response.content_part.done",
+      "response.output_item.done",
+      "response.completed",
+    ]);
+    expect(items.map((e) => e.sequence_number)).toEqual(items.map((_, i) => i));
+    const created = items[0];
+    expect(created?.type === "response.created" && [created.response.status, created.response.usage]).toEqual(
+      ["in_progress", null],
+    );
+    const deltas = items.flatMap((e) => (e.type === "response.output_text.delta" ? [e.delta] : []));
+    expect(deltas).toEqual(["The", " quick", " brown", " fox"]);
+    const done = items.find((e) => e.type === "response.output_text.done");
+    expect(done?.type === "response.output_text.done" && done.text).toBe("The quick brown fox");
+    const last = items.at(-1);
+    if (last?.type !== "response.completed") throw new Error("expected response.completed last");
+    expect(last.response.status).toBe("completed");
+    expect(last.response.usage).toMatchObject({ input_tokens: 7, output_tokens: 4, total_tokens: 11 });
+    expect(last.response.output[0]).toMatchObject({
+      type: "message",
+      content: [{ text: "The quick brown fox" }],
+    });
+    // Every event names itself on the SSE `event:` line too.
+    const raw = await fetch(`${fake.url}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "hi", stream: true }),
+    }).then((r) => r.text());
+    for (const block of raw.trim().split("\n\n")) {
+      const [eventLine, dataLine] = block.split("\n");
+      expect(eventLine?.slice("event: ".length)).toBe(
+        JSON.parse(dataLine?.slice("data: ".length) ?? "").type,
+      );
+    }
+  });
+
+  it("the SDK's responses.stream helper accumulates text and streamed function-call arguments", async () => {
+    fake.enqueue(
+      { kind: "text", text: "Hello there" },
+      { kind: "tool_calls", text: "Checking.", calls: [{ name: "get_weather", args: weatherArgs }] },
+    );
+    const text = await client.responses.stream({ model: "m", input: "hi" }).finalResponse();
+    // The helper (unlike responses.create) does not add output_text; the message carries it.
+    expect(text.output[0]).toMatchObject({
+      type: "message",
+      content: [{ type: "output_text", text: "Hello there" }],
+    });
+    const tools = client.responses.stream({ model: "m", input: "hi" });
+    const argDeltas: string[] = [];
+    tools.on("response.function_call_arguments.delta", (e) => argDeltas.push(e.delta));
+    const final = await tools.finalResponse();
+    expect(argDeltas.length).toBeGreaterThanOrEqual(2);
+    expect(final.output.map((o) => o.type)).toEqual(["message", "function_call"]);
+    const call = final.output[1];
+    expect(call?.type === "function_call" && JSON.parse(call.arguments)).toEqual(weatherArgs);
+  });
+});
+
+describe("raw replies send exact bytes on every route", () => {
+  let openai: FakeProvider;
+  let anthropic: FakeProvider;
+  beforeAll(async () => {
+    [openai, anthropic] = await Promise.all([startFakeOpenAI(), startFakeAnthropic()]);
+  });
+  afterAll(() => Promise.all([openai.close(), anthropic.close()]));
+  beforeEach(() => {
+    openai.reset();
+    anthropic.reset();
+  });
+
+  const post = (url: string) =>
+    fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+
+  it("json: the body is exactly JSON.stringify of it, with the status and headers given", async () => {
+    const json = { id: "x", nested: { ünïcode: "✓", list: [1, 2.5, null] }, extra_field: true };
+    const routes = [
+      `${openai.url}/chat/completions`,
+      `${openai.url}/embeddings`,
+      `${openai.url}/responses`,
+      `${anthropic.url}/v1/messages`,
+      `${anthropic.url}/v1/messages/count_tokens`,
+    ];
+    for (const url of routes) {
+      const provider = url.startsWith(openai.url) ? openai : anthropic;
+      provider.enqueue({ kind: "raw", status: 201, json, headers: { "x-upstream": "yes" } });
+      const res = await post(url);
+      expect([res.status, res.headers.get("x-upstream"), res.headers.get("content-type")]).toEqual([
+        201,
+        "yes",
+        "application/json",
+      ]);
+      expect(await res.text()).toBe(JSON.stringify(json));
+    }
+  });
+
+  it("sse: each event written as given (event line, JSON data, a string as-is), one write per event", async () => {
+    openai.enqueue({
+      kind: "raw",
+      sse: [{ data: { a: 1 } }, { event: "custom.kind", data: { b: "two" } }, { data: "[DONE]" }],
+      chunkDelayMs: 30,
+    });
+    const res = await post(`${openai.url}/chat/completions`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    const chunks: string[] = [];
+    const decoder = new TextDecoder();
+    for await (const part of res.body as unknown as AsyncIterable<Uint8Array>)
+      chunks.push(decoder.decode(part));
+    expect(chunks).toEqual([
+      'data: {"a":1}\n\n',
+      'event: custom.kind\ndata: {"b":"two"}\n\n',
+      "data: [DONE]\n\n",
+    ]);
+  });
+
+  it("body: sent verbatim, and a raw error status reaches the SDK as that status", async () => {
+    anthropic.enqueue({ kind: "raw", body: "not json at all", headers: { "content-type": "text/plain" } });
+    const res = await post(`${anthropic.url}/v1/messages`);
+    expect([res.headers.get("content-type"), await res.text()]).toEqual(["text/plain", "not json at all"]);
+    openai.enqueue({ kind: "raw", status: 418, json: { error: { message: "teapot", type: "odd" } } });
+    const client = new OpenAI({ apiKey: "test", baseURL: openai.url, maxRetries: 0 });
+    const err = expectInstance(
+      await rejection(client.embeddings.create({ model: "m", input: "x" })),
+      OpenAI.APIError,
+    );
+    expect(err).toMatchObject({ status: 418, type: "odd", message: "418 teapot" });
+  });
+});
+
 describe("fake Anthropic with the official SDK", () => {
   let fake: FakeProvider;
   let client: Anthropic;
@@ -491,6 +736,27 @@ describe("fake Anthropic with the official SDK", () => {
     await keyed.messages.create({ ...base, messages: user });
     expect(fake.requests[1]?.headers["x-api-key"]).toBe("sk-ant-fake");
     expect(fake.requests[1]?.headers.authorization).toBeUndefined();
+  });
+
+  it("messages.countTokens answers input_tokens from the request's size, or the scripted usage.input", async () => {
+    const small = await client.messages.countTokens({ model: base.model, messages: user });
+    const large = await client.messages.countTokens({
+      model: base.model,
+      system: "You are a careful assistant who answers in full sentences.",
+      messages: [{ role: "user", content: "hi ".repeat(200) }],
+    });
+    expect(fake.requests[0]?.path).toBe("/v1/messages/count_tokens");
+    expect(small.input_tokens).toBeGreaterThan(0);
+    expect(large.input_tokens).toBeGreaterThan(small.input_tokens + 100);
+    fake.enqueue({ kind: "text", text: "", usage: { input: 1234 } });
+    expect(await client.messages.countTokens({ model: base.model, messages: user })).toEqual({
+      input_tokens: 1234,
+    });
+    fake.enqueue({ kind: "error", status: 529, message: "Overloaded" });
+    expectInstance(
+      await rejection(client.messages.countTokens({ model: base.model, messages: user })),
+      Anthropic.OverloadedError,
+    );
   });
 });
 
