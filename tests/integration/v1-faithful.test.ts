@@ -1,0 +1,546 @@
+// The faithful gateway: what the official SDKs send reaches the provider whole (or translated, or refused by
+// name), what the provider answers reaches them whole, and every call is a ledger row with its usage.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import Anthropic from "@anthropic-ai/sdk";
+import { eq } from "drizzle-orm";
+import OpenAI from "openai";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { sysAgentAudit, sysAgentTurn } from "@/db/schema";
+import { createApiKey } from "@/features/keys/server/keys";
+import { saveLimits } from "@/features/limits/server/settings";
+import { parseGatewayConfig } from "@/lib/gateway/config";
+import { Gateway } from "@/lib/gateway/gateway";
+import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
+import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
+import { PostgresCounters } from "@/lib/pipeline/counters";
+import { Pipeline } from "@/lib/pipeline/pipeline";
+import { createV1Handler } from "@/lib/v1/handler";
+import { serveFetchHandler } from "@/server/serve";
+import { startFakeAnthropic } from "../fakes/anthropic";
+import type { FakeProvider } from "../fakes/http";
+import { startFakeOpenAI } from "../fakes/openai";
+import { useSeededAppDatabase } from "../helpers/app-db";
+import { testDbKinds } from "../helpers/db";
+
+/** Every OpenAI chat field the issue names, and some the gateway has never heard of. */
+const EVERY_FIELD = {
+  messages: [
+    { role: "developer", content: "Be brief." },
+    { role: "system", content: [{ type: "text", text: "System part." }], name: "policy" },
+    {
+      role: "user",
+      name: "ada",
+      content: [
+        { type: "text", text: "What is in this picture and this clip?" },
+        { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=", detail: "low" } },
+        { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
+      ],
+    },
+  ],
+  response_format: {
+    type: "json_schema",
+    json_schema: {
+      name: "answer",
+      strict: true,
+      schema: { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+    },
+  },
+  n: 2,
+  seed: 42,
+  logprobs: true,
+  top_logprobs: 3,
+  stop: ["END", "STOP"],
+  top_p: 0.9,
+  temperature: 0.3,
+  presence_penalty: 0.5,
+  frequency_penalty: -0.5,
+  logit_bias: { "50256": -100 },
+  user: "end-user-7",
+  metadata: { team: "billing" },
+  reasoning_effort: "low",
+  service_tier: "flex",
+  parallel_tool_calls: false,
+  tools: [
+    {
+      type: "function",
+      function: {
+        name: "lookup",
+        description: "Looks up",
+        strict: true,
+        parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+      },
+    },
+  ],
+  tool_choice: "auto",
+  max_completion_tokens: 300,
+  prediction: { type: "content", content: "predicted" },
+  web_search_options: { search_context_size: "low" },
+  store: true,
+  modalities: ["text"],
+  some_future_param: { nested: [1, 2, 3] },
+};
+
+/** An answer with everything OpenAI may send, and fields no SDK knows yet. */
+const RICH_ANSWER = {
+  id: "chatcmpl-upstream-1",
+  object: "chat.completion",
+  created: 1_700_000_000,
+  model: "gpt-4o-mini-2024-07-18",
+  system_fingerprint: "fp_abc",
+  service_tier: "flex",
+  choices: [0, 1].map((index) => ({
+    index,
+    message: {
+      role: "assistant",
+      content: `{"a":"choice ${index}"}`,
+      refusal: null,
+      annotations: [],
+      future_field: "kept",
+    },
+    logprobs: { content: [{ token: "{", logprob: -0.1, bytes: [123], top_logprobs: [] }], refusal: null },
+    finish_reason: "stop",
+  })),
+  usage: {
+    prompt_tokens: 50,
+    completion_tokens: 12,
+    total_tokens: 62,
+    prompt_tokens_details: { cached_tokens: 20, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 4, audio_tokens: 0 },
+  },
+  unknown_top_level: { x: 1 },
+};
+
+const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  id: "chatcmpl-s1",
+  object: "chat.completion.chunk",
+  created: 1_700_000_000,
+  model: "gpt-4o-mini-2024-07-18",
+  system_fingerprint: "fp_abc",
+  choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
+  usage: null,
+  ...extra,
+});
+
+describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
+  let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;
+  let openai: FakeProvider;
+  let anthropic: FakeProvider;
+  let server: Server;
+  let root: string;
+  let secret: string;
+  let keyId: string;
+  let acme: string;
+  let admin: string;
+  let recorder: BatchedGovernanceRecorder;
+  let counters: PostgresCounters;
+
+  beforeAll(async () => {
+    app = await useSeededAppDatabase(kind);
+    openai = await startFakeOpenAI();
+    anthropic = await startFakeAnthropic();
+    const gateway = new Gateway(
+      parseGatewayConfig(
+        {
+          providers: {
+            oa: { type: "openai", baseUrl: openai.url },
+            an: { type: "anthropic", baseUrl: anthropic.url },
+          },
+          models: {
+            gpt: { candidates: [{ provider: "oa", model: "gpt-4o-mini" }] },
+            claude: { candidates: [{ provider: "an", model: "claude-sonnet-4-5" }] },
+            "claude-lenient": {
+              dropUnsupported: true,
+              candidates: [{ provider: "an", model: "claude-haiku-4-5" }],
+            },
+            "claude-then-gpt": {
+              candidates: [
+                { provider: "an", model: "claude-haiku-4-5" },
+                { provider: "oa", model: "gpt-4o-mini" },
+              ],
+            },
+            embed: { candidates: [{ provider: "oa", model: "text-embedding-3-small" }] },
+          },
+          retry: { maxRetries: 0 },
+        },
+        "test",
+        {},
+      ),
+    );
+    const db = async () => app.db;
+    recorder = new BatchedGovernanceRecorder(db);
+    counters = new PostgresCounters(db);
+    server = createServer(
+      serveFetchHandler(
+        createV1Handler({
+          db,
+          gateway: () => gateway,
+          pipeline: new Pipeline({
+            db,
+            gateway: () => gateway,
+            counters: () => counters,
+            cache: () => new PostgresResponseCache(db),
+          }),
+          recorder,
+        }),
+      ),
+    );
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    acme = await app.tenantId("acme");
+    admin = await app.userId("admin@acme.test");
+    const created = await createApiKey(app.db, { tenantId: acme, name: "faithful app", createdBy: admin });
+    secret = created.secret;
+    keyId = created.key.id;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await openai.close();
+    await anthropic.close();
+    await app.close();
+  });
+  beforeEach(() => {
+    openai.reset();
+    anthropic.reset();
+  });
+
+  const oa = () => new OpenAI({ apiKey: secret, baseURL: `${root}/v1`, maxRetries: 0 });
+  const an = () => new Anthropic({ apiKey: secret, baseURL: root, maxRetries: 0 });
+  const rowOf = async (id: string) => {
+    await recorder.flush();
+    const [row] = await app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.id, id));
+    return row!;
+  };
+  const auditOf = async (id: string) => {
+    await recorder.flush();
+    return app.db.select().from(sysAgentAudit).where(eq(sysAgentAudit.turnId, id)).orderBy(sysAgentAudit.seq);
+  };
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${root}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+
+  describe("pass-through when the formats match", () => {
+    it("carries every field of an OpenAI request whole, and the whole answer back", async () => {
+      openai.enqueue({ kind: "raw", json: RICH_ANSWER });
+      const res = await post("/v1/chat/completions", { model: "gpt", ...EVERY_FIELD });
+      expect(res.status).toBe(200);
+      // Upstream got the body as sent, but the model (the candidate's).
+      expect(openai.requests[0]!.body).toEqual({ ...EVERY_FIELD, model: "gpt-4o-mini" });
+      expect(openai.requests[0]!.path).toBe("/v1/chat/completions");
+      // The caller got the answer as sent, every field.
+      expect(await res.json()).toEqual(RICH_ANSWER);
+      expect(res.headers.get("x-tollgate-provider")).toBe("oa");
+      expect(res.headers.get("x-tollgate-model")).toBe("gpt-4o-mini");
+      expect(res.headers.get("x-tollgate-fallback-index")).toBe("0");
+      const row = await rowOf(res.headers.get("x-request-id")!);
+      expect(row).toMatchObject({
+        status: "success",
+        inputTokens: 30,
+        cachedInputTokens: 20,
+        outputTokens: 12,
+        reasoningTokens: 4,
+        servedModel: "gpt-4o-mini-2024-07-18",
+        endUser: "end-user-7",
+        requestMetadata: { team: "billing" },
+      });
+    });
+
+    it("structured output works with the SDK's parse(): response_format reaches the model", async () => {
+      openai.enqueue({
+        kind: "raw",
+        json: { ...RICH_ANSWER, choices: [RICH_ANSWER.choices[0]] },
+      });
+      const parsed = await oa().chat.completions.parse({
+        model: "gpt",
+        messages: [{ role: "user", content: "answer" }],
+        response_format: EVERY_FIELD.response_format as OpenAI.ResponseFormatJSONSchema,
+      });
+      expect(parsed.choices[0]!.message.parsed).toEqual({ a: "choice 0" });
+      expect(openai.requests[0]!.body.response_format).toEqual(EVERY_FIELD.response_format);
+    });
+
+    it("a stream without include_usage: asked for upstream, the usage chunk withheld, the tokens in the ledger", async () => {
+      openai.enqueue({
+        kind: "raw",
+        sse: [
+          { data: chunk({ role: "assistant", content: "" }) },
+          { data: chunk({ content: "Hel" }) },
+          {
+            data: chunk({
+              tool_calls: [
+                { index: 0, id: "call_1", type: "function", function: { name: "lookup", arguments: "" } },
+              ],
+            }),
+          },
+          { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '{"q":' } }] }) },
+          { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '"x"}' } }] }) },
+          {
+            data: {
+              ...chunk({}),
+              choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: "tool_calls" }],
+            },
+          },
+          {
+            data: {
+              ...chunk({}),
+              choices: [],
+              usage: { prompt_tokens: 9, completion_tokens: 7, total_tokens: 16 },
+            },
+          },
+          { data: "[DONE]" },
+        ],
+      });
+      const { data: stream, response } = await oa()
+        .chat.completions.create({
+          model: "gpt",
+          messages: [{ role: "user", content: "hi" }],
+          tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }],
+          stream: true,
+        })
+        .withResponse();
+      const seen: OpenAI.ChatCompletionChunk[] = [];
+      for await (const c of stream) seen.push(c);
+      expect(openai.requests[0]!.body.stream_options).toEqual({ include_usage: true });
+      // Every chunk as the provider sent it, but for the usage it was asked for on the caller's behalf.
+      expect(seen).toHaveLength(6);
+      expect(seen.every((c) => !("usage" in c))).toBe(true);
+      expect(seen.map((c) => c.system_fingerprint)).toEqual(Array(6).fill("fp_abc"));
+      // Tool-call arguments arrive as the provider streamed them, piece by piece.
+      expect(seen.map((c) => c.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? null)).toEqual([
+        null,
+        null,
+        "",
+        '{"q":',
+        '"x"}',
+        null,
+      ]);
+      const id = response.headers.get("x-request-id")!;
+      expect(await rowOf(id)).toMatchObject({ status: "success", inputTokens: 9, outputTokens: 7 });
+      expect((await auditOf(id)).map((e) => e.type)).toEqual(["request", "tool_call"]);
+    });
+
+    it("a stream that asked for usage gets the usage chunk, unchanged", async () => {
+      const { data: stream } = await oa()
+        .chat.completions.create({
+          model: "gpt",
+          messages: [{ role: "user", content: "hi" }],
+          stream: true,
+          stream_options: { include_usage: true },
+        })
+        .withResponse();
+      const seen: OpenAI.ChatCompletionChunk[] = [];
+      for await (const c of stream) seen.push(c);
+      expect(seen.at(-1)!.usage).toMatchObject({ completion_tokens: expect.any(Number) });
+      expect(openai.requests[0]!.body.stream_options).toEqual({ include_usage: true });
+    });
+
+    it("/v1/messages with the Anthropic SDK: x-api-key, JSON, tools, headers carried, the answer whole", async () => {
+      const answer = {
+        id: "msg_up_1",
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5-20250929",
+        content: [
+          { type: "text", text: "Checking." },
+          { type: "tool_use", id: "toolu_1", name: "lookup", input: { q: "x" } },
+        ],
+        stop_reason: "tool_use",
+        stop_sequence: null,
+        usage: {
+          input_tokens: 40,
+          output_tokens: 11,
+          cache_read_input_tokens: 5,
+          cache_creation_input_tokens: 3,
+        },
+        container: null,
+      };
+      anthropic.enqueue({ kind: "raw", json: answer });
+      const request = {
+        model: "claude",
+        max_tokens: 256,
+        system: [{ type: "text" as const, text: "Be brief.", cache_control: { type: "ephemeral" as const } }],
+        messages: [{ role: "user" as const, content: "look up x" }],
+        tools: [{ name: "lookup", input_schema: { type: "object" as const, properties: {} } }],
+        tool_choice: { type: "auto" as const },
+        top_k: 5,
+        metadata: { user_id: "end-user-9" },
+        thinking: { type: "enabled" as const, budget_tokens: 1024 },
+      };
+      const { data, response } = await an()
+        .messages.create(request, {
+          headers: { "anthropic-beta": "prompt-caching-2024-07-31", "anthropic-version": "2023-06-01" },
+        })
+        .withResponse();
+      expect(data).toEqual(answer);
+      const sent = anthropic.requests[0]!;
+      expect(sent.path).toBe("/v1/messages");
+      expect(sent.body).toEqual({ ...request, model: "claude-sonnet-4-5" });
+      expect(sent.headers["anthropic-version"]).toBe("2023-06-01");
+      expect(sent.headers["anthropic-beta"]).toBe("prompt-caching-2024-07-31");
+      // The provider sees our key, never the caller's.
+      expect(sent.headers["x-api-key"]).not.toBe(secret);
+      const row = await rowOf(response.headers.get("x-request-id")!);
+      expect(row).toMatchObject({
+        status: "success",
+        inputTokens: 40,
+        cachedInputTokens: 5,
+        cacheWriteTokens: 3,
+        outputTokens: 11,
+        endUser: "end-user-9",
+      });
+    });
+
+    it("/v1/messages streams Anthropic's events through, and the ledger reads their usage", async () => {
+      const stream = an().messages.stream({
+        model: "claude",
+        max_tokens: 100,
+        messages: [{ role: "user", content: "hi" }],
+      });
+      const events: string[] = [];
+      for await (const e of stream) events.push(e.type);
+      const final = await stream.finalMessage();
+      expect(events[0]).toBe("message_start");
+      expect(events.at(-1)).toBe("message_stop");
+      expect(final.usage.output_tokens).toBeGreaterThan(0);
+      expect(anthropic.requests[0]!.body.stream).toBe(true);
+      const id = (await stream.withResponse()).response.headers.get("x-request-id")!;
+      const row = await rowOf(id);
+      expect(row.status).toBe("success");
+      expect(row.outputTokens).toBe(final.usage.output_tokens);
+    });
+
+    it("/v1/messages/count_tokens is passed through to the Anthropic candidate", async () => {
+      const counted = await an().messages.countTokens({
+        model: "claude",
+        messages: [{ role: "user", content: "count me" }],
+      });
+      expect(counted.input_tokens).toBeGreaterThan(0);
+      expect(anthropic.requests[0]!.path).toBe("/v1/messages/count_tokens");
+      expect(anthropic.requests[0]!.body.model).toBe("claude-sonnet-4-5");
+    });
+  });
+
+  describe("other endpoints", () => {
+    it("/v1/embeddings: passed through, a ledger row with its tokens", async () => {
+      const { data, response } = await oa()
+        .embeddings.create({ model: "embed", input: ["one two three", "four"], dimensions: 8 })
+        .withResponse();
+      expect(data.data).toHaveLength(2);
+      expect(data.data[0]!.embedding).toHaveLength(8);
+      expect(openai.requests[0]!.path).toBe("/v1/embeddings");
+      expect(openai.requests[0]!.body).toMatchObject({ model: "text-embedding-3-small", dimensions: 8 });
+      const row = await rowOf(response.headers.get("x-request-id")!);
+      expect(row).toMatchObject({
+        status: "success",
+        inputTokens: data.usage.prompt_tokens,
+        outputTokens: 0,
+      });
+      expect(row.inputTokens).toBeGreaterThan(0);
+    });
+
+    it("/v1/responses: JSON and stream passed through, usage into the ledger; an Anthropic alias is a 400", async () => {
+      const { data, response } = await oa()
+        .responses.create({ model: "gpt", input: "hi", reasoning: { effort: "low" }, store: false })
+        .withResponse();
+      expect(data.output_text).toBeTruthy();
+      expect(openai.requests[0]!.path).toBe("/v1/responses");
+      expect(openai.requests[0]!.body).toEqual({
+        model: "gpt-4o-mini",
+        input: "hi",
+        reasoning: { effort: "low" },
+        store: false,
+      });
+      const row = await rowOf(response.headers.get("x-request-id")!);
+      expect(row.status).toBe("success");
+      expect(row.outputTokens).toBe(data.usage!.output_tokens);
+
+      const { data: stream, response: streamed } = await oa()
+        .responses.create({ model: "gpt", input: "hi", stream: true })
+        .withResponse();
+      const types: string[] = [];
+      for await (const e of stream) types.push(e.type);
+      expect(types.at(-1)).toBe("response.completed");
+      const streamRow = await rowOf(streamed.headers.get("x-request-id")!);
+      expect(streamRow.status).toBe("success");
+      expect(streamRow.outputTokens).toBeGreaterThan(0);
+
+      const refused = await post("/v1/responses", { model: "claude", input: "hi" });
+      expect(refused.status).toBe(400);
+      const { error } = await refused.json();
+      expect(error.code).toBe("unsupported_parameter");
+      expect(error.message).toMatch(/Responses API/);
+      expect(anthropic.requests).toHaveLength(0);
+    });
+
+    it("GET /v1/models and /v1/models/{id}, with x-request-id on every answer, a 401 included", async () => {
+      const list = await fetch(`${root}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
+      expect(list.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      expect((await list.json()).data.map((m: { id: string }) => m.id)).toContain("claude");
+      const one = await oa().models.retrieve("claude");
+      expect(one).toMatchObject({ id: "claude", object: "model", owned_by: "an" });
+      await expect(oa().models.retrieve("nope")).rejects.toMatchObject({ status: 404 });
+      const anthropicList = await an().models.list();
+      expect(anthropicList.data.map((m) => m.id)).toContain("gpt");
+      const unauthorised = await fetch(`${root}/v1/chat/completions`, { method: "POST", body: "{}" });
+      expect(unauthorised.status).toBe(401);
+      expect(unauthorised.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      const anthropicUnauthorised = await fetch(`${root}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": "sk-wrong" },
+        body: "{}",
+      });
+      expect(anthropicUnauthorised.status).toBe(401);
+      expect(await anthropicUnauthorised.json()).toMatchObject({
+        type: "error",
+        error: { type: "authentication_error" },
+      });
+    });
+
+    it("sends OpenAI's x-ratelimit-* headers when a rate limit applies", async () => {
+      const created = await createApiKey(app.db, { tenantId: acme, name: "limited", createdBy: admin });
+      await saveLimits(
+        app.db,
+        counters,
+        acme,
+        {
+          scope: "key",
+          subjectId: created.key.id,
+          requestsPerMinute: 50,
+          tokensPerMinute: 10_000,
+          dailySoftUsd: null,
+          dailyHardUsd: null,
+          monthlySoftUsd: null,
+          monthlyHardUsd: null,
+        },
+        admin,
+      );
+      const res = await fetch(`${root}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${created.secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt", messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-ratelimit-limit-requests")).toBe("50");
+      expect(res.headers.get("x-ratelimit-remaining-requests")).toBe("49");
+      expect(res.headers.get("x-ratelimit-reset-requests")).toMatch(/^\d+(\.\d+)?m?s$|^\dm\d+s$/);
+      expect(res.headers.get("x-ratelimit-limit-tokens")).toBe("10000");
+      expect(res.headers.get("x-ratelimit-remaining-tokens")).toBe("10000");
+    });
+
+    it("attributes spend to the end user and tags the caller names", async () => {
+      const res = await post(
+        "/v1/chat/completions",
+        { model: "gpt", messages: [{ role: "user", content: "hi" }], user: "from-body" },
+        { "x-tollgate-end-user": "customer-42", "x-tollgate-tags": "checkout, beta ,checkout" },
+      );
+      expect(res.status).toBe(200);
+      // The header names who asked; the body's `user` still goes upstream as it was.
+      expect(openai.requests[0]!.body.user).toBe("from-body");
+      const row = await rowOf(res.headers.get("x-request-id")!);
+      expect(row).toMatchObject({ endUser: "customer-42", tags: ["checkout", "beta"], apiKeyId: keyId });
+    });
+  });
+});
