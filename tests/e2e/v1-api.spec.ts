@@ -35,7 +35,7 @@ test("a tenant admin creates an API key and the official OpenAI client uses it a
   await expect
     .poll(
       async () =>
-        (await (await page.request.get(`/api/agent/turns/${res.id.replace("chatcmpl-", "")}`)).json()).turn,
+        (await (await page.request.get(`/api/agent/turns/${res._request_id}`)).json()).turn,
     )
     .toMatchObject({ source: "api", status: "success" });
 
@@ -132,7 +132,7 @@ test("limits, budgets and the response cache hold against the running app, each 
         async () =>
           (
             await (
-              await page.request.get(`/api/agent/turns/${second.data.id.replace("chatcmpl-", "")}`)
+              await page.request.get(`/api/agent/turns/${second.response.headers.get("x-request-id")}`)
             ).json()
           ).turn,
       )
@@ -175,7 +175,7 @@ test("the running app passes tools through and answers a bad key and an unknown 
     id: "call_1",
     function: { name: "lookup_invoice", arguments: '{"number":"INV-7"}' },
   });
-  const turnId = res.id.replace("chatcmpl-", "");
+  const turnId = res._request_id!;
   await expect
     .poll(async () =>
       (
