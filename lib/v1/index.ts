@@ -1,7 +1,7 @@
 import { isDraining } from "@/lib/core/lifecycle";
 import { BatchedGovernanceRecorder, type BatchOptions } from "@/lib/governance/batched-recorder";
-import { createV1Handler, type V1Deps } from "./handler";
-import { openAIError } from "./openai-shapes";
+import { v7 as uuidv7 } from "uuid";
+import { createV1Handler, dialectOf, type V1Deps } from "./handler";
 
 /** A positive whole number from the environment, else the default. */
 function envInt(name: string, fallback: number): number {
@@ -28,22 +28,18 @@ export function withLedgerBackpressure(
   recorder: BatchedGovernanceRecorder,
   handler: (req: Request) => Promise<Response>,
 ): (req: Request) => Promise<Response> {
+  const refuse = (req: Request, message: string, code: string) => {
+    const res = dialectOf(new URL(req.url).pathname).error(503, message, code);
+    res.headers.set("retry-after", "1");
+    res.headers.set("x-request-id", uuidv7());
+    return res;
+  };
   return async (req) => {
     // A stopping process takes no new calls: the ones in progress finish and are written before it exits.
-    if (req.method === "POST" && isDraining()) {
-      const res = openAIError(503, "This Tollgate instance is shutting down; retry.", "shutting_down");
-      res.headers.set("retry-after", "1");
-      return res;
-    }
-    if (req.method === "POST" && !(await recorder.admit())) {
-      const res = openAIError(
-        503,
-        "Tollgate's usage ledger is behind; retry in a moment.",
-        "ledger_backlog_full",
-      );
-      res.headers.set("retry-after", "1");
-      return res;
-    }
+    if (req.method === "POST" && isDraining())
+      return refuse(req, "This Tollgate instance is shutting down; retry.", "shutting_down");
+    if (req.method === "POST" && !(await recorder.admit()))
+      return refuse(req, "Tollgate's usage ledger is behind; retry in a moment.", "ledger_backlog_full");
     return handler(req);
   };
 }
