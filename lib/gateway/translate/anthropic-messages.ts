@@ -5,10 +5,10 @@ import type { Json } from "./types";
 /** Carried in the text, since an OpenAI tool message has no error flag. */
 export const TOOL_ERROR_PREFIX = "Error: ";
 
-export function anthropicSystemToOpenAI(raw: unknown, rules: FieldRules): Json[] {
+export function anthropicSystemToOpenAI(raw: unknown, rules: FieldRules, path = "system"): Json[] {
   if (isUnset(raw)) return [];
   if (typeof raw === "string") return [{ role: "system", content: raw }];
-  const texts = textBlocks(raw, "system", rules);
+  const texts = textBlocks(raw, path, rules);
   if (!texts.length) return [];
   return [
     {
@@ -25,6 +25,7 @@ export function anthropicMessagesToOpenAI(raw: unknown, rules: FieldRules): Json
     const msg = asObject(item, path);
     rules.onlyKnown(msg, ["role", "content"], path);
     if (msg.role === "user") return userMessages(msg.content, `${path}.content`, rules);
+    if (msg.role === "system") return anthropicSystemToOpenAI(msg.content, rules, `${path}.content`);
     if (msg.role === "assistant") {
       if (i === list.length - 1) {
         rules.refuse(path, "OpenAI answers after a final assistant message instead of continuing it");

@@ -101,22 +101,26 @@ function translateToolChoice(body: Json, rules: FieldRules, hasTools: boolean): 
   return out;
 }
 
-/** `output_config.format` (Anthropic structured outputs) -> OpenAI's strict json_schema response format. */
+const EFFORTS = ["low", "medium", "high", "xhigh"];
+
+/** `output_config`: its format (Anthropic structured outputs) is OpenAI's strict json_schema, its effort the reasoning effort. */
 function outputFormat(body: Json, rules: FieldRules): Json {
   if (isUnset(body.output_config)) return {};
   const config = asObject(body.output_config, "output_config");
   rules.onlyKnown(config, ["format", "effort"], "output_config");
-  if (!isUnset(config.effort))
-    rules.refuse("output_config.effort", "OpenAI's reasoning effort differs by model");
-  if (isUnset(config.format)) return {};
+  const out: Json = {};
+  if (typeof config.effort === "string" && EFFORTS.includes(config.effort))
+    out.reasoning_effort = config.effort;
+  else if (!isUnset(config.effort))
+    rules.refuse("output_config.effort", `OpenAI's efforts are ${EFFORTS.join(", ")}`);
+  if (isUnset(config.format)) return out;
   const format = asObject(config.format, "output_config.format");
   rules.onlyKnown(format, ["type", "schema"], "output_config.format");
   if (format.type !== "json_schema") {
     rules.refuse("output_config.format", "unknown output format");
-    return {};
+    return out;
   }
   const schema = asObject(format.schema, "output_config.format.schema");
-  return {
-    response_format: { type: "json_schema", json_schema: { name: "response", schema, strict: true } },
-  };
+  out.response_format = { type: "json_schema", json_schema: { name: "response", schema, strict: true } };
+  return out;
 }

@@ -9,7 +9,7 @@ export const OPENAI_TO_ANTHROPIC_FIELDS: Record<string, string> = {
   model: "translated: replaced by the serving candidate's model",
   messages: "translated: see the `messages[]` rows",
   "messages[] system / developer":
-    "translated: leading ones become the top-level `system` (a string for one string message, else text blocks, in order); one after the conversation started is refused (Anthropic has no mid-conversation system text)",
+    "translated: leading ones become the top-level `system` (a string for one string message, else text blocks, in order); one after the conversation started is refused (only some Claude models take mid-conversation system messages)",
   "messages[] user":
     "translated: string content as is; `text` parts to text blocks; `image_url` data: URLs to base64 image blocks (jpeg/png/gif/webp), http(s) URLs to `source: {type: url}`; `file` parts with PDF `file_data` to base64 document blocks",
   "messages[].content[] image_url.detail":
@@ -25,8 +25,9 @@ export const OPENAI_TO_ANTHROPIC_FIELDS: Record<string, string> = {
   max_completion_tokens: "translated: `max_tokens`",
   max_tokens:
     "translated: `max_tokens` (`max_completion_tokens` wins when both are set); absent: 4096, since Anthropic requires a limit",
-  temperature: "translated: 0 to 1 as is; above 1 refused (Anthropic's range is 0 to 1)",
-  top_p: "translated: `top_p`",
+  temperature:
+    "accepted when 1 (the default), not sent; any other value refused: Anthropic's current API (2026-10-21) takes no sampling parameters",
+  top_p: "accepted when 1 (the default), not sent; any other value refused, as for temperature",
   stop: "translated: `stop_sequences` (a string becomes a one-element list)",
   stream: "translated: `stream`",
   stream_options:
@@ -53,7 +54,7 @@ export const OPENAI_TO_ANTHROPIC_FIELDS: Record<string, string> = {
   prediction: "refused: Anthropic has no predicted outputs",
   web_search_options: "refused: web search is an Anthropic server tool the caller did not ask for",
   reasoning_effort:
-    'accepted when "none" (Anthropic does not think unless asked); other efforts refused (Anthropic thinking takes a token budget, not an effort)',
+    '"low", "medium", "high", "xhigh" to `output_config.effort`; "none" to `thinking: {type: disabled}`; "minimal" refused (a model without effort control answers 400 itself)',
   verbosity: 'accepted when "medium" (the default); other values refused',
   metadata: "accepted when empty; otherwise refused (Anthropic's metadata holds only a user id)",
   store: "accepted when false; true refused (Anthropic keeps no completions to retrieve)",
@@ -68,6 +69,7 @@ export const ANTHROPIC_TO_OPENAI_FIELDS: Record<string, string> = {
   model: "translated: replaced by the serving candidate's model",
   messages: "translated: see the `messages[]` rows",
   system: "translated: a system message first (string, or text parts for several blocks)",
+  "messages[] system": "translated: a system message in place (OpenAI takes system messages anywhere)",
   "messages[] user":
     "translated: string content as is; text blocks to text parts; base64 images to data: URL `image_url` parts, URL images as is; base64 PDF documents to `file` parts; tool_result blocks to `tool` messages placed before the rest of the message",
   "messages[] assistant":
@@ -92,9 +94,9 @@ export const ANTHROPIC_TO_OPENAI_FIELDS: Record<string, string> = {
   tool_choice:
     'translated: auto to "auto", any to "required", none to "none", tool to a named function; `disable_parallel_tool_use` to `parallel_tool_calls: false`',
   thinking:
-    'accepted when `{type: "disabled"}`; otherwise refused (OpenAI reasoning takes an effort, not a budget)',
+    'accepted when `{type: "disabled"}`, not sent (OpenAI models without reasoning never think; reasoning ones keep their default effort unless `output_config.effort` says); enabled and adaptive refused (OpenAI reasoning takes an effort, not a budget)',
   output_config:
-    "`format` (json_schema) translated to `response_format` json_schema (strict); `effort` refused",
+    '`format` (json_schema) to `response_format` json_schema (strict); `effort` low/medium/high/xhigh to `reasoning_effort`, "max" refused',
   service_tier: '"auto" to "auto", "standard_only" to "default"',
   speed: 'accepted when "standard"; "fast" refused',
   container: "refused: OpenAI has no code-execution container",

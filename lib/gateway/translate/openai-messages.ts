@@ -19,6 +19,10 @@ export function openAIMessagesToAnthropic(
   for (const [i, item] of list.entries()) {
     const path = `messages.${i}`;
     const msg = asObject(item, path);
+    if (msg.role === "function") {
+      rules.refuse(path, "the deprecated function role has no Anthropic equivalent (use tools)");
+      continue;
+    }
     if (!isUnset(msg.name)) rules.refuse(`${path}.name`, "Anthropic has no per-message author name");
     if (msg.role === "system" || msg.role === "developer") {
       rules.onlyKnown(msg, ["role", "content", "name"], path);
@@ -44,8 +48,6 @@ export function openAIMessagesToAnthropic(
       const tool_use_id = asString(msg.tool_call_id, `${path}.tool_call_id`);
       const content = textContent(msg.content, `${path}.content`, rules);
       append(messages, "user", [{ type: "tool_result", tool_use_id, content }]);
-    } else if (msg.role === "function") {
-      rules.refuse(path, "the deprecated function role has no Anthropic equivalent (use tools)");
     } else invalid(`${path}.role`, "unknown role");
   }
   const system =

@@ -18,7 +18,13 @@ export function openAIChatToAnthropic(body: Json, opts: TranslateOptions): Trans
   if (system !== undefined) out.system = system;
   out.messages = messages;
   out.max_tokens = maxTokens(body);
-  Object.assign(out, sampling(body, rules), metadata(body, rules), serviceTier(body, rules));
+  Object.assign(
+    out,
+    sampling(body, rules),
+    reasoning(body, rules),
+    metadata(body, rules),
+    serviceTier(body, rules),
+  );
   const tools = translateTools(body, rules);
   let toolChoice = translateToolChoice(body, rules, tools.length > 0);
   const structured = structuredOutput(body, rules, tools, toolChoice);
@@ -56,7 +62,6 @@ function refuseWithoutEquivalent(body: Json, rules: FieldRules) {
   only("audio", never, "Anthropic produces no audio");
   only("prediction", never, "Anthropic has no predicted outputs");
   only("web_search_options", never, "web search is an Anthropic server tool the caller did not ask for");
-  only("reasoning_effort", (v) => v === "none", "Anthropic thinking takes a token budget, not an effort");
   only("verbosity", (v) => v === "medium", "Anthropic has no verbosity control");
   only("metadata", emptyObject, "Anthropic's metadata holds only a user id");
   only("store", (v) => v === false, "Anthropic keeps no completions to retrieve");
@@ -72,20 +77,34 @@ function maxTokens(body: Json): number {
   return DEFAULT_MAX_TOKENS;
 }
 
+/**
+ * Anthropic's current API (2026-10-21, the one its SDK speaks) takes no temperature or top_p at all: only the
+ * default, 1, asks for nothing it lacks.
+ */
 function sampling(body: Json, rules: FieldRules): Json {
   const out: Json = {};
-  if (!isUnset(body.temperature)) {
-    const t = asNumber(body.temperature, "temperature");
-    if (t > 1) rules.refuse("temperature", "Anthropic's temperature goes from 0 to 1");
-    else out.temperature = t;
+  for (const field of ["temperature", "top_p"]) {
+    if (!isUnset(body[field]) && asNumber(body[field], field) !== 1)
+      rules.refuse(field, "Anthropic's current API has no sampling parameters");
   }
-  if (!isUnset(body.top_p)) out.top_p = asNumber(body.top_p, "top_p");
   if (typeof body.stop === "string") out.stop_sequences = [body.stop];
   else if (!isUnset(body.stop)) {
     const stops = asArray(body.stop, "stop").map((s, i) => asString(s, `stop.${i}`));
     if (stops.length) out.stop_sequences = stops;
   }
   return out;
+}
+
+const EFFORTS = ["low", "medium", "high", "xhigh"];
+
+/** OpenAI's reasoning effort is Anthropic's `output_config.effort`; "none" is thinking disabled. */
+function reasoning(body: Json, rules: FieldRules): Json {
+  const effort = body.reasoning_effort;
+  if (isUnset(effort)) return {};
+  if (effort === "none") return { thinking: { type: "disabled" } };
+  if (typeof effort === "string" && EFFORTS.includes(effort)) return { output_config: { effort } };
+  rules.refuse("reasoning_effort", `Anthropic's efforts are ${EFFORTS.join(", ")}`);
+  return {};
 }
 
 function metadata(body: Json, rules: FieldRules): Json {

@@ -57,6 +57,12 @@ export function anthropicUsage(usage: unknown): Json {
     output_tokens: num(u.completion_tokens),
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: cached,
+    cache_creation: null,
+    inference_geo: null,
+    output_tokens_details: null,
+    server_tool_use: null,
+    service_tier: null,
+    speed: null,
   };
 }
 
@@ -134,6 +140,9 @@ export function openAIChatToAnthropicMessage(completion: Json, opts: ResponseOpt
         ? "refusal"
         : (stopReason(choice.finish_reason) ?? "end_turn"),
     stop_sequence: null,
+    stop_details: null,
+    container: null,
+    diagnostics: null,
     usage: anthropicUsage(completion.usage),
   };
 }
