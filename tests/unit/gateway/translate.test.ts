@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
@@ -7,6 +8,7 @@ import {
   type Json,
   OPENAI_TO_ANTHROPIC_FIELDS,
   openAIChatToAnthropic,
+  translationTablesMarkdown,
   Untranslatable,
 } from "@/lib/gateway/translate";
 
@@ -611,5 +613,11 @@ describe("Anthropic messages request -> OpenAI chat request", () => {
       messages: [{ role: "user", content: "hi" }],
       max_completion_tokens: 5,
     });
+  });
+});
+
+describe("the field tables", () => {
+  it("are what docs/translation.md shows", () => {
+    expect(readFileSync("docs/translation.md", "utf8")).toContain(translationTablesMarkdown());
   });
 });
