@@ -12,6 +12,8 @@ export const OPENAI_TO_ANTHROPIC_FIELDS: Record<string, string> = {
     "translated: leading ones become the top-level `system` (a string for one string message, else text blocks, in order); one after the conversation started is refused (only some Claude models take mid-conversation system messages)",
   "messages[] user":
     "translated: string content as is; `text` parts to text blocks; `image_url` data: URLs to base64 image blocks (jpeg/png/gif/webp), http(s) URLs to `source: {type: url}`; `file` parts with PDF `file_data` to base64 document blocks",
+  "messages[].content[] text.cache_control":
+    "translated: passed through as Anthropic's prompt-caching marker (an extension OpenAI-compatible clients send for Claude)",
   "messages[].content[] image_url.detail":
     'translated when "auto"; "low"/"high" refused (Anthropic has no resolution control)',
   "messages[].content[] input_audio / file_id / other parts": "refused: Anthropic takes no audio or file ids",

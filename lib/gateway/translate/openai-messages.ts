@@ -13,7 +13,7 @@ export function openAIMessagesToAnthropic(
   rules: FieldRules,
 ): { system: AnthropicSystem; messages: AnthropicMessage[] } {
   const list = asArray(raw, "messages");
-  const systemTexts: { text: string; whole: boolean }[] = [];
+  const systems: { blocks: Json[]; text?: string }[] = [];
   const messages: AnthropicMessage[] = [];
   let started = false;
   for (const [i, item] of list.entries()) {
@@ -27,10 +27,10 @@ export function openAIMessagesToAnthropic(
     if (msg.role === "system" || msg.role === "developer") {
       rules.onlyKnown(msg, ["role", "content", "name"], path);
       if (started) rules.refuse(path, "Anthropic takes system text only before the conversation");
-      else if (typeof msg.content === "string") systemTexts.push({ text: msg.content, whole: true });
-      else
-        for (const text of textParts(msg.content, `${path}.content`, rules))
-          systemTexts.push({ text, whole: false });
+      else {
+        const text = typeof msg.content === "string" ? msg.content : undefined;
+        systems.push({ blocks: textBlocks(msg.content, `${path}.content`, rules), text });
+      }
       continue;
     }
     started = true;
@@ -50,11 +50,13 @@ export function openAIMessagesToAnthropic(
       append(messages, "user", [{ type: "tool_result", tool_use_id, content }]);
     } else invalid(`${path}.role`, "unknown role");
   }
+  // One string system message stays a string; several keep their order as text blocks.
+  const blocks = systems.flatMap((m) => m.blocks);
   const system =
-    systemTexts.length === 1 && systemTexts[0]!.whole
-      ? systemTexts[0]!.text
-      : systemTexts.length
-        ? systemTexts.map(({ text }) => ({ type: "text", text }))
+    systems.length === 1 && systems[0]!.text !== undefined
+      ? systems[0]!.text
+      : blocks.length
+        ? blocks
         : undefined;
   return { system, messages };
 }
@@ -70,38 +72,49 @@ function append(messages: AnthropicMessage[], role: AnthropicMessage["role"], co
 const asBlocks = (content: string | Json[]): Json[] =>
   typeof content === "string" ? (content ? [{ type: "text", text: content }] : []) : content;
 
-/** System and developer content: a string or text parts only. */
-function textParts(content: unknown, path: string, rules: FieldRules): string[] {
+/** System, developer and tool content: a string or text parts only, as text blocks. */
+function textBlocks(content: unknown, path: string, rules: FieldRules): Json[] {
+  if (typeof content === "string") return asBlocks(content);
   return asArray(content, path).flatMap((raw, j) => {
     const part = asObject(raw, `${path}.${j}`);
     if (part.type !== "text") {
       rules.refuse(`${path}.${j}`, "only text parts can be translated here");
       return [];
     }
-    rules.onlyKnown(part, ["type", "text"], `${path}.${j}`);
-    return [asString(part.text, `${path}.${j}.text`)];
+    const block = textBlock(part, `${path}.${j}`, rules);
+    return block.text ? [block] : []; // Anthropic refuses empty text blocks
   });
 }
 
-/** Tool results and assistant text: a string, or text blocks. */
+/**
+ * A text part. `cache_control` is not OpenAI's, but clients that target Anthropic through OpenAI-compatible
+ * gateways put it on text parts: it is Anthropic's own prompt-caching marker, so it passes through.
+ */
+function textBlock(part: Json, path: string, rules: FieldRules): Json {
+  rules.onlyKnown(part, ["type", "text", "cache_control"], path);
+  const block: Json = { type: "text", text: asString(part.text, `${path}.text`) };
+  if (!isUnset(part.cache_control))
+    block.cache_control = asObject(part.cache_control, `${path}.cache_control`);
+  return block;
+}
+
+/** Tool results: a string, or text blocks. */
 function textContent(content: unknown, path: string, rules: FieldRules): string | Json[] {
-  if (typeof content === "string") return content;
-  return textParts(content, path, rules).map((text) => ({ type: "text", text }));
+  return typeof content === "string" ? content : textBlocks(content, path, rules);
 }
 
 function userContent(content: unknown, path: string, rules: FieldRules): string | Json[] {
   if (typeof content === "string") return content;
   return asArray(content, path).flatMap((raw, j) => {
     const block = userPart(asObject(raw, `${path}.${j}`), `${path}.${j}`, rules);
-    return block ? [block] : [];
+    return block && !(block.type === "text" && !block.text) ? [block] : []; // Anthropic refuses empty text blocks
   });
 }
 
 function userPart(part: Json, path: string, rules: FieldRules): Json | undefined {
   switch (part.type) {
     case "text":
-      rules.onlyKnown(part, ["type", "text"], path);
-      return { type: "text", text: asString(part.text, `${path}.text`) };
+      return textBlock(part, path, rules);
     case "image_url": {
       rules.onlyKnown(part, ["type", "image_url"], path);
       const image = asObject(part.image_url, `${path}.image_url`);
@@ -154,8 +167,8 @@ function assistantContent(msg: Json, path: string, rules: FieldRules): Json[] {
         rules.refuse(`${path}.content.${j}`, "only text parts can be translated here");
         return;
       }
-      rules.onlyKnown(part, ["type", "text"], `${path}.content.${j}`);
-      blocks.push(...asBlocks(asString(part.text, `${path}.content.${j}.text`)));
+      const block = textBlock(part, `${path}.content.${j}`, rules);
+      if (block.text) blocks.push(block);
     });
   }
   if (!isUnset(msg.tool_calls)) {

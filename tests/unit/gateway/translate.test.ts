@@ -193,6 +193,19 @@ describe("OpenAI chat request -> Anthropic messages request", () => {
     ]);
   });
 
+  it("passes cache_control on text parts through as Anthropic's caching marker", () => {
+    const cached = { type: "text", text: "long context", cache_control: { type: "ephemeral" } };
+    const { body } = toAnthropic({
+      model: "m",
+      messages: [
+        { role: "system", content: [cached] },
+        { role: "user", content: [cached, { type: "text", text: "" }] },
+      ],
+    });
+    expect(body.system).toEqual([cached]);
+    expect(body.messages).toEqual([{ role: "user", content: [cached] }]);
+  });
+
   it("turns a PDF file part into a document block", () => {
     const file = { type: "file", file: { filename: "a.pdf", file_data: "data:application/pdf;base64,JVBE" } };
     const { body } = toAnthropic({ model: "m", messages: [{ role: "user", content: [file] }] });
