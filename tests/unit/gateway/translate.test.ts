@@ -170,6 +170,25 @@ describe("OpenAI chat request -> Anthropic messages request", () => {
     });
   });
 
+  it("maps safety_identifier and service_tier auto, and sends no parallel flag with tool_choice none", () => {
+    const tools = [{ type: "function", function: { name: "f" } }];
+    const { body } = toAnthropic({
+      model: "m",
+      messages: hi,
+      safety_identifier: "hash-1",
+      user: "hash-1",
+      service_tier: "auto",
+      tools,
+      tool_choice: "none",
+      parallel_tool_calls: false,
+    });
+    expect(body).toMatchObject({
+      metadata: { user_id: "hash-1" },
+      service_tier: "auto",
+      tool_choice: { type: "none" },
+    });
+  });
+
   it("merges consecutive same-role messages so user and assistant alternate", () => {
     const { body } = toAnthropic({
       model: "m",
