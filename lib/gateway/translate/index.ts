@@ -1,33 +1,14 @@
-// PLACEHOLDER until the translation helper lands: every translation is refused.
-import {
-  type Json,
-  type SseEvent,
-  type StreamTranslator,
-  type Translated,
-  type TranslateOptions,
-  Untranslatable,
-} from "./types";
+/** Request and response translation between OpenAI Chat Completions and Anthropic Messages, as pure functions. */
 
+export { TOOL_ERROR_PREFIX } from "./anthropic-messages";
+export { type AnthropicStreamOptions, anthropicStreamToOpenAIChat } from "./anthropic-stream";
+export { anthropicToOpenAIChat } from "./anthropic-to-openai";
+export { ANTHROPIC_TO_OPENAI_FIELDS, OPENAI_TO_ANTHROPIC_FIELDS, translationTablesMarkdown } from "./fields";
+export { openAIChatStreamToAnthropic } from "./openai-stream";
+export { DEFAULT_MAX_TOKENS, JSON_OBJECT_TOOL, openAIChatToAnthropic } from "./openai-to-anthropic";
+export {
+  anthropicMessageToOpenAIChat,
+  openAIChatToAnthropicMessage,
+  UnreadableToolArguments,
+} from "./responses";
 export * from "./types";
-
-export function openAIChatToAnthropic(_body: Json, _opts: TranslateOptions): Translated {
-  throw new Untranslatable("model", "not translated yet");
-}
-export function anthropicToOpenAIChat(_body: Json, _opts: TranslateOptions): Translated {
-  throw new Untranslatable("model", "not translated yet");
-}
-export function anthropicMessageToOpenAIChat(message: Json, _opts: { model: string }): Json {
-  return message;
-}
-export function openAIChatToAnthropicMessage(completion: Json, _opts: { model: string }): Json {
-  return completion;
-}
-export function anthropicStreamToOpenAIChat(_opts: {
-  model: string;
-  includeUsage: boolean;
-}): StreamTranslator {
-  return { push: (e: SseEvent) => [e], end: () => [] };
-}
-export function openAIChatStreamToAnthropic(_opts: { model: string }): StreamTranslator {
-  return { push: (e: SseEvent) => [e], end: () => [] };
-}

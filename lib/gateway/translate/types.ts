@@ -6,13 +6,34 @@ export type Json = Record<string, unknown>;
 export type SseEvent = { event?: string; data: string };
 
 /** A request translated for a provider of the other format, and the fields dropped on the alias's say-so. */
-export type Translated = { body: Json; dropped: string[] };
+export type Translated = {
+  body: Json;
+  dropped: string[];
+  /**
+   * Set when an OpenAI `response_format` json_schema/json_object became a forced Anthropic tool of this name:
+   * pass it to the response translators (`structuredTool`) so its tool_use comes back as the message content.
+   */
+  structuredTool?: string;
+};
 
 export type TranslateOptions = {
   /** The candidate's model, written into the translated body. */
   model: string;
   /** The alias opted in to dropping what cannot be carried (`"dropUnsupported": true`); else it is refused. */
   dropUnsupported: boolean;
+  /**
+   * Anthropic -> OpenAI only: the field that carries `max_tokens`. OpenAI's own API wants
+   * `max_completion_tokens` (the default); many OpenAI-compatible servers still read only `max_tokens`.
+   */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
+};
+
+/** Options of the response translators: the model name to show, and the request's forced structured-output tool. */
+export type ResponseOptions = {
+  /** The served model, shown as the response's `model`. */
+  model: string;
+  /** `Translated.structuredTool` of the request: that tool's input is the answer's JSON text content. */
+  structuredTool?: string;
 };
 
 /** A stateful translator of one call's stream: each upstream event in, the caller's events out. */

@@ -1,0 +1,132 @@
+/**
+ * What happens to each field of a request translated to the other format, as data: the translators take their
+ * list of known top-level fields from here (anything else is refused by name), and docs/translation.md is
+ * rendered from it, so the code and the README cannot drift apart. "refused" means 400 `unsupported_parameter`
+ * naming the field, or, when the alias sets `dropUnsupported`, left out and listed in `dropped`.
+ */
+
+export const OPENAI_TO_ANTHROPIC_FIELDS: Record<string, string> = {
+  model: "translated: replaced by the serving candidate's model",
+  messages: "translated: see the `messages[]` rows",
+  "messages[] system / developer":
+    "translated: leading ones become the top-level `system` (a string for one string message, else text blocks, in order); one after the conversation started is refused (only some Claude models take mid-conversation system messages)",
+  "messages[] user":
+    "translated: string content as is; `text` parts to text blocks; `image_url` data: URLs to base64 image blocks (jpeg/png/gif/webp), http(s) URLs to `source: {type: url}`; `file` parts with PDF `file_data` to base64 document blocks",
+  "messages[].content[] text.cache_control":
+    "translated: passed through as Anthropic's prompt-caching marker (an extension OpenAI-compatible clients send for Claude)",
+  "messages[].content[] image_url.detail":
+    'translated when "auto"; "low"/"high" refused (Anthropic has no resolution control)',
+  "messages[].content[] input_audio / file_id / other parts": "refused: Anthropic takes no audio or file ids",
+  "messages[] assistant":
+    "translated: text (string or text parts) to text blocks; `tool_calls` to tool_use blocks with the arguments parsed (arguments that are not a JSON object are refused); a final assistant message is refused (Anthropic would continue it as a prefill, OpenAI answers after it)",
+  "messages[] assistant refusal / audio / function_call": "refused: no Anthropic equivalent",
+  "messages[] tool":
+    "translated: a user message of tool_result blocks (`tool_call_id` to `tool_use_id`, text content); consecutive tool results and consecutive same-role messages merge into one message, as Anthropic requires alternation",
+  "messages[] function": "refused: the deprecated function role (use tools)",
+  "messages[].name": "refused: Anthropic has no per-message author name",
+  max_completion_tokens: "translated: `max_tokens`",
+  max_tokens:
+    "translated: `max_tokens` (`max_completion_tokens` wins when both are set); absent: 4096, since Anthropic requires a limit",
+  temperature:
+    "accepted when 1 (the default), not sent; any other value refused: Anthropic's current API (2026-10-21) takes no sampling parameters",
+  top_p: "accepted when 1 (the default), not sent; any other value refused, as for temperature",
+  stop: "translated: `stop_sequences` (a string becomes a one-element list)",
+  stream: "translated: `stream`",
+  stream_options:
+    "accepted, not sent: usage always arrives on an Anthropic stream; the gateway emits OpenAI's usage chunk when `include_usage` is set",
+  tools:
+    "translated: function tools to `{name, description, input_schema}` (no parameters: an empty object schema); `strict` is sent as Anthropic's `strict`; custom tools refused",
+  tool_choice:
+    'translated: "auto" to `{type: auto}`, "required" to `{type: any}`, "none" to `{type: none}`, a named function to `{type: tool, name}`; `allowed_tools` and custom refused',
+  parallel_tool_calls:
+    "translated: true is Anthropic's default; false sets `tool_choice.disable_parallel_tool_use`",
+  user: "translated: `metadata.user_id` (refused when it differs from `safety_identifier`)",
+  safety_identifier: "translated: `metadata.user_id`",
+  response_format:
+    '"text" accepted; `json_schema` becomes a forced tool named after the schema (input_schema = the schema, `strict` kept) and the response turns its input back into the message\'s JSON content with finish_reason "stop"; `json_object` likewise with a forced tool `json_object` of schema `{type: object}`; refused together with tools the model may call (a forced tool would stop it calling them)',
+  n: "accepted when 1; more refused (Anthropic returns one choice)",
+  logprobs: "accepted when false; true refused (Anthropic returns no log probabilities)",
+  top_logprobs: "accepted when 0; more refused",
+  logit_bias: "accepted when empty; otherwise refused (no Anthropic equivalent)",
+  seed: "refused: Anthropic has no seed",
+  presence_penalty: "accepted when 0; otherwise refused (no Anthropic equivalent)",
+  frequency_penalty: "accepted when 0; otherwise refused (no Anthropic equivalent)",
+  modalities: 'accepted when ["text"]; audio refused',
+  audio: "refused: Anthropic produces no audio",
+  prediction: "refused: Anthropic has no predicted outputs",
+  web_search_options: "refused: web search is an Anthropic server tool the caller did not ask for",
+  reasoning_effort:
+    '"low", "medium", "high", "xhigh" to `output_config.effort`; "none" to `thinking: {type: disabled}`; "minimal" refused (a model without effort control answers 400 itself)',
+  verbosity: 'accepted when "medium" (the default); other values refused',
+  metadata: "accepted when empty; otherwise refused (Anthropic's metadata holds only a user id)",
+  store: "accepted when false; true refused (Anthropic keeps no completions to retrieve)",
+  service_tier: '"auto" to "auto", "default" to "standard_only"; "flex", "scale" and "priority" refused',
+  prompt_cache_key: "accepted, not sent: a cache-routing hint that changes no answer",
+  prompt_cache_retention: 'accepted when "in-memory"; "24h" refused',
+  functions: "refused: deprecated (use tools)",
+  function_call: "refused: deprecated (use tool_choice)",
+};
+
+export const ANTHROPIC_TO_OPENAI_FIELDS: Record<string, string> = {
+  model: "translated: replaced by the serving candidate's model",
+  messages: "translated: see the `messages[]` rows",
+  system: "translated: a system message first (string, or text parts for several blocks)",
+  "messages[] system": "translated: a system message in place (OpenAI takes system messages anywhere)",
+  "messages[] user":
+    "translated: string content as is; text blocks to text parts; base64 images to data: URL `image_url` parts, URL images as is; base64 PDF documents to `file` parts; tool_result blocks to `tool` messages placed before the rest of the message",
+  "messages[] assistant":
+    "translated: text blocks to content; tool_use blocks to `tool_calls` (arguments = JSON of the input); a final assistant message (a prefill) is refused: OpenAI answers after it instead of continuing it",
+  "messages[].content[] tool_result":
+    "translated: a `tool` message with the text content; `is_error: true` is carried as the prefix `Error: ` (OpenAI has no error flag); image content refused",
+  "messages[].content[] thinking / redacted_thinking": "refused: OpenAI takes no thinking blocks",
+  "messages[].content[] other blocks":
+    "refused: file-sourced images, non-PDF documents, search results, server tool blocks",
+  "messages[].content[].citations": "refused when set: OpenAI takes no citations",
+  cache_control:
+    "accepted, not sent (at the top level and on blocks, tools and system): a caching hint; OpenAI caches prompt prefixes automatically",
+  max_tokens: "translated: `max_completion_tokens` (or `max_tokens`, per the candidate's `maxTokensField`)",
+  stop_sequences: "translated: `stop`",
+  temperature: "translated: `temperature` (Anthropic's 0 to 1 is inside OpenAI's 0 to 2)",
+  top_p: "translated: `top_p`",
+  top_k: "refused: OpenAI has no top_k",
+  stream: "translated: `stream`, with `stream_options.include_usage` so usage reaches the caller",
+  metadata: "translated: `user_id` to `user`",
+  tools:
+    "translated: custom tools to function tools (`input_schema` to `parameters`, `strict` kept); server tools (bash, web search, text editor...) refused",
+  tool_choice:
+    'translated: auto to "auto", any to "required", none to "none", tool to a named function; `disable_parallel_tool_use` to `parallel_tool_calls: false`',
+  thinking:
+    'accepted when `{type: "disabled"}`, not sent (OpenAI models without reasoning never think; reasoning ones keep their default effort unless `output_config.effort` says); enabled and adaptive refused (OpenAI reasoning takes an effort, not a budget)',
+  output_config:
+    '`format` (json_schema) to `response_format` json_schema (strict); `effort` low/medium/high/xhigh to `reasoning_effort`, "max" refused',
+  service_tier: '"auto" to "auto", "standard_only" to "default"',
+  speed: 'accepted when "standard"; "fast" refused',
+  container: "refused: OpenAI has no code-execution container",
+  mcp_servers: "refused: OpenAI chat completions call no MCP servers",
+  inference_geo: "refused: OpenAI chat completions take no inference region",
+};
+
+/** Top-level request fields a table names: the rest of a body is refused as unknown. */
+export function knownFields(table: Record<string, string>): string[] {
+  return Object.keys(table).filter((k) => /^[a-z_]+$/.test(k));
+}
+
+/** docs/translation.md: the two tables as markdown, for the README. */
+export function translationTablesMarkdown(): string {
+  const table = (rows: Record<string, string>) =>
+    [
+      "| Field | What happens |",
+      "| --- | --- |",
+      ...Object.entries(rows).map(([f, what]) => `| \`${f}\` | ${what.replace(/\|/g, "\\|")} |`),
+    ].join("\n");
+  return [
+    "### OpenAI Chat Completions request served by an Anthropic model",
+    "",
+    table(OPENAI_TO_ANTHROPIC_FIELDS),
+    "",
+    "### Anthropic Messages request served by an OpenAI(-compatible) model",
+    "",
+    table(ANTHROPIC_TO_OPENAI_FIELDS),
+    "",
+  ].join("\n");
+}
