@@ -65,7 +65,6 @@ const NOTICE_LABEL: Record<NoticeCode, MessageKey> = {
   loop_limit: "agent.notice.loop_limit",
   tools_unavailable: "agent.notice.tools_unavailable",
   repeated_call: "agent.notice.repeated_call",
-  params_dropped: "agent.notice.params_dropped",
   guardrail: "agent.notice.guardrail",
   budget_warning: "agent.notice.budget_warning",
 };

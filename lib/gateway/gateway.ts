@@ -355,11 +355,17 @@ export class Gateway {
         throw new GatewayError("server", "the provider's answer was not JSON", 502);
       }
       const summary = summariseAnswer(plan.upstream, answer);
-      return {
-        kind: "json",
-        text: plan.convertJson ? JSON.stringify(plan.convertJson(answer)) : text,
-        summary,
-      };
+      if (!plan.convertJson) return { kind: "json", text, summary };
+      try {
+        return { kind: "json", text: JSON.stringify(plan.convertJson(answer)), summary };
+      } catch (error) {
+        // An answer the caller's format cannot hold (a tool call whose arguments are not JSON): the provider's.
+        throw new GatewayError(
+          "server",
+          `the provider's answer could not be translated: ${(error as Error).message}`,
+          502,
+        );
+      }
     }
     if (!res.body || !/text\/event-stream/.test(res.headers.get("content-type") ?? ""))
       throw new GatewayError("server", "the provider did not answer with an event stream", 502);

@@ -21,7 +21,9 @@ export type GuardrailCode =
   /** The call set no max_tokens; the tenant's ceiling was sent upstream so its budget reservation bounds it. */
   | "max_tokens_applied"
   /** The provider billed more than the call's reservation; the spend counts in full (the next call may be refused). */
-  | "budget_overrun";
+  | "budget_overrun"
+  /** /v1: fields the serving format cannot carry were left out, as the alias's `dropUnsupported` allows. */
+  | "params_dropped";
 
 type TurnOutcome = {
   turnId: string;
@@ -58,7 +60,7 @@ export type AgentEvent =
   | { type: "tool_result"; callId: string; name: string; ok: boolean; result: string; durationMs: number }
   | {
       type: "notice";
-      code: "fallback" | "loop_limit" | "tools_unavailable" | "repeated_call" | "params_dropped";
+      code: "fallback" | "loop_limit" | "tools_unavailable" | "repeated_call";
       message: string;
     }
   | {

@@ -260,7 +260,7 @@ function noteEvent(turnId: string, event: PipelineEvent, headers: Headers, deps:
         headers.set("x-tollgate-dropped-params", event.dropped.join(", "));
         if (!event.cacheHit)
           deps.recorder.event(turnId, {
-            type: "notice",
+            type: "guardrail",
             code: "params_dropped",
             message: `Dropped (the alias allows it; ${event.provider}/${event.model} cannot carry them): ${event.dropped.join(", ")}.`,
           });

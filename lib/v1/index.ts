@@ -1,6 +1,6 @@
+import { v7 as uuidv7 } from "uuid";
 import { isDraining } from "@/lib/core/lifecycle";
 import { BatchedGovernanceRecorder, type BatchOptions } from "@/lib/governance/batched-recorder";
-import { v7 as uuidv7 } from "uuid";
 import { createV1Handler, dialectOf, type V1Deps } from "./handler";
 
 /** A positive whole number from the environment, else the default. */

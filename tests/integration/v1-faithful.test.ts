@@ -423,6 +423,213 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
     });
   });
 
+  describe("translation when the formats differ", () => {
+    it("an OpenAI request served by Anthropic: each field arrives in Anthropic's form, the answer in OpenAI's", async () => {
+      anthropic.enqueue({ kind: "text", text: "Translated.", usage: { input: 21, output: 4 } });
+      const { data, response } = await oa()
+        .chat.completions.create({
+          model: "claude",
+          messages: [
+            { role: "system", content: "Be brief." },
+            {
+              role: "user",
+              content: [
+                { type: "text", text: "Describe" },
+                { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+              ],
+            },
+          ],
+          tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }],
+          tool_choice: "required",
+          stop: "END",
+          max_tokens: 99,
+          user: "end-user-3",
+        })
+        .withResponse();
+      const sent = anthropic.requests[0]!.body;
+      expect(sent).toMatchObject({
+        model: "claude-sonnet-4-5",
+        system: "Be brief.",
+        max_tokens: 99,
+        stop_sequences: ["END"],
+        metadata: { user_id: "end-user-3" },
+        tool_choice: { type: "any" },
+        tools: [{ name: "lookup", input_schema: { type: "object" } }],
+      });
+      expect((sent.messages as { content: unknown[] }[])[0]!.content).toEqual([
+        { type: "text", text: "Describe" },
+        { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+      ]);
+      expect(data.object).toBe("chat.completion");
+      expect(data.choices[0]!.message.content).toBe("Translated.");
+      expect(data.usage).toMatchObject({ prompt_tokens: 21, completion_tokens: 4 });
+      expect(response.headers.get("x-tollgate-provider")).toBe("an");
+      expect(await rowOf(response.headers.get("x-request-id")!)).toMatchObject({
+        inputTokens: 21,
+        outputTokens: 4,
+        servedAdapter: "anthropic",
+      });
+
+      // Streamed: OpenAI chunks from Anthropic's events, usage when asked, tokens in the ledger.
+      anthropic.enqueue({ kind: "text", text: "Streamed reply.", usage: { input: 8, output: 3 } });
+      const { data: stream, response: streamed } = await oa()
+        .chat.completions.create({
+          model: "claude",
+          messages: [{ role: "user", content: "hi" }],
+          stream: true,
+          stream_options: { include_usage: true },
+        })
+        .withResponse();
+      let text = "";
+      let usage: OpenAI.CompletionUsage | null | undefined;
+      for await (const c of stream) {
+        text += c.choices[0]?.delta.content ?? "";
+        if (c.usage) usage = c.usage;
+      }
+      expect(text).toBe("Streamed reply.");
+      expect(usage).toMatchObject({ prompt_tokens: 8, completion_tokens: 3 });
+      expect(await rowOf(streamed.headers.get("x-request-id")!)).toMatchObject({
+        inputTokens: 8,
+        outputTokens: 3,
+      });
+    });
+
+    it("structured output through translation: the SDK's parse() gets the object", async () => {
+      anthropic.enqueue({ kind: "tool_calls", calls: [{ name: "answer", args: { a: "from claude" } }] });
+      const parsed = await oa().chat.completions.parse({
+        model: "claude",
+        messages: [{ role: "user", content: "answer" }],
+        response_format: EVERY_FIELD.response_format as OpenAI.ResponseFormatJSONSchema,
+      });
+      expect(parsed.choices[0]!.message.parsed).toEqual({ a: "from claude" });
+      expect(anthropic.requests[0]!.body.tool_choice).toMatchObject({ type: "tool", name: "answer" });
+    });
+
+    it.each([
+      ["n", { n: 2 }],
+      ["logprobs", { logprobs: true }],
+      ["seed", { seed: 7 }],
+      ["logit_bias", { logit_bias: { "1": 5 } }],
+      ["prediction", { prediction: { type: "content", content: "x" } }],
+      ["web_search_options", { web_search_options: {} }],
+      ["some_future_param", { some_future_param: true }],
+    ])("refuses `%s` on an Anthropic-served alias with a 400 naming it", async (field, extra) => {
+      const res = await post("/v1/chat/completions", {
+        model: "claude",
+        messages: [{ role: "user", content: "hi" }],
+        ...extra,
+      });
+      expect(res.status).toBe(400);
+      const { error } = await res.json();
+      expect(error).toMatchObject({
+        code: "unsupported_parameter",
+        param: field,
+        type: "invalid_request_error",
+      });
+      expect(error.message).toContain(`\`${field}\``);
+      expect(error.message).toContain("claude");
+      expect(anthropic.requests).toHaveLength(0);
+      const row = await rowOf(res.headers.get("x-request-id")!);
+      expect(row).toMatchObject({ status: "failed", errorClass: "unsupported_parameter" });
+    });
+
+    it("refuses an audio part and a message's name by their paths", async () => {
+      for (const [message, param] of [
+        [{ role: "user", content: "hi", name: "ada" }, "messages.0.name"],
+        [
+          {
+            role: "user",
+            content: [{ type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } }],
+          },
+          "messages.0.content.0",
+        ],
+      ] as const) {
+        const res = await post("/v1/chat/completions", { model: "claude", messages: [message] });
+        expect(res.status).toBe(400);
+        expect((await res.json()).error).toMatchObject({ code: "unsupported_parameter", param });
+      }
+    });
+
+    it("an alias with dropUnsupported drops what cannot be carried, and names each field", async () => {
+      const res = await post("/v1/chat/completions", {
+        model: "claude-lenient",
+        messages: [{ role: "user", content: "hi" }],
+        n: 2,
+        seed: 7,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-tollgate-dropped-params")).toBe("n, seed");
+      const sent = anthropic.requests[0]!.body;
+      expect(sent).not.toHaveProperty("n");
+      expect(sent).not.toHaveProperty("seed");
+      const events = await auditOf(res.headers.get("x-request-id")!);
+      expect(events.find((e) => e.type === "guardrail" && e.payload.code === "params_dropped")).toBeTruthy();
+    });
+
+    it("fallback skips a candidate that cannot carry the request, and says why", async () => {
+      const res = await post("/v1/chat/completions", {
+        model: "claude-then-gpt",
+        messages: [{ role: "user", content: "hi" }],
+        logprobs: true,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-tollgate-provider")).toBe("oa");
+      expect(res.headers.get("x-tollgate-fallback-index")).toBe("1");
+      expect(anthropic.requests).toHaveLength(0);
+      expect(openai.requests[0]!.body.logprobs).toBe(true);
+      const id = res.headers.get("x-request-id")!;
+      const fallback = (await auditOf(id)).find((e) => e.type === "fallback");
+      expect(fallback?.payload.message).toMatch(/an\/claude-haiku-4-5 skipped: `logprobs`/);
+      expect(await rowOf(id)).toMatchObject({ fallbackIndex: 1, status: "success" });
+      // A request both can carry goes to the first.
+      const plain = await post("/v1/chat/completions", {
+        model: "claude-then-gpt",
+        messages: [{ role: "user", content: "hi" }],
+      });
+      expect(plain.headers.get("x-tollgate-provider")).toBe("an");
+    });
+
+    it("an Anthropic request served by OpenAI: translated there and back, JSON and stream", async () => {
+      openai.enqueue({ kind: "text", text: "From GPT.", usage: { input: 12, output: 3 } });
+      const message = await an().messages.create({
+        model: "gpt",
+        max_tokens: 50,
+        system: "Be brief.",
+        messages: [{ role: "user", content: "hi" }],
+        tools: [{ name: "lookup", input_schema: { type: "object", properties: {} } }],
+        stop_sequences: ["END"],
+      });
+      expect(openai.requests[0]!.body).toMatchObject({
+        model: "gpt-4o-mini",
+        messages: [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "hi" },
+        ],
+        max_completion_tokens: 50,
+        stop: ["END"],
+        tools: [{ type: "function", function: { name: "lookup" } }],
+      });
+      expect(message).toMatchObject({
+        type: "message",
+        role: "assistant",
+        content: [{ type: "text", text: "From GPT." }],
+        usage: { input_tokens: 12, output_tokens: 3 },
+      });
+
+      openai.enqueue({ kind: "text", text: "Streamed from GPT.", usage: { input: 6, output: 4 } });
+      const stream = an().messages.stream({
+        model: "gpt",
+        max_tokens: 50,
+        messages: [{ role: "user", content: "hi" }],
+      });
+      const final = await stream.finalMessage();
+      expect(final.content).toEqual([expect.objectContaining({ type: "text", text: "Streamed from GPT." })]);
+      expect(openai.requests[1]!.body.stream_options).toEqual({ include_usage: true });
+      const id = (await stream.withResponse()).response.headers.get("x-request-id")!;
+      expect(await rowOf(id)).toMatchObject({ status: "success", inputTokens: 6, outputTokens: 4 });
+    });
+  });
+
   describe("other endpoints", () => {
     it("/v1/embeddings: passed through, a ledger row with its tokens", async () => {
       const { data, response } = await oa()

@@ -93,8 +93,17 @@ export function planFor(
       upstream: "anthropic-messages",
       body: t.body,
       dropped: t.dropped,
-      convertJson: (answer) => anthropicMessageToOpenAIChat(answer, { model: String(answer.model ?? model) }),
-      streamTranslator: () => anthropicStreamToOpenAIChat({ model, includeUsage: callerWantsUsage }),
+      convertJson: (answer) =>
+        anthropicMessageToOpenAIChat(answer, {
+          model: String(answer.model ?? model),
+          structuredTool: t.structuredTool,
+        }),
+      streamTranslator: () =>
+        anthropicStreamToOpenAIChat({
+          model,
+          includeUsage: callerWantsUsage,
+          structuredTool: t.structuredTool,
+        }),
       hideUsage: false,
     };
   }
@@ -111,7 +120,7 @@ export function planFor(
     const t = anthropicToOpenAIChat(req.body, {
       ...options,
       maxTokensField: provider.type === "openai" ? "max_completion_tokens" : "max_tokens",
-    } as typeof options);
+    });
     const body = req.stream ? { ...t.body, stream: true, stream_options: { include_usage: true } } : t.body;
     return {
       upstream: "openai-chat",

@@ -10,6 +10,12 @@ export type UpstreamAnswer =
   | { kind: "json"; text: string; summary: AnswerSummary }
   | { kind: "stream"; session: StreamSession };
 
+/**
+ * The Messages API version a translated call (or a caller that names none) is sent with: the one the installed
+ * @anthropic-ai/sdk speaks, which the drawer's adapter uses and the translation table is written against.
+ */
+export const ANTHROPIC_VERSION = "2026-10-21";
+
 /** The provider's headers: its key (ours, never the caller's), and Anthropic's version and beta flags. */
 export function upstreamHeaders(
   provider: { type: ProviderType; apiKey?: string },
@@ -22,7 +28,7 @@ export function upstreamHeaders(
   };
   if (PROVIDER_FAMILY[provider.type] === "anthropic") {
     if (provider.apiKey) headers["x-api-key"] = provider.apiKey;
-    headers["anthropic-version"] = wire.headers?.anthropicVersion || "2023-06-01";
+    headers["anthropic-version"] = wire.headers?.anthropicVersion || ANTHROPIC_VERSION;
     if (plan.anthropicBeta) headers["anthropic-beta"] = plan.anthropicBeta;
   } else if (provider.apiKey) {
     headers.authorization = `Bearer ${provider.apiKey}`;

@@ -651,5 +651,8 @@ describe("Anthropic messages request -> OpenAI chat request", () => {
 describe("the field tables", () => {
   it("are what docs/translation.md shows", () => {
     expect(readFileSync("docs/translation.md", "utf8")).toContain(translationTablesMarkdown());
+    // The README's API section has the same tables (its headings a level lower).
+    const demoted = translationTablesMarkdown().replace(/^###? /gm, (h) => `##${h}`);
+    expect(readFileSync("README.md", "utf8")).toContain(demoted);
   });
 });
