@@ -14,6 +14,7 @@ export const CHROMIUM_ARGS = [
 ];
 /** The fake OpenAI server the e2e server starts; tests script it through /__control/enqueue. */
 export const FAKE_UPSTREAM = `http://127.0.0.1:${process.env.E2E_FAKE_PORT ?? 3191}`;
+export const FAKE_ANTHROPIC = `http://127.0.0.1:${process.env.E2E_ANTHROPIC_PORT ?? 3193}`;
 
 export default defineConfig({
   testDir: "tests/e2e",

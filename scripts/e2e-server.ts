@@ -11,6 +11,7 @@ import path from "node:path";
 import { databaseOptionsFromEnv, openDatabase } from "../db/client";
 import { prepareDatabase } from "../db/migrate";
 import { seedDemoData } from "../lib/demo";
+import { startFakeAnthropic } from "../tests/fakes/anthropic";
 import { startFakeOidc } from "../tests/fakes/oidc";
 import { startFakeOpenAI } from "../tests/fakes/openai";
 import { serverDatabase } from "../tests/helpers/server-database";
@@ -18,10 +19,12 @@ import { serverDatabase } from "../tests/helpers/server-database";
 const port = process.env.E2E_PORT ?? "3100";
 const fakePort = Number(process.env.E2E_FAKE_PORT ?? 3191);
 const oidcPort = Number(process.env.E2E_OIDC_PORT ?? 3192);
+const anthropicPort = Number(process.env.E2E_ANTHROPIC_PORT ?? 3193);
 const adminUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || "";
 const work = mkdtempSync(path.join(tmpdir(), "tollgate-e2e-"));
 
 const fake = await startFakeOpenAI(fakePort);
+const fakeAnthropic = await startFakeAnthropic(anthropicPort);
 // Next.js hands route handlers http://localhost:<port> whatever the Host (127.0.0.1 included), so without AUTH_URL
 // the redirect URI is on localhost, and the single sign-on tests browse on localhost.
 const oidc = await startFakeOidc({
@@ -43,6 +46,7 @@ writeFileSync(
     providers: {
       offline: { type: "offline", chunkDelayMs: 60 },
       fake: { type: "openai", baseUrl: fake.url, apiKeyEnv: "E2E_FAKE_OPENAI_KEY" },
+      "fake-anthropic": { type: "anthropic", baseUrl: fakeAnthropic.url, apiKeyEnv: "E2E_FAKE_OPENAI_KEY" },
       dead: { type: "openai", baseUrl: `http://127.0.0.1:${deadPort}/v1`, apiKeyEnv: "E2E_FAKE_OPENAI_KEY" },
     },
     models: {
@@ -53,6 +57,10 @@ writeFileSync(
       "gpt-fake": {
         label: "Fake GPT (test upstream)",
         candidates: [{ provider: "fake", model: "gpt-4o-mini" }],
+      },
+      "claude-fake": {
+        label: "Fake Claude (test upstream)",
+        candidates: [{ provider: "fake-anthropic", model: "claude-sonnet-4-5" }],
       },
       "gpt-fallback": {
         label: "Dead provider, then the fake",
@@ -106,6 +114,7 @@ async function stop(code: number) {
   await new Promise((resolve) => (server.exitCode === null ? server.once("exit", resolve) : resolve(null)));
   await dropDatabase().catch((error: Error) => console.error(`e2e cleanup failed: ${error.message}`));
   await fake.close();
+  await fakeAnthropic.close();
   await oidc.close();
   rmSync(work, { recursive: true, force: true });
   process.exit(code);

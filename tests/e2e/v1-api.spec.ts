@@ -33,10 +33,7 @@ test("a tenant admin creates an API key and the official OpenAI client uses it a
 
   // API calls reach the ledger in batches, a few milliseconds after the answer.
   await expect
-    .poll(
-      async () =>
-        (await (await page.request.get(`/api/agent/turns/${res._request_id}`)).json()).turn,
-    )
+    .poll(async () => (await (await page.request.get(`/api/agent/turns/${res._request_id}`)).json()).turn)
     .toMatchObject({ source: "api", status: "success" });
 
   expect((await page.request.delete(`/api/keys/${key.id}`)).status()).toBe(200);

@@ -26,13 +26,16 @@ export type { FakeProvider, FakeReply, FakeToolCall, FakeUsage, RecordedRequest 
 export const ANTHROPIC_DEFAULT_MODEL = "claude-sonnet-4-5-20250929";
 
 /** Base URL for `new Anthropic({ baseURL })` is `fake.url` (the SDK appends /v1/messages). */
-export function startFakeAnthropic(): Promise<FakeProvider> {
-  return startFakeServer({
-    route: "/v1/messages",
-    render,
-    validate: validateToolHistory,
-    routes: { "/v1/messages/count_tokens": { render: renderCountTokens, validate: validateToolHistory } },
-  });
+export function startFakeAnthropic(port = 0): Promise<FakeProvider> {
+  return startFakeServer(
+    {
+      route: "/v1/messages",
+      render,
+      validate: validateToolHistory,
+      routes: { "/v1/messages/count_tokens": { render: renderCountTokens, validate: validateToolHistory } },
+    },
+    port,
+  );
 }
 
 /**

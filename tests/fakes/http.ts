@@ -124,6 +124,8 @@ export async function startFakeServer(options: FakeServerOptions, listenPort = 0
       fallback = DEFAULT_REPLY;
       return sendJson(res, 200, { reset: true });
     }
+    // What the fake received, for tests in another process (the browser tests) to check what reached it.
+    if (req.method === "GET" && path === "/__control/requests") return sendJson(res, 200, { requests });
     const recorded: RecordedRequest = {
       method: req.method ?? "GET",
       path,

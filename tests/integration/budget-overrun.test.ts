@@ -208,7 +208,7 @@ describe.each(setups)(
       const { secret, key } = await keyWithHardBudget("overbilled", "0.002");
       // The provider ignores max_tokens and bills 50,000 output tokens (about $0.03).
       upstream.enqueue({ kind: "text", text: "far too long", usage: { input: 10, output: 50_000 } });
-      const { data, response } = await client(secret)
+      const { response } = await client(secret)
         .chat.completions.create({
           model: "team-gpt",
           messages: [{ role: "user", content: "hi" }],
