@@ -217,23 +217,16 @@ export class Gateway {
       }
       throw new GatewayError("connection", "the provider's stream ended before the answer was complete");
     } catch (error) {
-      const c = classify(error, clock.signal, req.signal);
-      if (c.errorClass !== "aborted" && countsAgainstDeployment(c.errorClass))
-        this.cooldown.recordFailure(key);
-      else this.cooldown.release(key);
-      const last = run.attempts[run.attempts.length - 1];
-      if (last) Object.assign(last, { outcome: "error", errorClass: c.errorClass, status: c.status });
-      const errorClass = c.errorClass === "aborted" ? "aborted" : "stream_interrupted";
       // What was streamed was generated, and billed: the ledger counts it, estimated where the provider had not said.
-      const sofar = usageSoFar(req, content, toolCalls, reported);
-      const counted = sofar.estimated ? " (tokens so far estimated from the text streamed)" : "";
-      const message =
-        errorClass === "aborted"
-          ? "the request was stopped"
-          : `the answer was cut off after it started: ${c.message}${counted}`;
-      const stamp = this.stamp(run, served, null, sofar.usage, run.firstTokenAt);
-      if (sofar.estimated) stamp.usageEstimated = true;
-      yield { type: "error", error: { class: errorClass, message, status: c.status }, stamp };
+      yield this.streamFailure(
+        run,
+        key,
+        clock,
+        req.signal,
+        error,
+        usageSoFar(req, content, toolCalls, reported),
+        (u) => this.stamp(run, served, null, u, run.firstTokenAt),
+      );
     } finally {
       // A consumer that stops reading (or Stop) ends the upstream request too.
       clock.dispose(finished ? undefined : new Error("stream closed by the caller"));
@@ -438,36 +431,19 @@ export class Gateway {
         },
       };
     } catch (error) {
-      const c = classify(error, clock.signal, wire.signal);
-      if (c.errorClass !== "aborted" && countsAgainstDeployment(c.errorClass))
-        this.cooldown.recordFailure(key);
-      else this.cooldown.release(key);
-      const last = run.attempts[run.attempts.length - 1];
-      if (last) Object.assign(last, { outcome: "error", errorClass: c.errorClass, status: c.status });
-      const errorClass = c.errorClass === "aborted" ? "aborted" : "stream_interrupted";
       const s = session.summary;
-      const sofar = usageSoFar(
-        { messages: [{ role: "user", content: JSON.stringify(wire.body) }] },
-        s.content,
-        s.toolCalls,
-        s.usage,
+      const estimateFrom = { messages: [{ role: "user" as const, content: JSON.stringify(wire.body) }] };
+      const failure = this.streamFailure(
+        run,
+        key,
+        clock,
+        wire.signal,
+        error,
+        usageSoFar(estimateFrom, s.content, s.toolCalls, s.usage),
+        (u) => stampOf(s, u),
       );
-      const stamp = stampOf(s, sofar.usage);
-      if (sofar.estimated) stamp.usageEstimated = true;
-      const counted = sofar.estimated ? " (tokens so far estimated from the text streamed)" : "";
-      yield {
-        type: "error",
-        error: {
-          class: errorClass,
-          message:
-            errorClass === "aborted"
-              ? "the request was stopped"
-              : `the answer was cut off after it started: ${c.message}${counted}`,
-          status: c.status,
-          ...((error as { relayed?: boolean }).relayed ? { relayed: true } : {}),
-        },
-        stamp,
-      };
+      if ((error as { relayed?: boolean }).relayed) failure.error.relayed = true;
+      yield failure;
     } finally {
       clock.dispose(finished ? undefined : new Error("stream closed by the caller"));
       if (!finished) {
@@ -475,6 +451,35 @@ export class Gateway {
         await session.cancel();
       }
     }
+  }
+
+  /**
+   * A stream that failed after its first token: the deployment is judged, the attempt marked, and what was
+   * streamed is counted (`sofar`), so the ledger has the tokens the provider will bill.
+   */
+  private streamFailure(
+    run: Run,
+    key: string,
+    clock: AttemptClock,
+    callerSignal: AbortSignal | undefined,
+    error: unknown,
+    sofar: { usage: Usage; estimated: boolean },
+    stampWith: (usage: Usage) => Stamp,
+  ): Extract<StreamEvent, { type: "error" }> {
+    const c = classify(error, clock.signal, callerSignal);
+    if (c.errorClass !== "aborted" && countsAgainstDeployment(c.errorClass)) this.cooldown.recordFailure(key);
+    else this.cooldown.release(key);
+    const last = run.attempts[run.attempts.length - 1];
+    if (last) Object.assign(last, { outcome: "error", errorClass: c.errorClass, status: c.status });
+    const errorClass = c.errorClass === "aborted" ? "aborted" : "stream_interrupted";
+    const counted = sofar.estimated ? " (tokens so far estimated from the text streamed)" : "";
+    const stamp = stampWith(sofar.usage);
+    if (sofar.estimated) stamp.usageEstimated = true;
+    const message =
+      errorClass === "aborted"
+        ? "the request was stopped"
+        : `the answer was cut off after it started: ${c.message}${counted}`;
+    return { type: "error", error: { class: errorClass, message, status: c.status }, stamp };
   }
 
   // --- routing ---------------------------------------------------------------------------------------------

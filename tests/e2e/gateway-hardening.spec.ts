@@ -4,16 +4,7 @@ import { expect, type Page, test } from "@playwright/test";
 import OpenAI from "openai";
 import { FAKE_UPSTREAM } from "../../playwright.config";
 import { postEndless } from "../helpers/endless-body";
-import { signInAs } from "./pages";
-
-async function apiKey(page: Page, baseURL: string | undefined, name: string): Promise<string> {
-  const created = await page.request.post("/api/keys", {
-    data: { name },
-    headers: { origin: baseURL ?? "" },
-  });
-  expect(created.status()).toBe(201);
-  return (await created.json()).secret;
-}
+import { apiKey, signInAs } from "./pages";
 
 const ledgerRow = (page: Page, turnId: string) =>
   expect.poll(async () => (await (await page.request.get(`/api/agent/turns/${turnId}`)).json()).turn);

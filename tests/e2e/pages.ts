@@ -51,3 +51,13 @@ export async function signInAs(page: Page, email: string) {
   await expect(page).toHaveURL((url) => url.pathname === "/");
   await expect(page.getByTestId("user-menu")).toBeVisible();
 }
+
+/** A new API key of the signed-in admin's tenant (its secret, shown once). */
+export async function apiKey(page: Page, baseURL: string | undefined, name: string): Promise<string> {
+  const created = await page.request.post("/api/keys", {
+    data: { name },
+    headers: { origin: baseURL ?? "" },
+  });
+  expect(created.status()).toBe(201);
+  return (await created.json()).secret;
+}

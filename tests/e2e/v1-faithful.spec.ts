@@ -4,16 +4,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { expect, type Page, test } from "@playwright/test";
 import OpenAI from "openai";
 import { FAKE_ANTHROPIC, FAKE_UPSTREAM } from "../../playwright.config";
-import { signInAs } from "./pages";
-
-async function apiKey(page: Page, baseURL: string | undefined, name: string): Promise<string> {
-  const created = await page.request.post("/api/keys", {
-    data: { name },
-    headers: { origin: baseURL ?? "" },
-  });
-  expect(created.status()).toBe(201);
-  return (await created.json()).secret;
-}
+import { apiKey, signInAs } from "./pages";
 
 type Recorded = { path: string; headers: Record<string, string>; body: Record<string, unknown> };
 const received = async (page: Page, fake: string): Promise<Recorded[]> =>
