@@ -13,7 +13,13 @@ import { AttemptClock } from "./attempt";
 import { type Candidate, type GatewayConfig, own, ownMap, type ProviderConfig } from "./config";
 import { CooldownTracker } from "./cooldown";
 import { type Classified, classify, countsAgainstDeployment, decide, GatewayError } from "./errors";
-import { DEFAULT_BASE_URL, PROVIDER_FAMILY, summariseAnswer, UPSTREAM_PATH } from "./forward/formats";
+import {
+  type AnswerSummary,
+  DEFAULT_BASE_URL,
+  PROVIDER_FAMILY,
+  summariseAnswer,
+  UPSTREAM_PATH,
+} from "./forward/formats";
 import { inProcessResponse } from "./forward/in-process";
 import { isUsageOnlyChunk, type Plan, planFor, type WireRequest, withoutNullUsage } from "./forward/plan";
 import { frame, type ParsedEvent } from "./forward/sse";
@@ -295,15 +301,7 @@ export class Gateway {
     };
     if (upstream.kind === "json") {
       yield { type: "bytes", data: upstream.text };
-      const s = upstream.summary;
-      yield {
-        type: "done",
-        response: {
-          message: { role: "assistant", content: s.content, toolCalls: s.toolCalls },
-          finishReason: s.finishReason,
-          stamp: stampOf(s),
-        },
-      };
+      yield answered(upstream.summary, stampOf(upstream.summary));
       return;
     }
     if (!clock) throw new Error("a streamed attempt without its clock");
@@ -421,15 +419,7 @@ export class Gateway {
       }
       finished = true;
       this.cooldown.recordSuccess(key);
-      const s = session.summary;
-      yield {
-        type: "done",
-        response: {
-          message: { role: "assistant", content: s.content, toolCalls: s.toolCalls },
-          finishReason: s.finishReason,
-          stamp: stampOf(s),
-        },
-      };
+      yield answered(session.summary, stampOf(session.summary));
     } catch (error) {
       const s = session.summary;
       const estimateFrom = { messages: [{ role: "user" as const, content: JSON.stringify(wire.body) }] };
@@ -700,6 +690,19 @@ type Run = {
   firstTokenAt: number | null;
   elapsed(): number;
 };
+
+/** The `done` event of a wire call: what its answer said (for the audit) and its stamp. */
+const answered = (
+  s: Pick<AnswerSummary, "content" | "toolCalls" | "finishReason">,
+  stamp: Stamp,
+): StreamEvent => ({
+  type: "done",
+  response: {
+    message: { role: "assistant", content: s.content, toolCalls: s.toolCalls },
+    finishReason: s.finishReason,
+    stamp,
+  },
+});
 
 const deploymentKey = (c: Candidate) => `${c.provider}/${c.model}`;
 

@@ -1,7 +1,5 @@
 // The faithful gateway: what the official SDKs send reaches the provider whole (or translated, or refused by
 // name), what the provider answers reaches them whole, and every call is a ledger row with its usage.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import Anthropic from "@anthropic-ai/sdk";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
@@ -11,17 +9,14 @@ import { createApiKey } from "@/features/keys/server/keys";
 import { saveLimits } from "@/features/limits/server/settings";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
-import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
-import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
-import { PostgresCounters } from "@/lib/pipeline/counters";
-import { Pipeline } from "@/lib/pipeline/pipeline";
-import { createV1Handler } from "@/lib/v1/handler";
-import { serveFetchHandler } from "@/server/serve";
+import type { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
+import type { CounterStore } from "@/lib/pipeline/counters";
 import { startFakeAnthropic } from "../fakes/anthropic";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { startLeanApi } from "../helpers/lean-api";
 
 /** Every OpenAI chat field the issue names, and some the gateway has never heard of. */
 const EVERY_FIELD = {
@@ -126,14 +121,14 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;
   let openai: FakeProvider;
   let anthropic: FakeProvider;
-  let server: Server;
+  let closeApi: () => Promise<void>;
   let root: string;
   let secret: string;
   let keyId: string;
   let acme: string;
   let admin: string;
   let recorder: BatchedGovernanceRecorder;
-  let counters: PostgresCounters;
+  let counters: CounterStore;
 
   beforeAll(async () => {
     app = await useSeededAppDatabase(kind);
@@ -167,26 +162,9 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
         {},
       ),
     );
-    const db = async () => app.db;
-    recorder = new BatchedGovernanceRecorder(db);
-    counters = new PostgresCounters(db);
-    server = createServer(
-      serveFetchHandler(
-        createV1Handler({
-          db,
-          gateway: () => gateway,
-          pipeline: new Pipeline({
-            db,
-            gateway: () => gateway,
-            counters: () => counters,
-            cache: () => new PostgresResponseCache(db),
-          }),
-          recorder,
-        }),
-      ),
-    );
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const api = await startLeanApi(app.db, gateway);
+    ({ root, recorder, counters } = api);
+    closeApi = api.close;
     acme = await app.tenantId("acme");
     admin = await app.userId("admin@acme.test");
     const created = await createApiKey(app.db, { tenantId: acme, name: "faithful app", createdBy: admin });
@@ -194,7 +172,7 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
     keyId = created.key.id;
   });
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await closeApi();
     await openai.close();
     await anthropic.close();
     await app.close();

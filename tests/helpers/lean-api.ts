@@ -1,0 +1,43 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Database } from "@/db";
+import type { Gateway } from "@/lib/gateway/gateway";
+import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
+import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
+import { type CounterStore, PostgresCounters } from "@/lib/pipeline/counters";
+import { Pipeline } from "@/lib/pipeline/pipeline";
+import { createV1Handler } from "@/lib/v1/handler";
+import { serveFetchHandler } from "@/server/serve";
+
+/**
+ * The /v1 handler behind the lean server on a free port, over a test's database and gateway, with the batched
+ * recorder the product uses (flush it before reading the ledger).
+ */
+export async function startLeanApi(database: Database, gateway: Gateway, counters?: CounterStore) {
+  const db = async () => database;
+  const recorder = new BatchedGovernanceRecorder(db);
+  const store = counters ?? new PostgresCounters(db);
+  const server = createServer(
+    serveFetchHandler(
+      createV1Handler({
+        db,
+        gateway: () => gateway,
+        pipeline: new Pipeline({
+          db,
+          gateway: () => gateway,
+          counters: () => store,
+          cache: () => new PostgresResponseCache(db),
+        }),
+        recorder,
+      }),
+    ),
+  );
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    /** http://127.0.0.1:port (OpenAI's clients take `${root}/v1`, Anthropic's the root). */
+    root: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    recorder,
+    counters: store,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
