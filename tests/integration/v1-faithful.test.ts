@@ -715,6 +715,36 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
       expect(res.headers.get("x-ratelimit-remaining-tokens")).toBe("10000");
     });
 
+    it("a hard budget governs /v1/messages too, refused in Anthropic's shape before anything is sent", async () => {
+      const created = await createApiKey(app.db, { tenantId: acme, name: "tiny budget", createdBy: admin });
+      await saveLimits(
+        app.db,
+        counters,
+        acme,
+        {
+          scope: "key",
+          subjectId: created.key.id,
+          requestsPerMinute: null,
+          tokensPerMinute: null,
+          dailySoftUsd: null,
+          dailyHardUsd: "0.000001",
+          monthlySoftUsd: null,
+          monthlyHardUsd: null,
+        },
+        admin,
+      );
+      const claude = new Anthropic({ apiKey: created.secret, baseURL: root, maxRetries: 0 });
+      const refused = await claude.messages
+        .create({ model: "claude", max_tokens: 1000, messages: [{ role: "user", content: "hi" }] })
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Anthropic.RateLimitError);
+      expect((refused as InstanceType<typeof Anthropic.RateLimitError>).error).toMatchObject({
+        type: "error",
+        error: { type: "rate_limit_error", message: expect.stringContaining("budget") },
+      });
+      expect(anthropic.requests).toHaveLength(0);
+    });
+
     it("attributes spend to the end user and tags the caller names", async () => {
       const res = await post(
         "/v1/chat/completions",
