@@ -154,6 +154,7 @@ export function DataTable(props: {
               {row.getVisibleCells().map((cell) => (
                 <td
                   key={cell.id}
+                  data-field={cell.column.id}
                   className={`px-3 py-2 align-top whitespace-nowrap ${alignOfColumn(cell.column.id, byField.get(cell.column.id))}`}
                 >
                   {flexRender(cell.column.columnDef.cell, cell.getContext())}

@@ -28,7 +28,7 @@ test.describe("the schema-driven admin pages", () => {
     await page.locator('[data-testid="segment-tab"][data-value="failed"]').click();
     await expect(page).toHaveURL(/segment=failed/);
     await expect(rows(page).first()).toBeVisible();
-    const statuses = await rows(page).locator("td:nth-child(3)").allTextContents();
+    const statuses = await rows(page).locator('td[data-field="status"]').allTextContents();
     expect(statuses.every((s) => s.includes("failed"))).toBe(true);
     expect(statuses.length).toBeLessThan(all);
 
@@ -37,7 +37,7 @@ test.describe("the schema-driven admin pages", () => {
     await page.getByTestId("filter-apply").click();
     await expect(page).toHaveURL(/f\.servedModel=gpt-4o-mini/);
     await expect(rows(page).first()).toBeVisible();
-    const models = await rows(page).locator("td:nth-child(5)").allTextContents();
+    const models = await rows(page).locator('td[data-field="servedModel"]').allTextContents();
     expect(models.every((m) => m === "gpt-4o-mini")).toBe(true);
     await page.goBack();
     await expect(page).not.toHaveURL(/f\.servedModel/);

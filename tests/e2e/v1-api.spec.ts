@@ -93,9 +93,14 @@ test("limits, budgets and the response cache hold against the running app, each 
 
   // 50 calls race for a daily budget with room for 10: at most 10 get through.
   const racer = await newKey("e2e racer");
-  const messages = [{ role: "user", content: "race" }];
-  // The pipeline reserves input at 2 UTF-8 bytes a token (ASCII here: bytes = characters).
-  const inputTokens = Math.ceil(JSON.stringify(messages).length / 2);
+  // The pipeline reserves a /v1 call's input at 2 UTF-8 bytes a token of its whole body, as the SDK sends it
+  // (ASCII here: bytes = characters), held as one message.
+  const sent = JSON.stringify({
+    model: "gpt-fake",
+    messages: [{ role: "user", content: "race" }],
+    max_tokens: 40,
+  });
+  const inputTokens = Math.ceil(JSON.stringify([{ role: "user", content: sent }]).length / 2);
   const perCall = (inputTokens * 0.15 + 40 * 0.6) / 1e6; // gpt-4o-mini list prices per token, as the fake serves
   await setLimits(racer.key.id, { dailyHardUsd: (perCall * 10).toFixed(10) });
   const reply = { kind: "text", text: "done", usage: { input: inputTokens, output: 40 }, delayMs: 300 };
