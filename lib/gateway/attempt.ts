@@ -35,9 +35,12 @@ export class AttemptClock {
     return this.controller.signal;
   }
 
+  /** The provider started answering: the connect timer stops. */
+  readonly headersArrived = (): void => clearTimeout(this.connectTimer);
+
   /** Runs adapter code so that our fetch wrapper can stop the connect timer when headers arrive. */
   run<T>(fn: () => T): T {
-    return attemptHooks.run({ onResponse: () => clearTimeout(this.connectTimer) }, fn);
+    return attemptHooks.run({ onResponse: this.headersArrived }, fn);
   }
 
   /** The first token arrived: from now on the same budget bounds each gap between chunks (a stalled stream). */

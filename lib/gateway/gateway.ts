@@ -1,12 +1,6 @@
-import {
-  type AdapterEvent,
-  type AdapterRequest,
-  type AdapterResult,
-  attemptHooks,
-  type ModelAdapter,
-  observedFetch,
-} from "./adapters/adapter";
+import type { AdapterEvent, AdapterRequest, AdapterResult, ModelAdapter } from "./adapters/adapter";
 import { AnthropicAdapter } from "./adapters/anthropic";
+import { nodeRequest } from "./adapters/node-fetch";
 import { OfflineAdapter } from "./adapters/offline";
 import { OpenAIAdapter } from "./adapters/openai";
 import { AttemptClock } from "./attempt";
@@ -24,6 +18,7 @@ import { inProcessResponse } from "./forward/in-process";
 import { isUsageOnlyChunk, type Plan, planFor, type WireRequest, withoutNullUsage } from "./forward/plan";
 import { frame, type ParsedEvent } from "./forward/sse";
 import {
+  replyOf,
   StreamSession,
   streamErrorClass,
   type UpstreamAnswer,
@@ -270,7 +265,7 @@ export class Gateway {
             e.param = error.field;
             throw e;
           }
-          const upstream = await clock.run(() => this.openUpstream(served, plan, wire, clock));
+          const upstream = await this.openUpstream(served, plan, wire, clock);
           if (wire.stream) clock.firstToken();
           return { plan, upstream };
         },
@@ -317,16 +312,21 @@ export class Gateway {
   ): Promise<UpstreamAnswer> {
     const family = PROVIDER_FAMILY[served.provider.type];
     const injected = this.injected.has(served.candidate.provider);
-    const res =
+    // Offline and test adapters answer in-process, inside the attempt's hooks (they stop its connect timer).
+    const reply =
       served.provider.type === "offline" || injected
-        ? await inProcessResponse(
-            this.adapterFor(served),
-            plan.body,
-            served.candidate.model,
-            wire.stream,
-            clock.signal,
+        ? await replyOf(
+            await clock.run(() =>
+              inProcessResponse(
+                this.adapterFor(served),
+                plan.body,
+                served.candidate.model,
+                wire.stream,
+                clock.signal,
+              ),
+            ),
           )
-        : await observedFetch(
+        : await nodeRequest(
             `${(served.provider.baseUrl ?? DEFAULT_BASE_URL[family]).replace(/\/+$/, "")}${UPSTREAM_PATH[plan.upstream]}`,
             {
               method: "POST",
@@ -334,11 +334,14 @@ export class Gateway {
               body: JSON.stringify(plan.body),
               signal: clock.signal,
             },
+            clock.headersArrived,
           );
-    attemptHooks.getStore()?.onResponse();
-    if (!res.ok) throw await upstreamError(res);
+    clock.headersArrived();
+    if (reply.status < 200 || reply.status > 299) throw await upstreamError(reply);
     if (!wire.stream) {
-      const text = await res.text();
+      if (reply.kind !== "whole")
+        throw new GatewayError("server", "the provider answered with an event stream to a JSON request", 502);
+      const text = reply.body.toString("utf8");
       let answer: Json;
       try {
         answer = JSON.parse(text) as Json;
@@ -358,10 +361,9 @@ export class Gateway {
         );
       }
     }
-    if (!res.body || !/text\/event-stream/.test(res.headers.get("content-type") ?? ""))
+    if (reply.kind !== "stream")
       throw new GatewayError("server", "the provider did not answer with an event stream", 502);
-    const reader = res.body.getReader();
-    const session = new StreamSession(reader, plan.upstream);
+    const session = new StreamSession(reply.body, plan.upstream);
     // Up to the first event of the answer itself: an error before it is still the candidate's failure, and
     // another may be tried; what came before (Anthropic's message_start) is kept for the caller.
     await session.readPreamble();

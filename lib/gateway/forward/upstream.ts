@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import type { NodeReply } from "../adapters/node-fetch";
 import { GatewayError } from "../errors";
 import type { Json } from "../translate/types";
 import type { GatewayErrorClass, ProviderType } from "../types";
@@ -37,19 +39,49 @@ export function upstreamHeaders(
 }
 
 /** A provider's error answer as the classifier reads it: its status, headers and body (the SDKs' shape). */
-export async function upstreamError(res: Response): Promise<Error> {
-  const text = await res.text().catch(() => "");
+export async function upstreamError(reply: NodeReply): Promise<Error> {
+  const text = await wholeText(reply).catch(() => "");
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    body = { message: text.slice(0, 500) || res.statusText };
+    body = { message: text.slice(0, 500) || reply.statusText };
   }
   const message =
     ((body as { error?: { message?: unknown } }).error?.message as string | undefined) ??
     ((body as { message?: unknown }).message as string | undefined) ??
-    `HTTP ${res.status}`;
-  return Object.assign(new Error(String(message)), { status: res.status, headers: res.headers, error: body });
+    `HTTP ${reply.status}`;
+  return Object.assign(new Error(String(message)), {
+    status: reply.status,
+    headers: reply.headers,
+    error: body,
+  });
+}
+
+/** A reply's body as text (an error answered as an event stream is read to its end, up to 64 KiB). */
+async function wholeText(reply: NodeReply): Promise<string> {
+  if (reply.kind === "whole") return reply.body.toString("utf8");
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of reply.body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > 65_536) break;
+  }
+  reply.body.destroy();
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** An in-process answer (the offline adapter, a test's) in the shape node:http gives the gateway. */
+export async function replyOf(res: Response): Promise<NodeReply> {
+  const meta = { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers) };
+  if (res.body && /text\/event-stream/.test(res.headers.get("content-type") ?? ""))
+    return {
+      ...meta,
+      kind: "stream",
+      body: Readable.fromWeb(res.body as import("node:stream/web").ReadableStream),
+    };
+  return { ...meta, kind: "whole", body: Buffer.from(await res.arrayBuffer()) };
 }
 
 /** The class of an error event inside a stream, by the type the provider gave it. */
@@ -71,15 +103,17 @@ export class StreamSession {
   readonly summary: StreamSummary;
   private readonly sse = new SseReader();
   private readonly decoder = new TextDecoder();
+  private readonly chunks: AsyncIterator<Buffer>;
   private readonly data = new WeakMap<ParsedEvent, Json | "[DONE]">();
   private buffered: ParsedEvent[] = [];
   private ended = false;
 
   constructor(
-    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly body: Readable,
     private readonly format: WireFormat,
   ) {
     this.summary = new StreamSummary(format);
+    this.chunks = body[Symbol.asyncIterator]();
   }
 
   /** An event's data as JSON (or `[DONE]`); text that is not JSON is passed on and not read. */
@@ -112,7 +146,7 @@ export class StreamSession {
   /** The next events (at least one), or undefined when the stream has ended. */
   async next(): Promise<ParsedEvent[] | undefined> {
     while (!this.ended) {
-      const { done, value } = await this.reader.read();
+      const { done, value } = await this.chunks.next();
       const events = done
         ? [...this.sse.push(this.decoder.decode()), ...this.sse.end()]
         : this.sse.push(this.decoder.decode(value, { stream: true }));
@@ -124,7 +158,7 @@ export class StreamSession {
   }
 
   async cancel(): Promise<void> {
-    await this.reader.cancel().catch(() => undefined);
+    this.body.destroy();
   }
 
   private read(event: ParsedEvent): void {
