@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { v7 as uuidv7 } from "uuid";
+import { log } from "@/lib/core/log";
 import { apiBodyLimits, declaredTooLarge, tooLarge } from "@/lib/http/limits";
+import { type ApiAnswer, type ApiHandler, jsonAnswer, pathOf } from "@/lib/v1/exchange";
 
 /**
  * Reads a request body whole (API requests are small, and one Buffer is far cheaper than a web stream), or
@@ -24,96 +26,113 @@ function readBody(incoming: IncomingMessage, maxBytes: number): Promise<Buffer |
 }
 
 /**
- * Answers 413 in OpenAI's error shape without calling the handler (nothing goes upstream). The client may still
- * be sending: up to `maxBytes` more are read and dropped so it can read the answer instead of a reset, and a
- * body longer than that (or endless) has its connection closed.
+ * Refuses a body past the limit (413) without calling the handler (nothing goes upstream). The client may still
+ * be sending: up to `maxBytes` more are read and dropped so it can read the answer instead of a reset, and a body
+ * longer than that (or endless) has its connection closed.
  */
-function refuseTooLarge(incoming: IncomingMessage, outgoing: ServerResponse, maxBytes: number): void {
+function refuseTooLarge(
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  maxBytes: number,
+  answer: ApiAnswer,
+): Promise<void> {
   let dropped = 0;
   incoming.on("data", (chunk: Buffer) => {
     dropped += chunk.length;
     if (dropped > maxBytes) incoming.socket.destroy();
   });
   incoming.resume();
-  const body = JSON.stringify({
-    error: {
-      message: `${tooLarge(maxBytes).message.replace(/^t/, "T")}.`,
-      type: "invalid_request_error",
-      param: null,
-      code: "request_too_large",
-    },
-  });
-  outgoing.writeHead(413, {
-    "content-type": "application/json",
-    "content-length": String(Buffer.byteLength(body)),
-    "x-request-id": uuidv7(),
-  });
-  outgoing.end(body);
+  return write(outgoing, answer);
 }
 
+/** OpenAI's 413, for a handler that does not say how its dialect refuses one. */
+const openAITooLarge = (_path: string, maxBytes: number): ApiAnswer =>
+  jsonAnswer(
+    413,
+    {
+      error: {
+        message: `${tooLarge(maxBytes).message.replace(/^t/, "T")}.`,
+        type: "invalid_request_error",
+        param: null,
+        code: "request_too_large",
+      },
+    },
+    { "x-request-id": uuidv7() },
+  );
+
 /**
- * Adapts a fetch-style handler to node:http: the request body is read whole (up to `maxBodyBytes`, by default
- * `MAX_BODY_BYTES`: past it, 413), a streamed answer (SSE) is written as it comes and anything else in one write
- * with its length; the request is aborted when the client leaves.
+ * Serves a transport-neutral handler (lib/v1/exchange.ts) from node:http, with nothing in between: the body is
+ * read whole (up to `maxBodyBytes`, by default `MAX_BODY_BYTES`: past it, `tooLarge` answers 413), the request's
+ * headers are node's own object, a whole answer is one write with its length, and an event stream is written
+ * chunk by chunk as the handler yields them. The call's signal aborts when the client leaves.
  */
-export function serveFetchHandler(
-  handler: (req: Request) => Promise<Response>,
-  options: { maxBodyBytes?: number } = {},
+export function serveApi(
+  handler: ApiHandler,
+  options: { maxBodyBytes?: number; tooLarge?: (path: string, maxBytes: number) => ApiAnswer } = {},
 ) {
   const maxBodyBytes = options.maxBodyBytes ?? apiBodyLimits().maxBytes;
-  return async (incoming: IncomingMessage, outgoing: ServerResponse) => {
+  const refusal = options.tooLarge ?? openAITooLarge;
+  return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
+    void serveOne(incoming, outgoing).catch((error: unknown) => {
+      log.error({ err: error }, "could not write an answer");
+      outgoing.destroy();
+    });
+  };
+
+  async function serveOne(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const controller = new AbortController();
     outgoing.on("close", () => {
       if (!outgoing.writableFinished) controller.abort();
     });
-    const url = `http://${incoming.headers.host ?? "localhost"}${incoming.url ?? "/"}`;
-    const hasBody = incoming.method !== "GET" && incoming.method !== "HEAD";
-    let body: Buffer | null | undefined;
-    try {
-      body = hasBody ? await readBody(incoming, maxBodyBytes) : undefined;
-    } catch {
-      // The client went away mid-upload: nobody is left to answer.
-      return void incoming.socket.destroy();
+    const method = incoming.method ?? "GET";
+    const path = pathOf(incoming.url ?? "/");
+    let body: Buffer | null = null;
+    if (method !== "GET" && method !== "HEAD") {
+      try {
+        body = await readBody(incoming, maxBodyBytes);
+      } catch {
+        // The client went away mid-upload: nobody is left to answer.
+        return void incoming.socket.destroy();
+      }
+      if (body === null) return refuseTooLarge(incoming, outgoing, maxBodyBytes, refusal(path, maxBodyBytes));
     }
-    if (body === null) return refuseTooLarge(incoming, outgoing, maxBodyBytes);
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(incoming.headers))
-      if (typeof value === "string") headers.set(name, value);
-      else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    const request = new Request(url, {
-      method: incoming.method,
-      headers,
-      body: body as unknown as BodyInit | undefined,
-      signal: controller.signal,
-    });
-    let response: Response;
+    let answer: ApiAnswer;
     try {
-      response = await handler(request);
+      answer = await handler({ method, path, headers: incoming.headers, body, signal: controller.signal });
     } catch (error) {
       // A handler that throws must not take the server down with it.
-      console.error(error);
-      response = Response.json(
-        { error: { message: "internal error", type: "server_error" } },
-        { status: 500 },
-      );
+      log.error({ err: error }, "handler failed");
+      answer = jsonAnswer(500, { error: { message: "internal error", type: "server_error" } });
     }
-    const head = Object.fromEntries(response.headers);
-    if (!response.body) {
-      outgoing.writeHead(response.status, head);
-      return outgoing.end();
-    }
-    if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
-      const body = Buffer.from(await response.arrayBuffer());
-      outgoing.writeHead(response.status, { ...head, "content-length": String(body.length) });
-      return outgoing.end(body);
-    }
-    outgoing.writeHead(response.status, head);
-    const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      outgoing.write(value);
-    }
-    outgoing.end();
-  };
+    await write(outgoing, answer);
+  }
 }
+
+/** Writes an answer: a whole body in one write with its length; a stream's chunks as they come. */
+async function write(outgoing: ServerResponse, answer: ApiAnswer): Promise<void> {
+  const { status, headers, body } = answer;
+  if (body === null || typeof body === "string") {
+    const text = body ?? "";
+    headers["content-length"] = String(Buffer.byteLength(text));
+    outgoing.writeHead(status, headers);
+    outgoing.end(text);
+    return;
+  }
+  outgoing.writeHead(status, headers);
+  // Every chunk is read, also once the client has gone: the handler records the call when its stream ends.
+  for await (const chunk of body) {
+    if (outgoing.destroyed) continue;
+    if (!outgoing.write(chunk)) await drained(outgoing);
+  }
+  if (!outgoing.destroyed) outgoing.end();
+}
+
+/** Resolves when the socket can take more, or has closed. */
+const drained = (outgoing: ServerResponse) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      outgoing.off("drain", done).off("close", done);
+      resolve();
+    };
+    outgoing.on("drain", done).on("close", done);
+  });

@@ -9,10 +9,14 @@ const text = (value: unknown) => (typeof value === "string" && value.trim() ? va
  * (chat, Responses, embeddings) or Anthropic's `metadata.user_id`; `x-tollgate-tags` (comma-separated); OpenAI's
  * `metadata` map. The request itself is not changed by any of it. Sizes are bounded where it is stored.
  */
-export function attributionOf(format: WireFormat, body: Json, headers: Headers): ApiAttribution {
+export function attributionOf(
+  format: WireFormat,
+  body: Json,
+  header: (name: string) => string | undefined,
+): ApiAttribution {
   const metadata = body.metadata && typeof body.metadata === "object" ? (body.metadata as Json) : null;
   const fromBody = format === "anthropic-messages" ? text(metadata?.user_id) : text(body.user);
-  const tags = (headers.get("x-tollgate-tags") ?? "")
+  const tags = (header("x-tollgate-tags") ?? "")
     .split(",")
     .map((t) => t.trim())
     .filter(Boolean);
@@ -23,7 +27,7 @@ export function attributionOf(format: WireFormat, body: Json, headers: Headers):
         )
       : null;
   return {
-    endUser: text(headers.get("x-tollgate-end-user")) ?? fromBody,
+    endUser: text(header("x-tollgate-end-user")) ?? fromBody,
     tags: [...new Set(tags)],
     metadata: strings && Object.keys(strings).length ? strings : null,
   };

@@ -1,12 +1,14 @@
 import type { CallError } from "@/lib/pipeline/errors";
 import { CALL_ERROR_STATUS } from "@/lib/pipeline/errors";
+import { type ApiAnswer, jsonAnswer } from "./exchange";
 import { callErrorResponse, openAIError } from "./openai-shapes";
 
 /** How /v1 speaks to a caller: OpenAI's error bodies, or Anthropic's on /v1/messages. */
 export type Dialect = {
   name: "openai" | "anthropic";
-  error(status: number, message: string, code: string | null, param?: string | null): Response;
-  callError(error: CallError, headers: Headers): Response;
+  error(status: number, message: string, code: string | null, param?: string | null): ApiAnswer;
+  /** A call's failure before its first byte; `headers` (the call's own) go with it. */
+  callError(error: CallError, headers: Record<string, string>): ApiAnswer;
   /** An error written into a stream that had started, in the caller's framing. */
   streamError(error: CallError): string;
 };
@@ -31,18 +33,16 @@ function anthropicType(status: number): string {
   return status < 500 ? "invalid_request_error" : "api_error";
 }
 
-const anthropicError = (status: number, message: string) =>
-  Response.json({ type: "error", error: { type: anthropicType(status), message } }, { status });
+const anthropicError = (status: number, message: string, headers: Record<string, string> = {}) =>
+  jsonAnswer(status, { type: "error", error: { type: anthropicType(status), message } }, headers);
 
 export const ANTHROPIC: Dialect = {
   name: "anthropic",
   error: (status, message) => anthropicError(status, message),
   callError(error, headers) {
-    if (error.retryAfterSeconds !== undefined) headers.set("retry-after", String(error.retryAfterSeconds));
-    if (error.class === "budget_exceeded") headers.set("x-should-retry", "false");
-    const res = anthropicError(CALL_ERROR_STATUS[error.class], error.message);
-    for (const [name, value] of headers) res.headers.set(name, value);
-    return res;
+    if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+    if (error.class === "budget_exceeded") headers["x-should-retry"] = "false";
+    return anthropicError(CALL_ERROR_STATUS[error.class], error.message, headers);
   },
   streamError: (error) =>
     `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: error.class === "rate_limited" ? "rate_limit_error" : "api_error", message: error.message } })}\n\n`,

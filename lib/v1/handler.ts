@@ -6,7 +6,7 @@ import { describeRequest, offeredTools, type WireFormat } from "@/lib/gateway/fo
 import type { Gateway } from "@/lib/gateway/gateway";
 import type { Json } from "@/lib/gateway/translate/types";
 import { type Stamp, ZERO_USAGE } from "@/lib/gateway/types";
-import { apiBodyLimits, jsonDepthExceeds, tooDeep } from "@/lib/http/limits";
+import { apiBodyLimits, jsonDepthExceeds, tooDeep, tooLarge } from "@/lib/http/limits";
 import { findApiKey, type ResolvedKey } from "@/lib/keys/api-keys";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import { rateLimitHeaders } from "@/lib/pipeline/rate-limit-headers";
@@ -16,6 +16,14 @@ import type { ApiAttribution, TurnObserver } from "@/lib/turns/observer";
 import { attributionOf } from "./attribution";
 import { budgetView } from "./budget-view";
 import { ANTHROPIC, type Dialect, OPENAI } from "./dialects";
+import {
+  type ApiAnswer,
+  type ApiHandler,
+  type ApiRequest,
+  appendHeader,
+  headerOf,
+  webHandler,
+} from "./exchange";
 import { countTokens, getModel, listModels } from "./models";
 import { readBody } from "./read-body";
 
@@ -38,29 +46,49 @@ const ENDPOINTS: Record<string, { format: WireFormat; dialect: Dialect }> = {
 export const dialectOf = (path: string): Dialect => (/\/v1\/messages(\/|$)/.test(path) ? ANTHROPIC : OPENAI);
 
 /**
- * The OpenAI- and Anthropic-compatible API as a plain `(Request) => Response` handler: Next mounts it under /v1,
- * and the lean server (`npm run gateway`) serves it from plain Node. Every model call is a ledger row (source
- * api) with its audit; its request goes upstream whole, or translated, or is refused with a 400 naming the field.
+ * The OpenAI- and Anthropic-compatible API, transport-neutral (see exchange.ts): the lean server (`npm run
+ * gateway`) serves it straight from node:http, Next mounts it under /v1 through `createV1Handler`. Every model
+ * call is a ledger row (source api) with its audit; its request goes upstream whole, or translated, or is refused
+ * with a 400 naming the field.
  */
-export function createV1Handler(deps: V1Deps): (req: Request) => Promise<Response> {
+export function createV1Core(deps: V1Deps): ApiHandler {
   return async (req) => {
-    const path = new URL(req.url).pathname.replace(/\/+$/, "");
     // Always our own id (a call's ledger row id): a client's x-request-id is only logged beside it.
     const requestId = uuidv7();
-    let res: Response;
+    let res: ApiAnswer;
     try {
-      res = await answer(req, path, requestId, deps);
+      res = await answer(req, requestId, deps);
     } catch (error) {
-      const clientRequestId = req.headers.get("x-request-id")?.slice(0, 200) || undefined;
+      const clientRequestId = headerOf(req, "x-request-id")?.slice(0, 200) || undefined;
       log.error({ err: error, requestId, clientRequestId }, "/v1 request failed");
-      res = dialectOf(path).error(500, `internal error (request id ${requestId})`, "internal_error");
+      res = dialectOf(req.path).error(500, `internal error (request id ${requestId})`, "internal_error");
     }
-    res.headers.set("x-request-id", requestId);
+    res.headers["x-request-id"] = requestId;
     return res;
   };
 }
 
-async function answer(req: Request, path: string, requestId: string, deps: V1Deps): Promise<Response> {
+/** A body past the size limit, refused in the caller's dialect before anything reads it (413). */
+export function refuseTooLarge(path: string, maxBytes: number): ApiAnswer {
+  const answer = dialectOf(path).error(
+    413,
+    `${tooLarge(maxBytes).message.replace(/^t/, "T")}.`,
+    "request_too_large",
+  );
+  answer.headers["x-request-id"] = uuidv7();
+  return answer;
+}
+
+/** The API as `(Request) => Response`: Next's /v1 route, and tests that call it directly. */
+export function createV1Handler(deps: V1Deps): (req: Request) => Promise<Response> {
+  return webHandler(createV1Core(deps), {
+    maxBytes: () => apiBodyLimits().maxBytes,
+    tooLarge: refuseTooLarge,
+  });
+}
+
+async function answer(req: ApiRequest, requestId: string, deps: V1Deps): Promise<ApiAnswer> {
+  const { path } = req;
   const dialect = dialectOf(path);
   const key = await authenticate(req, deps);
   if (!key)
@@ -81,9 +109,9 @@ async function answer(req: Request, path: string, requestId: string, deps: V1Dep
 }
 
 /** A tenant key as `Authorization: Bearer`, or as `x-api-key` (Anthropic's clients). */
-async function authenticate(req: Request, deps: V1Deps): Promise<ResolvedKey | null> {
-  const header = req.headers.get("authorization") ?? "";
-  const secret = header.match(/^Bearer\s+(.+)$/i)?.[1]?.trim() || req.headers.get("x-api-key")?.trim();
+async function authenticate(req: ApiRequest, deps: V1Deps): Promise<ResolvedKey | null> {
+  const header = headerOf(req, "authorization") ?? "";
+  const secret = header.match(/^Bearer\s+(.+)$/i)?.[1]?.trim() || headerOf(req, "x-api-key")?.trim();
   return secret ? findApiKey(await deps.db(), secret) : null;
 }
 
@@ -126,15 +154,16 @@ function problemOf(
 }
 
 async function modelCall(
-  req: Request,
+  req: ApiRequest,
   turnId: string,
   key: ResolvedKey,
   deps: V1Deps,
   endpoint: { format: WireFormat; dialect: Dialect },
-): Promise<Response> {
+): Promise<ApiAnswer> {
   const { format, dialect } = endpoint;
-  const body = await readBody(req, dialect);
-  if (body instanceof Response) return body;
+  const read = readBody(req, dialect);
+  if (read.refused) return read.refused;
+  const { body } = read;
   const problem = problemOf(format, body, apiBodyLimits().maxDepth);
   if (problem)
     return dialect.error(
@@ -154,7 +183,7 @@ async function modelCall(
     );
   }
   const stream = body.stream === true;
-  const attribution: ApiAttribution = attributionOf(format, body, req.headers);
+  const attribution: ApiAttribution = attributionOf(format, body, (name) => headerOf(req, name));
   const startedAt = new Date();
   const started = performance.now();
   await deps.recorder.start({
@@ -183,22 +212,22 @@ async function modelCall(
     { ...budgetView(format, body), signal: req.signal },
     {
       stream,
-      noCache: /no-cache|no-store/i.test(req.headers.get("cache-control") ?? ""),
+      noCache: /no-cache|no-store/i.test(headerOf(req, "cache-control") ?? ""),
       wire: {
         format,
         alias,
         body,
         stream,
         headers: {
-          anthropicVersion: req.headers.get("anthropic-version") ?? undefined,
-          anthropicBeta: req.headers.get("anthropic-beta") ?? undefined,
+          anthropicVersion: headerOf(req, "anthropic-version"),
+          anthropicBeta: headerOf(req, "anthropic-beta"),
         },
       },
     },
   );
   // Up to the first byte of the answer: guardrail warnings, rate limits, fallbacks and who answers go to headers
   // and the audit; a refusal or an error before anything was sent is an HTTP error, as the providers answer it.
-  const headers = new Headers({ "x-request-id": turnId });
+  const headers: Record<string, string> = { "x-request-id": turnId };
   const note = (event: PipelineEvent) => noteEvent(turnId, event, headers, deps);
   let head: IteratorResult<PipelineEvent>;
   for (;;) {
@@ -229,8 +258,8 @@ async function modelCall(
     for (const call of done.response.message.toolCalls)
       deps.recorder.event(turnId, { type: "tool_call", call, round: 1 });
     await close(done.response.stamp, "success");
-    headers.set("content-type", "application/json");
-    return new Response(text, { headers });
+    headers["content-type"] = "application/json";
+    return { status: 200, headers, body: text };
   }
   return streamAnswer(turnId, first, events, deps, close, headers, dialect);
 }
@@ -239,25 +268,30 @@ async function modelCall(
  * Records an event that comes before (or beside) the answer's bytes, and sets its headers. Returns whether it
  * was one of those (false: the answer's own first event).
  */
-function noteEvent(turnId: string, event: PipelineEvent, headers: Headers, deps: V1Deps): boolean {
+function noteEvent(
+  turnId: string,
+  event: PipelineEvent,
+  headers: Record<string, string>,
+  deps: V1Deps,
+): boolean {
   switch (event.type) {
     case "guardrail":
       deps.recorder.event(turnId, { type: "guardrail", code: event.code, message: event.message });
-      if (!event.blocking) headers.append("x-tollgate-warning", event.message);
+      if (!event.blocking) appendHeader(headers, "x-tollgate-warning", event.message);
       return true;
     case "rate_limit_state":
-      for (const [name, value] of rateLimitHeaders(event)) headers.set(name, value);
+      for (const [name, value] of rateLimitHeaders(event)) headers[name] = value;
       return true;
     case "fallback":
       deps.recorder.event(turnId, fallbackNotice(event.from, event.errorClass, event.reason));
       return true;
     case "opened":
-      if (event.provider) headers.set("x-tollgate-provider", event.provider);
-      if (event.model) headers.set("x-tollgate-model", event.model);
-      if (event.fallbackIndex !== null) headers.set("x-tollgate-fallback-index", String(event.fallbackIndex));
-      if (event.cacheHit) headers.set("x-tollgate-cache", "hit");
+      if (event.provider) headers["x-tollgate-provider"] = event.provider;
+      if (event.model) headers["x-tollgate-model"] = event.model;
+      if (event.fallbackIndex !== null) headers["x-tollgate-fallback-index"] = String(event.fallbackIndex);
+      if (event.cacheHit) headers["x-tollgate-cache"] = "hit";
       if (event.dropped.length) {
-        headers.set("x-tollgate-dropped-params", event.dropped.join(", "));
+        headers["x-tollgate-dropped-params"] = event.dropped.join(", ");
         if (!event.cacheHit)
           deps.recorder.event(turnId, {
             type: "guardrail",
@@ -277,53 +311,51 @@ function streamAnswer(
   events: AsyncGenerator<PipelineEvent>,
   deps: V1Deps,
   close: (stamp: Stamp | undefined, status: TurnStatus, error?: TurnError) => Promise<void>,
-  headers: Headers,
+  headers: Record<string, string>,
   dialect: Dialect,
-): Response {
-  const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (text: string) => {
-        try {
-          controller.enqueue(encoder.encode(text));
-        } catch {}
-      };
-      let done: Extract<PipelineEvent, { type: "done" }> | undefined;
-      for await (const event of prepend(first, events)) {
-        if (event.type === "bytes") send(event.data);
-        else if (event.type === "done") {
-          done = event;
-          for (const call of event.response.message.toolCalls)
-            deps.recorder.event(turnId, { type: "tool_call", call, round: 1 });
-        } else if (event.type === "error") {
-          // Never a quiet end: the client gets an error event (the provider's own, when it was passed through).
-          deps.recorder.event(turnId, {
-            type: "error",
-            class: event.error.class,
-            message: event.error.message,
-          });
-          if (!event.error.relayed) send(dialect.streamError(event.error));
-          await close(event.stamp, event.error.class === "aborted" ? "stopped" : "failed", {
-            class: event.error.class,
-            message: event.error.message,
-          });
-        } else noteEvent(turnId, event, headers, deps);
+): ApiAnswer {
+  let done: Extract<PipelineEvent, { type: "done" }> | undefined;
+  /** What an event sends to the caller ("" for none), after recording what it says. */
+  const take = async (event: PipelineEvent): Promise<string> => {
+    if (event.type === "bytes") return event.data;
+    if (event.type === "done") {
+      done = event;
+      for (const call of event.response.message.toolCalls)
+        deps.recorder.event(turnId, { type: "tool_call", call, round: 1 });
+    } else if (event.type === "error") {
+      // Never a quiet end: the client gets an error event (the provider's own, when it was passed through).
+      deps.recorder.event(turnId, { type: "error", class: event.error.class, message: event.error.message });
+      await close(event.stamp, event.error.class === "aborted" ? "stopped" : "failed", {
+        class: event.error.class,
+        message: event.error.message,
+      });
+      return event.error.relayed ? "" : dialect.streamError(event.error);
+    } else noteEvent(turnId, event, headers, deps);
+    return "";
+  };
+  async function* body(): AsyncGenerator<string> {
+    let finished = false;
+    try {
+      for (
+        let r: IteratorResult<PipelineEvent> = { done: false, value: first };
+        !r.done;
+        r = await events.next()
+      ) {
+        const text = await take(r.value);
+        if (text) yield text;
       }
+      finished = true;
+    } finally {
+      // A caller that stopped reading (it went away: its signal ends the upstream call) does not stop the
+      // recording: the rest of the events are read, unsent, so the call's ledger row is closed all the same.
+      if (!finished) for await (const event of events) await take(event);
       // Closed after the pipeline's last step (the budget settles when the answer is complete).
       if (done) await close(done.response.stamp, "success");
-      try {
-        controller.close();
-      } catch {}
-    },
-  });
-  headers.set("content-type", "text/event-stream; charset=utf-8");
-  headers.set("cache-control", "no-cache");
-  return new Response(stream, { headers });
-}
-
-async function* prepend<T>(head: T, rest: AsyncGenerator<T>): AsyncGenerator<T> {
-  yield head;
-  yield* rest;
+    }
+  }
+  headers["content-type"] = "text/event-stream; charset=utf-8";
+  headers["cache-control"] = "no-cache";
+  return { status: 200, headers, body: body() };
 }
 
 const fallbackNotice = (from: { provider: string; model: string }, errorClass: string, reason?: string) => ({

@@ -1,7 +1,9 @@
 import { v7 as uuidv7 } from "uuid";
 import { isDraining } from "@/lib/core/lifecycle";
 import { BatchedGovernanceRecorder, type BatchOptions } from "@/lib/governance/batched-recorder";
-import { createV1Handler, dialectOf, type V1Deps } from "./handler";
+import { apiBodyLimits } from "@/lib/http/limits";
+import { type ApiHandler, webHandler } from "./exchange";
+import { createV1Core, dialectOf, refuseTooLarge, type V1Deps } from "./handler";
 
 /** A positive whole number from the environment, else the default. */
 function envInt(name: string, fallback: number): number {
@@ -25,27 +27,30 @@ export function ledgerOptionsFromEnv(): BatchOptions {
  * the refusal is not a ledger row (it would add to the backlog it is protecting).
  */
 export function withLedgerBackpressure(
-  recorder: BatchedGovernanceRecorder,
-  handler: (req: Request) => Promise<Response>,
-): (req: Request) => Promise<Response> {
-  const refuse = (req: Request, message: string, code: string) => {
-    const res = dialectOf(new URL(req.url).pathname).error(503, message, code);
-    res.headers.set("retry-after", "1");
-    res.headers.set("x-request-id", uuidv7());
+  recorder: Pick<BatchedGovernanceRecorder, "admit">,
+  handler: ApiHandler,
+): ApiHandler {
+  const refuse = (path: string, message: string, code: string) => {
+    const res = dialectOf(path).error(503, message, code);
+    res.headers["retry-after"] = "1";
+    res.headers["x-request-id"] = uuidv7();
     return res;
   };
   return async (req) => {
     // A stopping process takes no new calls: the ones in progress finish and are written before it exits.
     if (req.method === "POST" && isDraining())
-      return refuse(req, "This Tollgate instance is shutting down; retry.", "shutting_down");
+      return refuse(req.path, "This Tollgate instance is shutting down; retry.", "shutting_down");
     if (req.method === "POST" && !(await recorder.admit()))
-      return refuse(req, "Tollgate's usage ledger is behind; retry in a moment.", "ledger_backlog_full");
+      return refuse(req.path, "Tollgate's usage ledger is behind; retry in a moment.", "ledger_backlog_full");
     return handler(req);
   };
 }
 
 /** The /v1 API of a process: its handler, and the batching recorder that writes its ledger rows. */
 export type V1Api = {
+  /** Transport-neutral: the lean server serves it from node:http (server/serve.ts). */
+  core: ApiHandler;
+  /** The same as `(Request) => Response`: Next's /v1 route. */
   handler: (req: Request) => Promise<Response>;
   recorder: BatchedGovernanceRecorder;
   /** Writes the ledger rows of the API calls that have ended and are not written yet (on shutdown). */
@@ -59,6 +64,7 @@ export function createV1Api(
 ): V1Api {
   // API calls are short: their ledger rows and audit events are written in batches, off the request's path.
   const recorder = new BatchedGovernanceRecorder(deps.db, ledger);
-  const handler = withLedgerBackpressure(recorder, createV1Handler({ ...deps, recorder }));
-  return { handler, recorder, flush: () => recorder.flush() };
+  const core = withLedgerBackpressure(recorder, createV1Core({ ...deps, recorder }));
+  const handler = webHandler(core, { maxBytes: () => apiBodyLimits().maxBytes, tooLarge: refuseTooLarge });
+  return { core, handler, recorder, flush: () => recorder.flush() };
 }

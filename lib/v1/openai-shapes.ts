@@ -1,4 +1,5 @@
 import { CALL_ERROR_STATUS, type CallError, type CallErrorClass } from "@/lib/pipeline/errors";
+import { type ApiAnswer, jsonAnswer } from "./exchange";
 
 /** OpenAI's error body, which every OpenAI client knows how to read. */
 export function openAIError(
@@ -7,7 +8,8 @@ export function openAIError(
   code: string | null = null,
   param: string | null = null,
   errorType?: string,
-) {
+  headers: Record<string, string> = {},
+): ApiAnswer {
   const type =
     errorType ??
     (status === 401
@@ -17,7 +19,7 @@ export function openAIError(
         : status >= 500
           ? "server_error"
           : "invalid_request_error");
-  return Response.json({ error: { message, type, param, code } }, { status });
+  return jsonAnswer(status, { error: { message, type, param, code } }, headers);
 }
 
 /** OpenAI's error types for the refusals its clients treat specially (the others take the status's type). */
@@ -27,17 +29,16 @@ const OPENAI_ERROR_TYPE: Partial<Record<CallErrorClass, string>> = {
 };
 
 /** The answer to a call that failed before its first token: its status from the one table, OpenAI's body. */
-export function callErrorResponse(error: CallError, headers: Headers): Response {
-  if (error.retryAfterSeconds !== undefined) headers.set("retry-after", String(error.retryAfterSeconds));
+export function callErrorResponse(error: CallError, headers: Record<string, string>): ApiAnswer {
+  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
   // A spent budget does not come back in seconds: OpenAI's clients must not sit retrying it.
-  if (error.class === "budget_exceeded") headers.set("x-should-retry", "false");
-  const res = openAIError(
+  if (error.class === "budget_exceeded") headers["x-should-retry"] = "false";
+  return openAIError(
     CALL_ERROR_STATUS[error.class],
     error.message,
     error.class,
     error.param ?? null,
     OPENAI_ERROR_TYPE[error.class],
+    headers,
   );
-  for (const [name, value] of headers) res.headers.set(name, value);
-  return res;
 }

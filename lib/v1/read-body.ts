@@ -1,20 +1,32 @@
 import type { Json } from "@/lib/gateway/translate/types";
-import { apiBodyLimits, BodyRefused, readJsonWithin } from "@/lib/http/limits";
+import { apiBodyLimits, BodyRefused, parseJsonWithin } from "@/lib/http/limits";
 import type { Dialect } from "./dialects";
+import type { ApiAnswer, ApiRequest } from "./exchange";
 
-/** Reads a body within the size and depth limits; a refusal is the answer, in the caller's dialect. */
-export async function readBody(req: Request, dialect: Dialect): Promise<Json | Response> {
-  const limits = apiBodyLimits();
+const decoder = new TextDecoder();
+
+/** Parses a body within the depth limit (its size was checked as it was read); a refusal is the answer. */
+export function readBody(
+  req: ApiRequest,
+  dialect: Dialect,
+): { body: Json; refused?: undefined } | { refused: ApiAnswer } {
   let body: unknown;
   try {
-    body = await readJsonWithin(req, limits);
+    body = parseJsonWithin(req.body ? decoder.decode(req.body) : "", apiBodyLimits().maxDepth);
   } catch (error) {
     if (!(error instanceof BodyRefused)) throw error;
-    return dialect.error(error.status, sentence(error.message), BODY_ERROR_CODE[error.reason], error.param);
+    return {
+      refused: dialect.error(
+        error.status,
+        sentence(error.message),
+        BODY_ERROR_CODE[error.reason],
+        error.param,
+      ),
+    };
   }
   if (!body || typeof body !== "object" || Array.isArray(body))
-    return dialect.error(400, "The request body must be a JSON object.", "invalid_request");
-  return body as Json;
+    return { refused: dialect.error(400, "The request body must be a JSON object.", "invalid_request") };
+  return { body: body as Json };
 }
 
 const BODY_ERROR_CODE = {

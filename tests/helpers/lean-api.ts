@@ -6,8 +6,8 @@ import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { type CounterStore, PostgresCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
-import { createV1Handler } from "@/lib/v1/handler";
-import { serveFetchHandler } from "@/server/serve";
+import { createV1Core, refuseTooLarge } from "@/lib/v1/handler";
+import { serveApi } from "@/server/serve";
 
 /**
  * The /v1 handler behind the lean server on a free port, over a test's database and gateway, with the batched
@@ -18,8 +18,8 @@ export async function startLeanApi(database: Database, gateway: Gateway, counter
   const recorder = new BatchedGovernanceRecorder(db);
   const store = counters ?? new PostgresCounters(db);
   const server = createServer(
-    serveFetchHandler(
-      createV1Handler({
+    serveApi(
+      createV1Core({
         db,
         gateway: () => gateway,
         pipeline: new Pipeline({
@@ -30,6 +30,7 @@ export async function startLeanApi(database: Database, gateway: Gateway, counter
         }),
         recorder,
       }),
+      { tooLarge: refuseTooLarge },
     ),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -16,8 +16,8 @@ import { type CounterStore, PostgresCounters, RedisCounters } from "@/lib/pipeli
 import { estimateCost } from "@/lib/pipeline/estimate";
 import { Pipeline } from "@/lib/pipeline/pipeline";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
-import { createV1Handler } from "@/lib/v1/handler";
-import { serveFetchHandler } from "@/server/serve";
+import { createV1Core, refuseTooLarge } from "@/lib/v1/handler";
+import { serveApi } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
@@ -85,7 +85,9 @@ describe.each(setups)(
         now: () => pinned,
       });
       server = createServer(
-        serveFetchHandler(createV1Handler({ db, gateway: () => gateway, pipeline, recorder })),
+        serveApi(createV1Core({ db, gateway: () => gateway, pipeline, recorder }), {
+          tooLarge: refuseTooLarge,
+        }),
       );
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;

@@ -14,7 +14,8 @@ import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { PostgresCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
-import { createV1Handler } from "@/lib/v1/handler";
+import { webHandler } from "@/lib/v1/exchange";
+import { createV1Core, refuseTooLarge } from "@/lib/v1/handler";
 import { withLedgerBackpressure } from "@/lib/v1/index";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
@@ -78,19 +79,22 @@ describe.each(testDbKinds)("the API ledger under sustained overload on %s", (kin
       writers: 2,
       admitWaitMs: 250,
     });
-    const handler = withLedgerBackpressure(
-      recorder,
-      createV1Handler({
-        db: database,
-        gateway: () => gateway,
-        pipeline: new Pipeline({
+    const handler = webHandler(
+      withLedgerBackpressure(
+        recorder,
+        createV1Core({
           db: database,
           gateway: () => gateway,
-          counters: () => new PostgresCounters(database),
-          cache: () => new PostgresResponseCache(database),
+          pipeline: new Pipeline({
+            db: database,
+            gateway: () => gateway,
+            counters: () => new PostgresCounters(database),
+            cache: () => new PostgresResponseCache(database),
+          }),
+          recorder,
         }),
-        recorder,
-      }),
+      ),
+      { maxBytes: () => 1 << 20, tooLarge: refuseTooLarge },
     );
     const { secret, key } = await createApiKey(db, {
       tenantId: await app.tenantId("acme"),

@@ -26,8 +26,8 @@ import { Pipeline } from "@/lib/pipeline/pipeline";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
 import { InMemoryConversationStore } from "@/lib/turns/conversation";
 import { budgetView } from "@/lib/v1/budget-view";
-import { createV1Handler } from "@/lib/v1/handler";
-import { serveFetchHandler } from "@/server/serve";
+import { createV1Core, refuseTooLarge } from "@/lib/v1/handler";
+import { serveApi } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
@@ -99,7 +99,9 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
       now: () => pinned,
     });
     server = createServer(
-      serveFetchHandler(createV1Handler({ db, gateway: () => gateway, pipeline, recorder })),
+      serveApi(createV1Core({ db, gateway: () => gateway, pipeline, recorder }), {
+        tooLarge: refuseTooLarge,
+      }),
     );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;

@@ -12,8 +12,8 @@ import { clearApiKeyCache } from "@/lib/keys/api-keys";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { PostgresCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
-import { createV1Handler } from "@/lib/v1/handler";
-import { serveFetchHandler } from "@/server/serve";
+import { createV1Core, refuseTooLarge } from "@/lib/v1/handler";
+import { serveApi } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
@@ -46,8 +46,8 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
     const db = async () => app.db;
     recorder = new BatchedGovernanceRecorder(db);
     server = createServer(
-      serveFetchHandler(
-        createV1Handler({
+      serveApi(
+        createV1Core({
           db,
           gateway: () => gateway,
           pipeline: new Pipeline({
@@ -58,6 +58,7 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
           }),
           recorder,
         }),
+        { tooLarge: refuseTooLarge },
       ),
     );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -11,8 +11,9 @@ import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { PostgresCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
-import { createV1Handler } from "@/lib/v1/handler";
-import { serveFetchHandler } from "@/server/serve";
+import { type ApiHandler, webHandler } from "@/lib/v1/exchange";
+import { createV1Core, refuseTooLarge } from "@/lib/v1/handler";
+import { serveApi } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
@@ -38,6 +39,7 @@ describe.each(testDbKinds)("/v1 against hostile input and failing providers on %
   let secret: string;
   let recorder: BatchedGovernanceRecorder;
   let handler: (req: Request) => Promise<Response>;
+  let core: ApiHandler;
 
   beforeAll(async () => {
     app = await useSeededAppDatabase(kind);
@@ -67,7 +69,7 @@ describe.each(testDbKinds)("/v1 against hostile input and failing providers on %
     );
     const db = async () => app.db;
     recorder = new BatchedGovernanceRecorder(db);
-    handler = createV1Handler({
+    core = createV1Core({
       db,
       gateway: () => gateway,
       pipeline: new Pipeline({
@@ -78,7 +80,8 @@ describe.each(testDbKinds)("/v1 against hostile input and failing providers on %
       }),
       recorder,
     });
-    server = createServer(serveFetchHandler(handler));
+    handler = webHandler(core, { maxBytes: () => 10 * 1024 * 1024, tooLarge: refuseTooLarge });
+    server = createServer(serveApi(core, { tooLarge: refuseTooLarge }));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     const created = await createApiKey(app.db, {

@@ -1,25 +1,54 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { serveFetchHandler } from "@/server/serve";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jsonAnswer } from "@/lib/v1/exchange";
+import { serveApi } from "@/server/serve";
 import { postEndless } from "../helpers/endless-body";
 
 describe("the lean server's node:http adapter", () => {
   let server: Server;
   let base: string;
   const handled: string[] = [];
+  /** Streams of /slow: each waits for `release` after its first chunk; `drained` says whether it ran to its end. */
+  let release: () => void = () => {};
+  const drained: boolean[] = [];
   beforeAll(async () => {
     server = createServer(
-      serveFetchHandler(
+      serveApi(
         async (req) => {
-          handled.push(new URL(req.url).pathname);
-          const url = new URL(req.url);
-          if (url.pathname === "/throw") throw new Error("boom");
-          if (url.pathname === "/sse")
-            return new Response("data: a\n\ndata: b\n\n", {
+          handled.push(req.path);
+          if (req.path === "/throw") throw new Error("boom");
+          if (req.path === "/sse")
+            return {
+              status: 200,
               headers: { "content-type": "text/event-stream" },
+              body: (async function* () {
+                yield "data: a\n\n";
+                yield "data: b\n\n";
+              })(),
+            };
+          if (req.path === "/slow") {
+            const wait = new Promise<void>((resolve) => {
+              release = resolve;
             });
-          return Response.json({ method: req.method, body: req.method === "POST" ? await req.text() : null });
+            return {
+              status: 200,
+              headers: { "content-type": "text/event-stream" },
+              body: (async function* () {
+                let ran = false;
+                try {
+                  yield "data: first\n\n";
+                  await wait;
+                  yield "data: last\n\n";
+                  ran = true;
+                } finally {
+                  drained.push(ran);
+                }
+              })(),
+            };
+          }
+          const body = req.body ? Buffer.from(req.body).toString("utf8") : null;
+          return jsonAnswer(200, { method: req.method, body, path: req.path });
         },
         { maxBodyBytes: 1024 * 1024 },
       ),
@@ -33,19 +62,41 @@ describe("the lean server's node:http adapter", () => {
   });
 
   it("passes the body through and answers JSON in one write with its length", async () => {
-    const res = await fetch(`${base}/echo`, { method: "POST", body: '{"a":1}' });
+    const res = await fetch(`${base}/echo/?x=1`, { method: "POST", body: '{"a":1}' });
     expect(res.headers.get("content-length")).toBe(String((await res.clone().arrayBuffer()).byteLength));
-    expect(await res.json()).toEqual({ method: "POST", body: '{"a":1}' });
+    expect(await res.json()).toEqual({ method: "POST", body: '{"a":1}', path: "/echo" });
     expect(await (await fetch(`${base}/sse`)).text()).toBe("data: a\n\ndata: b\n\n");
   });
 
+  it("writes a stream's first chunk before the stream has ended", async () => {
+    const res = await fetch(`${base}/slow`);
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe("data: first\n\n");
+    release();
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      rest += new TextDecoder().decode(r.value);
+    expect(rest).toBe("data: last\n\n");
+  });
+
+  it("reads a stream to its end when the client leaves, so the handler can record the call", async () => {
+    const before = drained.length;
+    const controller = new AbortController();
+    const res = await fetch(`${base}/slow`, { signal: controller.signal });
+    await res.body!.getReader().read();
+    controller.abort();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await expect.poll(() => drained.length).toBe(before + 1);
+    expect(drained.at(-1)).toBe(true);
+  });
+
   it("answers 500 when the handler throws, and keeps serving", async () => {
-    const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
     const res = await fetch(`${base}/throw`);
     expect(res.status).toBe(500);
     expect((await res.json()).error.type).toBe("server_error");
     expect((await fetch(`${base}/echo`)).status).toBe(200);
-    quiet.mockRestore();
   });
 
   it("refuses an endless body with 413 in OpenAI's shape while it streams in, never calling the handler", async () => {

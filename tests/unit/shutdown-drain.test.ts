@@ -4,6 +4,8 @@ import { isDraining, startDraining } from "@/lib/core/lifecycle";
 import type { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { drainBatchers } from "@/lib/governance/shutdown";
 import { withLedgerBackpressure } from "@/lib/v1";
+import { webHandler } from "@/lib/v1/exchange";
+import { refuseTooLarge } from "@/lib/v1/handler";
 
 /** A batcher whose calls end one at a time, some while a flush is already running. */
 function fakeBatcher(name: string, inProgress: number) {
@@ -59,10 +61,13 @@ describe("draining the ledger on shutdown", () => {
   it("a draining process refuses new /v1 calls with 503 and Retry-After, before anything is sent upstream", async () => {
     let handled = 0;
     const recorder = { admit: async () => true } as unknown as BatchedGovernanceRecorder;
-    const handler = withLedgerBackpressure(recorder, async () => {
-      handled += 1;
-      return new Response("{}");
-    });
+    const handler = webHandler(
+      withLedgerBackpressure(recorder, async () => {
+        handled += 1;
+        return { status: 200, headers: {}, body: "{}" };
+      }),
+      { maxBytes: () => 1024, tooLarge: refuseTooLarge },
+    );
     const call = () =>
       handler(new Request("http://gw.test/v1/chat/completions", { method: "POST", body: "{}" }));
     expect((await call()).status).toBe(200);
