@@ -67,10 +67,10 @@ const DATA_ERROR = /^(22|23)/;
 
 /**
  * The governance recorder for short calls (the /v1 API): a call is kept in memory while it runs and written
- * whole when it ends (its closed ledger row, its audit events in seq order, its rollup line), in batches: one
- * transaction per batch of up to `maxTurns` calls, written when the batch is full, when `maxDelayMs` has passed,
- * or as soon as a writer is free under load; `writers` batches are written at once. A batch costs three
- * statements however many calls it holds, and its rollup lines are summed per key first.
+ * whole when it ends (its closed ledger row, its audit events in seq order, its rollup line), in batches of up to
+ * `maxTurns` calls, written when the batch is full or `maxDelayMs` after its first call ended; `writers` batches
+ * are written at once. A batch is one statement (one JSON parameter per table, see jsonInsert) however many calls
+ * it holds, atomic on its own, and its rollup lines are summed per key first.
  *
  * The backlog is bounded: at most `maxRows` ended calls wait (a call's `end()` waits for room, so its reply
  * waits: backpressure), and `admit()` holds new calls back while the backlog is full or its oldest call is older
@@ -237,8 +237,10 @@ export class BatchedGovernanceRecorder implements TurnObserver {
     const waiters = this.progressWaiters;
     this.progressWaiters = [];
     for (const wake of waiters) wake();
-    // Under load the next batch goes as soon as a writer is free; otherwise the timer batches.
-    if (this.queue.length) this.pump(true);
+    // A full batch goes as soon as a writer is free; a partial one waits for the timer, so batches stay large
+    // under load (a batch's fixed cost is most of a small one's) and a call waits at most `maxDelayMs` more.
+    if (this.queue.length >= this.maxTurns) this.pump(false);
+    if (this.queue.length) this.timer ??= setTimeout(() => this.pump(), this.maxDelayMs);
   }
 
   private async write(batch: Closed[]): Promise<void> {
@@ -281,7 +283,8 @@ export class BatchedGovernanceRecorder implements TurnObserver {
 
   private async insert(batch: Closed[]): Promise<void> {
     const db = await this.database();
-    // Each table's rows as one JSON parameter (see jsonInsert): three statements a batch, cheap to build.
+    // Each table's rows as one JSON parameter (see jsonInsert), the inserts together in one statement: one
+    // round trip a batch, atomic without a transaction around it.
     const statements = [
       ...jsonInsert(
         sysAgentTurn,
@@ -293,9 +296,8 @@ export class BatchedGovernanceRecorder implements TurnObserver {
       ),
       ...jsonInsert(usageDaily, mergeRollups(batch.map((c) => c.rollup)), ROLLUP_UPSERT),
     ];
-    await db.transaction(async (tx) => {
-      for (const statement of statements) await tx.execute(statement);
-    });
+    const parts = statements.map((statement, i) => sql`${sql.raw(`w${i}`)} as (${statement})`);
+    await db.execute(sql`with ${sql.join(parts, sql`, `)} select 1`);
   }
 }
 

@@ -34,9 +34,14 @@ function sizeText(body: Json): string {
  * its size as one message, and its output ceiling. The request itself goes upstream as the caller sent it.
  */
 export function budgetView(format: WireFormat, body: Json): ChatRequest & { model: string } {
+  let messages: ChatRequest["messages"] | undefined;
   return {
     model: String(body.model),
-    messages: [{ role: "user", content: sizeText(body) }],
+    // Read only by a rate limit on tokens or a budget: a call under neither never serialises its body for it.
+    get messages() {
+      messages ??= [{ role: "user", content: sizeText(body) }];
+      return messages;
+    },
     maxTokens: maxTokensOf(format, body),
   };
 }

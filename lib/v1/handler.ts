@@ -209,7 +209,7 @@ async function modelCall(
   };
   const events = deps.pipeline.run(
     { tenantId: key.tenantId, userId: key.createdBy, apiKeyId: key.id, source: "api" },
-    { ...budgetView(format, body), signal: req.signal },
+    Object.assign(budgetView(format, body), { signal: req.signal }),
     {
       stream,
       noCache: /no-cache|no-store/i.test(headerOf(req, "cache-control") ?? ""),

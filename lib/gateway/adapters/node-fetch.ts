@@ -39,7 +39,7 @@ export function nodeRequest(
   init: NodeRequestInit,
   onHeaders?: () => void,
 ): Promise<NodeReply> {
-  const url = typeof input === "string" ? new URL(input) : input;
+  const url = typeof input === "string" ? parsed(input) : input;
   const { signal, method = "GET" } = init;
   return new Promise<NodeReply>((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
@@ -106,6 +106,18 @@ export function nodeRequest(
     }
     req.end(init.body);
   });
+}
+
+// Providers' endpoints are few and called again and again: each is parsed once.
+const urls = new Map<string, URL>();
+function parsed(input: string): URL {
+  let url = urls.get(input);
+  if (!url) {
+    if (urls.size >= 256) urls.clear();
+    url = new URL(input);
+    urls.set(input, url);
+  }
+  return url;
 }
 
 /** A reply's headers as Web `Headers` (the SDKs read them so). */
