@@ -183,7 +183,16 @@ function asGlobal(pattern: RegExp): RegExp {
   return copy;
 }
 
+/**
+ * What every rule above needs somewhere in a string to match (each rule's literal part, or for cards four digits
+ * in a row, for the keyed rules ":" or "="): a string with none of it cannot hold a secret any rule finds, and is
+ * returned after this one scan instead of fifteen (most audit strings: model names, keys, short prose).
+ */
+const MAYBE_SECRET =
+  /-----BEGIN|:\/\/|sk-|gh[pousr]_|github_pat_|_live_|_test_|whsec_|xox|xapp-|hooks\.slack|AIza|AKIA|ASIA|secret|bearer|basic|eyJ|\d[ -]?\d[ -]?\d[ -]?\d|[=:]/i;
+
 function maskWith(text: string, custom: RegExp[]): string {
+  if (!custom.length && !MAYBE_SECRET.test(text)) return text;
   let out = text;
   for (const rule of RULES) out = out.replace(rule.pattern, rule.replace);
   for (const pattern of custom) {

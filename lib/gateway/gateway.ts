@@ -63,6 +63,7 @@ export class Gateway {
   private readonly adapters = new Map<string, ModelAdapter>();
   /** Providers whose adapter a test replaced: /v1 serves them in-process too. */
   private readonly injected = new Set<string>();
+  private readonly namedProviders = new Map<string, Served["provider"]>();
   private readonly cooldown: CooldownTracker;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -272,7 +273,8 @@ export class Gateway {
         { streaming: wire.stream },
       );
       opened = {
-        ...routed.value,
+        plan: routed.value.plan,
+        upstream: routed.value.upstream,
         served: routed.served,
         clock: routed.clock,
       };
@@ -619,9 +621,19 @@ export class Gateway {
   }
 
   private served(index: number, candidate: Candidate, req: ChatRequest): Served {
-    const provider = this.config.providers[candidate.provider]!;
+    const provider = this.named(candidate.provider);
     const toolsDropped = !!req.tools?.length && provider.supportsTools === false;
-    return { index, candidate, provider: { ...provider, name: candidate.provider }, toolsDropped };
+    return { index, candidate, provider, toolsDropped };
+  }
+
+  /** A provider's config with its name, made once per provider (not per call). */
+  private named(name: string): Served["provider"] {
+    let provider = this.namedProviders.get(name);
+    if (!provider) {
+      provider = Object.assign({}, this.config.providers[name]!, { name });
+      this.namedProviders.set(name, provider);
+    }
+    return provider;
   }
 
   private adapterFor(served: Served): ModelAdapter {

@@ -37,11 +37,12 @@ export class GovernanceRecorder implements TurnObserver {
     try {
       const db = await this.database();
       await db.insert(sysAgentTurn).values(
-        cleanRow({
-          ...turnStartColumns(turn),
-          status: "running" as const,
-          instanceId: this.options.instanceId ?? null,
-        }),
+        cleanRow(
+          Object.assign(turnStartColumns(turn), {
+            status: "running" as const,
+            instanceId: this.options.instanceId ?? null,
+          }),
+        ),
       );
     } catch (error) {
       this.fail("ledger", error, turn.turnId);
@@ -109,29 +110,38 @@ const clip = (text: string) =>
 type Audit = { type: AuditType; payload: Record<string, unknown> };
 
 /** The ledger row's columns known when a turn starts (the per-turn and the batched recorder both write them). */
-export const turnStartColumns = (turn: TurnStart) => ({
-  id: turn.turnId,
-  tenantId: turn.tenantId,
-  userId: turn.userId,
-  conversationId: turn.conversationId,
-  source: turn.source,
-  apiKeyId: turn.apiKeyId ?? null,
-  requestedModel: turn.requestedModel,
-  startedAt: turn.startedAt,
-  ...attributionColumns(turn),
-});
+export const turnStartColumns = (turn: TurnStart) => {
+  const attribution = attributionColumns(turn);
+  // Field by field: a spread adding keys to a literal costs microseconds on V8, and this runs for every call.
+  return {
+    id: turn.turnId,
+    tenantId: turn.tenantId,
+    userId: turn.userId,
+    conversationId: turn.conversationId,
+    source: turn.source,
+    apiKeyId: turn.apiKeyId ?? null,
+    requestedModel: turn.requestedModel,
+    startedAt: turn.startedAt,
+    endUser: attribution.endUser,
+    tags: attribution.tags,
+    requestMetadata: attribution.requestMetadata,
+  };
+};
 
 /** One audit row of a turn, masked and cleaned of bytes PostgreSQL refuses, numbered `seq` in the turn's order. */
 export const auditRow = (turn: TurnStart, seq: number, audit: Audit) =>
-  cleanRow({
-    tenantId: turn.tenantId,
-    userId: turn.userId,
-    turnId: turn.turnId,
-    conversationId: turn.conversationId,
-    seq,
-    type: audit.type,
-    payload: maskSecrets(audit.payload),
-  });
+  cleanRow(auditColumns(turn, seq, audit));
+
+/** An audit row masked but not yet cleaned (the batched ledger cleans a batch only when it needs it). */
+export const auditColumns = (turn: TurnStart, seq: number, audit: Audit) => ({
+  tenantId: turn.tenantId,
+  userId: turn.userId,
+  turnId: turn.turnId,
+  conversationId: turn.conversationId,
+  seq,
+  type: audit.type,
+  payload: maskSecrets(audit.payload),
+});
 
 /** The `request` event that opens every turn's trail. */
 export const requestAudit = (turn: TurnStart): Audit => ({

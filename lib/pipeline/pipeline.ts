@@ -33,7 +33,11 @@ const NO_POLICY: Policy = {
 const inference: Next = async function* (call) {
   if (call.wire)
     return yield* call.gateway.forward({
-      ...call.wire,
+      format: call.wire.format,
+      alias: call.wire.alias,
+      body: call.wire.body,
+      stream: call.wire.stream,
+      headers: call.wire.headers,
       maxTokens: call.request.maxTokens,
       signal: call.request.signal,
     });

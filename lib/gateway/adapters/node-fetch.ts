@@ -45,6 +45,8 @@ export function nodeRequest(
     if (signal?.aborted) return reject(abortReason(signal));
     const headers = init.headers;
     headers["accept-encoding"] ??= "gzip, deflate, br";
+    // A known length: the request goes out in one write, not as chunks (header, body, terminator).
+    if (init.body !== undefined) headers["content-length"] = String(Buffer.byteLength(init.body));
     const agent = agents[url.protocol as keyof typeof agents];
     if (!agent) return reject(new TypeError(`fetch failed: unsupported protocol ${url.protocol}`));
     let settled = false;
@@ -64,15 +66,19 @@ export function nodeRequest(
         delete responseHeaders["content-encoding"];
         delete responseHeaders["content-length"];
       }
-      const meta = {
-        status: res.statusCode ?? 502,
-        statusText: res.statusMessage ?? "",
-        headers: responseHeaders,
-      };
-      if (meta.status === 204 || meta.status === 304 || method === "HEAD") {
+      const status = res.statusCode ?? 502;
+      const statusText = res.statusMessage ?? "";
+      // Built field by field: spreading a shared `meta` into each costs microseconds a call on V8.
+      if (status === 204 || status === 304 || method === "HEAD") {
         res.resume();
         settled = true;
-        return resolve({ ...meta, kind: "whole", body: Buffer.alloc(0) });
+        return resolve({
+          status,
+          statusText,
+          headers: responseHeaders,
+          kind: "whole",
+          body: Buffer.alloc(0),
+        });
       }
       if (responseHeaders["content-type"]?.includes("text/event-stream")) {
         if (signal) {
@@ -81,13 +87,14 @@ export function nodeRequest(
           stream.on("close", () => signal.removeEventListener("abort", stop));
         }
         settled = true;
-        return resolve({ ...meta, kind: "stream", body: stream });
+        return resolve({ status, statusText, headers: responseHeaders, kind: "stream", body: stream });
       }
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
         settled = true;
-        resolve({ ...meta, kind: "whole", body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        resolve({ status, statusText, headers: responseHeaders, kind: "whole", body });
       });
       stream.on("error", fail);
     });
