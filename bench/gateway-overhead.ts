@@ -1,5 +1,6 @@
 // What each way of reaching the fake upstream adds per request, side by side in one run, all called with the
-// official `openai` client: directly; through Tollgate's lean server (server/gateway.ts); through the
+// official `openai` client: directly; through a raw node:http proxy (bench/raw-proxy.ts, the floor); through
+// Tollgate's lean server (server/gateway.ts); through the
 // production Next server's /v1; through a bare Next app whose one route only forwards (bench/bare-next, the
 // baseline for /v1); and through Portkey's open-source gateway. Ledger and audit are on, as always.
 //   npm run bench:gateway-overhead
@@ -14,7 +15,13 @@ import { BenchDatabase, countLedger } from "./overhead/database";
 import { measure, type PerPath, type Target } from "./overhead/measure";
 import { ChildProcesses, sleep } from "./overhead/processes";
 import { type LedgerCheck, reportSection } from "./overhead/report-section";
-import { PORTKEY_VERSION, type Servers, startServers, startUpstream } from "./overhead/servers";
+import {
+  PORTKEY_VERSION,
+  type Servers,
+  startServers,
+  startUpstream,
+  UPSTREAM_MODEL,
+} from "./overhead/servers";
 import { writeSection } from "./report";
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -58,13 +65,19 @@ async function main() {
 function pathsThrough(servers: Servers, secret: string): PerPath<Target> {
   const client = (baseURL: string, apiKey = "bench", defaultHeaders?: Record<string, string>) =>
     new OpenAI({ apiKey, baseURL, maxRetries: 0, defaultHeaders });
-  const { upstream, lean, proxy, portkey, next, bareNext } = servers;
+  const { upstream, lean, raw, portkey, next, bareNext } = servers;
   return {
     direct: {
       label: "direct",
       client: client(upstream.url),
-      model: "gpt-4o-mini",
+      model: UPSTREAM_MODEL,
       pgid: upstream.child.pid!,
+    },
+    raw: {
+      label: "raw node:http proxy (floor)",
+      client: client(`${raw.url}/v1`),
+      model: "bench",
+      pgid: raw.child.pid!,
     },
     lean: {
       label: "lean server",
@@ -72,25 +85,19 @@ function pathsThrough(servers: Servers, secret: string): PerPath<Target> {
       model: "bench",
       pgid: lean.child.pid!,
     },
-    proxy: {
-      label: "bare Node proxy",
-      client: client(`${proxy.url}/v1`),
-      model: "bench",
-      pgid: proxy.child.pid!,
-    },
     portkey: {
       label: `Portkey ${PORTKEY_VERSION}`,
       client: client(`${portkey.url}/v1`, "bench", {
         "x-portkey-provider": "openai",
         "x-portkey-custom-host": upstream.url,
       }),
-      model: "gpt-4o-mini",
+      model: UPSTREAM_MODEL,
       pgid: portkey.child.pid!,
     },
     bare: {
       label: "bare Next route",
       client: client(`${bareNext.url}/api/upstream`),
-      model: "gpt-4o-mini",
+      model: UPSTREAM_MODEL,
       pgid: bareNext.child.pid!,
     },
     next: {

@@ -13,7 +13,7 @@ export const PLAN = {
   slices: 5,
 };
 
-export const PATHS = ["direct", "lean", "proxy", "portkey", "bare", "next"] as const;
+export const PATHS = ["direct", "raw", "lean", "portkey", "bare", "next"] as const;
 export type Path = (typeof PATHS)[number];
 /** One way of reaching the upstream: the client that calls it, the model it asks for, the process group serving it. */
 export type Target = { label: string; client: OpenAI; model: string; pgid: number };

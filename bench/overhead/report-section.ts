@@ -56,8 +56,9 @@ ${new Date().toISOString().slice(0, 10)} · ${machine()} · ${postgresVersion}
 
 One process makes the same non-streamed chat completion ("Say ok.") with the official \`openai\` client (${OPENAI_VERSION}),
 to the fake upstream (\`bench/fake-upstream.ts\`, its own process) directly and through five servers, each in its own process on
-127.0.0.1: Tollgate's lean server (\`server/gateway.ts\`), a bare Node proxy (\`bench/bare-proxy.ts\`: node:http, the
-same request adapter and \`Gateway.chat\`, no key check, no pipeline, no ledger: the floor under the lean server), the production Next server (\`next start\`) at \`/v1\`, a bare
+127.0.0.1: a raw node:http proxy (\`bench/raw-proxy.ts\`: reads the body, \`JSON.parse\`, sets the model, \`JSON.stringify\`,
+\`http.request\` on a keep-alive agent, pipes status, headers and body back; no key check, no ledger: the floor), Tollgate's lean
+server (\`server/gateway.ts\`), the production Next server (\`next start\`) at \`/v1\`, a bare
 Next app (\`bench/bare-next\`, its own \`next start\`) whose one route just forwards the call (the baseline for
 \`/v1\`: same framework, no auth, no ledger), and Portkey's gateway ${PORTKEY_VERSION} (\`--headless\`, \`x-portkey-provider: openai\` with
 the fake as custom host). Both Tollgate paths authenticate a tenant API key and write the ledger row and its audit event to
@@ -67,9 +68,9 @@ PostgreSQL (a fresh database, demo seed) on every request, as they always do.
 | --- | ${order.map(() => "---").join(" | ")} |
 ${row(`sequential, median of ${ROUNDS}×${PER_ROUND} requests (ms)`, (p) => f(seq[p]))}
 ${row("added over direct (ms)", (p) => (p === "direct" ? "" : p === "lean" ? `**${f(seq[p] - seq.direct)}**` : f(seq[p] - seq.direct)))}
-${row("added over the bare Node proxy (ms): the lean server's own work", (p) => (p === "lean" ? f(seq.lean - seq.proxy) : ""))}
+${row("added over the raw proxy (ms): the lean server's own work", (p) => (p === "lean" ? f(seq.lean - seq.raw) : ""))}
 ${row("added over the bare Next route (ms)", (p) => (p === "next" ? `**${f(nextAdded)}**` : ""))}
-${row(`median of the ${ROUNDS} per-round differences (ms; Next /v1: over the bare route)`, (p) => (p === "lean" || p === "portkey" || p === "bare" || p === "proxy" ? f(roundDiff(p, "direct")) : p === "next" ? f(roundDiff("next", "bare")) : ""))}
+${row(`median of the ${ROUNDS} per-round differences (ms; Next /v1: over the bare route)`, (p) => (p === "lean" || p === "portkey" || p === "bare" || p === "raw" ? f(roundDiff(p, "direct")) : p === "next" ? f(roundDiff("next", "bare")) : ""))}
 ${row(`${CONCURRENCY} concurrent, ${SECONDS} s each in ${SLICES} alternating slices: requests/s`, (p) => (p === "lean" || p === "portkey" ? `**${f(load[p].perSecond, 0)}**` : f(load[p].perSecond, 0)))}
 ${row(`${CONCURRENCY} concurrent: median latency (ms)`, (p) => f(load[p].p50, 2))}
 ${row(`${CONCURRENCY} concurrent: p95 latency (ms)`, (p) => f(load[p].p95, 2))}
