@@ -12,6 +12,19 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const alive = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
 export const tail = (file: string) => readFileSync(file, "utf8").split("\n").slice(-30).join("\n");
 
+/** The last line of a log that names an error (a server's own account of a failed call), if any. */
+export function lastErrorLine(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter((line) => /error/i.test(line))
+      .at(-1)
+      ?.trim();
+  } catch {
+    return undefined;
+  }
+}
+
 export class ChildProcesses {
   /** Logs and scratch files of the run; removed by `stop`. */
   readonly tmp = mkdtempSync(path.join(os.tmpdir(), "tollgate-gateway-overhead-"));
