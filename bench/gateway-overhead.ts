@@ -2,19 +2,21 @@
 // node:http proxy (bench/raw-proxy.ts, the floor); through Tollgate's lean server (server/gateway.ts); through
 // Portkey's open-source gateway; through a bare Next app whose one route only forwards (bench/bare-next, the
 // baseline for /v1); and through the production Next server's /v1. Ledger and audit are on, as always.
-// Sequential calls, streamed calls (first-byte relay time), and calls under load (CPU per call, answered and
-// recorded per second).
+// Sequential calls, streamed calls (first-byte relay time), calls under load (CPU per call, answered and
+// recorded per second), then a load run of the lean server alone with failures injected (bench/overhead/load-run.ts).
 //   npm run bench:gateway-overhead
 // Environment (defaults in brackets):
 //   BENCH_DATABASE_URL (the local postgres), BENCH_BUILD=1 (always build), BENCH_QUIET_WAIT (300 s);
 //   sizes: BENCH_WARMUP (100), BENCH_PER_ROUND (25), BENCH_STREAMS (10 per round), BENCH_CALLS (3000 per path
 //   under load), BENCH_CONCURRENCY (16), BENCH_STREAM_PAUSE_MS (20: the upstream's pause inside a stream);
+//   the load run: BENCH_LOAD=0 (skip it), BENCH_LOAD_CALLS (20000), BENCH_LOAD_CONCURRENCY (64);
 //   BENCH_CPU_PROF=<dir>: CPU profiles of the lean and Next servers, for diagnosis.
 // It creates its own database (tollgate_bench_<pid>) on BENCH_DATABASE_URL, runs `next build` for the product and
 // for bench/bare-next when their builds are older than their sources, installs Portkey under the temp directory,
 // and kills every process it started and drops the database at the end, also on failure.
 import OpenAI from "openai";
 import { BenchDatabase, type BenchKeys, countLedger, rowsOfKey } from "./overhead/database";
+import { loadRun } from "./overhead/load-run";
 import { measure } from "./overhead/measure";
 import type { PerPath, Target } from "./overhead/plan";
 import { ChildProcesses, sleep } from "./overhead/processes";
@@ -66,8 +68,16 @@ async function main() {
     after: await settledLedger(handle),
     byKey: { lean: await rowsOfKey(handle, keys.lean), next: await rowsOfKey(handle, keys.next) },
   };
+  const load =
+    process.env.BENCH_LOAD === "0"
+      ? undefined
+      : await loadRun(procs, upstream, { url: database.url, name: database.name, handle, key: keys.load }, [
+          upstream.child.pid!,
+        ]);
   await handle.close();
-  const body = reportSection(targets, measured, ledger, await database.serverVersion());
+  const body = reportSection(targets, measured, ledger, await database.serverVersion(), {
+    load: load?.run,
+  });
   if (measured.elsewherePct > 10)
     say(`warning: other processes used ${measured.elsewherePct.toFixed(0)}% of a core during the run`);
   writeSection("gateway-overhead", body);

@@ -63,6 +63,21 @@ export class ChildProcesses {
     this.killAll("SIGKILL");
   }
 
+  /** Stops one of them the same way (SIGTERM to its group, up to `graceMs`, then SIGKILL). */
+  async stopOne(proc: Started, graceMs: number): Promise<void> {
+    const pid = proc.child.pid;
+    if (!pid || !alive(proc.child)) return;
+    const signal = (s: NodeJS.Signals) => {
+      try {
+        process.kill(-pid, s);
+      } catch {}
+    };
+    signal("SIGTERM");
+    const deadline = Date.now() + graceMs;
+    while (alive(proc.child) && Date.now() < deadline) await sleep(100);
+    if (alive(proc.child)) signal("SIGKILL");
+  }
+
   removeScratch(): void {
     rmSync(this.tmp, { recursive: true, force: true });
   }

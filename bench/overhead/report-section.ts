@@ -1,10 +1,13 @@
-// The BENCHMARKS.md section: the table per path, the ratios and targets met or missed, the ledger check, the method.
+// The BENCHMARKS.md section: the table per path, the ratios and targets met or missed, the ledger check, the
+// load run, and the method.
 import os from "node:os";
 import { VERSION as OPENAI_VERSION } from "openai/version";
 import { machine, median, quantile } from "../report";
 import type { LoadTotals } from "./concurrent";
 import type { LedgerCount } from "./database";
 import { f, int, verdict } from "./format";
+import { loadRunSection } from "./load-report";
+import type { LoadRun } from "./load-run";
 import type { Measurements } from "./measure";
 import { PATHS, type Path, type PerPath, PLAN, STREAM_PATHS, type StreamPath, type Target } from "./plan";
 import { PORTKEY_VERSION } from "./servers";
@@ -31,6 +34,7 @@ export function reportSection(
   m: Measurements,
   ledger: LedgerCheck,
   postgresVersion: string,
+  extra: { load?: LoadRun },
 ): string {
   const { rounds: ROUNDS, perRound: PER_ROUND, warmup: WARMUP, concurrency: CONCURRENCY } = PLAN;
   const { calls: CALLS, slices: SLICES, streamsPerRound: STREAMS } = PLAN;
@@ -138,6 +142,7 @@ Targets (this run):
 - streams: the lean server relays the first byte at most 1 ms later than direct: ${f(leanRelayAdded)} ms, ${verdict(leanRelayAdded <= 1)} (Next /v1: ${f(nextRelayAdded)} ms)
 
 Ledger: ${ledgerLine} ${int(requestEvents)} \`request\` audit events.${errorTotal ? ` Last error: \`${lastError.slice(0, 200)}\`.` : ""}
+${extra.load ? `\n${loadRunSection(extra.load)}\n` : ""}
 Method: ${WARMUP} warm-up calls per path, interleaved (and ${Math.floor(WARMUP / 10)} streamed ones). Sequential: ${ROUNDS} rounds in which every
 path makes ${PER_ROUND} non-streamed chat completions ("Say ok.") with the official \`openai\` client (${OPENAI_VERSION}) one after another,
 the first path rotating each round, so machine noise falls on all alike. Streamed: ${ROUNDS} rounds of ${STREAMS} calls per path the same
