@@ -10,16 +10,18 @@
 //   sizes: BENCH_WARMUP (100), BENCH_PER_ROUND (25), BENCH_STREAMS (10 per round), BENCH_CALLS (3000 per path
 //   under load), BENCH_CONCURRENCY (16), BENCH_STREAM_PAUSE_MS (20: the upstream's pause inside a stream);
 //   the load run: BENCH_LOAD=0 (skip it), BENCH_LOAD_CALLS (20000), BENCH_LOAD_CONCURRENCY (64);
-//   BENCH_CPU_PROF=<dir>: CPU profiles of the lean and Next servers, for diagnosis.
+//   BENCH_CPU_PROF=<dir>: CPU profiles of the lean and Next servers, the lean server's summed up in the section.
 // It creates its own database (tollgate_bench_<pid>) on BENCH_DATABASE_URL, runs `next build` for the product and
 // for bench/bare-next when their builds are older than their sources, installs Portkey under the temp directory,
 // and kills every process it started and drops the database at the end, also on failure.
+import path from "node:path";
 import OpenAI from "openai";
 import { BenchDatabase, type BenchKeys, countLedger, rowsOfKey } from "./overhead/database";
 import { loadRun } from "./overhead/load-run";
 import { measure } from "./overhead/measure";
 import type { PerPath, Target } from "./overhead/plan";
 import { ChildProcesses, sleep } from "./overhead/processes";
+import { profileSection } from "./overhead/profile";
 import { type LedgerCheck, reportSection } from "./overhead/report-section";
 import {
   PORTKEY_VERSION,
@@ -75,8 +77,21 @@ async function main() {
           upstream.child.pid!,
         ]);
   await handle.close();
+  // The lean server writes its profile when it stops: stop it now, so its summary can go into the section.
+  const profDir = process.env.BENCH_CPU_PROF;
+  let profile: string | undefined;
+  if (profDir) {
+    await procs.stopOne(servers.lean, 30_000);
+    profile = profileSection(
+      path.resolve(profDir),
+      servers.lean.child.pid!,
+      "Where the lean server's CPU went",
+      measured.pooled.lean.windows,
+    );
+  }
   const body = reportSection(targets, measured, ledger, await database.serverVersion(), {
     load: load?.run,
+    profile,
   });
   if (measured.elsewherePct > 10)
     say(`warning: other processes used ${measured.elsewherePct.toFixed(0)}% of a core during the run`);

@@ -15,6 +15,8 @@ export type LoadTotals = {
   errors: number;
   /** Ledger rows written while the slices lasted (Tollgate's paths; NaN elsewhere). */
   recordedRows: number;
+  /** When each slice began and ended (process.hrtime.bigint(), ns), to pick a profile's samples from them. */
+  windows: [bigint, bigint][];
 };
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -33,6 +35,7 @@ export async function concurrentSlices(
     benchMs: 0,
     errors: 0,
     recordedRows: 0,
+    windows: [],
   }));
   const perSlice = Math.ceil(PLAN.calls / PLAN.slices);
   say(`concurrent: ${PLAN.slices} slices of ${perSlice} calls per path, ${PLAN.concurrency} at a time …`);
@@ -45,6 +48,7 @@ export async function concurrentSlices(
       const cpu0 = cpuMs(own.dbName, targets[p].pgid);
       const own0 = own.ownCpuMs();
       const t0 = performance.now();
+      const began = process.hrtime.bigint();
       let sent = 0;
       await Promise.all(
         Array.from({ length: PLAN.concurrency }, async () => {
@@ -56,6 +60,7 @@ export async function concurrentSlices(
         }),
       );
       const seconds = (performance.now() - t0) / 1000;
+      pooled[p].windows.push([began, process.hrtime.bigint()]);
       const cpu1 = cpuMs(own.dbName, targets[p].pgid);
       const rows1 = await rows(p);
       const totals = pooled[p];

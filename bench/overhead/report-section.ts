@@ -1,5 +1,5 @@
 // The BENCHMARKS.md section: the table per path, the ratios and targets met or missed, the ledger check, the
-// load run, and the method.
+// load run, the lean server's profile when one was taken, and the method.
 import os from "node:os";
 import { VERSION as OPENAI_VERSION } from "openai/version";
 import { machine, median, quantile } from "../report";
@@ -34,7 +34,7 @@ export function reportSection(
   m: Measurements,
   ledger: LedgerCheck,
   postgresVersion: string,
-  extra: { load?: LoadRun },
+  extra: { load?: LoadRun; profile?: string },
 ): string {
   const { rounds: ROUNDS, perRound: PER_ROUND, warmup: WARMUP, concurrency: CONCURRENCY } = PLAN;
   const { calls: CALLS, slices: SLICES, streamsPerRound: STREAMS } = PLAN;
@@ -142,7 +142,7 @@ Targets (this run):
 - streams: the lean server relays the first byte at most 1 ms later than direct: ${f(leanRelayAdded)} ms, ${verdict(leanRelayAdded <= 1)} (Next /v1: ${f(nextRelayAdded)} ms)
 
 Ledger: ${ledgerLine} ${int(requestEvents)} \`request\` audit events.${errorTotal ? ` Last error: \`${lastError.slice(0, 200)}\`.` : ""}
-${extra.load ? `\n${loadRunSection(extra.load)}\n` : ""}
+${extra.load ? `\n${loadRunSection(extra.load)}\n` : ""}${extra.profile ? `\n${extra.profile}\n` : ""}
 Method: ${WARMUP} warm-up calls per path, interleaved (and ${Math.floor(WARMUP / 10)} streamed ones). Sequential: ${ROUNDS} rounds in which every
 path makes ${PER_ROUND} non-streamed chat completions ("Say ok.") with the official \`openai\` client (${OPENAI_VERSION}) one after another,
 the first path rotating each round, so machine noise falls on all alike. Streamed: ${ROUNDS} rounds of ${STREAMS} calls per path the same
