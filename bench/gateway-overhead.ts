@@ -60,8 +60,9 @@ async function main() {
     ...(await startServers(procs, upstream, { url: database.url, secret: keys.lean.secret })),
   };
   const targets = pathsThrough(servers, keys);
+  const pgids = Object.values(servers).map((s) => s.child.pid!);
   const measured = await measure(targets, {
-    pgids: Object.values(servers).map((s) => s.child.pid!),
+    pgids,
     dbName: database.name,
     ledgerRows: (p) => rowsOfKey(handle, keys[p]),
   });
@@ -73,9 +74,12 @@ async function main() {
   const load =
     process.env.BENCH_LOAD === "0"
       ? undefined
-      : await loadRun(procs, upstream, { url: database.url, name: database.name, handle, key: keys.load }, [
-          upstream.child.pid!,
-        ]);
+      : await loadRun(
+          procs,
+          upstream,
+          { url: database.url, name: database.name, handle, key: keys.load },
+          pgids,
+        );
   await handle.close();
   // The lean server writes its profile when it stops: stop it now, so its summary can go into the section.
   const profDir = process.env.BENCH_CPU_PROF;
@@ -90,7 +94,7 @@ async function main() {
     );
   }
   const body = reportSection(targets, measured, ledger, await database.serverVersion(), {
-    load: load?.run,
+    load,
     profile,
   });
   if (measured.elsewherePct > 10)

@@ -46,7 +46,7 @@ ${kinds.join("\n")}
 | --- | --- |
 | calls answered | ${int(r.answered)} of ${int(r.calls)}${noAnswer ? ` (**${int(noAnswer)} without an answer**)` : ""}, in ${f(r.seconds, 1)} s: ${f(r.answered / r.seconds, 0)}/s |
 | ledger rows under the run's key | ${int(ledger.rows)} for ${int(ledger.expected)} answered calls${ledger.expected !== r.answered ? ` (${int(r.answered - ledger.expected)} refusals left out)` : ""}: ${verdict(oneRowEach)} (by status: ${counts(ledger.byStatus)}) |
-| answered calls without a row · rows without an answered call · duplicate ids | ${int(ledger.missing.length)}${ids(ledger.missing)} · ${int(ledger.extra.length)}${ids(ledger.extra)} · ${int(duplicates)} |
+| answered calls without a row · rows without an answered call · duplicate ids | ${int(ledger.missing.length)}${ids(ledger.missing)} · ${int(ledger.extra.length)}${ids(ledger.extra)} · ${int(duplicates)}${ledger.withoutId ? ` (**${int(ledger.withoutId)} answers without an x-request-id** could not be matched)` : ""} |
 | client successes · \`success\` rows | ${int(r.clientOk)} · ${int(successRows)}: ${verdict(r.clientOk === successRows)} |
 | ledger lag, max of ${lag.samples} samples every ${LOAD_PLAN.sampleMs} ms (calls answered − rows written) | ${int(lag.maxCalls)} calls (bound: ${int(MAX_ROWS)}) |
 | oldest answered call not yet written, max | ${f(lag.maxMs, 0)} ms (bound: ${int(MAX_AGE_MS)} ms) |

@@ -77,6 +77,8 @@ export type LoadRun = {
     statusByKind: Record<Kind, Record<string, number>>;
     expected: number;
     distinctIds: number;
+    /** Answers without an x-request-id (they cannot be matched with a row). */
+    withoutId: number;
     /** Answered calls (not refused) without a ledger row; rows without an answered call. */
     missing: string[];
     extra: string[];
@@ -101,8 +103,9 @@ export async function loadRun(
   procs: ChildProcesses,
   upstream: Server,
   db: { url: string; name: string; handle: Handle; key: BenchKey },
-  benchPgids: number[],
-): Promise<{ run: LoadRun; server: Server }> {
+  /** The run's other processes (servers idle meanwhile), so their CPU does not count as the machine's. */
+  runPgids: number[],
+): Promise<LoadRun> {
   const env = tollgateEnv(procs, upstream, db, "gateway.load.config.json", { retry: { maxRetries: 0 } });
   const lean = await startLean(procs, "lean-load", env);
   const auth = { authorization: `Bearer ${db.key.secret}` };
@@ -110,7 +113,7 @@ export async function loadRun(
   const target: RawTarget = { endpoint: new URL(`${lean.url}/v1/chat/completions`), headers: auth };
   const pgid = lean.child.pid!;
   const ownCpuMs = () => {
-    const c = cpuMs(db.name, pgid, ...benchPgids);
+    const c = cpuMs(db.name, pgid, ...runPgids);
     const self = process.cpuUsage();
     return c.group + (Number.isNaN(c.postgres) ? 0 : c.postgres) + (self.user + self.system) / 1000;
   };
@@ -125,6 +128,7 @@ export async function loadRun(
   const refusedIds = new Set<string>();
   const answerTimes: number[] = [];
   let clientOk = 0;
+  let withoutId = 0;
   const samples: { answered: number; rows: number; rssKb: number; lagMs: number }[] = [];
 
   const cpu0 = cpuMs(db.name, pgid);
@@ -161,6 +165,7 @@ export async function loadRun(
         answerTimes.push(performance.now());
         if (outcome === "ok") clientOk++;
         if (answer.requestId) kindById.set(answer.requestId, kind);
+        else withoutId++;
         if (answer.status === 503) {
           const code = answer.body.match(/"code"\s*:\s*"([^"]+)"/)?.[1] ?? "(no code)";
           codes503[code] = (codes503[code] ?? 0) + 1;
@@ -188,7 +193,7 @@ export async function loadRun(
     await sleep(20);
   }
   const stats1 = await upstreamStats(upstream);
-  // Stopped the way an operator would (SIGTERM: drain, write what is left), so its rows are all in before they are read.
+  // Stopped the way an operator would (SIGTERM: drain, write what is left) before its rows are read.
   await procs.stopOne(lean, 15_000);
   const ledger = await ledgerOfKey(db.handle, db.key);
   const statusOf = new Map(ledger.rows.map((r) => [r.id, r.status]));
@@ -201,40 +206,38 @@ export async function loadRun(
   const warmupAt = samples.findIndex((s) => s.answered >= calls * LOAD_PLAN.warmupShare);
   const afterWarmup = warmupAt < 0 ? [] : samples.slice(warmupAt);
   return {
-    server: lean,
-    run: {
-      calls,
-      concurrency,
-      seconds,
-      outcomes,
-      answered,
-      clientOk,
-      codes503,
-      ledger: {
-        rows: ledger.rows.length,
-        byStatus: ledger.byStatus,
-        statusByKind,
-        expected,
-        distinctIds: new Set(ledger.rows.map((r) => r.id)).size,
-        missing: [...kindById.keys()].filter((id) => !statusOf.has(id) && !refusedIds.has(id)),
-        extra: ledger.rows.map((r) => r.id).filter((id) => !kindById.has(id)),
-      },
-      lag: {
-        maxCalls: Math.max(0, ...samples.map((s) => s.answered - s.rows)),
-        maxMs: Math.max(0, ...samples.map((s) => s.lagMs)),
-        samples: samples.length,
-      },
-      catchUpMs,
-      rss: {
-        warmupKb: afterWarmup[0]?.rssKb ?? Number.NaN,
-        maxKb: Math.max(endKb, ...afterWarmup.map((s) => s.rssKb)),
-        endKb,
-      },
-      serverCpuMsPerCall: (cpu1.group - cpu0.group) / answered,
-      postgresCpuMsPerCall: (cpu1.postgres - cpu0.postgres) / answered,
-      upstream: Object.fromEntries(Object.entries(stats1).map(([k, v]) => [k, v - (stats0[k] ?? 0)])),
-      elsewherePct: Math.max(0, (100 * elsewhereMs) / (seconds * 1000)),
+    calls,
+    concurrency,
+    seconds,
+    outcomes,
+    answered,
+    clientOk,
+    codes503,
+    ledger: {
+      rows: ledger.rows.length,
+      byStatus: ledger.byStatus,
+      statusByKind,
+      expected,
+      distinctIds: new Set(ledger.rows.map((r) => r.id)).size,
+      withoutId,
+      missing: [...kindById.keys()].filter((id) => !statusOf.has(id) && !refusedIds.has(id)),
+      extra: ledger.rows.map((r) => r.id).filter((id) => !kindById.has(id)),
     },
+    lag: {
+      maxCalls: Math.max(0, ...samples.map((s) => s.answered - s.rows)),
+      maxMs: Math.max(0, ...samples.map((s) => s.lagMs)),
+      samples: samples.length,
+    },
+    catchUpMs,
+    rss: {
+      warmupKb: afterWarmup[0]?.rssKb ?? Number.NaN,
+      maxKb: Math.max(endKb, ...afterWarmup.map((s) => s.rssKb)),
+      endKb,
+    },
+    serverCpuMsPerCall: (cpu1.group - cpu0.group) / answered,
+    postgresCpuMsPerCall: (cpu1.postgres - cpu0.postgres) / answered,
+    upstream: Object.fromEntries(Object.entries(stats1).map(([k, v]) => [k, v - (stats0[k] ?? 0)])),
+    elsewherePct: Math.max(0, (100 * elsewhereMs) / (seconds * 1000)),
   };
 }
 
