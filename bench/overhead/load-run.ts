@@ -107,7 +107,8 @@ export async function loadRun(
   runPgids: number[],
 ): Promise<LoadRun> {
   const env = tollgateEnv(procs, upstream, db, "gateway.load.config.json", { retry: { maxRetries: 0 } });
-  const lean = await startLean(procs, "lean-load", env);
+  // Not profiled: its memory is one of the things measured.
+  const lean = await startLean(procs, "lean-load", env, false);
   const auth = { authorization: `Bearer ${db.key.secret}` };
   await waitReady("lean server (load run)", lean, () => fetch(`${lean.url}/v1/models`, { headers: auth }));
   const target: RawTarget = { endpoint: new URL(`${lean.url}/v1/chat/completions`), headers: auth };

@@ -147,17 +147,27 @@ export function tollgateEnv(
   };
 }
 
-/** Tollgate's lean server (server/gateway.ts, whatever it is now) in its own process on a free port; not yet ready. */
+/**
+ * Tollgate's lean server (server/gateway.ts, whatever it is now) in its own process on a free port; not yet ready.
+ * Profiled under BENCH_CPU_PROF unless `profiled` is false (the profiler's buffers would count as its memory).
+ */
 export async function startLean(
   procs: ChildProcesses,
   name: string,
   env: NodeJS.ProcessEnv,
+  profiled = true,
 ): Promise<Server> {
   const port = await freePort();
   const lean = procs.start(
     name,
     process.execPath,
-    [...cpuProfileFlags(), "--conditions=react-server", "--import", "tsx", "server/gateway.ts"],
+    [
+      ...(profiled ? cpuProfileFlags() : []),
+      "--conditions=react-server",
+      "--import",
+      "tsx",
+      "server/gateway.ts",
+    ],
     { env: { ...env, GATEWAY_PORT: String(port) } },
   );
   return { ...lean, url: `http://127.0.0.1:${port}` };
