@@ -51,7 +51,7 @@ ${kinds.join("\n")}
 | ledger lag, max of ${lag.samples} samples every ${LOAD_PLAN.sampleMs} ms (calls answered − rows written) | ${int(lag.maxCalls)} calls (bound: ${int(MAX_ROWS)}) |
 | oldest answered call not yet written, max | ${f(lag.maxMs, 0)} ms (bound: ${int(MAX_AGE_MS)} ms) |
 | from the last answer until the ledger held every row | ${r.catchUpMs === null ? "**not within 30 s**" : `${f(r.catchUpMs, 0)} ms`} |
-| server RSS (process group): after warm-up (${LOAD_PLAN.warmupShare * 100}% of the calls) · max after it · at the end | ${mib(rss.warmupKb)} · ${mib(rss.maxKb)} · ${mib(rss.endKb)} MiB: growth ${f(100 * growth, 1)}%, ${verdict(growth <= 0.1)} (at most 10%) |
+| server RSS (process group): after warm-up (${LOAD_PLAN.warmupShare * 100}% of the calls) · half-way · max after warm-up · at the end | ${mib(rss.warmupKb)} · ${mib(rss.halfwayKb)} · ${mib(rss.maxKb)} · ${mib(rss.endKb)} MiB: growth ${f(100 * growth, 1)}%, ${verdict(growth <= 0.1)} (at most 10%) |
 | server process group CPU per call · PostgreSQL's | ${f(r.serverCpuMsPerCall)} ms · ${f(r.postgresCpuMsPerCall)} ms |
 | 503 \`ledger_backlog_full\` · other 503s | ${int(backlogFull)} · ${other503.length ? counts(Object.fromEntries(other503)) : "0"} |
 | what the fake upstream received | ${counts(r.upstream)} |

@@ -86,7 +86,8 @@ export type LoadRun = {
   lag: { maxCalls: number; maxMs: number; samples: number };
   /** From the last answer until the ledger held every expected row (null: it never did within 30 s). */
   catchUpMs: number | null;
-  rss: { warmupKb: number; maxKb: number; endKb: number };
+  /** Half-way too, to tell a climb that levels off from one that goes on. */
+  rss: { warmupKb: number; halfwayKb: number; maxKb: number; endKb: number };
   serverCpuMsPerCall: number;
   postgresCpuMsPerCall: number;
   /** What the fake upstream received meanwhile (no retries: one upstream call per call that got that far). */
@@ -232,6 +233,7 @@ export async function loadRun(
     catchUpMs,
     rss: {
       warmupKb: afterWarmup[0]?.rssKb ?? Number.NaN,
+      halfwayKb: samples.find((s) => s.answered >= calls / 2)?.rssKb ?? Number.NaN,
       maxKb: Math.max(endKb, ...afterWarmup.map((s) => s.rssKb)),
       endKb,
     },
