@@ -1,6 +1,6 @@
 // The non-streamed call every path is measured with: the same chat completion ("Say ok.") with the official
 // `openai` client, timed; failures are counted, not thrown.
-import { PATHS, type Path, type PerPath, perPath, type Target } from "./plan";
+import { type Path, type PerPath, perPath, type Target } from "./plan";
 
 export class Calls {
   readonly ok = perPath(() => 0);
@@ -29,9 +29,5 @@ export class Calls {
   fail(p: Path, error: unknown): void {
     this.errors[p]++;
     this.lastError = `${p}: ${error instanceof Error ? error.message : String(error)}`;
-  }
-
-  get errorTotal(): number {
-    return PATHS.reduce((s, p) => s + this.errors[p], 0);
   }
 }
