@@ -1,20 +1,36 @@
-// What each way of reaching the fake upstream adds per request, side by side in one run, all called with the
-// official `openai` client: directly; through Tollgate's lean server (server/gateway.ts); through the
-// production Next server's /v1; through a bare Next app whose one route only forwards (bench/bare-next, the
-// baseline for /v1); and through Portkey's open-source gateway. Ledger and audit are on, as always.
+// What each way of reaching the fake upstream adds per call, side by side in one run: directly; through a raw
+// node:http proxy (bench/raw-proxy.ts, the floor); through Tollgate's lean server (server/gateway.ts); through
+// Portkey's open-source gateway; through a bare Next app whose one route only forwards (bench/bare-next, the
+// baseline for /v1); and through the production Next server's /v1. Ledger and audit are on, as always.
+// Sequential calls, streamed calls (first-byte relay time), calls under load (CPU per call, answered and
+// recorded per second), then a load run of the lean server alone with failures injected (bench/overhead/load-run.ts).
 //   npm run bench:gateway-overhead
-// Environment: BENCH_SECONDS (10), BENCH_DATABASE_URL, BENCH_BUILD=1 (always build), BENCH_QUIET_WAIT (300 s),
-// BENCH_CPU_PROF=<dir> (CPU profiles of the lean and Next servers, for diagnosis).
-// It creates its own database (tollgate_bench_<pid>) on BENCH_DATABASE_URL (default: the local postgres), runs
-// `next build` for the product and for bench/bare-next when their builds are older than their sources, installs
-// Portkey under the temp directory, and kills every process it started and drops the database at the end, also
-// on failure.
+// Environment (defaults in brackets):
+//   BENCH_DATABASE_URL (the local postgres), BENCH_BUILD=1 (always build), BENCH_QUIET_WAIT (300 s);
+//   sizes: BENCH_WARMUP (100), BENCH_PER_ROUND (25), BENCH_STREAMS (10 per round), BENCH_CALLS (3000 per path
+//   under load), BENCH_CONCURRENCY (16), BENCH_STREAM_PAUSE_MS (20: the upstream's pause inside a stream);
+//   the load run: BENCH_LOAD=0 (skip it), BENCH_LOAD_CALLS (20000), BENCH_LOAD_CONCURRENCY (64);
+//   BENCH_CPU_PROF=<dir>: CPU profiles of the lean and Next servers, the lean server's summed up in the section.
+// It creates its own database (tollgate_bench_<pid>) on BENCH_DATABASE_URL, runs `next build` for the product and
+// for bench/bare-next when their builds are older than their sources, installs Portkey under the temp directory,
+// and kills every process it started and drops the database at the end, also on failure.
+import path from "node:path";
 import OpenAI from "openai";
-import { BenchDatabase, countLedger } from "./overhead/database";
-import { measure, type PerPath, type Target } from "./overhead/measure";
+import { BenchDatabase, type BenchKeys, countLedger, rowsOfKey } from "./overhead/database";
+import { loadRun } from "./overhead/load-run";
+import { measure } from "./overhead/measure";
+import type { PerPath, Target } from "./overhead/plan";
 import { ChildProcesses, sleep } from "./overhead/processes";
+import { profileSection } from "./overhead/profile";
 import { type LedgerCheck, reportSection } from "./overhead/report-section";
-import { PORTKEY_VERSION, type Servers, startServers, startUpstream } from "./overhead/servers";
+import {
+  PORTKEY_VERSION,
+  type Server,
+  type Servers,
+  startServers,
+  startUpstream,
+  UPSTREAM_MODEL,
+} from "./overhead/servers";
 import { writeSection } from "./report";
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -37,17 +53,50 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
 
 async function main() {
   const upstream = await startUpstream(procs);
-  const { handle, secret } = await database.create();
+  const { handle, keys } = await database.create();
   const baseline = await countLedger(handle);
-  const servers = { upstream, ...(await startServers(procs, upstream, { url: database.url, secret })) };
-  const targets = pathsThrough(servers, secret);
+  const servers = {
+    upstream,
+    ...(await startServers(procs, upstream, { url: database.url, secret: keys.lean.secret })),
+  };
+  const targets = pathsThrough(servers, keys);
+  const pgids = Object.values(servers).map((s) => s.child.pid!);
   const measured = await measure(targets, {
-    pgids: Object.values(servers).map((s) => s.child.pid!),
+    pgids,
     dbName: database.name,
+    ledgerRows: (p) => rowsOfKey(handle, keys[p]),
   });
-  const ledger: LedgerCheck = { baseline, after: await settledLedger(handle) };
+  const ledger: LedgerCheck = {
+    baseline,
+    after: await settledLedger(handle),
+    byKey: { lean: await rowsOfKey(handle, keys.lean), next: await rowsOfKey(handle, keys.next) },
+  };
+  const load =
+    process.env.BENCH_LOAD === "0"
+      ? undefined
+      : await loadRun(
+          procs,
+          upstream,
+          { url: database.url, name: database.name, handle, key: keys.load },
+          pgids,
+        );
   await handle.close();
-  const body = reportSection(targets, measured, ledger, await database.serverVersion());
+  // The lean server writes its profile when it stops: stop it now, so its summary can go into the section.
+  const profDir = process.env.BENCH_CPU_PROF;
+  let profile: string | undefined;
+  if (profDir) {
+    await procs.stopOne(servers.lean, 30_000);
+    profile = profileSection(
+      path.resolve(profDir),
+      servers.lean.child.pid!,
+      "Where the lean server's CPU went",
+      measured.pooled.lean.windows,
+    );
+  }
+  const body = reportSection(targets, measured, ledger, await database.serverVersion(), {
+    load,
+    profile,
+  });
   if (measured.elsewherePct > 10)
     say(`warning: other processes used ${measured.elsewherePct.toFixed(0)}% of a core during the run`);
   writeSection("gateway-overhead", body);
@@ -55,50 +104,36 @@ async function main() {
 }
 
 /** The six paths to the same upstream, in the order the report lists them. */
-function pathsThrough(servers: Servers, secret: string): PerPath<Target> {
-  const client = (baseURL: string, apiKey = "bench", defaultHeaders?: Record<string, string>) =>
-    new OpenAI({ apiKey, baseURL, maxRetries: 0, defaultHeaders });
-  const { upstream, lean, proxy, portkey, next, bareNext } = servers;
+function pathsThrough(servers: Servers, keys: BenchKeys): PerPath<Target> {
+  const target = (
+    label: string,
+    server: Server,
+    baseURL: string,
+    model: string,
+    apiKey = "bench",
+    headers: Record<string, string> = {},
+  ): Target => ({
+    label,
+    client: new OpenAI({ apiKey, baseURL, maxRetries: 0, defaultHeaders: headers }),
+    raw: {
+      endpoint: new URL(`${baseURL}/chat/completions`),
+      headers: { ...headers, authorization: `Bearer ${apiKey}` },
+    },
+    model,
+    pgid: server.child.pid!,
+    logFile: server.logFile,
+  });
+  const { upstream, raw, lean, portkey, next, bareNext } = servers;
   return {
-    direct: {
-      label: "direct",
-      client: client(upstream.url),
-      model: "gpt-4o-mini",
-      pgid: upstream.child.pid!,
-    },
-    lean: {
-      label: "lean server",
-      client: client(`${lean.url}/v1`, secret),
-      model: "bench",
-      pgid: lean.child.pid!,
-    },
-    proxy: {
-      label: "bare Node proxy",
-      client: client(`${proxy.url}/v1`),
-      model: "bench",
-      pgid: proxy.child.pid!,
-    },
-    portkey: {
-      label: `Portkey ${PORTKEY_VERSION}`,
-      client: client(`${portkey.url}/v1`, "bench", {
-        "x-portkey-provider": "openai",
-        "x-portkey-custom-host": upstream.url,
-      }),
-      model: "gpt-4o-mini",
-      pgid: portkey.child.pid!,
-    },
-    bare: {
-      label: "bare Next route",
-      client: client(`${bareNext.url}/api/upstream`),
-      model: "gpt-4o-mini",
-      pgid: bareNext.child.pid!,
-    },
-    next: {
-      label: "Next /v1",
-      client: client(`${next.url}/v1`, secret),
-      model: "bench",
-      pgid: next.child.pid!,
-    },
+    direct: target("direct", upstream, upstream.url, UPSTREAM_MODEL),
+    raw: target("raw node:http proxy (floor)", raw, `${raw.url}/v1`, "bench"),
+    lean: target("lean server", lean, `${lean.url}/v1`, "bench", keys.lean.secret),
+    portkey: target(`Portkey ${PORTKEY_VERSION}`, portkey, `${portkey.url}/v1`, UPSTREAM_MODEL, "bench", {
+      "x-portkey-provider": "openai",
+      "x-portkey-custom-host": upstream.url,
+    }),
+    bare: target("bare Next route", bareNext, `${bareNext.url}/api/upstream`, UPSTREAM_MODEL),
+    next: target("Next /v1", next, `${next.url}/v1`, "bench", keys.next.secret),
   };
 }
 

@@ -1,4 +1,5 @@
-// CPU accounting from /proc (Linux): process groups, the PostgreSQL server, and the whole machine.
+// Accounting from /proc (Linux): the CPU of process groups, of the PostgreSQL server and of the whole machine;
+// the memory of a process group.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
@@ -44,4 +45,19 @@ export function machineCpuMs(): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/** The resident memory (kB) of the processes in group `pgid`, summed (VmRSS from /proc/<pid>/status). */
+export function groupRssKb(pgid: number): number {
+  let kb = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
+      const rss = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+)\s+kB/m);
+      kb += Number(rss?.[1] ?? 0);
+    } catch {}
+  }
+  return kb;
 }

@@ -7,9 +7,13 @@ import { appUser, tenant } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import { seedDemoData } from "@/lib/demo";
 
-type Handle = Awaited<ReturnType<typeof openDatabase>>;
+export type Handle = Awaited<ReturnType<typeof openDatabase>>;
 /** `/v1` turns in the ledger by status, and their `request` audit events. */
 export type LedgerCount = { total: number; byStatus: Record<string, number>; requestEvents: number };
+/** A tenant API key: its secret for the Authorization header, its id for its ledger rows. */
+export type BenchKey = { secret: string; id: string; tenantId: string };
+/** The run's keys: one per Tollgate path, so each path's rows can be counted while it runs; one for the load run. */
+export type BenchKeys = { lean: BenchKey; next: BenchKey; load: BenchKey };
 
 export class BenchDatabase {
   readonly name = `tollgate_bench_${process.pid}`;
@@ -22,8 +26,8 @@ export class BenchDatabase {
     this.url = url.toString();
   }
 
-  /** Creates, migrates and seeds it (demo tenants, no sample history); returns a handle and a tenant API key. */
-  async create(): Promise<{ handle: Handle; secret: string }> {
+  /** Creates, migrates and seeds it (demo tenants, no sample history); returns a handle and the run's API keys. */
+  async create(): Promise<{ handle: Handle; keys: BenchKeys }> {
     const admin = postgres(this.adminUrl, { max: 1, onnotice: () => {} });
     this.created = true;
     await admin.unsafe(`create database ${this.name}`);
@@ -36,8 +40,16 @@ export class BenchDatabase {
       .select({ id: appUser.id })
       .from(appUser)
       .where(eq(appUser.email, "admin@acme.test"));
-    const { secret } = await createApiKey(db, { tenantId: acme!.id, name: "benchmark", createdBy: user!.id });
-    return { handle, secret };
+    const key = async (name: string): Promise<BenchKey> => {
+      const { secret, key } = await createApiKey(db, { tenantId: acme!.id, name, createdBy: user!.id });
+      return { secret, id: key.id, tenantId: acme!.id };
+    };
+    const keys = {
+      lean: await key("bench lean"),
+      next: await key("bench next"),
+      load: await key("bench load"),
+    };
+    return { handle, keys };
   }
 
   async drop(): Promise<void> {
@@ -63,19 +75,42 @@ export async function countLedger(handle: Handle): Promise<LedgerCount> {
   const rows = await db.execute<{ status: string; n: number }>(
     sql`select status, count(*)::int as n from sys_agent_turn where source = 'api' group by status`,
   );
-  const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as {
-    status: string;
-    n: number;
-  }[];
+  const list = listOf<{ status: string; n: number }>(rows);
   const audit = await db.execute<{ n: number }>(
     sql`select count(*)::int as n from sys_agent_audit a join sys_agent_turn t on t.id = a.turn_id where t.source = 'api' and a.type = 'request'`,
   );
-  const a = (Array.isArray(audit) ? audit : (audit as { rows: unknown[] }).rows) as { n: number }[];
+  const a = listOf<{ n: number }>(audit);
   return {
     total: list.reduce((s, r) => s + r.n, 0),
     byStatus: Object.fromEntries(list.map((r) => [r.status, r.n])),
     requestEvents: a[0]?.n ?? 0,
   };
 }
+
+/** Ledger rows written so far under one API key (the index on tenant, key and start time answers it). */
+export async function rowsOfKey(handle: Handle, key: BenchKey): Promise<number> {
+  const rows = await handle.db.execute<{ n: number }>(
+    sql`select count(*)::int as n from sys_agent_turn where tenant_id = ${key.tenantId} and api_key_id = ${key.id}`,
+  );
+  return listOf<{ n: number }>(rows)[0]?.n ?? 0;
+}
+
+/** One API key's ledger rows: how many by status, and their ids (to match with the answers' x-request-id). */
+export async function ledgerOfKey(
+  handle: Handle,
+  key: BenchKey,
+): Promise<{ byStatus: Record<string, number>; rows: { id: string; status: string }[] }> {
+  const rows = await handle.db.execute<{ id: string; status: string }>(
+    sql`select id::text as id, status from sys_agent_turn where tenant_id = ${key.tenantId} and api_key_id = ${key.id}`,
+  );
+  const list = listOf<{ id: string; status: string }>(rows);
+  const byStatus: Record<string, number> = {};
+  for (const r of list) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+  return { byStatus, rows: list };
+}
+
+/** The rows of a raw query, whichever driver answered it (postgres.js gives an array, others `{ rows }`). */
+const listOf = <T>(result: unknown): T[] =>
+  (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 
 const say = (line: string) => process.stderr.write(`${line}\n`);

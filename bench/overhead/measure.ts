@@ -1,35 +1,27 @@
-// The measuring: every path called the same way, sequential rounds then concurrent slices, CPU read from /proc.
-import type OpenAI from "openai";
+// The measuring: every path called the same way; sequential rounds, streamed rounds, then the concurrent slices.
 import { median } from "../report";
+import { Calls } from "./calls";
+import { concurrentSlices, type LoadTotals } from "./concurrent";
 import { cpuMs, machineCpuMs } from "./cpu";
-import { sleep } from "./processes";
-
-export const PLAN = {
-  rounds: 7,
-  perRound: 25,
-  warmup: 100,
-  concurrency: 32,
-  seconds: Number(process.env.BENCH_SECONDS ?? 10),
-  slices: 5,
-};
-
-export const PATHS = ["direct", "lean", "proxy", "portkey", "bare", "next"] as const;
-export type Path = (typeof PATHS)[number];
-/** One way of reaching the upstream: the client that calls it, the model it asks for, the process group serving it. */
-export type Target = { label: string; client: OpenAI; model: string; pgid: number };
-export type PerPath<T> = Record<Path, T>;
-export type LoadTotals = {
-  latencies: number[];
-  serverCpuMs: number;
-  postgresMs: number;
-  benchMs: number;
-  errors: number;
-};
+import {
+  type LedgerPath,
+  PATHS,
+  type PerPath,
+  PLAN,
+  perPath,
+  rotated,
+  STREAM_PATHS,
+  type Target,
+} from "./plan";
+import { lastErrorLine, sleep } from "./processes";
+import { type StreamTimes, streamRounds, streamSmokeTest } from "./streams";
 
 export type Measurements = {
   sequential: PerPath<number[]>;
   roundMedians: PerPath<number[]>;
+  streams: Record<(typeof STREAM_PATHS)[number], StreamTimes>;
   pooled: PerPath<LoadTotals>;
+  /** Calls answered correctly on each path over the whole run (SDK and streamed). */
   ok: PerPath<number>;
   errors: PerPath<number>;
   lastError: string;
@@ -37,21 +29,33 @@ export type Measurements = {
   elsewherePct: number;
 };
 
-const say = (line: string) => process.stderr.write(`${line}\n`);
-const perPath = <T>(make: () => T) => Object.fromEntries(PATHS.map((p) => [p, make()])) as PerPath<T>;
-const rotated = (i: number) => PATHS.map((_, j) => PATHS[(i + j) % PATHS.length]!);
+export type Own = {
+  pgids: number[];
+  dbName: string;
+  /** Ledger rows so far under the API key of a Tollgate path. */
+  ledgerRows: (p: LedgerPath) => Promise<number>;
+};
 
-/** Smoke test, warm-up, a wait for a quiet machine, then the sequential rounds and the concurrent slices. */
-export async function measure(
-  targets: PerPath<Target>,
-  own: { pgids: number[]; dbName: string },
-): Promise<Measurements> {
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Smoke test, warm-up, a wait for a quiet machine, then the sequential and streamed rounds and the slices. */
+export async function measure(targets: PerPath<Target>, own: Own): Promise<Measurements> {
   const calls = new Calls(targets);
-  // Each path answers once, correctly, before anything is measured.
+  // Each path answers once, correctly, before anything is measured (a stream too, where one is measured).
   for (const p of PATHS)
     if ((await calls.timeOne(p)) === null) throw new Error(`smoke test failed: ${calls.lastError}`);
+  // A path that cannot stream is reported as such; the upstream itself must.
+  const streams = await streamSmokeTest(calls, targets);
+  if (streams.direct.fails) throw new Error(`the fake upstream cannot stream: ${streams.direct.fails}`);
+  for (const p of STREAM_PATHS) {
+    if (!streams[p].fails) continue;
+    const cause = lastErrorLine(targets[p].logFile);
+    if (cause) streams[p].fails += `; its log: ${cause.slice(0, 120)}`;
+    say(`${p} cannot stream: ${streams[p].fails}`);
+  }
   say("warming up …");
   for (let i = 0; i < PLAN.warmup; i++) for (const p of PATHS) await calls.timeOne(p);
+  await streamRounds(calls, targets, streams, 1, Math.ceil(PLAN.warmup / 10), false);
 
   // What the machine spends outside this benchmark's processes (another job would skew every figure).
   const ownCpuMs = () => {
@@ -62,7 +66,9 @@ export async function measure(
   await waitForQuiet(ownCpuMs);
   const measureStart = { wall: performance.now(), machine: machineCpuMs(), own: ownCpuMs() };
   const { sequential, roundMedians } = await sequentialRounds(calls);
-  const pooled = await concurrentSlices(calls, targets, own.dbName, ownCpuMs);
+  say("streamed …");
+  await streamRounds(calls, targets, streams, PLAN.rounds, PLAN.streamsPerRound);
+  const pooled = await concurrentSlices(calls, targets, { ...own, ownCpuMs });
 
   const elsewhereMs = machineCpuMs() - measureStart.machine - (ownCpuMs() - measureStart.own);
   // Clock-tick rounding can make a quiet machine's figure slightly negative.
@@ -70,6 +76,7 @@ export async function measure(
   return {
     sequential,
     roundMedians,
+    streams,
     pooled,
     ok: calls.ok,
     errors: calls.errors,
@@ -78,34 +85,8 @@ export async function measure(
   };
 }
 
-/** The same chat completion ("Say ok.") on one path, timed; failures are counted, not thrown. */
-class Calls {
-  readonly ok = perPath(() => 0);
-  readonly errors = perPath(() => 0);
-  lastError = "";
-  constructor(private readonly targets: PerPath<Target>) {}
-
-  async timeOne(p: Path): Promise<number | null> {
-    const t = performance.now();
-    try {
-      const res = await this.targets[p].client.chat.completions.create({
-        model: this.targets[p].model,
-        messages: [{ role: "user", content: "Say ok." }],
-      });
-      if (res.choices[0]?.message.content !== "ok")
-        throw new Error(`unexpected answer: ${JSON.stringify(res)}`);
-      this.ok[p]++;
-      return performance.now() - t;
-    } catch (error) {
-      this.errors[p]++;
-      this.lastError = `${p}: ${error instanceof Error ? error.message : String(error)}`;
-      return null;
-    }
-  }
-}
-
 /** Waits (up to BENCH_QUIET_WAIT seconds, default 300) for the rest of the machine to use under 15% of a core. */
-async function waitForQuiet(ownCpuMs: () => number): Promise<void> {
+export async function waitForQuiet(ownCpuMs: () => number): Promise<void> {
   const elsewhere = async (ms: number) => {
     const t = performance.now();
     const m0 = machineCpuMs();
@@ -124,13 +105,13 @@ async function waitForQuiet(ownCpuMs: () => number): Promise<void> {
   }
 }
 
-/** 7 rounds of 25 per path, the paths interleaved and the first one rotating, so noise falls on all alike. */
+/** `rounds` rounds of `perRound` calls per path, the paths interleaved and the first one rotating. */
 async function sequentialRounds(calls: Calls) {
   const sequential = perPath<number[]>(() => []);
   const roundMedians = perPath<number[]>(() => []);
   say("sequential …");
   for (let round = 0; round < PLAN.rounds; round++) {
-    for (const p of rotated(round)) {
+    for (const p of rotated(PATHS, round)) {
       const xs: number[] = [];
       for (let i = 0; i < PLAN.perRound; i++) {
         const ms = await calls.timeOne(p);
@@ -141,43 +122,4 @@ async function sequentialRounds(calls: Calls) {
     }
   }
   return { sequential, roundMedians };
-}
-
-/** 32 workers, SECONDS per path in SLICES alternating slices, with the server's and PostgreSQL's CPU per slice. */
-async function concurrentSlices(
-  calls: Calls,
-  targets: PerPath<Target>,
-  dbName: string,
-  ownCpuMs: () => number,
-): Promise<PerPath<LoadTotals>> {
-  const pooled = perPath<LoadTotals>(() => ({
-    latencies: [],
-    serverCpuMs: 0,
-    postgresMs: 0,
-    benchMs: 0,
-    errors: 0,
-  }));
-  say("concurrent …");
-  for (let slice = 0; slice < PLAN.slices; slice++) {
-    for (const p of rotated(slice)) {
-      const errorsBefore = calls.errors[p];
-      const cpu0 = cpuMs(dbName, targets[p].pgid);
-      const own0 = ownCpuMs();
-      const deadline = performance.now() + (PLAN.seconds / PLAN.slices) * 1000;
-      await Promise.all(
-        Array.from({ length: PLAN.concurrency }, async () => {
-          while (performance.now() < deadline) {
-            const ms = await calls.timeOne(p);
-            if (ms !== null) pooled[p].latencies.push(ms);
-          }
-        }),
-      );
-      const cpu1 = cpuMs(dbName, targets[p].pgid);
-      pooled[p].serverCpuMs += cpu1.group - cpu0.group;
-      pooled[p].postgresMs += cpu1.postgres - cpu0.postgres;
-      pooled[p].benchMs += ownCpuMs() - own0;
-      pooled[p].errors += calls.errors[p] - errorsBefore;
-    }
-  }
-  return pooled;
 }

@@ -12,6 +12,19 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const alive = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
 export const tail = (file: string) => readFileSync(file, "utf8").split("\n").slice(-30).join("\n");
 
+/** The last line of a log that names an error (a server's own account of a failed call), if any. */
+export function lastErrorLine(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter((line) => /error/i.test(line))
+      .at(-1)
+      ?.trim();
+  } catch {
+    return undefined;
+  }
+}
+
 export class ChildProcesses {
   /** Logs and scratch files of the run; removed by `stop`. */
   readonly tmp = mkdtempSync(path.join(os.tmpdir(), "tollgate-gateway-overhead-"));
@@ -48,6 +61,21 @@ export class ChildProcesses {
     const deadline = Date.now() + graceMs;
     while (this.children.some(alive) && Date.now() < deadline) await sleep(100);
     this.killAll("SIGKILL");
+  }
+
+  /** Stops one of them the same way (SIGTERM to its group, up to `graceMs`, then SIGKILL). */
+  async stopOne(proc: Started, graceMs: number): Promise<void> {
+    const pid = proc.child.pid;
+    if (!pid || !alive(proc.child)) return;
+    const signal = (s: NodeJS.Signals) => {
+      try {
+        process.kill(-pid, s);
+      } catch {}
+    };
+    signal("SIGTERM");
+    const deadline = Date.now() + graceMs;
+    while (alive(proc.child) && Date.now() < deadline) await sleep(100);
+    if (alive(proc.child)) signal("SIGKILL");
   }
 
   removeScratch(): void {

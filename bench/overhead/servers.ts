@@ -1,5 +1,5 @@
 // Every server the run measures, started in its own process: the fake upstream, Tollgate's lean server, the
-// bare Node proxy, Portkey, the product's Next app (`next start`) and the bench's bare Next app.
+// raw node:http proxy (the floor), Portkey, the product's Next app (`next start`) and the bench's bare Next app.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,12 +9,14 @@ import { alive, type ChildProcesses, freePort, type Started, sleep, tail, waitRe
 export const PORTKEY_VERSION = "1.15.2";
 const NEXT_BIN = path.join("node_modules", "next", "dist", "bin", "next");
 const BARE_NEXT_DIR = path.join("bench", "bare-next");
+/** The model the fake upstream is asked for behind every proxy (the alias "bench" on Tollgate's servers). */
+export const UPSTREAM_MODEL = "gpt-4o-mini";
 
 export type Server = Started & { url: string };
 export type Servers = {
   upstream: Server;
   lean: Server;
-  proxy: Server;
+  raw: Server;
   portkey: Server;
   next: Server;
   bareNext: Server;
@@ -51,43 +53,16 @@ export async function startServers(
   upstream: Server,
   database: { url: string; secret: string },
 ): Promise<Omit<Servers, "upstream">> {
-  // ---- the gateway config both Tollgate servers run on ----
-  const configFile = path.join(procs.tmp, "gateway.config.json");
-  const config = {
-    providers: { upstream: { type: "openai", baseUrl: upstream.url, apiKeyEnv: "BENCH_UPSTREAM_KEY" } },
-    models: { bench: { candidates: [{ provider: "upstream", model: "gpt-4o-mini" }] } },
-  };
-  parseGatewayConfig(config, configFile, { BENCH_UPSTREAM_KEY: "bench" });
-  writeFileSync(configFile, JSON.stringify(config, null, 2));
-  const serverEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: database.url,
-    GATEWAY_CONFIG: configFile,
-    BENCH_UPSTREAM_KEY: "bench",
-    SEED_SAMPLE_TURNS: "0",
-  };
-  // BENCH_CPU_PROF=<dir>: the lean and Next servers write V8 CPU profiles there when they stop (diagnosis only).
-  const profDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : "";
-  const prof = profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
+  const serverEnv = tollgateEnv(procs, upstream, database, "gateway.config.json", {});
+  const lean = await startLean(procs, "lean", serverEnv);
 
-  // ---- the lean server ----
-  const leanPort = await freePort();
-  const lean = procs.start(
-    "lean",
+  // ---- the raw node:http proxy: parse, rename the model, forward, pipe back (the floor under the lean server) ----
+  const rawPort = await freePort();
+  const raw = procs.start(
+    "raw-proxy",
     process.execPath,
-    [...prof, "--conditions=react-server", "--import", "tsx", "server/gateway.ts"],
-    {
-      env: { ...serverEnv, GATEWAY_PORT: String(leanPort) },
-    },
-  );
-
-  // ---- the bare Node proxy: the gateway behind node:http, nothing else (the floor for the lean server) ----
-  const proxyPort = await freePort();
-  const proxy = procs.start(
-    "proxy",
-    process.execPath,
-    ["--conditions=react-server", "--import", "tsx", "bench/bare-proxy.ts", upstream.url, String(proxyPort)],
-    { env: serverEnv },
+    ["--import", "tsx", "bench/raw-proxy.ts", upstream.url, UPSTREAM_MODEL, String(rawPort)],
+    {},
   );
 
   const portkey = await startPortkey(procs);
@@ -99,7 +74,7 @@ export async function startServers(
   const next = procs.start(
     "next",
     process.execPath,
-    [...prof, NEXT_BIN, "start", "-p", String(nextPort), "-H", "127.0.0.1"],
+    [...cpuProfileFlags(), NEXT_BIN, "start", "-p", String(nextPort), "-H", "127.0.0.1"],
     { env: serverEnv },
   );
   // Webpack: Turbopack, whose workspace root must be the repository's (where node_modules is), would also
@@ -122,8 +97,8 @@ export async function startServers(
   );
 
   const servers = {
-    lean: { ...lean, url: `http://127.0.0.1:${leanPort}` },
-    proxy: { ...proxy, url: `http://127.0.0.1:${proxyPort}` },
+    lean,
+    raw: { ...raw, url: `http://127.0.0.1:${rawPort}` },
     portkey,
     next: { ...next, url: `http://127.0.0.1:${nextPort}` },
     bareNext: { ...bareNext, url: `http://127.0.0.1:${bareNextPort}` },
@@ -133,7 +108,7 @@ export async function startServers(
   await waitReady("lean server", lean, authed(servers.lean.url));
   await waitReady("next start", next, authed(servers.next.url));
   await waitReady("portkey", portkey, () => fetch(portkey.url));
-  await waitReady("bare proxy", proxy, () => fetch(servers.proxy.url));
+  await waitReady("raw proxy", raw, () => fetch(servers.raw.url));
   // A GET on the forwarding route: 405 from Next itself, so the app is up (the route takes POST only).
   await waitReady("bare next start", bareNext, async () => {
     const res = await fetch(`${servers.bareNext.url}/api/upstream/ping`);
@@ -141,6 +116,67 @@ export async function startServers(
   });
   say("all servers ready");
   return servers;
+}
+
+/**
+ * The environment of a Tollgate server (lean or Next): its database, and a gateway config written to
+ * `<scratch>/<file>` with one alias, "bench", served by the fake upstream (`extra` adds top-level fields, e.g.
+ * `retry`).
+ */
+export function tollgateEnv(
+  procs: ChildProcesses,
+  upstream: Server,
+  database: { url: string },
+  file: string,
+  extra: Record<string, unknown>,
+): NodeJS.ProcessEnv {
+  const configFile = path.join(procs.tmp, file);
+  const config = {
+    providers: { upstream: { type: "openai", baseUrl: upstream.url, apiKeyEnv: "BENCH_UPSTREAM_KEY" } },
+    models: { bench: { candidates: [{ provider: "upstream", model: UPSTREAM_MODEL }] } },
+    ...extra,
+  };
+  parseGatewayConfig(config, configFile, { BENCH_UPSTREAM_KEY: "bench" });
+  writeFileSync(configFile, JSON.stringify(config, null, 2));
+  return {
+    ...process.env,
+    DATABASE_URL: database.url,
+    GATEWAY_CONFIG: configFile,
+    BENCH_UPSTREAM_KEY: "bench",
+    SEED_SAMPLE_TURNS: "0",
+  };
+}
+
+/**
+ * Tollgate's lean server (server/gateway.ts, whatever it is now) in its own process on a free port; not yet ready.
+ * Profiled under BENCH_CPU_PROF unless `profiled` is false (the profiler's buffers would count as its memory).
+ */
+export async function startLean(
+  procs: ChildProcesses,
+  name: string,
+  env: NodeJS.ProcessEnv,
+  profiled = true,
+): Promise<Server> {
+  const port = await freePort();
+  const lean = procs.start(
+    name,
+    process.execPath,
+    [
+      ...(profiled ? cpuProfileFlags() : []),
+      "--conditions=react-server",
+      "--import",
+      "tsx",
+      "server/gateway.ts",
+    ],
+    { env: { ...env, GATEWAY_PORT: String(port) } },
+  );
+  return { ...lean, url: `http://127.0.0.1:${port}` };
+}
+
+/** BENCH_CPU_PROF=<dir>: the lean and Next servers write V8 CPU profiles there when they stop (diagnosis only). */
+export function cpuProfileFlags(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(dir)}`] : [];
 }
 
 /** Portkey's gateway, installed once under the temp directory (not the project). */

@@ -1,0 +1,50 @@
+// What the run measures and how much of it: the paths, the targets they are called through, the sizes.
+import type OpenAI from "openai";
+import type { RawTarget } from "./raw-call";
+
+/** A whole number from the environment (for shorter runs while developing), else the default. */
+const envCount = (name: string, fallback: number) => {
+  const value = Number(process.env[name]);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+};
+
+export const PLAN = {
+  /** Warm-up: SDK calls per path, then streamed calls per streamed path. */
+  warmup: envCount("BENCH_WARMUP", 100),
+  rounds: 7,
+  perRound: envCount("BENCH_PER_ROUND", 25),
+  /** Streamed calls per path in each of the `rounds` rounds. */
+  streamsPerRound: envCount("BENCH_STREAMS", 10),
+  /** Calls per path under load, in `slices` alternating slices, `concurrency` at a time. */
+  calls: envCount("BENCH_CALLS", 3000),
+  slices: 5,
+  concurrency: envCount("BENCH_CONCURRENCY", 16),
+};
+
+export const PATHS = ["direct", "raw", "lean", "portkey", "bare", "next"] as const;
+export type Path = (typeof PATHS)[number];
+/** The paths a stream is measured on: the bare Next route reads the upstream's whole answer before it replies. */
+export const STREAM_PATHS = ["direct", "raw", "lean", "portkey", "next"] as const satisfies readonly Path[];
+export type StreamPath = (typeof STREAM_PATHS)[number];
+/** The paths that write a ledger row per call, each under its own API key. */
+export type LedgerPath = "lean" | "next";
+
+/**
+ * One way of reaching the upstream: the SDK client that calls it, the same endpoint for raw node:http calls, the
+ * model it asks for, and the process group serving it and its log.
+ */
+export type Target = {
+  label: string;
+  client: OpenAI;
+  raw: RawTarget;
+  model: string;
+  pgid: number;
+  /** The serving process's log (its output). */
+  logFile: string;
+};
+export type PerPath<T> = Record<Path, T>;
+
+export const perPath = <T>(make: () => T) => Object.fromEntries(PATHS.map((p) => [p, make()])) as PerPath<T>;
+/** The paths in the order of round (or slice) `i`: the first one rotates, so noise falls on all alike. */
+export const rotated = <P extends Path>(paths: readonly P[], i: number): P[] =>
+  paths.map((_, j) => paths[(i + j) % paths.length]!);
