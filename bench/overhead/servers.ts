@@ -161,16 +161,22 @@ export async function startLean(
   const lean = procs.start(
     name,
     process.execPath,
-    [
-      ...(profiled ? cpuProfileFlags() : []),
-      "--conditions=react-server",
-      "--import",
-      "tsx",
-      "server/gateway.ts",
-    ],
+    [...(profiled ? cpuProfileFlags() : []), ...gatewayCommand()],
     { env: { ...env, GATEWAY_PORT: String(port) } },
   );
   return { ...lean, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * The lean server's node arguments exactly as `npm run gateway` has them (package.json), so the benchmark runs
+ * what ships: its flags (the conditions, the young generation's fixed size) and its entry point.
+ */
+export function gatewayCommand(): string[] {
+  const script = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> })
+    .scripts.gateway;
+  const words = script?.split(/\s+/) ?? [];
+  if (words[0] !== "node") throw new Error(`package.json's gateway script must start with node: ${script}`);
+  return words.slice(1);
 }
 
 /** BENCH_CPU_PROF=<dir>: the lean and Next servers write V8 CPU profiles there when they stop (diagnosis only). */
