@@ -69,7 +69,11 @@ async function main() {
   const ledger: LedgerCheck = {
     baseline,
     after: await settledLedger(handle),
-    byKey: { lean: await rowsOfKey(handle, keys.lean), next: await rowsOfKey(handle, keys.next) },
+    byKey: {
+      lean: await rowsOfKey(handle, keys.lean),
+      limited: await rowsOfKey(handle, keys.limited),
+      next: await rowsOfKey(handle, keys.next),
+    },
   };
   const load =
     process.env.BENCH_LOAD === "0"
@@ -128,6 +132,13 @@ function pathsThrough(servers: Servers, keys: BenchKeys): PerPath<Target> {
     direct: target("direct", upstream, upstream.url, UPSTREAM_MODEL),
     raw: target("raw node:http proxy (floor)", raw, `${raw.url}/v1`, "bench"),
     lean: target("lean server", lean, `${lean.url}/v1`, "bench", keys.lean.secret),
+    limited: target(
+      "lean server, key with limits and budgets",
+      lean,
+      `${lean.url}/v1`,
+      "bench",
+      keys.limited.secret,
+    ),
     portkey: target(`Portkey ${PORTKEY_VERSION}`, portkey, `${portkey.url}/v1`, UPSTREAM_MODEL, "bench", {
       "x-portkey-provider": "openai",
       "x-portkey-custom-host": upstream.url,

@@ -40,7 +40,7 @@ export async function concurrentSlices(
   const perSlice = Math.ceil(PLAN.calls / PLAN.slices);
   say(`concurrent: ${PLAN.slices} slices of ${perSlice} calls per path, ${PLAN.concurrency} at a time …`);
   const rows = (p: (typeof PATHS)[number]) =>
-    p === "lean" || p === "next" ? own.ledgerRows(p) : Promise.resolve(Number.NaN);
+    p === "lean" || p === "limited" || p === "next" ? own.ledgerRows(p) : Promise.resolve(Number.NaN);
   for (let slice = 0; slice < PLAN.slices; slice++) {
     for (const p of rotated(PATHS, slice)) {
       const errorsBefore = calls.errors[p];

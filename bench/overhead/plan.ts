@@ -21,13 +21,14 @@ export const PLAN = {
   concurrency: envCount("BENCH_CONCURRENCY", 16),
 };
 
-export const PATHS = ["direct", "raw", "lean", "portkey", "bare", "next"] as const;
+// "limited": the lean server again, under a key that has rate limits and budgets (none reached), for their cost.
+export const PATHS = ["direct", "raw", "lean", "limited", "portkey", "bare", "next"] as const;
 export type Path = (typeof PATHS)[number];
 /** The paths a stream is measured on: the bare Next route reads the upstream's whole answer before it replies. */
 export const STREAM_PATHS = ["direct", "raw", "lean", "portkey", "next"] as const satisfies readonly Path[];
 export type StreamPath = (typeof STREAM_PATHS)[number];
 /** The paths that write a ledger row per call, each under its own API key. */
-export type LedgerPath = "lean" | "next";
+export type LedgerPath = "lean" | "limited" | "next";
 
 /**
  * One way of reaching the upstream: the SDK client that calls it, the same endpoint for raw node:http calls, the

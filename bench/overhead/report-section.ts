@@ -16,7 +16,7 @@ import { PORTKEY_VERSION } from "./servers";
 export type LedgerCheck = {
   baseline: LedgerCount;
   after: LedgerCount;
-  byKey: { lean: number; next: number };
+  byKey: { lean: number; limited: number; next: number };
 };
 
 type Load = {
@@ -67,14 +67,15 @@ export function reportSection(
 
   // One ledger row per call answered on Tollgate's two paths, under each path's key, once the writes settled.
   const { baseline, after: rows } = ledger;
-  const answered = ok.lean + ok.next;
+  const answered = ok.lean + ok.limited + ok.next;
   const recorded = rows.total - baseline.total;
   const successRows = (rows.byStatus.success ?? 0) - (baseline.byStatus.success ?? 0);
   const requestEvents = rows.requestEvents - baseline.requestEvents;
-  const byKeyOk = ledger.byKey.lean === ok.lean && ledger.byKey.next === ok.next;
+  const byKeyOk =
+    ledger.byKey.lean === ok.lean && ledger.byKey.limited === ok.limited && ledger.byKey.next === ok.next;
   const ledgerLine =
     byKeyOk && recorded === answered && successRows === answered
-      ? `${int(recorded)} ledger rows (source \`api\`, all \`success\`) for ${int(answered)} calls answered 200 by the lean server (${int(ok.lean)}, as many rows under its key) and Next /v1 (${int(ok.next)}, likewise): **one per call, none lost**.`
+      ? `${int(recorded)} ledger rows (source \`api\`, all \`success\`) for ${int(answered)} calls answered 200 by the lean server (${int(ok.lean)}, and ${int(ok.limited)} under the key with limits: as many rows under each key) and Next /v1 (${int(ok.next)}, likewise): **one per call, none lost**.`
       : `**${int(recorded)} ledger rows for ${int(answered)} calls answered 200** by the lean server and Next /v1 (difference ${int(recorded - answered)}; by status: ${JSON.stringify(rows.byStatus)}; under the lean key ${int(ledger.byKey.lean)} for ${int(ok.lean)} calls, under the Next key ${int(ledger.byKey.next)} for ${int(ok.next)}).`;
   const errorTotal = PATHS.reduce((s, p) => s + errors[p], 0);
   const perSlice = Math.ceil(CALLS / SLICES);
@@ -129,6 +130,12 @@ ${row("server under load: share of one core", (p) => `${f((load[p].serverCpu * l
 ${row("PostgreSQL CPU per call (ms)", (p) => f(load[p].postgresCpu))}
 ${row("all processes of the run (client, upstream, server, PostgreSQL): CPU per call (ms)", (p) => f(load[p].benchCpu))}
 ${row("failed calls (whole run)", (p) => String(errors[p]))}
+
+Limits and budgets (the "limited" column: the same lean server, under a key with requests and tokens per minute and daily
+and monthly budgets, soft and hard, none reached; counters in ${process.env.REDIS_URL ? "Redis" : "PostgreSQL (no REDIS_URL)"}): ${f(load.limited.serverCpu - load.lean.serverCpu)} ms
+more server CPU per call (${f(load.limited.serverCpu)} against ${f(load.lean.serverCpu)}), ${f(load.limited.postgresCpu - load.lean.postgresCpu)} ms more of PostgreSQL's,
+and ${f(seq.limited - seq.lean)} ms more sequential latency: the rate-limit counters are taken before the call and the budget
+reserved and settled around it (each a round trip), which a call under no limit skips.
 
 Ratios: lean server CPU per call ÷ Portkey's ${f(cpuVsPortkey, 2)}, ÷ the raw proxy's ${f(cpuVsRaw, 2)}; lean server recorded/s ÷
 Portkey answered/s ${f(recordedVsPortkey, 2)}; lean answered/s ÷ Portkey's ${f(load.lean.perSecond / load.portkey.perSecond, 2)}.

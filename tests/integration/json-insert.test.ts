@@ -39,7 +39,7 @@ describe.each(testDbKinds)("jsonInsert on %s", (kind) => {
           startedAt,
           status: "success",
           cost: "0.0000024000",
-          toolTrace: [{ name: "lookup", durationMs: 3, ok: false, error: "it's \"quoted\"" }],
+          toolTrace: [{ name: "lookup", durationMs: 3, ok: false, error: 'it\'s "quoted"' }],
           tags: ["team:billing", "a,b", 'q"uote'],
           requestMetadata: { team: "billing" },
           inputTokens: 12,
@@ -51,7 +51,7 @@ describe.each(testDbKinds)("jsonInsert on %s", (kind) => {
     expect(row).toMatchObject({
       startedAt,
       cost: "0.0000024000",
-      toolTrace: [{ name: "lookup", durationMs: 3, ok: false, error: "it's \"quoted\"" }],
+      toolTrace: [{ name: "lookup", durationMs: 3, ok: false, error: 'it\'s "quoted"' }],
       tags: ["team:billing", "a,b", 'q"uote'],
       requestMetadata: { team: "billing" },
       inputTokens: 12,
@@ -66,7 +66,14 @@ describe.each(testDbKinds)("jsonInsert on %s", (kind) => {
   it("writes rows that set different columns in separate statements, each keeping its defaults", async () => {
     const turnId = uuidv7();
     const given = new Date("2026-11-01T00:00:00.000Z");
-    const base = { tenantId, userId, turnId, conversationId: null, type: "request" as const, payload: { a: 1 } };
+    const base = {
+      tenantId,
+      userId,
+      turnId,
+      conversationId: null,
+      type: "request" as const,
+      payload: { a: 1 },
+    };
     const statements = jsonInsert(sysAgentAudit, [
       { id: uuidv7(), ...base, seq: 1 },
       { id: uuidv7(), ...base, seq: 2, createdAt: given },
@@ -128,7 +135,10 @@ describe.each(testDbKinds)("jsonInsert on %s", (kind) => {
     );
     await run(jsonInsert(usageDaily, [line], upsert));
     await run(jsonInsert(usageDaily, [line], upsert));
-    const [row] = await app.db.select().from(usageDaily).where(eq(usageDaily.servedModel, "json-insert-test"));
+    const [row] = await app.db
+      .select()
+      .from(usageDaily)
+      .where(eq(usageDaily.servedModel, "json-insert-test"));
     expect(row).toMatchObject({ requests: 4, cost: "1.0000000000", inputTokens: 10 });
   });
 });
