@@ -1,8 +1,6 @@
 /**
  * The lean gateway: serves the /v1 handler from plain Node (no Next) on GATEWAY_PORT (default 3001), with the
  * app's configuration and database, for deployments that need throughput.   npm run gateway
- * (package.json gives Node its flags: the react-server condition, and a fixed 16 MB young generation so RSS stays
- * flat under load; start it with the same flags another way.)
  */
 import { createServer } from "node:http";
 import { createContainer, installContainer } from "@/lib/container";

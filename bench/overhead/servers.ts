@@ -169,7 +169,7 @@ export async function startLean(
 
 /**
  * The lean server's node arguments exactly as `npm run gateway` has them (package.json), so the benchmark runs
- * what ships: its flags (the conditions, the young generation's fixed size) and its entry point.
+ * what ships: its flags and its entry point.
  */
 export function gatewayCommand(): string[] {
   const script = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> })
