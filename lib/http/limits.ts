@@ -63,8 +63,15 @@ export function declaredTooLarge(contentLength: string | null | undefined, maxBy
  * is not cancelled, because under Next that destroys the socket before the 413 can be sent.
  */
 export async function readBodyText(req: Request, maxBytes: number): Promise<string> {
-  if (declaredTooLarge(req.headers.get("content-length"), maxBytes)) throw tooLarge(maxBytes);
-  if (!req.body) return "";
+  const bytes = await readBytesWithin(req, maxBytes);
+  if (!bytes) throw tooLarge(maxBytes);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+}
+
+/** A web Request's body as bytes, or null as soon as it passes `maxBytes` (the rest is left unread, as above). */
+export async function readBytesWithin(req: Request, maxBytes: number): Promise<Uint8Array | null> {
+  if (declaredTooLarge(req.headers.get("content-length"), maxBytes)) return null;
+  if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -73,13 +80,13 @@ export async function readBodyText(req: Request, maxBytes: number): Promise<stri
       const { done, value } = await reader.read();
       if (done) break;
       total += value.byteLength;
-      if (total > maxBytes) throw tooLarge(maxBytes);
+      if (total > maxBytes) return null;
       chunks.push(value);
     }
   } finally {
     reader.releaseLock();
   }
-  return Buffer.concat(chunks, total).toString("utf8");
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }
 
 /**

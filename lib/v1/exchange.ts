@@ -1,4 +1,4 @@
-import { declaredTooLarge } from "@/lib/http/limits";
+import { readBytesWithin } from "@/lib/http/limits";
 
 /**
  * /v1 without a transport: what the handler reads of a request and what it answers, in plain values. The lean
@@ -70,7 +70,7 @@ export function webHandler(
     let body: Uint8Array | null = null;
     if (req.method !== "GET" && req.method !== "HEAD") {
       const maxBytes = options.maxBytes();
-      body = await readWithin(req, maxBytes);
+      body = await readBytesWithin(req, maxBytes);
       if (!body) return toResponse(options.tooLarge(path, maxBytes));
     }
     const headers: Record<string, string> = {};
@@ -100,25 +100,4 @@ export function toResponse(answer: ApiAnswer): Response {
     }),
     init,
   );
-}
-
-/** A Web request's body, or null as soon as it passes `maxBytes` (by its Content-Length or while it streams). */
-async function readWithin(req: Request, maxBytes: number): Promise<Uint8Array | null> {
-  if (declaredTooLarge(req.headers.get("content-length"), maxBytes)) return null;
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) return null;
-      parts.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
