@@ -1,9 +1,10 @@
 // The API ledger against the production build (`next start`): SIGTERM in the middle of a load of /v1 calls
 // loses no answered call and doubles none, and /api/health counts a drawer write failure (the failure counters
 // are shared by every route bundle). The SIGTERM test starts its own server (on E2E_PORT + 3) with its own
-// database: Postgres when the run has one (TEST_DATABASE_URL or DATABASE_URL), else a PGlite directory.
+// database: Postgres when the run has one (TEST_DATABASE_URL or DATABASE_URL), else a PGlite directory. The
+// lean server (npm run gateway) gets the same test, on E2E_PORT + 4.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
@@ -31,6 +32,8 @@ test.describe("the API ledger when the production server is stopped", () => {
   let fake: FakeProvider;
   let dropDatabase = async () => {};
   let secret: string;
+  let leanSecret: string;
+  let leanKeyId: string;
 
   test.beforeAll(async () => {
     work = mkdtempSync(path.join(tmpdir(), "tollgate-shutdown-"));
@@ -69,6 +72,9 @@ test.describe("the API ledger when the production server is stopped", () => {
         .where(inArray(appUser.email, ["admin@acme.test"]));
       secret = (await createApiKey(handle.db, { tenantId: acme!.id, name: "shutdown", createdBy: admin!.id }))
         .secret;
+      const lean = await createApiKey(handle.db, { tenantId: acme!.id, name: "lean", createdBy: admin!.id });
+      leanSecret = lean.secret;
+      leanKeyId = lean.key.id;
     });
   });
   test.afterAll(async () => {
@@ -178,6 +184,74 @@ test.describe("the API ledger when the production server is stopped", () => {
     expect(missing, `${missing.length} of ${answered.length} answered calls have no ledger row`).toEqual([]);
     expect([...recorded.values()].every((n) => n === 1)).toBe(true);
     expect(new Set(answered).size).toBe(answered.length);
+    expect(rows.length).toBeLessThanOrEqual(attempts);
+  });
+
+  test("SIGTERM during a load of JSON and streamed calls to the lean server: one ledger row per answered call", async () => {
+    test.setTimeout(120_000);
+    const leanBase = `http://127.0.0.1:${port + 1}`;
+    // The lean server exactly as `npm run gateway` starts it (package.json's script), on node itself.
+    const script = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> })
+      .scripts.gateway!;
+    const lean = spawn(process.execPath, script.split(/\s+/).slice(1), {
+      env: { ...env, GATEWAY_PORT: String(port + 1) },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    for (let i = 0; ; i++) {
+      if (lean.exitCode !== null) throw new Error(`the lean server exited with ${lean.exitCode}`);
+      try {
+        const res = await fetch(`${leanBase}/v1/models`, {
+          headers: { authorization: `Bearer ${leanSecret}` },
+        });
+        if (res.ok) break;
+      } catch {}
+      if (i > 240) throw new Error("the lean server did not start in 60 s");
+      await sleep(250);
+    }
+    const answered: string[] = [];
+    let attempts = 0;
+    const worker = async (n: number) => {
+      for (let i = 0; lean.exitCode === null && lean.signalCode === null; i++) {
+        attempts += 1;
+        const stream = (n + i) % 2 === 0;
+        try {
+          const res = await fetch(`${leanBase}/v1/chat/completions`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${leanSecret}`, "content-type": "application/json" },
+            body: JSON.stringify({
+              model: "gpt-fake",
+              stream,
+              messages: [{ role: "user", content: "count me" }],
+            }),
+          });
+          const text = await res.text();
+          // Answered: a 200 read to its end (a stream's [DONE], a JSON answer's content).
+          if (res.status === 200 && (stream ? text.includes("data: [DONE]") : JSON.parse(text).choices?.[0]))
+            answered.push(res.headers.get("x-request-id")!);
+        } catch {
+          await sleep(20);
+        }
+      }
+    };
+    const workers = Array.from({ length: 16 }, (_, n) => worker(n));
+    while (answered.length < 300) await sleep(10);
+    lean.kill("SIGTERM");
+    const code = await Promise.race([exited(lean), sleep(30_000).then(() => "still running")]);
+    if (code === "still running") lean.kill("SIGKILL");
+    await Promise.all(workers);
+    // The lean server stops itself (exit 0) once the calls in progress ended and the ledger is written.
+    expect(code).toBe(0);
+    const rows = await withDatabase((handle) =>
+      handle.db
+        .select({ id: sysAgentTurn.id })
+        .from(sysAgentTurn)
+        .where(inArray(sysAgentTurn.apiKeyId, [leanKeyId])),
+    );
+    const recorded = new Map<string, number>();
+    for (const r of rows) recorded.set(r.id, (recorded.get(r.id) ?? 0) + 1);
+    const missing = answered.filter((id) => !recorded.has(id));
+    expect(missing, `${missing.length} of ${answered.length} answered calls have no ledger row`).toEqual([]);
+    expect([...recorded.values()].every((n) => n === 1)).toBe(true);
     expect(rows.length).toBeLessThanOrEqual(attempts);
   });
 });
