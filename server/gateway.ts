@@ -9,7 +9,6 @@ import { log } from "@/lib/core/log";
 import { drainBatchers } from "@/lib/governance/shutdown";
 import { apiBodyLimits } from "@/lib/http/limits";
 import { startKeyEvents } from "@/lib/keys/key-events";
-import { refuseTooLarge } from "@/lib/v1/handler";
 import { serveApi } from "./serve";
 
 const port = Number(process.env.GATEWAY_PORT ?? 3001);
@@ -28,7 +27,7 @@ try {
 // Bodies past MAX_BODY_BYTES are refused (413) while they stream in, before the handler or a provider sees them.
 const { maxBytes: maxBodyBytes } = apiBodyLimits();
 // node:http straight into the transport-neutral handler: no Web Request or Response is built for a call.
-const server = createServer(serveApi(app.v1.core, { maxBodyBytes, tooLarge: refuseTooLarge }));
+const server = createServer(serveApi(app.v1.core, { maxBodyBytes }));
 server.listen(port, "0.0.0.0", () => log.info({ port, maxBodyBytes }, "tollgate lean gateway listening"));
 // On stop: new calls are refused (503), the calls in progress finish, and every ledger row is written before the
 // process ends (at the latest 5 s after the signal).

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { v7 as uuidv7 } from "uuid";
 import { log } from "@/lib/core/log";
-import { apiBodyLimits, declaredTooLarge, tooLarge } from "@/lib/http/limits";
+import { apiBodyLimits, declaredTooLarge } from "@/lib/http/limits";
 import { type ApiAnswer, type ApiHandler, jsonAnswer, pathOf } from "@/lib/v1/exchange";
+import { refuseTooLarge } from "@/lib/v1/handler";
 
 /**
  * Reads a request body whole (API requests are small, and one Buffer is far cheaper than a web stream), or
@@ -30,7 +30,7 @@ function readBody(incoming: IncomingMessage, maxBytes: number): Promise<Buffer |
  * be sending: up to `maxBytes` more are read and dropped so it can read the answer instead of a reset, and a body
  * longer than that (or endless) has its connection closed.
  */
-function refuseTooLarge(
+function dropAndRefuse(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   maxBytes: number,
@@ -45,33 +45,14 @@ function refuseTooLarge(
   return write(outgoing, answer);
 }
 
-/** OpenAI's 413, for a handler that does not say how its dialect refuses one. */
-const openAITooLarge = (_path: string, maxBytes: number): ApiAnswer =>
-  jsonAnswer(
-    413,
-    {
-      error: {
-        message: `${tooLarge(maxBytes).message.replace(/^t/, "T")}.`,
-        type: "invalid_request_error",
-        param: null,
-        code: "request_too_large",
-      },
-    },
-    { "x-request-id": uuidv7() },
-  );
-
 /**
  * Serves a transport-neutral handler (lib/v1/exchange.ts) from node:http, with nothing in between: the body is
- * read whole (up to `maxBodyBytes`, by default `MAX_BODY_BYTES`: past it, `tooLarge` answers 413), the request's
+ * read whole (up to `maxBodyBytes`, by default `MAX_BODY_BYTES`: past it, 413 in the caller's dialect), the request's
  * headers are node's own object, a whole answer is one write with its length, and an event stream is written
  * chunk by chunk as the handler yields them. The call's signal aborts when the client leaves.
  */
-export function serveApi(
-  handler: ApiHandler,
-  options: { maxBodyBytes?: number; tooLarge?: (path: string, maxBytes: number) => ApiAnswer } = {},
-) {
+export function serveApi(handler: ApiHandler, options: { maxBodyBytes?: number } = {}) {
   const maxBodyBytes = options.maxBodyBytes ?? apiBodyLimits().maxBytes;
-  const refusal = options.tooLarge ?? openAITooLarge;
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     void serveOne(incoming, outgoing).catch((error: unknown) => {
       log.error({ err: error }, "could not write an answer");
@@ -94,7 +75,8 @@ export function serveApi(
         // The client went away mid-upload: nobody is left to answer.
         return void incoming.socket.destroy();
       }
-      if (body === null) return refuseTooLarge(incoming, outgoing, maxBodyBytes, refusal(path, maxBodyBytes));
+      if (body === null)
+        return dropAndRefuse(incoming, outgoing, maxBodyBytes, refuseTooLarge(path, maxBodyBytes));
     }
     let answer: ApiAnswer;
     try {

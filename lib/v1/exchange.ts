@@ -65,8 +65,7 @@ export function webHandler(
   options: { maxBytes: () => number; tooLarge: (path: string, maxBytes: number) => ApiAnswer },
 ): (req: Request) => Promise<Response> {
   return async (req) => {
-    const url = new URL(req.url);
-    const path = url.pathname.replace(/\/+$/, "");
+    const path = pathOf(new URL(req.url).pathname);
     let body: Uint8Array | null = null;
     if (req.method !== "GET" && req.method !== "HEAD") {
       const maxBytes = options.maxBytes();

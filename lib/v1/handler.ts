@@ -79,12 +79,13 @@ export function refuseTooLarge(path: string, maxBytes: number): ApiAnswer {
   return answer;
 }
 
+/** A transport-neutral /v1 handler as `(Request) => Response`, with /v1's body limit and 413 (Next's route). */
+export const v1WebHandler = (core: ApiHandler): ((req: Request) => Promise<Response>) =>
+  webHandler(core, { maxBytes: () => apiBodyLimits().maxBytes, tooLarge: refuseTooLarge });
+
 /** The API as `(Request) => Response`: Next's /v1 route, and tests that call it directly. */
 export function createV1Handler(deps: V1Deps): (req: Request) => Promise<Response> {
-  return webHandler(createV1Core(deps), {
-    maxBytes: () => apiBodyLimits().maxBytes,
-    tooLarge: refuseTooLarge,
-  });
+  return v1WebHandler(createV1Core(deps));
 }
 
 async function answer(req: ApiRequest, requestId: string, deps: V1Deps): Promise<ApiAnswer> {

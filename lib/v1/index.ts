@@ -1,9 +1,8 @@
 import { v7 as uuidv7 } from "uuid";
 import { isDraining } from "@/lib/core/lifecycle";
 import { BatchedGovernanceRecorder, type BatchOptions } from "@/lib/governance/batched-recorder";
-import { apiBodyLimits } from "@/lib/http/limits";
-import { type ApiHandler, webHandler } from "./exchange";
-import { createV1Core, dialectOf, refuseTooLarge, type V1Deps } from "./handler";
+import type { ApiHandler } from "./exchange";
+import { createV1Core, dialectOf, type V1Deps, v1WebHandler } from "./handler";
 
 /** A positive whole number from the environment, else the default. */
 function envInt(name: string, fallback: number): number {
@@ -65,6 +64,5 @@ export function createV1Api(
   // API calls are short: their ledger rows and audit events are written in batches, off the request's path.
   const recorder = new BatchedGovernanceRecorder(deps.db, ledger);
   const core = withLedgerBackpressure(recorder, createV1Core({ ...deps, recorder }));
-  const handler = webHandler(core, { maxBytes: () => apiBodyLimits().maxBytes, tooLarge: refuseTooLarge });
-  return { core, handler, recorder, flush: () => recorder.flush() };
+  return { core, handler: v1WebHandler(core), recorder, flush: () => recorder.flush() };
 }

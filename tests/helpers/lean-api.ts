@@ -6,7 +6,7 @@ import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { type CounterStore, PostgresCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
-import { createV1Core, refuseTooLarge } from "@/lib/v1/handler";
+import { createV1Core } from "@/lib/v1/handler";
 import { serveApi } from "@/server/serve";
 
 /**
@@ -30,7 +30,6 @@ export async function startLeanApi(database: Database, gateway: Gateway, counter
         }),
         recorder,
       }),
-      { tooLarge: refuseTooLarge },
     ),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

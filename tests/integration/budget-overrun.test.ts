@@ -16,7 +16,7 @@ import { type CounterStore, PostgresCounters, RedisCounters } from "@/lib/pipeli
 import { estimateCost } from "@/lib/pipeline/estimate";
 import { Pipeline } from "@/lib/pipeline/pipeline";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
-import { createV1Core, refuseTooLarge } from "@/lib/v1/handler";
+import { createV1Core } from "@/lib/v1/handler";
 import { serveApi } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
@@ -84,11 +84,7 @@ describe.each(setups)(
         cache: () => cache,
         now: () => pinned,
       });
-      server = createServer(
-        serveApi(createV1Core({ db, gateway: () => gateway, pipeline, recorder }), {
-          tooLarge: refuseTooLarge,
-        }),
-      );
+      server = createServer(serveApi(createV1Core({ db, gateway: () => gateway, pipeline, recorder })));
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
       acme = await app.tenantId("acme");

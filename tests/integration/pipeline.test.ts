@@ -26,7 +26,7 @@ import { Pipeline } from "@/lib/pipeline/pipeline";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
 import { InMemoryConversationStore } from "@/lib/turns/conversation";
 import { budgetView } from "@/lib/v1/budget-view";
-import { createV1Core, refuseTooLarge } from "@/lib/v1/handler";
+import { createV1Core } from "@/lib/v1/handler";
 import { serveApi } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
@@ -98,11 +98,7 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
       cache: () => cache,
       now: () => pinned,
     });
-    server = createServer(
-      serveApi(createV1Core({ db, gateway: () => gateway, pipeline, recorder }), {
-        tooLarge: refuseTooLarge,
-      }),
-    );
+    server = createServer(serveApi(createV1Core({ db, gateway: () => gateway, pipeline, recorder })));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     acme = await app.tenantId("acme");

@@ -12,7 +12,7 @@ import { clearApiKeyCache } from "@/lib/keys/api-keys";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { PostgresCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
-import { createV1Core, refuseTooLarge } from "@/lib/v1/handler";
+import { createV1Core } from "@/lib/v1/handler";
 import { serveApi } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
@@ -58,7 +58,6 @@ describe.each(testDbKinds)("the OpenAI-compatible API through the lean server on
           }),
           recorder,
         }),
-        { tooLarge: refuseTooLarge },
       ),
     );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -11,8 +11,8 @@ import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { PostgresCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
-import { type ApiHandler, webHandler } from "@/lib/v1/exchange";
-import { createV1Core, refuseTooLarge } from "@/lib/v1/handler";
+import type { ApiHandler } from "@/lib/v1/exchange";
+import { createV1Core, v1WebHandler } from "@/lib/v1/handler";
 import { serveApi } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
@@ -80,8 +80,8 @@ describe.each(testDbKinds)("/v1 against hostile input and failing providers on %
       }),
       recorder,
     });
-    handler = webHandler(core, { maxBytes: () => 10 * 1024 * 1024, tooLarge: refuseTooLarge });
-    server = createServer(serveApi(core, { tooLarge: refuseTooLarge }));
+    handler = v1WebHandler(core);
+    server = createServer(serveApi(core));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     const created = await createApiKey(app.db, {
