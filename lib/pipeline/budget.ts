@@ -6,7 +6,7 @@ import type { CounterStore, Take } from "./counters";
 import { estimateCost } from "./estimate";
 import { fromNano, toNano, usd } from "./money";
 import { SCOPE_LABEL, type ScopedLimit } from "./policy";
-import { refuse, type Step, stampOf } from "./types";
+import { type Call, refuse, type Step, stampOf } from "./types";
 import { windowsAt } from "./windows";
 
 export type Period = "daily" | "monthly";
@@ -41,7 +41,7 @@ export const hasBudget = (l: ScopedLimit) =>
  * next call under the exhausted budget is refused.
  */
 export function budgetStep(counters: () => CounterStore, now: () => number = Date.now): Step {
-  return async function* budget(given, next) {
+  const step: Step = async function* budget(given, next) {
     const budgeted = given.policy.limits.filter(hasBudget);
     if (!budgeted.length) return yield* next(given);
     const ceiling = given.policy.maxOutputTokensDefault;
@@ -139,4 +139,5 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
         });
     }
   };
+  return Object.assign(step, { applies: (call: Call) => call.policy.limits.some(hasBudget) });
 }

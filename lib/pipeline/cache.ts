@@ -30,9 +30,10 @@ export function cacheKey(call: Call): string {
  * from the cache for the tenant's TTL, without asking a provider; the hit costs 0 and its stamp says so.
  */
 export function cacheStep(store: () => ResponseCacheStore): Step {
-  return async function* cache(call, next) {
+  const applies = (call: Call) => !call.noCache && call.policy.cacheAliases.includes(call.request.model);
+  const step: Step = async function* cache(call, next) {
     const { policy, request, caller } = call;
-    if (call.noCache || !policy.cacheAliases.includes(request.model)) return yield* next(call);
+    if (!applies(call)) return yield* next(call);
     const started = performance.now();
     const key = cacheKey(call);
     let hit: CachedAnswer | null = null;
@@ -105,4 +106,5 @@ export function cacheStep(store: () => ResponseCacheStore): Step {
       }
     }
   };
+  return Object.assign(step, { applies });
 }

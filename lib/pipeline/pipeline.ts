@@ -60,20 +60,16 @@ const inference: Next = async function* (call) {
  * whole turn around it and record the guardrail events it yields. Each step is a small module of its own.
  */
 export class Pipeline {
-  private readonly chain: Next;
-  /** The steps are this module's own three (not a test's), so a call none of them applies to may skip them. */
-  private readonly standard: boolean;
+  private readonly steps: Step[];
   constructor(
     private readonly deps: PipelineDeps,
-    steps?: Step[],
-  ) {
-    this.standard = !steps;
-    const chain = steps ?? [
+    steps: Step[] = [
       cacheStep(deps.cache),
       rateLimitStep(deps.counters, deps.now),
       budgetStep(deps.counters, deps.now),
-    ];
-    this.chain = chain.reduceRight<Next>((next, step) => (call) => step(call, next), inference);
+    ],
+  ) {
+    this.steps = steps;
   }
 
   async *run(
@@ -90,11 +86,10 @@ export class Pipeline {
       policy: await this.policy(caller),
       gateway: this.deps.gateway(),
     };
-    // No limit of any kind covers the caller and the alias is not cached: every step would only pass the call
-    // on, so it goes straight to the gateway (the common case; steps cost per event they pass along).
-    if (this.standard && !call.policy.limits.length && !call.policy.cacheAliases.includes(request.model))
-      return yield* inference(call);
-    yield* this.chain(call);
+    // Only the steps with something to do for this call: with no limit and no cached alias (the common case)
+    // it goes straight to the gateway.
+    const active = this.steps.filter((step) => step.applies?.(call) ?? true);
+    yield* active.reduceRight<Next>((next, step) => (c) => step(c, next), inference)(call);
   }
 
   private async policy(caller: Caller): Promise<Policy> {

@@ -2,7 +2,7 @@ import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
 import type { CounterStore, Take } from "./counters";
 import { SCOPE_LABEL, type ScopedLimit } from "./policy";
-import { type RateLimitState, type RateLimitWindow, refuse, type Step, stampOf } from "./types";
+import { type Call, type RateLimitState, type RateLimitWindow, refuse, type Step, stampOf } from "./types";
 import { windowsAt } from "./windows";
 
 const rpmKey = (l: ScopedLimit, minute: number) => `rpm:${l.scope}:${l.subjectId}:${minute}`;
@@ -14,11 +14,13 @@ const tpmKey = (l: ScopedLimit, minute: number) => `tpm:${l.scope}:${l.subjectId
  * whose tokens are spent refuses further calls until it ends. A refusal says when to retry; an admitted call
  * first yields the tightest window of each kind (`rate_limit_state`, for /v1's x-ratelimit-* headers).
  */
+/** The limits of a call that count requests or tokens per minute. */
+const rateLimitsOf = (call: Call) =>
+  call.policy.limits.filter((l) => l.requestsPerMinute !== null || l.tokensPerMinute !== null);
+
 export function rateLimitStep(counters: () => CounterStore, now: () => number = Date.now): Step {
-  return async function* rateLimit(call, next) {
-    const limits = call.policy.limits.filter(
-      (l) => l.requestsPerMinute !== null || l.tokensPerMinute !== null,
-    );
+  const step: Step = async function* rateLimit(call, next) {
+    const limits = rateLimitsOf(call);
     if (!limits.length) return yield* next(call);
     const tenantId = call.caller.tenantId;
     const w = windowsAt(now());
@@ -90,6 +92,7 @@ export function rateLimitStep(counters: () => CounterStore, now: () => number = 
           });
     }
   };
+  return Object.assign(step, { applies: (call: Call) => rateLimitsOf(call).length > 0 });
 }
 
 type Window = [limit: number, used: number];

@@ -47,8 +47,14 @@ export type Call = {
 };
 
 export type Next = (call: Call) => AsyncGenerator<PipelineEvent>;
-/** A step wraps the rest of the pipeline: it may answer itself, refuse, or call `next` and watch its events. */
-export type Step = (call: Call, next: Next) => AsyncGenerator<PipelineEvent>;
+/**
+ * A step wraps the rest of the pipeline: it may answer itself, refuse, or call `next` and watch its events.
+ * `applies` says whether it has anything to do for a call (a step without it always runs); the pipeline leaves
+ * out the steps that would only pass the call on, since each costs something for every event it passes along.
+ */
+export type Step = ((call: Call, next: Next) => AsyncGenerator<PipelineEvent>) & {
+  applies?: (call: Call) => boolean;
+};
 
 export function emptyStamp(model: string): Stamp {
   return {
