@@ -13,7 +13,8 @@ import {
   auditColumns,
   auditOf,
   closedTurn,
-  ROLLUP_KEY,
+  ROLLUP_SUMS,
+  ROLLUP_UPSERT,
   requestAudit,
   rollupOf,
   stopAudit,
@@ -44,22 +45,6 @@ export type BatchOptions = {
   /** How long `admit()` waits for room before it gives up (the API then answers 503). */
   admitWaitMs?: number;
 };
-
-const ROLLUP_SUMS = [
-  "requests",
-  "failures",
-  "inputTokens",
-  "cachedInputTokens",
-  "cacheWriteTokens",
-  "outputTokens",
-  "reasoningTokens",
-  "latencyMsTotal",
-] as const;
-
-/** The rollup's upsert: a day's line gets the batch's sums added (the same as ROLLUP_ADD, written out). */
-const ROLLUP_UPSERT = sql.raw(
-  `on conflict (${ROLLUP_KEY.map((c) => `"${c.name}"`).join(", ")}) do update set ${[...ROLLUP_SUMS.map((k) => usageDaily[k].name), usageDaily.cost.name].map((c) => `"${c}" = "usage_daily"."${c}" + excluded."${c}"`).join(", ")}`,
-);
 
 /** PostgreSQL SQLSTATE classes that no retry of the same rows can fix: data exceptions, constraint violations. */
 const DATA_ERROR = /^(22|23)/;

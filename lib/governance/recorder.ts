@@ -259,14 +259,29 @@ export const ROLLUP_KEY = [
   usageDaily.servedAdapter,
   usageDaily.servedModel,
 ];
-export const ROLLUP_ADD = {
-  requests: sql`${usageDaily.requests} + excluded.requests`,
-  failures: sql`${usageDaily.failures} + excluded.failures`,
-  inputTokens: sql`${usageDaily.inputTokens} + excluded.input_tokens`,
-  cachedInputTokens: sql`${usageDaily.cachedInputTokens} + excluded.cached_input_tokens`,
-  cacheWriteTokens: sql`${usageDaily.cacheWriteTokens} + excluded.cache_write_tokens`,
-  outputTokens: sql`${usageDaily.outputTokens} + excluded.output_tokens`,
-  reasoningTokens: sql`${usageDaily.reasoningTokens} + excluded.reasoning_tokens`,
-  cost: sql`${usageDaily.cost} + excluded.cost`,
-  latencyMsTotal: sql`${usageDaily.latencyMsTotal} + excluded.latency_ms_total`,
-};
+/** The rollup's counters a line adds to its day (the cost, a decimal, is added beside them). */
+export const ROLLUP_SUMS = [
+  "requests",
+  "failures",
+  "inputTokens",
+  "cachedInputTokens",
+  "cacheWriteTokens",
+  "outputTokens",
+  "reasoningTokens",
+  "latencyMsTotal",
+] as const;
+const ROLLUP_ADDED = [...ROLLUP_SUMS, "cost"] as const;
+
+/** On conflict, a day's line gets the new line's counters and cost added (drizzle's `set`). */
+export const ROLLUP_ADD = Object.fromEntries(
+  ROLLUP_ADDED.map((k) => [k, sql`${usageDaily[k]} + excluded.${sql.raw(`"${usageDaily[k].name}"`)}`]),
+) as Record<(typeof ROLLUP_ADDED)[number], ReturnType<typeof sql>>;
+
+/** The same upsert as raw SQL, for statements built outside drizzle's insert (the batched ledger). */
+export const ROLLUP_UPSERT = sql.raw(
+  `on conflict (${ROLLUP_KEY.map((c) => `"${c.name}"`).join(", ")}) do update set ${ROLLUP_ADDED.map(
+    (k) => usageDaily[k].name,
+  )
+    .map((c) => `"${c}" = "usage_daily"."${c}" + excluded."${c}"`)
+    .join(", ")}`,
+);
