@@ -63,6 +63,7 @@ export class Gateway {
   private readonly adapters = new Map<string, ModelAdapter>();
   /** Providers whose adapter a test replaced: /v1 serves them in-process too. */
   private readonly injected = new Set<string>();
+  /** Each provider's config with its name, made once (not per call). */
   private readonly namedProviders = new Map<string, Served["provider"]>();
   private readonly cooldown: CooldownTracker;
   private readonly now: () => number;
@@ -82,6 +83,7 @@ export class Gateway {
     this.cooldown = new CooldownTracker(config.cooldown, this.now);
     for (const [name, provider] of Object.entries(config.providers)) {
       this.adapters.set(name, deps.adapters?.[name] ?? createAdapter(provider));
+      this.namedProviders.set(name, Object.assign({}, provider, { name }));
       if (deps.adapters?.[name]) this.injected.add(name);
     }
   }
@@ -621,19 +623,9 @@ export class Gateway {
   }
 
   private served(index: number, candidate: Candidate, req: ChatRequest): Served {
-    const provider = this.named(candidate.provider);
+    const provider = this.namedProviders.get(candidate.provider)!;
     const toolsDropped = !!req.tools?.length && provider.supportsTools === false;
     return { index, candidate, provider, toolsDropped };
-  }
-
-  /** A provider's config with its name, made once per provider (not per call). */
-  private named(name: string): Served["provider"] {
-    let provider = this.namedProviders.get(name);
-    if (!provider) {
-      provider = Object.assign({}, this.config.providers[name]!, { name });
-      this.namedProviders.set(name, provider);
-    }
-    return provider;
   }
 
   private adapterFor(served: Served): ModelAdapter {
