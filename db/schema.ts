@@ -320,6 +320,8 @@ export const sysAgentNotification = pgTable(
 );
 
 export const TURN_STATUSES = ["running", "success", "failed", "stopped", "limit", "interrupted"] as const;
+/** How a turn's cost was reached (lib/gateway/types.ts CostStatus): priced, unpriced (cost unknown) or assumed. */
+export const COST_STATUSES = ["priced", "unpriced", "assumed"] as const;
 export type TurnStatusValue = (typeof TURN_STATUSES)[number];
 
 // The usage ledger: one row per turn, written as running at the start and closed in a finally.
@@ -346,6 +348,9 @@ export const sysAgentTurn = pgTable(
     outputTokens: integer("output_tokens").notNull().default(0),
     reasoningTokens: integer("reasoning_tokens").notNull().default(0),
     cost: numeric("cost", { precision: 20, scale: 10 }),
+    // `unpriced`: the served model had no price, so `cost` is null (unknown), never 0; `assumed`: priced at
+    // the tenant admin's assumed price for it (tenant_model_price).
+    costStatus: text("cost_status", { enum: COST_STATUSES }).notNull().default("priced"),
     toolTrace: jsonb("tool_trace")
       .$type<{ name: string; durationMs: number; ok: boolean; error?: string }[]>()
       .notNull()
@@ -378,6 +383,10 @@ export const sysAgentTurn = pgTable(
       .on(t.tenantId, t.apiKeyId, t.startedAt)
       .where(sql`${t.apiKeyId} is not null`),
     index("sys_agent_turn_tags_idx").using("gin", t.tags),
+    // Unpriced and assumed usage on the ledger and the cost dashboard; partial, since nearly every call is priced.
+    index("sys_agent_turn_tenant_cost_status_idx")
+      .on(t.tenantId, t.startedAt)
+      .where(sql`${t.costStatus} <> 'priced'`),
     index("sys_agent_turn_tenant_status_idx").on(t.tenantId, t.status, t.startedAt),
     // The status segment with the model filter, the ledger's most common combination.
     index("sys_agent_turn_tenant_status_model_idx").on(t.tenantId, t.status, t.servedModel, t.startedAt),
@@ -511,6 +520,26 @@ export const usageLimit = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.scope, t.subjectId] })],
 );
 export type UsageLimit = typeof usageLimit.$inferSelect;
+
+// Prices a tenant admin assumed for models the price catalog does not know (USD per 1M tokens), so calls they
+// serve can be counted against hard budgets. Keyed by the candidate's provider name and model, as in the gateway
+// config.
+export const tenantModelPrice = pgTable(
+  "tenant_model_price",
+  {
+    tenantId: tenantRef(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    input: numeric("input", { precision: 20, scale: 10 }).notNull(),
+    cachedInput: numeric("cached_input", { precision: 20, scale: 10 }),
+    cacheWrite: numeric("cache_write", { precision: 20, scale: 10 }),
+    output: numeric("output", { precision: 20, scale: 10 }).notNull(),
+    updatedAt: updatedAt(),
+    updatedBy: uuid("updated_by"),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.provider, t.model] })],
+);
+export type TenantModelPrice = typeof tenantModelPrice.$inferSelect;
 
 // Shared counters (requests and tokens per minute window, USD spent and reserved per day and month, in
 // nano-dollars) when no REDIS_URL is set. Keys name their window, so a new window is a new row.

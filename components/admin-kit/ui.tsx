@@ -101,6 +101,7 @@ const TONES = {
   green: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/50 dark:text-emerald-200",
   slate: "bg-slate-200 text-slate-700 dark:bg-slate-700 dark:text-slate-200",
   indigo: "bg-indigo-100 text-indigo-800 dark:bg-indigo-900/50 dark:text-indigo-200",
+  amber: "bg-amber-100 text-amber-900 dark:bg-amber-900/50 dark:text-amber-100",
 } as const;
 
 export function Pill({

@@ -2,6 +2,8 @@
 import type { z } from "zod";
 import { fetchJson, type Json, sendJson } from "@/lib/client/api";
 import type {
+  AssumedPriceView,
+  assumedPriceInput,
   GovernanceSettingsAnswer,
   LimitScope,
   LimitValues,
@@ -23,4 +25,7 @@ export const limitsApi = {
       ...(subjectId ? { subjectId } : {}),
       ...values,
     } satisfies z.input<typeof limitsInput>),
+  /** Sets the price assumed for a model without one; `price: null` removes it. */
+  saveAssumedPrice: (input: z.input<typeof assumedPriceInput>) =>
+    sendJson<Json<{ assumedPrice: AssumedPriceView | null }>>("PUT", "/api/governance/assumed-prices", input),
 };

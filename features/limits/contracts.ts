@@ -70,6 +70,45 @@ export const tenantSettingsInput = z.object({
     .optional(),
 });
 
+/** USD per 1M tokens, as the provider would list it: a positive decimal. */
+const perMillion = z
+  .string()
+  .trim()
+  .regex(USD_AMOUNT, "USD per 1M tokens, such as 3 or 0.25")
+  .refine((v) => !USD_AMOUNT.test(v) || new Big(v).gt(0), "a price above 0 (a model is not free)");
+
+/**
+ * PUT /api/governance/assumed-prices: the price a tenant admin assumes for a model the price catalog does not
+ * know (one of the gateway's candidates), or `price: null` to remove it. Cached input and cache writes default
+ * to the input price.
+ */
+export const assumedPriceInput = z.object({
+  provider: z.string().trim().min(1, "a provider name of the gateway config").max(200),
+  model: z.string().trim().min(1, "a model of that provider").max(200),
+  price: z
+    .object({
+      input: perMillion,
+      output: perMillion,
+      cachedInput: perMillion.nullable().default(null),
+      cacheWrite: perMillion.nullable().default(null),
+    })
+    .nullable(),
+});
+
+/** A price a tenant admin assumed (USD per 1M tokens, decimal strings), and who set it when. */
+export type AssumedPriceView = {
+  provider: string;
+  model: string;
+  input: string;
+  output: string;
+  cachedInput: string | null;
+  cacheWrite: string | null;
+  updatedAt: Date;
+};
+
+/** A model the gateway may call for this tenant (a candidate of `aliases`) that has no price in the catalog. */
+export type UnpricedModel = { provider: string; model: string; aliases: string[] };
+
 /** One scope's limits with what it spent so far (USD decimal strings). */
 export type LimitView = LimitValues & { spentToday: string; spentThisMonth: string };
 
@@ -82,10 +121,16 @@ export type GovernanceSettings = {
   tenantLimits: LimitView | null;
   keys: (KeyView & { limits: LimitView | null })[];
   users: { id: string; email: string; name: string; role: string; limits: LimitView | null }[];
+  /** Prices this tenant assumed for models without one. */
+  assumedPrices: AssumedPriceView[];
 };
 
 /** GET/PUT /api/governance/settings: the settings, and the model aliases a cache setting may name. */
-export type GovernanceSettingsAnswer = GovernanceSettings & { aliases: string[] };
+export type GovernanceSettingsAnswer = GovernanceSettings & {
+  aliases: string[];
+  /** The gateway's candidates the price catalog (and the config's overrides) cannot price. */
+  unpricedModels: UnpricedModel[];
+};
 
 /** PUT /api/governance/limits: the values saved, null when every one was empty (the limits removed). */
 export type SavedLimits = { limits: LimitValues | null };

@@ -229,7 +229,7 @@ export class AgentService {
           conversationId: turn.ctx.conversationId,
           turnId: progress.turnId,
         },
-        addUsage: (usage, cost) => progress.addSpend(usage, cost),
+        addUsage: (usage, cost, costStatus) => progress.addSpend(usage, cost, costStatus),
         repeats: turn.repeats,
         signal: turn.signal,
         limits: this.config,

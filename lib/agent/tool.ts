@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { MembershipRole } from "@/db/schema";
-import type { ToolSchema, Usage } from "@/lib/gateway/types";
+import type { CostStatus, ToolSchema, Usage } from "@/lib/gateway/types";
 import type { StoredToolCall } from "@/lib/turns/conversation";
 
 /** Who and where a tool runs for. Every tool query is scoped by `tenantId`. */
@@ -16,7 +16,7 @@ export type ToolContext = {
   /** Adds a display message to the conversation (an image, a file card…); the model does not see it. */
   emit(message: { content: string; data?: Record<string, unknown> }): Promise<void>;
   /** Adds tokens spent on the user's behalf (a sub-agent) to this turn's usage and cost. */
-  addUsage(usage: Usage, cost: string | null): void;
+  addUsage(usage: Usage, cost: string | null, costStatus?: CostStatus): void;
 };
 
 export type ToolDefinition<P extends z.ZodObject = z.ZodObject> = {

@@ -1,5 +1,12 @@
 import { addCost } from "@/lib/gateway/pricing";
-import { addUsage, type Stamp, type Usage, ZERO_USAGE } from "@/lib/gateway/types";
+import {
+  addUsage,
+  type CostStatus,
+  combineCostStatus,
+  type Stamp,
+  type Usage,
+  ZERO_USAGE,
+} from "@/lib/gateway/types";
 import { cancelledResult, type StoredMessage } from "@/lib/turns/conversation";
 import type { ChatTurnSummary, ToolTraceEntry, TurnStatus, TurnSummary } from "@/lib/turns/events";
 
@@ -16,6 +23,7 @@ export class TurnProgress {
   rounds = 0;
   private usage: Usage = ZERO_USAGE;
   private cost: string | null = "0";
+  private costStatus: CostStatus = "priced";
   private lastStamp: Stamp | undefined;
   private firstTokenMs: number | null = null;
   private cacheHits = 0;
@@ -34,7 +42,7 @@ export class TurnProgress {
   /** A model call that answered: its tokens and cost count, and it names who served the turn. */
   addAnswer(stamp: Stamp): void {
     this.lastStamp = stamp;
-    this.addSpend(stamp.usage, stamp.cost);
+    this.addSpend(stamp.usage, stamp.cost, stamp.costStatus);
     if (stamp.cacheHit) this.cacheHits++;
   }
 
@@ -44,9 +52,14 @@ export class TurnProgress {
   }
 
   /** Tokens spent by the model or on the user's behalf by a tool (a sub-agent). */
-  addSpend(usage: Usage, cost: string | null): void {
+  addSpend(
+    usage: Usage,
+    cost: string | null,
+    costStatus: CostStatus = cost === null ? "unpriced" : "priced",
+  ): void {
     this.usage = addUsage(this.usage, usage);
     this.cost = addCost(this.cost, cost);
+    this.costStatus = combineCostStatus(this.costStatus, costStatus);
   }
 
   /** The messages still to store, with every assistant tool call answered (providers reject dangling calls). */
@@ -68,6 +81,7 @@ export class TurnProgress {
       attempts: stamp?.attempts ?? [],
       usage: this.usage,
       cost: this.cost,
+      costStatus: this.costStatus,
       rounds: this.rounds,
       toolTrace: this.trace,
       timeToFirstTokenMs: this.firstTokenMs,

@@ -664,7 +664,9 @@ export class Gateway {
       fallbackIndex: served?.index ?? null,
       attempts: run.attempts,
       usage,
-      cost: price ? costOf(usage, price) : served?.provider.type === "offline" ? "0" : null,
+      // Nothing served (every candidate failed before answering), or the offline model: nothing billed.
+      cost: price ? costOf(usage, price) : !served || served.provider.type === "offline" ? "0" : null,
+      costStatus: price || !served || served.provider.type === "offline" ? "priced" : "unpriced",
       timeToFirstTokenMs: firstTokenMs,
       latencyMs: run.elapsed(),
       toolsDropped: served?.toolsDropped ?? false,

@@ -74,6 +74,19 @@ export type Attempt = {
   durationMs: number;
 };
 
+/**
+ * How a call's cost was reached: from a price (the catalog or the gateway config's overrides), from a price the
+ * tenant admin assumed for a model the catalog does not know, or not at all (the served model has no price: its
+ * tokens are recorded, its cost is unknown, never 0).
+ */
+export type CostStatus = "priced" | "unpriced" | "assumed";
+
+/** The status of several round trips together: one unpriced makes the whole unknown, one assumed makes it assumed. */
+export function combineCostStatus(a: CostStatus, b: CostStatus): CostStatus {
+  if (a === "unpriced" || b === "unpriced") return "unpriced";
+  return a === "assumed" || b === "assumed" ? "assumed" : "priced";
+}
+
 /** Who really answered, how, and at what cost: stamped on every result, success or failure. */
 export type Stamp = {
   requestedModel: string;
@@ -84,8 +97,9 @@ export type Stamp = {
   fallbackIndex: number | null;
   attempts: Attempt[];
   usage: Usage;
-  /** Exact decimal string in USD; null when the served model has no price. */
+  /** Exact decimal string in USD; null when the served model has no price (`costStatus` unpriced). */
   cost: string | null;
+  costStatus: CostStatus;
   timeToFirstTokenMs: number | null;
   latencyMs: number;
   /** The serving model cannot call tools, so the tools were left out of the request. */

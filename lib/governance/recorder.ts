@@ -215,6 +215,7 @@ export function closedTurn(summary: TurnSummary) {
     outputTokens: summary.usage.outputTokens,
     reasoningTokens: summary.usage.reasoningTokens,
     cost: summary.cost,
+    costStatus: summary.costStatus ?? (summary.cost === null ? ("unpriced" as const) : ("priced" as const)),
     toolTrace: summary.toolTrace.map(({ name, durationMs, ok, error }) => ({
       name,
       durationMs,

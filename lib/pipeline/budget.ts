@@ -2,6 +2,7 @@ import "server-only";
 import type { LimitScope } from "@/db/schema";
 import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
+import { unpricedCandidateOf } from "./assumed-prices";
 import type { CounterStore, Take } from "./counters";
 import { estimateCost } from "./estimate";
 import { fromNano, toNano, usd } from "./money";
@@ -45,13 +46,25 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
     const budgeted = given.policy.limits.filter(hasBudget);
     if (!budgeted.length) return yield* next(given);
     const ceiling = given.policy.maxOutputTokensDefault;
-    const capped =
-      given.request.maxTokens === undefined &&
-      budgeted.some((l) => l.dailyHardUsd !== null || l.monthlyHardUsd !== null);
+    const hard = budgeted.some((l) => l.dailyHardUsd !== null || l.monthlyHardUsd !== null);
+    // A call an unpriced model could serve has no upper bound to reserve, nor a cost to settle: a hard budget
+    // could not hold, so it is refused until the tenant admin assumes a price for that model.
+    const unpriced = hard ? unpricedCandidateOf(given) : undefined;
+    if (unpriced) {
+      const model = `${unpriced.provider}/${unpriced.model}`;
+      return yield* refuse(
+        given,
+        "budget_unpriced_model",
+        "budget_unpriced_model",
+        `The model ${model}, which may serve "${given.request.model}", has no price, and a hard budget covers this call: its cost could not be counted. A tenant admin can set an assumed price for ${model} on the Limits page.`,
+        0,
+      );
+    }
+    const capped = given.request.maxTokens === undefined && hard;
     const call = capped ? { ...given, request: { ...given.request, maxTokens: ceiling } } : given;
     const tenantId = call.caller.tenantId;
     const w = windowsAt(now());
-    const reserved = toNano(estimateCost(call.gateway, call.request, ceiling));
+    const reserved = toNano(estimateCost(call.gateway, call.request, ceiling, call.policy.assumedPrices));
     const lines: Line[] = budgeted.flatMap((l) => [
       {
         key: budgetKey(l.scope, l.subjectId, "daily", w.day),

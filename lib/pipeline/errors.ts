@@ -1,7 +1,7 @@
 import type { GatewayErrorClass } from "@/lib/gateway/types";
 
 /** The pipeline's own refusals, decided before any provider is asked. */
-export type PipelineRefusal = "rate_limit_exceeded" | "budget_exceeded";
+export type PipelineRefusal = "rate_limit_exceeded" | "budget_exceeded" | "budget_unpriced_model";
 
 /** Every way a model call can fail: the gateway's classes and the pipeline's refusals. */
 export type CallErrorClass = GatewayErrorClass | PipelineRefusal;
@@ -40,4 +40,5 @@ export const CALL_ERROR_STATUS = {
   internal: 502,
   rate_limit_exceeded: 429,
   budget_exceeded: 429,
+  budget_unpriced_model: 429,
 } as const satisfies Record<CallErrorClass, number>;

@@ -1,7 +1,8 @@
 import Big from "big.js";
 import type { Gateway } from "@/lib/gateway/gateway";
-import { costOf, findPrice } from "@/lib/gateway/pricing";
+import { costOf, findPrice, type PriceTable } from "@/lib/gateway/pricing";
 import type { ChatRequest } from "@/lib/gateway/types";
+import { assumedPriceOf } from "./assumed-prices";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "./policy";
 
 /**
@@ -19,12 +20,14 @@ export function estimateInputTokens(request: ChatRequest): number {
 /**
  * The most a call may cost, reserved against budgets before it is sent: its input counted high, its
  * max_tokens of output (or `outputCeiling` when it sets none), priced as the dearest candidate of its alias.
- * Unpriced candidates count 0; the settled cost replaces the estimate.
+ * Candidates without a price count at the tenant's assumed price (`assumed`); under a hard budget a call with a
+ * candidate priced neither way is refused before this. The settled cost replaces the estimate.
  */
 export function estimateCost(
   gateway: Gateway,
   request: ChatRequest & { model: string },
   outputCeiling = DEFAULT_MAX_OUTPUT_TOKENS,
+  assumed: PriceTable = {},
 ): string {
   const alias = gateway.config.models[request.model];
   if (!alias) return "0";
@@ -37,7 +40,9 @@ export function estimateCost(
   };
   let dearest = new Big(0);
   for (const candidate of alias.candidates) {
-    const price = findPrice(gateway.config.prices, candidate.provider, candidate.model);
+    const price =
+      findPrice(gateway.config.prices, candidate.provider, candidate.model) ??
+      assumedPriceOf(assumed, candidate.provider, candidate.model)?.price;
     if (!price) continue;
     const cost = new Big(costOf(usage, price));
     if (cost.gt(dearest)) dearest = cost;

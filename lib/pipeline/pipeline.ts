@@ -5,6 +5,7 @@ import { log } from "@/lib/core/log";
 import { GatewayError } from "@/lib/gateway/errors";
 import type { Gateway } from "@/lib/gateway/gateway";
 import type { ChatRequest } from "@/lib/gateway/types";
+import { assumedPriceStep } from "./assumed-prices";
 import { budgetStep } from "./budget";
 import { cacheStep } from "./cache";
 import type { ResponseCacheStore } from "./cache-store";
@@ -27,6 +28,7 @@ const NO_POLICY: Policy = {
   cacheTtlSeconds: 0,
   limits: [],
   maxOutputTokensDefault: DEFAULT_MAX_OUTPUT_TOKENS,
+  assumedPrices: {},
 };
 
 /** The last step: the gateway itself, streamed or as one JSON answer, as events either way. */
@@ -56,7 +58,7 @@ const inference: Next = async function* (call) {
 
 /**
  * The request pipeline every model call goes through, from /v1 and from the drawer alike:
- * cache → rate limit → budget guardrail → the gateway. The ledger and audit (the governance recorder) wrap the
+ * cache → rate limit → budget guardrail → assumed prices → the gateway. The ledger and audit (the governance recorder) wrap the
  * whole turn around it and record the guardrail events it yields. Each step is a small module of its own.
  */
 export class Pipeline {
@@ -67,6 +69,8 @@ export class Pipeline {
       cacheStep(deps.cache),
       rateLimitStep(deps.counters, deps.now),
       budgetStep(deps.counters, deps.now),
+      // Inside the budget step, so the budget settles what the tenant's assumed price makes of the call.
+      assumedPriceStep(),
     ],
   ) {
     this.steps = steps;

@@ -1,8 +1,9 @@
 import "server-only";
 import { and, eq, or } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type LimitScope, tenant, type UsageLimit, usageLimit } from "@/db/schema";
+import { type LimitScope, tenant, tenantModelPrice, type UsageLimit, usageLimit } from "@/db/schema";
 import { processSlot } from "@/lib/core/process-state";
+import type { ModelPrice, PriceTable } from "@/lib/gateway/pricing";
 
 /** One usage_limit row as a call meets it: whose limits (scope, subject) and their values (null: no limit). */
 export type ScopedLimit = Omit<UsageLimit, "tenantId" | "updatedAt" | "updatedBy">;
@@ -16,6 +17,8 @@ export type Policy = {
   cacheTtlSeconds: number;
   limits: ScopedLimit[];
   maxOutputTokensDefault: number;
+  /** Prices the tenant admin assumed for models without one, keyed `provider/model` (USD per 1M tokens). */
+  assumedPrices: PriceTable;
 };
 
 /** The output ceiling of a tenant that has not set its own (tenant.max_output_tokens_default). */
@@ -61,14 +64,30 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
     .select()
     .from(usageLimit)
     .where(and(eq(usageLimit.tenantId, caller.tenantId), or(...subjects)));
+  const assumed = await db
+    .select()
+    .from(tenantModelPrice)
+    .where(eq(tenantModelPrice.tenantId, caller.tenantId));
   const policy: Policy = {
     cacheAliases: settings?.cacheAliases ?? [],
     cacheTtlSeconds: settings?.cacheTtlSeconds ?? 3600,
     limits: rows.map(({ tenantId: _t, updatedAt: _u, updatedBy: _b, ...limit }) => limit),
     maxOutputTokensDefault: settings?.maxOutputTokensDefault ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    assumedPrices: Object.fromEntries(
+      assumed.map((row) => [`${row.provider}/${row.model}`, priceOfRow(row)]),
+    ),
   };
   cache.set(cacheKey, { policy, until: now + POLICY_CACHE_MS });
   return policy;
+}
+
+/** An assumed-price row as a price ("1.5000000000" → "1.5"; unset cache prices fall back to input). */
+function priceOfRow(row: typeof tenantModelPrice.$inferSelect): ModelPrice {
+  const trim = (v: string) => (v.includes(".") ? v.replace(/\.?0+$/, "") || "0" : v);
+  const price: ModelPrice = { input: trim(row.input), output: trim(row.output) };
+  if (row.cachedInput !== null) price.cachedInput = trim(row.cachedInput);
+  if (row.cacheWrite !== null) price.cacheWrite = trim(row.cacheWrite);
+  return price;
 }
 
 /** Forgets cached policies of a tenant (after an admin changed its settings or limits). */

@@ -66,6 +66,7 @@ export function emptyStamp(model: string): Stamp {
     attempts: [],
     usage: ZERO_USAGE,
     cost: "0",
+    costStatus: "priced",
     timeToFirstTokenMs: null,
     latencyMs: 0,
     toolsDropped: false,

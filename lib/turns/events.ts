@@ -1,4 +1,4 @@
-import type { Stamp, ToolCall, Usage } from "@/lib/gateway/types";
+import type { CostStatus, Stamp, ToolCall, Usage } from "@/lib/gateway/types";
 
 export type TurnStatus = "success" | "failed" | "stopped" | "limit";
 
@@ -18,6 +18,8 @@ export type GuardrailCode =
   | "rate_limit"
   | "budget_hard"
   | "budget_soft"
+  /** A hard budget covers the call and a model that could serve it has no price (and no assumed one). */
+  | "budget_unpriced_model"
   /** The call set no max_tokens; the tenant's ceiling was sent upstream so its budget reservation bounds it. */
   | "max_tokens_applied"
   /** The provider billed more than the call's reservation; the spend counts in full (the next call may be refused). */
@@ -37,6 +39,11 @@ type TurnOutcome = {
   /** Summed over every round trip of the loop, sub-agents included. */
   usage: Usage;
   cost: string | null;
+  /**
+   * How `cost` was reached, over every round trip (one unpriced one makes the cost unknown). Left out: unpriced
+   * when `cost` is null, else priced.
+   */
+  costStatus?: CostStatus;
   rounds: number;
   toolTrace: ToolTraceEntry[];
   timeToFirstTokenMs: number | null;

@@ -41,7 +41,8 @@ export const ANTHROPIC: Dialect = {
   error: (status, message) => anthropicError(status, message),
   callError(error, headers) {
     if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
-    if (error.class === "budget_exceeded") headers["x-should-retry"] = "false";
+    if (error.class === "budget_exceeded" || error.class === "budget_unpriced_model")
+      headers["x-should-retry"] = "false";
     return anthropicError(CALL_ERROR_STATUS[error.class], error.message, headers);
   },
   streamError: (error) =>

@@ -25,6 +25,7 @@ export function openAIError(
 /** OpenAI's error types for the refusals its clients treat specially (the others take the status's type). */
 const OPENAI_ERROR_TYPE: Partial<Record<CallErrorClass, string>> = {
   budget_exceeded: "insufficient_quota",
+  budget_unpriced_model: "insufficient_quota",
   rate_limit_exceeded: "rate_limit_error",
 };
 
@@ -32,7 +33,8 @@ const OPENAI_ERROR_TYPE: Partial<Record<CallErrorClass, string>> = {
 export function callErrorResponse(error: CallError, headers: Record<string, string>): ApiAnswer {
   if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
   // A spent budget does not come back in seconds: OpenAI's clients must not sit retrying it.
-  if (error.class === "budget_exceeded") headers["x-should-retry"] = "false";
+  if (error.class === "budget_exceeded" || error.class === "budget_unpriced_model")
+    headers["x-should-retry"] = "false";
   return openAIError(
     CALL_ERROR_STATUS[error.class],
     error.message,

@@ -47,6 +47,7 @@ function callUnder(limits: (ids: { tenantId: string; keyId: string }) => ScopedL
       cacheTtlSeconds: 0,
       limits: limits(ids),
       maxOutputTokensDefault: DEFAULT_MAX_OUTPUT_TOKENS,
+      assumedPrices: {},
     },
     gateway,
   };

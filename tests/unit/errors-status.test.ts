@@ -20,6 +20,7 @@ const ANSWERS: Record<CallErrorClass, [number, string]> = {
   internal: [502, "server_error"],
   rate_limit_exceeded: [429, "rate_limit_error"],
   budget_exceeded: [429, "insufficient_quota"],
+  budget_unpriced_model: [429, "insufficient_quota"],
 };
 
 describe("the status of a failed call", () => {

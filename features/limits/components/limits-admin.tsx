@@ -7,6 +7,7 @@ import { useI18n } from "@/components/i18n";
 import type { Json } from "@/lib/client/api";
 import { limitsApi } from "../client";
 import type { GovernanceSettingsAnswer, LimitView } from "../contracts";
+import { AssumedPrices } from "./assumed-prices";
 import { LimitsForm, limitsSummary } from "./limits-form";
 import { TenantSettingsForm } from "./tenant-settings-form";
 
@@ -165,6 +166,9 @@ export function LimitsAdmin() {
       </Section>
       <Section title={t("gov.tenantLimits.title")} lead={t("gov.tenantLimits.lead")} testId="tenant-limits">
         <LimitsForm testId="tenant-limits-form" scope="tenant" limits={data.tenantLimits} onSaved={reload} />
+      </Section>
+      <Section title={t("gov.assumed.title")} lead={t("gov.assumed.lead")} testId="assumed-prices-section">
+        <AssumedPrices data={data} onSaved={reload} />
       </Section>
       <section aria-labelledby="members-title" className="min-w-0 space-y-3" data-testid="member-limits">
         <header className="space-y-1">

@@ -27,6 +27,7 @@ import type { CounterStore } from "@/lib/pipeline/counters";
 import { fromNano, toNano } from "@/lib/pipeline/money";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
 import { windowsAt } from "@/lib/pipeline/windows";
+import { listAssumedPrices } from "./assumed-prices";
 
 const usdOrNull = (v: string | null) => (v === null ? null : normalizeDecimal(v));
 const valuesOf = (row: typeof usageLimit.$inferSelect): LimitValues => ({
@@ -89,6 +90,7 @@ export async function readGovernanceSettings(
     tenantLimits: views.get(`tenant:${tenantId}`) ?? null,
     keys: keys.map((k) => ({ ...k, limits: views.get(`key:${k.id}`) ?? null })),
     users: members.map((m) => ({ ...m, limits: views.get(`user:${m.id}`) ?? null })),
+    assumedPrices: await listAssumedPrices(db, tenantId),
   };
 }
 

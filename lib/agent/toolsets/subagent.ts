@@ -51,7 +51,7 @@ export async function runSubagent(
   } finally {
     options.registry.forget(conversationId);
   }
-  if (summary) ctx.addUsage(summary.usage, summary.cost);
+  if (summary) ctx.addUsage(summary.usage, summary.cost, summary.costStatus);
   if (summary?.status === "failed")
     throw new Error(`the sub-agent failed: ${summary.error?.message ?? "unknown error"}`);
   return {
