@@ -31,6 +31,7 @@ const fields = {
   outputTokens: t.outputTokens,
   reasoningTokens: t.reasoningTokens,
   cost: t.cost,
+  costStatus: t.costStatus,
   rounds: t.rounds,
   firstTokenMs: t.firstTokenMs,
   latencyMs: t.latencyMs,
@@ -90,6 +91,8 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
         inArray(t.apiKeyId, sql`(select k.id from api_key k where k.name ilike ${likeContains(v)})`),
       // Turns answered (at least in part) from the response cache, or not at all.
       cache: (v) => (v === "hit" ? sql`${t.cacheHits} > 0` : sql`${t.cacheHits} = 0`),
+      // Unpriced and assumed rows through their partial index; priced is everything else.
+      costStatus: (v) => eq(t.costStatus, v as "priced"),
     },
     dateFilters: { startedAt: t.startedAt },
     segmentColumn: t.status,
