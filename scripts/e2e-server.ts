@@ -62,6 +62,11 @@ writeFileSync(
         label: "Fake Claude (test upstream)",
         candidates: [{ provider: "fake-anthropic", model: "claude-sonnet-4-5" }],
       },
+      // A model no price catalog knows (the fake answers as it when told to): unpriced usage and assumed prices.
+      "house-model": {
+        label: "In-house model (no list price)",
+        candidates: [{ provider: "fake", model: "house-llm-1" }],
+      },
       "gpt-fallback": {
         label: "Dead provider, then the fake",
         candidates: [
