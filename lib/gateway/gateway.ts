@@ -651,10 +651,12 @@ export class Gateway {
     firstTokenMs: number | null,
   ): Stamp {
     const model = servedModel ?? served?.candidate.model ?? null;
+    // The served model's own price (a dated snapshot can differ from its alias), else the candidate's.
+    const at = new Date(this.now());
     const price =
       served && model
-        ? (findPrice(this.config.prices, served.candidate.provider, model) ??
-          findPrice(this.config.prices, served.candidate.provider, served.candidate.model))
+        ? (findPrice(this.config.prices, served.provider, model, at) ??
+          findPrice(this.config.prices, served.provider, served.candidate.model, at))
         : undefined;
     return {
       requestedModel: run.alias,
@@ -664,7 +666,7 @@ export class Gateway {
       fallbackIndex: served?.index ?? null,
       attempts: run.attempts,
       usage,
-      cost: price ? costOf(usage, price) : served?.provider.type === "offline" ? "0" : null,
+      cost: price ? costOf(usage, price) : null,
       timeToFirstTokenMs: firstTokenMs,
       latencyMs: run.elapsed(),
       toolsDropped: served?.toolsDropped ?? false,

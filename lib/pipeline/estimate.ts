@@ -37,7 +37,10 @@ export function estimateCost(
   };
   let dearest = new Big(0);
   for (const candidate of alias.candidates) {
-    const price = findPrice(gateway.config.prices, candidate.provider, candidate.model);
+    const provider = gateway.config.providers[candidate.provider];
+    const price =
+      provider &&
+      findPrice(gateway.config.prices, { name: candidate.provider, type: provider.type }, candidate.model);
     if (!price) continue;
     const cost = new Big(costOf(usage, price));
     if (cost.gt(dearest)) dearest = cost;
