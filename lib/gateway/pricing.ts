@@ -28,6 +28,13 @@ export const PRICE_CATALOG: { source: string; version: string; asOf: string } = 
   asOf: catalog.asOf,
 };
 
+/** What tenants are told about prices: the catalog, the date its prices are as of, and how many the config overrides. */
+export type PricesInfo = { source: string; version: string; asOf: string; overrides: number };
+
+export function pricesInfo(config: { prices: PriceTable }): PricesInfo {
+  return { ...PRICE_CATALOG, overrides: Object.keys(config.prices).length };
+}
+
 /** A provider as the catalog needs it: its config name and its type (openai, anthropic, …). */
 export type PricedProvider = { name: string; type: ProviderType };
 
