@@ -5,7 +5,7 @@
 import { GatewayConfigError, loadGatewayConfig } from "@/lib/gateway";
 import { lookupPrice, PRICE_CATALOG, type PriceSource } from "@/lib/gateway/pricing";
 
-function describe(source: PriceSource | undefined): string {
+function sourceText(source: PriceSource | undefined): string {
   if (!source) return "NONE";
   if (source.kind === "override") return `override "${source.key}"`;
   if (source.kind === "catalog") return `catalog ${source.id}`;
@@ -24,7 +24,7 @@ try {
       const type = config.providers[provider]!.type;
       const found = lookupPrice(config.prices, { name: provider, type }, model);
       if (!found) unpriced++;
-      lines.push(`  ${alias}: ${provider}/${model} (${type}) → ${describe(found?.source)}`);
+      lines.push(`  ${alias}: ${provider}/${model} (${type}) → ${sourceText(found?.source)}`);
     }
   }
   lines.push(
