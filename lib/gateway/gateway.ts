@@ -25,7 +25,7 @@ import {
   upstreamError,
   upstreamHeaders,
 } from "./forward/upstream";
-import { costOf, findPrice } from "./pricing";
+import { costOf, findServedPrice } from "./pricing";
 import { sleep } from "./sleep";
 import { type Json, Untranslatable } from "./translate/types";
 import {
@@ -651,12 +651,15 @@ export class Gateway {
     firstTokenMs: number | null,
   ): Stamp {
     const model = servedModel ?? served?.candidate.model ?? null;
-    // The served model's own price (a dated snapshot can differ from its alias), else the candidate's.
-    const at = new Date(this.now());
     const price =
       served && model
-        ? (findPrice(this.config.prices, served.provider, model, at) ??
-          findPrice(this.config.prices, served.provider, served.candidate.model, at))
+        ? findServedPrice(
+            this.config.prices,
+            served.provider,
+            model,
+            served.candidate.model,
+            new Date(this.now()),
+          )
         : undefined;
     return {
       requestedModel: run.alias,

@@ -62,6 +62,27 @@ export function findPrice(
   return lookupPrice(prices, provider, model, at)?.price;
 }
 
+/**
+ * The price of what a candidate served: `servedModel` is the model the answer names (often a dated snapshot
+ * of the candidate's). An override for either model wins over the catalog's price for either, so a price set
+ * in the config for "gpt-4o-mini" also applies when the answer says "gpt-4o-mini-2024-07-18".
+ */
+export function findServedPrice(
+  prices: PriceTable,
+  provider: PricedProvider,
+  servedModel: string,
+  candidateModel: string,
+  at: Date = new Date(),
+): ModelPrice | undefined {
+  const override =
+    findOverride(prices, provider.name, servedModel) ?? findOverride(prices, provider.name, candidateModel);
+  if (override) return prices[override];
+  return (
+    catalogPrice(provider, servedModel, at)?.price ??
+    (candidateModel === servedModel ? undefined : catalogPrice(provider, candidateModel, at)?.price)
+  );
+}
+
 /** findPrice, with where the price came from. */
 export function lookupPrice(
   prices: PriceTable,
@@ -72,6 +93,14 @@ export function lookupPrice(
   const name = typeof provider === "string" ? provider : provider.name;
   const override = findOverride(prices, name, model);
   if (override) return { price: prices[override]!, source: { kind: "override", key: override } };
+  return catalogPrice(provider, model, at);
+}
+
+function catalogPrice(
+  provider: string | PricedProvider,
+  model: string,
+  at: Date,
+): { price: ModelPrice; source: PriceSource } | undefined {
   if (typeof provider !== "string" && provider.type === "offline")
     return { price: FREE, source: { kind: "free" } };
   const entry = catalogEntry(catalogProviderId(provider), model);

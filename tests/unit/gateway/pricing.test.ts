@@ -5,6 +5,7 @@ import {
   addCost,
   costOf,
   findPrice,
+  findServedPrice,
   lookupPrice,
   type ModelPrice,
   PRICE_CATALOG,
@@ -127,6 +128,22 @@ describe("the price catalog", () => {
     expect(findPrice(overrides, openai, "gpt-4o-2024-08-06")).toEqual({ input: "3", output: "11" });
     expect(findPrice(overrides, openai, "gpt-4.1")).toEqual({ input: "1", output: "1" });
     expect(lookupPrice(overrides, openai, "gpt-4.1")?.source).toEqual({ kind: "override", key: "gpt" });
+  });
+
+  it("prices what was served: an override of either the served or the candidate model beats the catalog", () => {
+    const overrides = { "main/gpt-4o-mini": { input: "1", output: "2" } };
+    expect(findServedPrice(overrides, openai, "gpt-4o-mini-2024-07-18", "gpt-4o-mini")).toEqual({
+      input: "1",
+      output: "2",
+    });
+    expect(findServedPrice({}, openai, "gpt-4o-mini-2024-07-18", "gpt-4o-mini")).toEqual(
+      findPrice({}, openai, "gpt-4o-mini"),
+    );
+    // An answer naming a model the catalog does not know is priced as the candidate.
+    expect(findServedPrice({}, openai, "ft:custom-thing", "gpt-4.1")).toEqual(
+      findPrice({}, openai, "gpt-4.1"),
+    );
+    expect(findServedPrice({}, local, "qwen3:8b", "qwen3:8b")).toBeUndefined();
   });
 
   it("has no price for an unknown model, nor for names on Object.prototype; the offline model is free", () => {
