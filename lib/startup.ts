@@ -3,7 +3,7 @@ import { DatabaseUnavailableError } from "@/db/client";
 import { migrationStatus } from "@/db/migrate";
 import { createContainer, installContainer } from "@/lib/container";
 import { log } from "@/lib/core/log";
-import { GatewayConfigError } from "@/lib/gateway";
+import { GatewayConfigError, PRICE_CATALOG, unpricedCandidates } from "@/lib/gateway";
 import { startGovernanceMaintenance } from "@/lib/governance/maintenance";
 import { installShutdownFlush } from "@/lib/governance/shutdown";
 import { startKeyEvents } from "@/lib/keys/key-events";
@@ -22,6 +22,13 @@ export async function startServer(): Promise<void> {
       { gateway: gateway.config.source, models: Object.keys(gateway.config.models) },
       "gateway configured",
     );
+    // An unpriced model's calls are recorded with no cost (and refused under a hard budget): say so at start.
+    for (const candidate of unpricedCandidates(gateway.config)) {
+      log.warn(
+        { ...candidate, catalog: `${PRICE_CATALOG.source}@${PRICE_CATALOG.version}` },
+        "model has no price: neither the config's prices nor the price catalog name it",
+      );
+    }
     // The demo (accounts, orders, sample usage) is seeded into an empty database unless SEED_DEMO=0.
     const handle = await app.database();
     const migration = await migrationStatus(handle);

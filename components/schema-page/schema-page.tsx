@@ -148,7 +148,7 @@ function SchemaPageBody({
 
 /**
  * Renders any admin page from its schema. `scope` (already translated, e.g. "Scope: Acme") is shown under
- * the title when given. The server should key this component by the active tenant, so a tenant switch
+ * the title when given, and `note` under it. The server should key this component by the active tenant, so a tenant switch
  * (router.refresh) starts the page over instead of showing the previous tenant's rows.
  *
  * Embedded (one list among other sections of a page) its title is a second-level heading; `urlPrefix` keeps
@@ -158,6 +158,7 @@ export function SchemaPageClient({
   schema,
   superAdmin,
   scope,
+  note,
   embedded = false,
   urlPrefix,
   refresh,
@@ -165,6 +166,8 @@ export function SchemaPageClient({
   schema: PageSchema;
   superAdmin: boolean;
   scope?: string;
+  /** A line under the scope (already translated), e.g. the date the cost dashboard's prices are as of. */
+  note?: string;
   embedded?: boolean;
   urlPrefix?: string;
   refresh?: number;
@@ -189,6 +192,11 @@ export function SchemaPageClient({
         {scope && (
           <p data-testid="page-scope" className="text-sm text-slate-500">
             {scope}
+          </p>
+        )}
+        {note && (
+          <p data-testid="page-note" className="text-sm text-slate-500">
+            {note}
           </p>
         )}
       </header>

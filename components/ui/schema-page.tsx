@@ -7,7 +7,7 @@ import { getTranslator } from "@/lib/i18n/server";
 import type { OpenedPage } from "@/lib/schema-pages";
 
 /** An admin page rendered from schemas/<schemaKey>.schema.json, guarded by the page's roles. */
-export async function SchemaPage({ schemaKey }: { schemaKey: string }) {
+export async function SchemaPage({ schemaKey, note }: { schemaKey: string; note?: string }) {
   const auth = await requireUser();
   let opened: OpenedPage;
   try {
@@ -26,6 +26,7 @@ export async function SchemaPage({ schemaKey }: { schemaKey: string }) {
       schema={opened.page}
       superAdmin={opened.ctx.superAdmin && !opened.ctx.tenantId}
       scope={scope}
+      note={note}
     />
   );
 }

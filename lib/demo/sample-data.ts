@@ -12,7 +12,7 @@ import "server-only";
 import { type SQL, sql } from "drizzle-orm";
 import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
-import { addCost, costOf, findPrice, SHIPPED_PRICES } from "@/lib/gateway/pricing";
+import { addCost, costOf, findPrice } from "@/lib/gateway/pricing";
 
 export type SampleTenant = { id: string; userIds: string[] };
 export type SampleOptions = {
@@ -717,7 +717,10 @@ class HistoryGenerator {
       row.cached_input_tokens += usage.cachedInputTokens;
       row.cache_write_tokens += usage.cacheWriteTokens;
       row.output_tokens += usage.outputTokens;
-      cost = addCost(cost, costOf(usage, findPrice(SHIPPED_PRICES, candidate.provider, candidate.model)!));
+      cost = addCost(
+        cost,
+        costOf(usage, findPrice({}, { name: candidate.provider, type: candidate.adapter }, candidate.model)!),
+      );
       served = { candidate, index };
       row.attempts = round.fallback ? rng.int(2, 4) : rng.chance(0.04) ? 2 : 1;
       clock += ttft;

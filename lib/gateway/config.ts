@@ -3,7 +3,7 @@ import path from "node:path";
 import { Ajv } from "ajv";
 import { describeSchemaErrors } from "@/lib/core/json-schema";
 import gatewaySchema from "@/schemas/gateway.schema.json";
-import { type PriceTable, SHIPPED_PRICES } from "./pricing";
+import type { PriceTable } from "./pricing";
 import type { ProviderType } from "./types";
 
 /** The environment as a plain map (process.env, or a test's own). */
@@ -165,7 +165,7 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
     timeouts: { ...DEFAULT_TIMEOUTS, ...config.timeouts },
     retry: { ...DEFAULT_RETRY, ...config.retry },
     cooldown: { ...DEFAULT_COOLDOWN, ...config.cooldown },
-    prices: { ...SHIPPED_PRICES, ...config.prices },
+    prices: config.prices ?? {},
     source: file,
   };
 }
@@ -227,7 +227,7 @@ export function configFromEnvironment(env: Env = process.env): GatewayConfig {
     timeouts: DEFAULT_TIMEOUTS,
     retry: DEFAULT_RETRY,
     cooldown: DEFAULT_COOLDOWN,
-    prices: SHIPPED_PRICES,
+    prices: {},
     source: "environment",
   };
 }

@@ -25,7 +25,7 @@ import {
   upstreamError,
   upstreamHeaders,
 } from "./forward/upstream";
-import { costOf, findPrice } from "./pricing";
+import { costOf, findServedPrice } from "./pricing";
 import { sleep } from "./sleep";
 import { type Json, Untranslatable } from "./translate/types";
 import {
@@ -653,8 +653,13 @@ export class Gateway {
     const model = servedModel ?? served?.candidate.model ?? null;
     const price =
       served && model
-        ? (findPrice(this.config.prices, served.candidate.provider, model) ??
-          findPrice(this.config.prices, served.candidate.provider, served.candidate.model))
+        ? findServedPrice(
+            this.config.prices,
+            served.provider,
+            model,
+            served.candidate.model,
+            new Date(this.now()),
+          )
         : undefined;
     return {
       requestedModel: run.alias,

@@ -1,4 +1,5 @@
 export { GatewayConfigError, loadGatewayConfig, parseGatewayConfig } from "./config";
 export { GatewayError } from "./errors";
 export { Gateway } from "./gateway";
+export { PRICE_CATALOG, type PricesInfo, pricesInfo, unpricedCandidates } from "./pricing";
 export * from "./types";

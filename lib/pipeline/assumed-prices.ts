@@ -31,8 +31,8 @@ export function unpricedCandidateOf(call: Call): { provider: string; model: stri
     ? config.models[call.request.model]
     : undefined;
   for (const candidate of alias?.candidates ?? []) {
-    if (config.providers[candidate.provider]?.type === "offline") continue;
-    if (findPrice(config.prices, candidate.provider, candidate.model)) continue;
+    const type = config.providers[candidate.provider]?.type;
+    if (type && findPrice(config.prices, { name: candidate.provider, type }, candidate.model)) continue;
     if (assumedPriceOf(call.policy.assumedPrices, candidate.provider, candidate.model)) continue;
     return candidate;
   }

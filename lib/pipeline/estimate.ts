@@ -40,8 +40,14 @@ export function estimateCost(
   };
   let dearest = new Big(0);
   for (const candidate of alias.candidates) {
+    const provider = gateway.config.providers[candidate.provider];
     const price =
-      findPrice(gateway.config.prices, candidate.provider, candidate.model) ??
+      (provider &&
+        findPrice(
+          gateway.config.prices,
+          { name: candidate.provider, type: provider.type },
+          candidate.model,
+        )) ||
       assumedPriceOf(assumed, candidate.provider, candidate.model)?.price;
     if (!price) continue;
     const cost = new Big(costOf(usage, price));

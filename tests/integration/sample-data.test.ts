@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db";
 import { deleteSampleHistory, generateSampleHistory, rowsOf } from "@/lib/demo/sample-data";
-import { costOf, findPrice, SHIPPED_PRICES } from "@/lib/gateway/pricing";
+import { costOf, findPrice } from "@/lib/gateway/pricing";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
@@ -162,9 +162,10 @@ describe.each(testDbKinds)("the sample history on %s", (kind) => {
     }
   });
 
-  it("prices each turn exactly from the price table", async () => {
+  it("prices each turn exactly from the price catalog", async () => {
     const turns = await rows<{
       provider: string;
+      adapter: "openai" | "anthropic" | "offline";
       model: string;
       input: number;
       cached: number;
@@ -172,7 +173,7 @@ describe.each(testDbKinds)("the sample history on %s", (kind) => {
       output: number;
       cost: string;
     }>(
-      sql`select served_provider as provider, served_model as model, input_tokens as input,
+      sql`select served_provider as provider, served_adapter as adapter, served_model as model, input_tokens as input,
         cached_input_tokens as cached, cache_write_tokens as written, output_tokens as output, cost::text as cost
         from (${sampleTurns}) t where status = 'success' and fallback_index = 0`,
     );
@@ -185,7 +186,9 @@ describe.each(testDbKinds)("the sample history on %s", (kind) => {
         outputTokens: t.output,
         reasoningTokens: 0,
       };
-      expect(new Big(costOf(usage, findPrice(SHIPPED_PRICES, t.provider, t.model)!)).eq(t.cost)).toBe(true);
+      expect(
+        new Big(costOf(usage, findPrice({}, { name: t.provider, type: t.adapter }, t.model)!)).eq(t.cost),
+      ).toBe(true);
     }
   });
 

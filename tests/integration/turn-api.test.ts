@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { SessionClaims } from "@/lib/auth/session";
 import { configFromEnvironment } from "@/lib/gateway/config";
+import { PRICE_CATALOG } from "@/lib/gateway/pricing";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 
@@ -128,13 +129,14 @@ describe.each(testDbKinds)("the turn endpoint on %s", (kind) => {
     }
   });
 
-  it("lists the gateway's models, the offline demo model marked", async () => {
+  it("lists the gateway's models, the offline demo model marked, and the date prices are as of", async () => {
     const body = await (
       await models.GET(new Request("http://app/x"), { params: Promise.resolve({}) })
     ).json();
     expect(body.models).toContainEqual(
       expect.objectContaining({ alias: "offline-demo", offline: true, supportsTools: true }),
     );
+    expect(body.prices).toEqual({ ...PRICE_CATALOG, overrides: 0 });
   });
 });
 

@@ -7,22 +7,18 @@ import type { AssumedPriceView, assumedPriceInput, UnpricedModel } from "@/featu
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { AppError } from "@/lib/core/errors";
 import type { GatewayConfig } from "@/lib/gateway/config";
-import { findPrice } from "@/lib/gateway/pricing";
+import { unpricedCandidates } from "@/lib/gateway/pricing";
 import { normalizeDecimal } from "@/lib/governance/meter";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
 
 /** Every candidate of the gateway's aliases that no price covers (the offline model is free), with its aliases. */
 export function unpricedModels(config: GatewayConfig): UnpricedModel[] {
   const byModel = new Map<string, UnpricedModel>();
-  for (const [alias, spec] of Object.entries(config.models)) {
-    for (const candidate of spec.candidates) {
-      if (config.providers[candidate.provider]?.type === "offline") continue;
-      if (findPrice(config.prices, candidate.provider, candidate.model)) continue;
-      const key = `${candidate.provider}/${candidate.model}`;
-      const seen = byModel.get(key) ?? { provider: candidate.provider, model: candidate.model, aliases: [] };
-      if (!seen.aliases.includes(alias)) seen.aliases.push(alias);
-      byModel.set(key, seen);
-    }
+  for (const { alias, provider, model } of unpricedCandidates(config)) {
+    const key = `${provider}/${model}`;
+    const seen = byModel.get(key) ?? { provider, model, aliases: [] };
+    if (!seen.aliases.includes(alias)) seen.aliases.push(alias);
+    byModel.set(key, seen);
   }
   return [...byModel.values()].sort((a, b) =>
     `${a.provider}/${a.model}`.localeCompare(`${b.provider}/${b.model}`),

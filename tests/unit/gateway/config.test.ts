@@ -30,7 +30,14 @@ describe("the gateway config", () => {
     expect(config.defaultModel).toBe("fast");
     expect(config.retry.maxRetries).toBe(2);
     expect(config.cooldown).toMatchObject({ consecutiveFailures: 3, cooldownMs: 30_000 });
-    expect(config.prices["gpt-4o-mini"]).toBeDefined();
+    // `prices` holds the file's overrides only: the catalog prices everything else.
+    expect(config.prices).toEqual({});
+    const withOverride = parseGatewayConfig(
+      { ...valid, prices: { "gpt-4o-mini": { input: "0.1", output: "0.5" } } },
+      "gateway.config.json",
+      { PRIMARY_KEY: "sk-test" },
+    );
+    expect(withOverride.prices).toEqual({ "gpt-4o-mini": { input: "0.1", output: "0.5" } });
   });
 
   it("names the file, the field path and what was expected when a field is wrong", () => {

@@ -1,8 +1,13 @@
 import { withUser } from "@/lib/auth/guards";
 import { container } from "@/lib/container";
+import { pricesInfo } from "@/lib/gateway";
 
-/** The model aliases a user can pick in the drawer. */
+/** The model aliases a user can pick in the drawer, and the date the prices their calls are charged at are as of. */
 export const GET = withUser(async () => {
   const gateway = container().gateway;
-  return Response.json({ models: gateway.models(), defaultModel: gateway.defaultModel });
+  return Response.json({
+    models: gateway.models(),
+    defaultModel: gateway.defaultModel,
+    prices: pricesInfo(gateway.config),
+  });
 });

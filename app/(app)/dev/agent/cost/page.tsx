@@ -1,5 +1,11 @@
 import { SchemaPage } from "@/components/ui/schema-page";
+import { container } from "@/lib/container";
+import { pricesInfo } from "@/lib/gateway";
+import { getTranslator } from "@/lib/i18n/server";
 
-export default function Page() {
-  return <SchemaPage schemaKey="agent-cost" />;
+export default async function Page() {
+  const t = await getTranslator();
+  const prices = pricesInfo(container().gateway.config);
+  const note = t("cost.pricesAsOf", { ...prices, overrides: String(prices.overrides) });
+  return <SchemaPage schemaKey="agent-cost" note={note} />;
 }
