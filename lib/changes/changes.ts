@@ -15,7 +15,8 @@ export type ChangeObject =
   | "api_key"
   | "limits"
   | "tenant_settings"
-  | "sign_in_settings";
+  | "sign_in_settings"
+  | "usage_rollup";
 
 export type Change = {
   tenantId: string;
