@@ -10,6 +10,7 @@ import { adminChange, instance, sysAgentAudit, sysAgentTurn, tenant, usageDaily 
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { beat, type ProcessIdentity } from "@/lib/governance/instance";
 import { sweepInterruptedTurns } from "@/lib/governance/ledger";
+import { runReconcileOnce } from "@/lib/governance/maintenance";
 import { checkRange, type DriftLine, RECONCILE_ACTOR, reconcileRollups } from "@/lib/governance/reconcile";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
 import { applyRetention } from "@/lib/governance/retention";
@@ -395,6 +396,15 @@ describe.each(testDbKinds)("rollups equal the ledger on %s", (kind) => {
     } finally {
       await db.update(tenant).set({ retentionDays: 90 }).where(eq(tenant.id, acme));
     }
+  });
+
+  it("the maintenance loop's daily run repairs yesterday and today", async () => {
+    await someHistory();
+    await db.update(usageDaily).set({ requests: 42 });
+    const result = await runReconcileOnce();
+    // Two Acme days, two Acme users today, and Globex today.
+    expect(result?.repaired).toBe(4);
+    expect((await reconcileRollups(db, { ...wholeRange(), repair: false })).lines).toEqual([]);
   });
 
   it("repair while turns close loses none of them", async () => {
