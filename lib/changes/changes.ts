@@ -16,7 +16,8 @@ export type ChangeObject =
   | "limits"
   | "tenant_settings"
   | "sign_in_settings"
-  | "assumed_price";
+  | "assumed_price"
+  | "usage_rollup";
 
 export type Change = {
   tenantId: string;

@@ -13,6 +13,14 @@ import { type SQL, sql } from "drizzle-orm";
 import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
 import { addCost, costOf, findPrice } from "@/lib/gateway/pricing";
+import {
+  IN_ROLLUP,
+  LEDGER_ROLLUP_SELECT,
+  ROLLUP_COLUMNS,
+  ROLLUP_GROUP,
+  ROLLUP_UPSERT,
+  rollupSet,
+} from "@/lib/governance/rollup-sql";
 
 export type SampleTenant = { id: string; userIds: string[] };
 export type SampleOptions = {
@@ -334,24 +342,6 @@ const AUDIT_COLUMNS =
   "id uuid, tenant_id uuid, user_id uuid, turn_id uuid, seq int, type text, payload jsonb, created_at timestamptz";
 const names = (columns: string) => sql.raw(columns.replace(/ [a-z]+(,|$)/g, "$1"));
 
-/** The usage_daily key and sums exactly as GovernanceRecorder.end (and the interrupted-turn sweep) write them. */
-const ROLLUP_SELECT = sql.raw(`tenant_id, (started_at at time zone 'UTC')::date as day, user_id, source,
-  coalesce(served_adapter, 'none') as served_adapter, coalesce(served_model, requested_model) as served_model,
-  count(*)::int as requests, (count(*) filter (where status = 'failed'))::int as failures,
-  sum(input_tokens) as input_tokens, sum(cached_input_tokens) as cached_input_tokens,
-  sum(cache_write_tokens) as cache_write_tokens, sum(output_tokens) as output_tokens,
-  sum(reasoning_tokens) as reasoning_tokens, coalesce(sum(cost), 0) as cost,
-  coalesce(sum(latency_ms), 0) as latency_ms_total`);
-const ROLLUP_COLUMNS =
-  sql.raw(`tenant_id, day, user_id, source, served_adapter, served_model, requests, failures,
-  input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost, latency_ms_total`);
-const ROLLUP_SUMS =
-  "requests failures input_tokens cached_input_tokens cache_write_tokens output_tokens reasoning_tokens cost latency_ms_total".split(
-    " ",
-  );
-const setSums = (expression: (column: string) => string) =>
-  sql.raw(ROLLUP_SUMS.map((c) => `${c} = ${expression(c)}`).join(", "));
-
 /**
  * Generates `turns` sample turns over the last `days` days with their audit events, and adds them to the daily
  * rollups. Deterministic for (seed, now, tenants).
@@ -413,11 +403,9 @@ function insertBatch(turns: TurnRow[], audit: AuditRow[]): SQL {
       returning *
     ), rollup as (
       insert into usage_daily (${ROLLUP_COLUMNS})
-      select ${ROLLUP_SELECT} from inserted
-      group by 1, 2, 3, 4, 5, 6
-      order by 1, 2, 3, 4, 5, 6
-      on conflict (tenant_id, day, user_id, source, served_adapter, served_model)
-      do update set ${setSums((c) => `usage_daily.${c} + excluded.${c}`)}
+      select ${LEDGER_ROLLUP_SELECT} from inserted where ${IN_ROLLUP}
+      group by ${ROLLUP_GROUP} order by ${ROLLUP_GROUP}
+      ${ROLLUP_UPSERT}
     )
     insert into sys_agent_audit (${names(AUDIT_COLUMNS)})
     select ${names(AUDIT_COLUMNS)} from json_to_recordset(${JSON.stringify(audit)}::json) as a(${sql.raw(AUDIT_COLUMNS)})`;
@@ -445,9 +433,9 @@ const SAMPLE_TURNS = sql`select t.id from sys_agent_turn t where t.conversation_
  */
 export async function deleteSampleHistory(db: Database): Promise<SampleResult> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`update usage_daily u set ${setSums((c) => `u.${c} - s.${c}`)}
-      from (select ${ROLLUP_SELECT} from sys_agent_turn where id in (${SAMPLE_TURNS})
-            group by 1, 2, 3, 4, 5, 6) s
+    await tx.execute(sql`update usage_daily u set ${rollupSet((c) => `u.${c} - s.${c}`)}
+      from (select ${LEDGER_ROLLUP_SELECT} from sys_agent_turn where id in (${SAMPLE_TURNS}) and ${IN_ROLLUP}
+            group by ${ROLLUP_GROUP}) s
       where (u.tenant_id, u.day, u.user_id, u.source, u.served_adapter, u.served_model)
           = (s.tenant_id, s.day, s.user_id, s.source, s.served_adapter, s.served_model)`);
     const [emptied] = rowsOf<{ n: number }>(

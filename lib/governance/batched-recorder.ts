@@ -13,13 +13,12 @@ import {
   auditColumns,
   auditOf,
   closedTurn,
-  ROLLUP_SUMS,
-  ROLLUP_UPSERT,
   requestAudit,
   rollupOf,
   stopAudit,
   turnStartColumns,
 } from "./recorder";
+import { ROLLUP_SUMS, ROLLUP_UPSERT } from "./rollup-sql";
 
 type Audit = { type: (typeof sysAgentAudit.$inferInsert)["type"]; payload: Record<string, unknown> };
 type OpenTurn = { turn: TurnStart; audits: Audit[] };

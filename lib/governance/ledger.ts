@@ -4,6 +4,14 @@ import type { Database } from "@/db";
 import { type SysAgentAudit, type SysAgentTurn, sysAgentAudit, sysAgentTurn } from "@/db/schema";
 import { notFound } from "@/lib/core/errors";
 import { HEARTBEAT_TIMEOUT_MS } from "./instance";
+import {
+  IN_ROLLUP,
+  LEDGER_ROLLUP_SELECT,
+  ROLLUP_COLUMNS,
+  ROLLUP_GROUP,
+  ROLLUP_UPSERT,
+  rollupSet,
+} from "./rollup-sql";
 
 /**
  * The last resort for running rows without an instance id: older than this, they were left by a process that
@@ -70,7 +78,10 @@ export type SweepOptions = {
  * instances existed) fall back to the age rule. Concurrent sweeps cannot count a turn twice: the update
  * re-checks `status = 'running'` on the locked row. Returns how many turns were swept.
  */
-export async function sweepInterruptedTurns(db: Database, opts: SweepOptions = {}): Promise<number> {
+export async function sweepInterruptedTurns(
+  db: Pick<Database, "execute">,
+  opts: SweepOptions = {},
+): Promise<number> {
   const cutoff = new Date((opts.now ?? new Date()).getTime() - (opts.olderThanMs ?? INTERRUPTED_AFTER_MS));
   const timeout = `${opts.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS} milliseconds`;
   const result = await db.execute(sql`
@@ -88,25 +99,10 @@ export async function sweepInterruptedTurns(db: Database, opts: SweepOptions = {
       )
       returning t.*
     ), rollup as (
-      insert into usage_daily (tenant_id, day, user_id, source, served_adapter, served_model, requests, failures,
-        input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost, latency_ms_total)
-      select tenant_id, (started_at at time zone 'UTC')::date, user_id, source, coalesce(served_adapter, 'none'),
-        coalesce(served_model, requested_model), count(*), 0, sum(input_tokens), sum(cached_input_tokens),
-        sum(cache_write_tokens), sum(output_tokens), sum(reasoning_tokens), coalesce(sum(cost), 0),
-        coalesce(sum(latency_ms), 0)
-      from swept where user_id is not null
-      group by 1, 2, 3, 4, 5, 6
-      order by 1, 2, 3, 4, 5, 6
-      on conflict (tenant_id, day, user_id, source, served_adapter, served_model) do update set
-        requests = usage_daily.requests + excluded.requests,
-        failures = usage_daily.failures + excluded.failures,
-        input_tokens = usage_daily.input_tokens + excluded.input_tokens,
-        cached_input_tokens = usage_daily.cached_input_tokens + excluded.cached_input_tokens,
-        cache_write_tokens = usage_daily.cache_write_tokens + excluded.cache_write_tokens,
-        output_tokens = usage_daily.output_tokens + excluded.output_tokens,
-        reasoning_tokens = usage_daily.reasoning_tokens + excluded.reasoning_tokens,
-        cost = usage_daily.cost + excluded.cost,
-        latency_ms_total = usage_daily.latency_ms_total + excluded.latency_ms_total
+      insert into usage_daily (${ROLLUP_COLUMNS})
+      select ${LEDGER_ROLLUP_SELECT} from swept where ${IN_ROLLUP}
+      group by ${ROLLUP_GROUP} order by ${ROLLUP_GROUP}
+      ${ROLLUP_UPSERT}
     )
     select count(*)::int as n from swept`);
   const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[];
@@ -116,30 +112,24 @@ export async function sweepInterruptedTurns(db: Database, opts: SweepOptions = {
 /**
  * For the recorder closing a turn: when a sweep marked this turn `interrupted` while its process was in fact
  * alive (its heartbeat stalled), takes the sweep's rollup line back, so the closing line that follows is the
- * only one. Runs inside the closing transaction and locks the row.
+ * only one. Runs inside the closing transaction. It locks the row first, whatever its status: a sweep that
+ * commits between this check and the closing update would otherwise leave its line counted beside the closing one.
  */
 export async function undoSweptRollup(
   tx: Pick<Database, "execute">,
   turn: { tenantId: string; turnId: string },
 ): Promise<void> {
+  await tx.execute(
+    sql`select 1 from sys_agent_turn where id = ${turn.turnId} and tenant_id = ${turn.tenantId} for update`,
+  );
   await tx.execute(sql`
-    with swept as (
-      select * from sys_agent_turn
+    update usage_daily u set ${rollupSet((c) => `u.${c} - s.${c}`)}
+    from (
+      select ${LEDGER_ROLLUP_SELECT} from sys_agent_turn
       where id = ${turn.turnId} and tenant_id = ${turn.tenantId} and status = 'interrupted'
-        and error_class = 'interrupted' and user_id is not null
-      for update
-    )
-    update usage_daily u set
-      requests = u.requests - 1,
-      input_tokens = u.input_tokens - s.input_tokens,
-      cached_input_tokens = u.cached_input_tokens - s.cached_input_tokens,
-      cache_write_tokens = u.cache_write_tokens - s.cache_write_tokens,
-      output_tokens = u.output_tokens - s.output_tokens,
-      reasoning_tokens = u.reasoning_tokens - s.reasoning_tokens,
-      cost = u.cost - coalesce(s.cost, 0),
-      latency_ms_total = u.latency_ms_total - coalesce(s.latency_ms, 0)
-    from swept s
-    where u.tenant_id = s.tenant_id and u.day = (s.started_at at time zone 'UTC')::date and u.user_id = s.user_id
-      and u.source = s.source and u.served_adapter = coalesce(s.served_adapter, 'none')
-      and u.served_model = coalesce(s.served_model, s.requested_model)`);
+        and error_class = 'interrupted' and ${IN_ROLLUP}
+      group by ${ROLLUP_GROUP}
+    ) s
+    where (u.tenant_id, u.day, u.user_id, u.source, u.served_adapter, u.served_model)
+      = (s.tenant_id, s.day, s.user_id, s.source, s.served_adapter, s.served_model)`);
 }

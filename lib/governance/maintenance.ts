@@ -10,16 +10,19 @@ import {
   type ProcessIdentity,
 } from "./instance";
 import { sweepInterruptedTurns } from "./ledger";
+import { reconcileRollups } from "./reconcile";
 import { applyRetention } from "./retention";
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 // Any fixed 32-bit number: one instance at a time applies retention.
 const RETENTION_LOCK_ID = 727_100_002;
+// One instance at a time reconciles the rollups with the ledger.
+const RECONCILE_LOCK_ID = 727_100_003;
 
 /**
  * This process's heartbeat (as `self`) and the interrupted-turn sweep, now and every 10 s; expired cache and counter rows
- * every minute; retention daily. The first heartbeat is written before this resolves, so no turn of this
+ * every minute; retention and the rollups' reconciliation with the ledger daily. The first heartbeat is written before this resolves, so no turn of this
  * process can look orphaned to another instance. Timers never keep the process alive; failures are logged.
  */
 export async function startGovernanceMaintenance(self: ProcessIdentity): Promise<void> {
@@ -54,16 +57,39 @@ export async function startGovernanceMaintenance(self: ProcessIdentity): Promise
       log.error({ err: error }, "retention failed");
     }
   };
+  const reconcile = async () => {
+    try {
+      // Drift is logged at warn level by reconcileRollups itself, line by line.
+      await runReconcileOnce();
+    } catch (error) {
+      log.error({ err: error }, "reconciliation of the daily rollups with the ledger failed");
+    }
+  };
   await heartbeat(true);
   setInterval(() => void heartbeat(false), HEARTBEAT_INTERVAL_MS).unref();
   void sweep();
   setInterval(sweep, MINUTE).unref();
   setTimeout(retention, 5 * MINUTE).unref();
   setInterval(retention, DAY).unref();
+  setTimeout(reconcile, 10 * MINUTE).unref();
+  setInterval(reconcile, DAY).unref();
 }
 
 /** Applies retention unless another instance is doing it right now (then returns null). */
 export async function runRetentionOnce() {
   const handle = await getDatabase();
   return handle.tryAdvisoryLock(RETENTION_LOCK_ID, () => applyRetention(handle.db));
+}
+
+/**
+ * Sets yesterday's and today's (UTC) rollup lines that differ from the ledger to its sums, unless another
+ * instance is doing it right now (then returns null).
+ */
+export async function runReconcileOnce(now = new Date()) {
+  const handle = await getDatabase();
+  const to = now.toISOString().slice(0, 10);
+  const from = new Date(now.getTime() - DAY).toISOString().slice(0, 10);
+  return handle.tryAdvisoryLock(RECONCILE_LOCK_ID, () =>
+    reconcileRollups(handle.db, { from, to, repair: true, now }),
+  );
 }

@@ -10,6 +10,7 @@ import type { AgentEvent, TurnSummary } from "@/lib/turns/events";
 import type { TurnObserver, TurnStart } from "@/lib/turns/observer";
 import { attributionColumns } from "./attribution";
 import { undoSweptRollup } from "./ledger";
+import { ROLLUP_ADD, ROLLUP_KEY } from "./rollup-sql";
 
 type OpenTurn = TurnStart & { seq: number; writes: Promise<void> };
 
@@ -70,10 +71,17 @@ export class GovernanceRecorder implements TurnObserver {
       await db.transaction(async (tx) => {
         // Swept while this process was alive (a stalled heartbeat): the closing values replace the sweep's.
         await undoSweptRollup(tx, { tenantId: open.tenantId, turnId: summary.turnId });
-        await tx
+        const closed = await tx
           .update(sysAgentTurn)
           .set(cleanRow(closedTurn(summary)))
-          .where(sql`${sysAgentTurn.id} = ${summary.turnId} and ${sysAgentTurn.tenantId} = ${open.tenantId}`);
+          .where(sql`${sysAgentTurn.id} = ${summary.turnId} and ${sysAgentTurn.tenantId} = ${open.tenantId}`)
+          .returning({ id: sysAgentTurn.id });
+        // The running row was never written (start's insert failed): the closed row is written whole, so the
+        // rollup line below always has its ledger row.
+        if (!closed.length)
+          await tx
+            .insert(sysAgentTurn)
+            .values(cleanRow(Object.assign(turnStartColumns(open), closedTurn(summary))));
         await tx
           .insert(usageDaily)
           .values(cleanRow(rollupOf(open, summary)))
@@ -251,38 +259,3 @@ export function rollupOf(turn: TurnStart, summary: TurnSummary) {
     latencyMsTotal: summary.latencyMs,
   };
 }
-
-export const ROLLUP_KEY = [
-  usageDaily.tenantId,
-  usageDaily.day,
-  usageDaily.userId,
-  usageDaily.source,
-  usageDaily.servedAdapter,
-  usageDaily.servedModel,
-];
-/** The rollup's counters a line adds to its day (the cost, a decimal, is added beside them). */
-export const ROLLUP_SUMS = [
-  "requests",
-  "failures",
-  "inputTokens",
-  "cachedInputTokens",
-  "cacheWriteTokens",
-  "outputTokens",
-  "reasoningTokens",
-  "latencyMsTotal",
-] as const;
-const ROLLUP_ADDED = [...ROLLUP_SUMS, "cost"] as const;
-
-/** On conflict, a day's line gets the new line's counters and cost added (drizzle's `set`). */
-export const ROLLUP_ADD = Object.fromEntries(
-  ROLLUP_ADDED.map((k) => [k, sql`${usageDaily[k]} + excluded.${sql.raw(`"${usageDaily[k].name}"`)}`]),
-) as Record<(typeof ROLLUP_ADDED)[number], ReturnType<typeof sql>>;
-
-/** The same upsert as raw SQL, for statements built outside drizzle's insert (the batched ledger). */
-export const ROLLUP_UPSERT = sql.raw(
-  `on conflict (${ROLLUP_KEY.map((c) => `"${c.name}"`).join(", ")}) do update set ${ROLLUP_ADDED.map(
-    (k) => usageDaily[k].name,
-  )
-    .map((c) => `"${c}" = "usage_daily"."${c}" + excluded."${c}"`)
-    .join(", ")}`,
-);

@@ -8,7 +8,8 @@ export type RetentionResult = { tenants: number; turns: number; auditEvents: num
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
- * Deletes ledger rows, audit events and daily rollups older than each tenant's retention, in small batches
+ * Deletes ledger rows, audit events and daily rollups of the UTC days wholly before each tenant's retention
+ * (the day `retentionDays` ago is kept whole), in small batches
  * (short transactions, no long locks). Conversations and their messages are never touched.
  */
 export async function applyRetention(
@@ -20,8 +21,10 @@ export async function applyRetention(
   const tenants = await db.select({ id: tenant.id, days: tenant.retentionDays }).from(tenant);
   const result: RetentionResult = { tenants: tenants.length, turns: 0, auditEvents: 0, rollupRows: 0 };
   for (const t of tenants) {
-    const cutoff = new Date(now.getTime() - t.days * DAY_MS);
-    const at = sql`${cutoff.toISOString()}::timestamptz`;
+    // Whole UTC days, the rollup's unit: a day is kept or deleted alike in the ledger and in its rollup lines,
+    // so what is kept of both still sums up the same (reconcile.ts compares them).
+    const cutoffDay = new Date(now.getTime() - t.days * DAY_MS).toISOString().slice(0, 10);
+    const at = sql`${`${cutoffDay}T00:00:00Z`}::timestamptz`;
     result.turns += await deleteInBatches(
       db,
       sql`delete from sys_agent_turn where id in (select id from sys_agent_turn where tenant_id = ${t.id} and started_at < ${at} limit ${batch})`,
@@ -34,7 +37,7 @@ export async function applyRetention(
     );
     result.rollupRows += await deleteInBatches(
       db,
-      sql`delete from usage_daily where ctid in (select ctid from usage_daily where tenant_id = ${t.id} and day < ${cutoff.toISOString().slice(0, 10)}::date limit ${batch})`,
+      sql`delete from usage_daily where ctid in (select ctid from usage_daily where tenant_id = ${t.id} and day < ${cutoffDay}::date limit ${batch})`,
       batch,
     );
   }
