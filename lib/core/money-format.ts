@@ -50,7 +50,7 @@ export function formatMoney(value: unknown, options: { locale?: MoneyLocale; emp
   if (!amount) return options.empty ?? "—";
   if (amount.eq(0)) return print(amount, "00", locale);
   const small = amount.abs().lt(1) ? amount.prec(4, Big.roundHalfUp) : null;
-  if (small && small.abs().lt(1)) {
+  if (small?.abs().lt(1)) {
     const fraction = small.abs().toFixed().split(".")[1] ?? "";
     return print(small, fraction.replace(/0+$/, "").padEnd(2, "0"), locale);
   }

@@ -5,16 +5,17 @@ import { SecretPanel } from "@/components/admin-kit/secret-panel";
 import { BUTTON, CARD, DANGER, DateText, ErrorNote, Pill, Section } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
+import { Money } from "@/components/ui/money";
 import { limitsApi } from "@/features/limits/client";
 import { LimitsForm, limitsSummary } from "@/features/limits/components/limits-form";
 import type { LimitView } from "@/features/limits/contracts";
 import { type Json, toApiError } from "@/lib/client/api";
 import { keysApi } from "../client";
-import type { KeyView } from "../contracts";
+import type { KeyListItem } from "../contracts";
 import { CreateKeyForm } from "./create-key-form";
 import { HowToCall } from "./how-to-call";
 
-type KeyRow = Json<KeyView> & { limits: LimitView | null };
+type KeyRow = Json<KeyListItem> & { limits: LimitView | null };
 
 /** The keys, each with its limits (which only the settings route carries), and the gateway's aliases. */
 async function loadKeys(signal: AbortSignal): Promise<{ keys: KeyRow[]; aliases: string[] }> {
@@ -87,6 +88,20 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                 <th scope="col" className={`${TH} hidden md:table-cell`}>
                   {t("gov.keys.lastUsed")}
                 </th>
+                <th
+                  scope="col"
+                  className={`${TH} hidden text-right sm:table-cell`}
+                  title={t("gov.keys.spendNote")}
+                >
+                  {t("gov.keys.spentToday")}
+                </th>
+                <th
+                  scope="col"
+                  className={`${TH} hidden text-right sm:table-cell`}
+                  title={t("gov.keys.spendNote")}
+                >
+                  {t("gov.keys.spentThisMonth")}
+                </th>
                 <th scope="col" className={`${TH} hidden lg:table-cell`}>
                   {t("gov.keys.limits")}
                 </th>
@@ -113,10 +128,14 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                         <span className="block truncate font-medium" title={key.name}>
                           {key.name}
                         </span>
-                        {/* Narrow screens: the prefix and status columns fold in here. */}
+                        {/* Narrow screens: the prefix, spend and status columns fold in here. */}
                         <span className="mt-0.5 flex items-center gap-2 sm:hidden">
                           <span className="font-mono text-xs text-slate-500">{key.prefix}…</span>
                           {status}
+                        </span>
+                        <span className="mt-0.5 block text-xs text-slate-500 sm:hidden dark:text-slate-400">
+                          {t("gov.keys.spentToday")} <Money value={key.spentToday} /> ·{" "}
+                          {t("gov.keys.spentThisMonth")} <Money value={key.spentThisMonth} />
                         </span>
                       </td>
                       <td className={`${TD} hidden font-mono text-xs whitespace-nowrap sm:table-cell`}>
@@ -127,6 +146,12 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                       </td>
                       <td className={`${TD} hidden whitespace-nowrap md:table-cell`}>
                         <DateText value={key.lastUsedAt} fallback={t("gov.keys.never")} />
+                      </td>
+                      <td className={`${TD} hidden text-right sm:table-cell`}>
+                        <Money testId="key-spent-today" value={key.spentToday} />
+                      </td>
+                      <td className={`${TD} hidden text-right sm:table-cell`}>
+                        <Money testId="key-spent-month" value={key.spentThisMonth} />
                       </td>
                       <td
                         data-testid="key-limits-summary"
@@ -200,7 +225,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                     </tr>
                     {limitsOpen === key.id && !revoked && (
                       <tr data-testid="key-limits-row">
-                        <td colSpan={7} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
+                        <td colSpan={9} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
                           <p className="mb-2 text-sm font-medium">
                             {t("gov.keys.limitsOf", { name: key.name })}
                           </p>
@@ -220,7 +245,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
               })}
               {keys.length === 0 && (
                 <tr>
-                  <td colSpan={7} className="px-3 py-8 text-center text-slate-500 dark:text-slate-400">
+                  <td colSpan={9} className="px-3 py-8 text-center text-slate-500 dark:text-slate-400">
                     {loading ? t("gov.loading") : t("gov.keys.none")}
                   </td>
                 </tr>

@@ -42,8 +42,9 @@ const fields = {
   apiKeyId: t.apiKeyId,
   apiKeyName: apiKey.name,
   // Who made the call: an API call's key (its creator only minted the key), else the signed-in user. Only API
-  // rows have a key; sample API rows (lib/demo/sample-data.ts) have none and show their user.
-  caller: sql<string | null>`coalesce(${apiKey.name}, ${appUser.email})`,
+  // rows have a key; sample API rows (lib/demo/sample-data.ts) have none and show their user. A key whose row
+  // is gone shows its id, never its creator (a revoked key keeps its row and its name).
+  caller: sql<string | null>`coalesce(${apiKey.name}, ${t.apiKeyId}::text, ${appUser.email})`,
   endUser: t.endUser,
   tags: t.tags,
   tagList: sql<string>`array_to_string(${t.tags}, ', ')`,
