@@ -1,7 +1,24 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Locator, type Page, test } from "@playwright/test";
 import OpenAI from "openai";
 import { FAKE_UPSTREAM } from "../../playwright.config";
 import { signInAs } from "./pages";
+
+// Every run renders the two screens (into test-results/screens); E2E_SCREENSHOTS=1 refreshes the README's.
+const SHOTS = process.env.E2E_SCREENSHOTS === "1";
+/** The whole page from the top, or (`from`) the 1280×800 view that starts at that element, below the top bar. */
+async function shot(page: Page, name: string, from?: Locator, then?: () => Promise<unknown>) {
+  const path = `${SHOTS ? "docs/screenshots" : "test-results/screens"}/${name}.png`;
+  if (!from) {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    return page.screenshot({ path, fullPage: true });
+  }
+  const top = (await from.boundingBox())?.y ?? 0;
+  await page.evaluate((y) => window.scrollTo(0, y - 96), top + (await page.evaluate(() => window.scrollY)));
+  await then?.();
+  return page.screenshot({ path });
+}
+
+test.use({ viewport: { width: 1280, height: 800 } });
 
 // Globex: no other spec sets its budgets, so these calls are never refused by a limit another spec left behind.
 const ADMIN = "admin@globex.test";
@@ -77,6 +94,7 @@ test("key and end-user spend on the keys list and the cost dashboard", async ({ 
   const supportRow = keyRow(page, names.support);
   await expect(supportRow.getByTestId("key-spent-today")).toHaveText("$0.0123");
   await expect(supportRow.getByTestId("key-spent-month")).toHaveText("$0.0123");
+  await shot(page, "admin-keys-spend");
 
   // The cost dashboard: cost by API key (labelled with the keys' names) and by end user, largest first.
   await page.goto("/dev/agent/cost");
@@ -103,4 +121,10 @@ test("key and end-user spend on the keys list and the cost dashboard", async ({ 
   // The bars are drawn too, not only the screen-reader table.
   await expect(byKey.locator(".recharts-bar-rectangle").first()).toBeVisible();
   await expect(byUser.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await page.waitForTimeout(500);
+  // Hovering a bar shows the rounded amount and the exact one beneath it.
+  await shot(page, "admin-cost-spend", page.getByTestId("chart").first(), async () => {
+    await byKey.locator(".recharts-bar-rectangle").first().hover();
+    await expect(byKey.getByTestId("chart-tooltip-exact")).toHaveText("$2.10021");
+  });
 });
