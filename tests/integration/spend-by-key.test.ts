@@ -192,6 +192,29 @@ describe.each(testDbKinds)("spend by API key and end user on %s", (kind) => {
     ]);
   });
 
+  it("filters the ledger by one key's id, never another tenant's; a bad id is a 422 naming the filter", async () => {
+    await as("admin@acme.test", "acme");
+    const rows = (await json(`agent-turns/rows?f.apiKeyId=${billing}`)).body.rows as { caller: string }[];
+    expect(rows.map((r) => r.caller)).toEqual(Array(4).fill("Billing service"));
+    expect((await json(`agent-turns/rows?f.apiKeyId=${globexKey}`)).body.rows).toEqual([]);
+    // A key whose row is gone is named by its id, never by the user who created it.
+    const gone = crypto.randomUUID();
+    await app.db.insert(sysAgentTurn).values({
+      id: crypto.randomUUID(),
+      tenantId: acme,
+      userId: await app.userId("admin@acme.test"),
+      source: "api",
+      requestedModel: "team-gpt",
+      apiKeyId: gone,
+      status: "success",
+      startedAt: at("2026-01-01T00:00:00Z"),
+    });
+    expect((await json(`agent-turns/rows?f.apiKeyId=${gone}`)).body.rows).toMatchObject([{ caller: gone }]);
+    const bad = await json("agent-turns/rows?f.apiKeyId=billing");
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.error.fields)).toEqual(["f.apiKeyId"]);
+  });
+
   it("refuses a bad time range or tenant filter with a 422 naming the field", async () => {
     await as("root@tollgate.test");
     const bad = await json("agent-cost/series?chart=costByApiKey&f.day.from=2026-02-31");

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { Fragment, useState } from "react";
 import { SecretPanel } from "@/components/admin-kit/secret-panel";
 import { BUTTON, CARD, DANGER, DateText, ErrorNote, Pill, Section } from "@/components/admin-kit/ui";
@@ -125,9 +126,14 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                   <Fragment key={key.id}>
                     <tr data-testid="key-row" data-key-id={key.id} data-key-name={key.name}>
                       <td className={`${TD} max-w-[11rem] sm:max-w-xs`}>
-                        <span className="block truncate font-medium" title={key.name}>
+                        <Link
+                          href={`/dev/agent/turns?f.apiKeyId=${encodeURIComponent(key.id)}`}
+                          data-testid="key-ledger-link"
+                          className="block truncate font-medium underline-offset-2 hover:underline"
+                          title={t("gov.keys.ledgerOf", { name: key.name })}
+                        >
                           {key.name}
-                        </span>
+                        </Link>
                         {/* Narrow screens: the prefix, spend and status columns fold in here. */}
                         <span className="mt-0.5 flex items-center gap-2 sm:hidden">
                           <span className="font-mono text-xs text-slate-500">{key.prefix}…</span>

@@ -89,6 +89,8 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       // is a nested loop over the (tenant, api_key_id, started_at) index (900 ms → 0.1 ms for a rare key in 300k).
       apiKey: (v) =>
         inArray(t.apiKeyId, sql`(select k.id from api_key k where k.name ilike ${likeContains(v)})`),
+      // One key exactly, by id (the keys list links here): the (tenant, api_key_id, started_at) index.
+      apiKeyId: (v) => eq(t.apiKeyId, uuidFilter("apiKeyId", v)),
       // Turns answered (at least in part) from the response cache, or not at all.
       cache: (v) => (v === "hit" ? sql`${t.cacheHits} > 0` : sql`${t.cacheHits} = 0`),
     },
