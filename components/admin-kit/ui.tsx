@@ -1,6 +1,5 @@
 "use client";
 
-import Big from "big.js";
 import { type ReactNode, useEffect, useState } from "react";
 import { useI18n } from "@/components/i18n";
 
@@ -67,34 +66,6 @@ export function SavedNote({ at }: { at: number | null }) {
       {shownFor !== null && at === shownFor ? `✓ ${t("gov.saved")}` : ""}
     </span>
   );
-}
-
-/** USD as the server sends it, with at least two decimals and the integer part grouped: "$1,250.00", "$0.0042". */
-export function formatUsd(value: string | null | undefined): string {
-  const amount = toBig(value);
-  return amount ? dollars(amount) : "—";
-}
-
-/** Money spent, for reading at a glance: cents from a dollar up ("$2.30"), else up to four decimals ("$0.0042"). */
-export function formatSpend(value: string | null | undefined): string {
-  const amount = toBig(value);
-  if (!amount) return "—";
-  return dollars(amount.abs().gte(1) ? amount.round(2) : amount.round(4));
-}
-
-function toBig(value: string | null | undefined): Big | null {
-  if (value === null || value === undefined || value === "") return null;
-  try {
-    return new Big(value);
-  } catch {
-    return null;
-  }
-}
-
-function dollars(amount: Big): string {
-  const [whole = "0", fraction = ""] = amount.abs().toFixed().split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return `${amount.lt(0) ? "-" : ""}$${grouped}.${fraction.padEnd(2, "0")}`;
 }
 
 const TONES = {

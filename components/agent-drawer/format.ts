@@ -1,25 +1,9 @@
-import Big from "big.js";
+import { formatMoney } from "@/lib/core/money-format";
 import type { Translate } from "@/lib/i18n/messages";
 import type { FooterInfo } from "./types";
 
-/**
- * Money stays a decimal string end to end: rounded (half up) to 6 decimals with big.js, trailing zeros
- * trimmed, "$0" for zero, "—" when the model has no price.
- */
-export function formatCost(cost: string | null): string {
-  if (cost === null) return "—";
-  let value: Big;
-  try {
-    value = new Big(cost);
-  } catch {
-    return "—";
-  }
-  if (value.eq(0)) return "$0";
-  const rounded = value.round(6, Big.roundHalfUp);
-  // A real but tiny spend must not read as free.
-  if (rounded.eq(0)) return value.gt(0) ? "<$0.000001" : "-<$0.000001";
-  return `$${rounded.toFixed()}`;
-}
+/** The turn's cost as every page reads it (lib/core/money-format.ts); "—" when the model has no price. */
+export const formatCost = (cost: string | null): string => formatMoney(cost);
 
 export const formatSeconds = (ms: number) => (ms / 1000).toFixed(1);
 

@@ -2,12 +2,12 @@
 
 import Link from "next/link";
 import { useI18n } from "@/components/i18n";
+import { Money } from "@/components/ui/money";
 import type { CellType, Row } from "@/lib/schema-pages/types";
 import {
   fillHref,
   formatDateTime,
   formatDuration,
-  formatMoney,
   formatTokens,
   isBlank,
   jsonPreview,
@@ -79,7 +79,7 @@ export function CellValue(props: {
 }) {
   const { locale } = useI18n();
   const { cell, value } = props;
-  if (cell === "money") return <span className="tabular-nums whitespace-nowrap">{formatMoney(value)}</span>;
+  if (cell === "money") return <Money value={value} />;
   if (isBlank(value)) return <Empty />;
   switch (cell) {
     case "badge":

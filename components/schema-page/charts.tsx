@@ -14,6 +14,7 @@ import {
   YAxis,
 } from "recharts";
 import { useI18n } from "@/components/i18n";
+import { exactMoney } from "@/lib/core/money-format";
 import type { Locale } from "@/lib/i18n/messages";
 import type { ChartDef } from "@/lib/schema-pages/types";
 import { type Series, schemaUrl } from "./api";
@@ -21,7 +22,8 @@ import { ErrorNote } from "./error-note";
 import { formatMeasure, formatTick, pick, toNumber } from "./format";
 import { useApi } from "./use-api";
 
-type ChartPoint = { label: string; value: number; display: string };
+/** `exact`: the server's amount to the last decimal, for money whose display is rounded. */
+type ChartPoint = { label: string; value: number; display: string; exact?: string };
 type PreparedChart = {
   title: string;
   type: ChartDef["type"];
@@ -31,7 +33,8 @@ type PreparedChart = {
 
 /**
  * Prepare: every data and formatting decision. Numbers exist only for the geometry; what people read
- * (tooltips, the screen-reader table) is the server's value formatted exactly, money included.
+ * (tooltips, the screen-reader table) is the server's value formatted as every page formats it, and money
+ * also to its last decimal.
  */
 export function prepareChart(def: ChartDef, series: Series["points"], locale: Locale): PreparedChart {
   return {
@@ -43,6 +46,7 @@ export function prepareChart(def: ChartDef, series: Series["points"], locale: Lo
         label: p.label,
         value: Number.isNaN(value) ? 0 : value,
         display: formatMeasure(def.format, p.value, locale),
+        exact: def.format === "money" ? exactMoney(p.value) : undefined,
       };
     }),
     tick: (n) => formatTick(def.format, n, locale),
@@ -58,6 +62,11 @@ function ChartTooltip({ active, payload }: TooltipContentProps<TooltipValueType,
     <div className="rounded-md border border-slate-200 bg-white px-2 py-1 text-xs text-slate-900 shadow dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100">
       <p className="text-slate-500 dark:text-slate-400">{point.label}</p>
       <p className="font-semibold tabular-nums">{point.display}</p>
+      {point.exact && point.exact !== point.display && (
+        <p data-testid="chart-tooltip-exact" className="text-slate-500 tabular-nums dark:text-slate-400">
+          {point.exact}
+        </p>
+      )}
     </div>
   );
 }
@@ -125,7 +134,7 @@ function SchemaChart(props: { schemaKey: string; def: ChartDef; filterQuery: str
           {chart.points.map((p) => (
             <tr key={p.label}>
               <th scope="row">{p.label}</th>
-              <td>{p.display}</td>
+              <td title={p.exact}>{p.display}</td>
             </tr>
           ))}
         </tbody>

@@ -1,4 +1,4 @@
-import Big from "big.js";
+import { formatMoney as formatMoneyText } from "@/lib/core/money-format";
 import type { Locale } from "@/lib/i18n/messages";
 import type { Format, Localized } from "@/lib/schema-pages/types";
 
@@ -20,22 +20,8 @@ export function formatNumber(value: unknown, locale: Locale, maxDecimals = 2): s
 
 export const formatTokens = (value: unknown, locale: Locale) => formatNumber(value, locale, 0);
 
-/**
- * Money stays the server's decimal string: no rounding, trailing zeros trimmed ("0.0012340000" → "$0.001234"),
- * the integer part grouped; "—" when there is no price.
- */
-export function formatMoney(value: unknown): string {
-  if (isBlank(value)) return "—";
-  let amount: Big;
-  try {
-    amount = new Big(typeof value === "number" ? String(value) : (value as string));
-  } catch {
-    return "—";
-  }
-  const [whole = "0", fraction] = amount.abs().toFixed().split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return `${amount.lt(0) ? "-" : ""}$${grouped}${fraction ? `.${fraction}` : ""}`;
-}
+/** Money as every page reads it (two decimals from $1, four significant digits below): lib/core/money-format.ts. */
+export const formatMoney = (value: unknown, locale: Locale = "en") => formatMoneyText(value, { locale });
 
 /** Milliseconds as "850 ms", "1.2 s" or "2 min 5 s". */
 export function formatDuration(value: unknown): string {
@@ -50,7 +36,7 @@ export function formatDuration(value: unknown): string {
 export function formatMeasure(format: Format, value: unknown, locale: Locale): string {
   switch (format) {
     case "money":
-      return formatMoney(value);
+      return formatMoney(value, locale);
     case "duration":
       return formatDuration(value);
     case "tokens":

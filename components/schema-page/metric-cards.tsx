@@ -1,6 +1,7 @@
 "use client";
 
 import { useI18n } from "@/components/i18n";
+import { exactMoney } from "@/lib/core/money-format";
 import type { MetricDef } from "@/lib/schema-pages/types";
 import { type Metrics, schemaUrl } from "./api";
 import { ErrorNote } from "./error-note";
@@ -29,7 +30,13 @@ export function MetricCards(props: { schemaKey: string; metrics: MetricDef[]; fi
               <p
                 data-testid="metric-value"
                 className={`mt-1 truncate text-xl font-semibold tabular-nums ${loading ? "opacity-60" : ""}`}
-                title={value === undefined ? undefined : String(value)}
+                title={
+                  value === undefined
+                    ? undefined
+                    : metric.format === "money"
+                      ? exactMoney(value)
+                      : String(value)
+                }
               >
                 {value === undefined ? (loading ? "…" : "—") : formatMeasure(metric.format, value, locale)}
               </p>

@@ -1,10 +1,10 @@
 // The key routes as the browser calls them (dates arrive as strings).
 import type { z } from "zod";
 import { fetchJson, type Json, pathTo, sendJson } from "@/lib/client/api";
-import type { CreatedKey, createKeyInput, KeyView } from "./contracts";
+import type { CreatedKey, createKeyInput, KeyListItem, KeyView } from "./contracts";
 
 export const keysApi = {
-  list: (signal?: AbortSignal) => fetchJson<Json<{ keys: KeyView[] }>>("/api/keys", signal),
+  list: (signal?: AbortSignal) => fetchJson<Json<{ keys: KeyListItem[] }>>("/api/keys", signal),
   create: (input: z.input<typeof createKeyInput>) => sendJson<Json<CreatedKey>>("POST", "/api/keys", input),
   revoke: (id: string) => sendJson<Json<{ key: KeyView }>>("DELETE", pathTo("/api/keys/:id", id)),
 };

@@ -22,5 +22,11 @@ export type KeyView = {
   revokedAt: Date | null;
 };
 
+/**
+ * GET /api/keys: each key with what its calls cost today and this month (UTC), summed exactly from the ledger's
+ * closed rows; decimal strings ("0" when it made no priced call).
+ */
+export type KeyListItem = KeyView & { spentToday: string; spentThisMonth: string };
+
 /** POST /api/keys answers the secret this once. */
 export type CreatedKey = { secret: string; key: KeyView };

@@ -49,40 +49,7 @@ const EXPORT_PAGE = 1_000;
  * metrics and series, so the first page never waits on a count.
  */
 export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConfig): PageProvider {
-  const where = (ctx: ProviderContext, q: PageQuery): SQL | undefined => {
-    const conditions: SQL[] = [];
-    if (ctx.tenantId) conditions.push(eq(config.tenantColumn, ctx.tenantId));
-    else if (!ctx.superAdmin) throw new AppError("forbidden", "choose a tenant first");
-    for (const [key, value] of Object.entries(q.filters)) {
-      if (!value) continue;
-      const dateMatch = key.match(/^(.+)\.(from|to)$/);
-      if (dateMatch) {
-        const column = own(config.dateFilters, dateMatch[1]!);
-        if (!column) throw unknownFilter(key);
-        const bound = parseTimeBound(key, value);
-        const at = sql`${bound.text}::timestamptz`;
-        // A day as the end of a range covers that whole day.
-        conditions.push(
-          dateMatch[2] === "from"
-            ? sql`${column} >= ${at}`
-            : bound.kind === "date"
-              ? sql`${column} < ${at} + interval '24 hours'`
-              : sql`${column} <= ${at}`,
-        );
-        continue;
-      }
-      if (key === "tenantId") {
-        if (ctx.superAdmin && !ctx.tenantId) conditions.push(eq(config.tenantColumn, uuidFilter(key, value)));
-        continue;
-      }
-      const build = own(config.filters, key);
-      if (!build) throw unknownFilter(key);
-      const condition = build(value);
-      if (condition) conditions.push(condition);
-    }
-    if (q.segment && config.segmentColumn) conditions.push(eq(config.segmentColumn, q.segment));
-    return conditions.length ? and(...conditions) : undefined;
-  };
+  const where = (ctx: ProviderContext, q: PageQuery) => scopedWhere(config, ctx, q);
 
   const sortOf = (q: PageQuery) => {
     const sort = config.sorts[q.sort.field];
@@ -165,6 +132,51 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       } while (cursor);
     },
   };
+}
+
+/** The filters a page query may use on a table, and the tenant column that scopes it. */
+export type QueryScope = Pick<
+  SqlProviderConfig,
+  "tenantColumn" | "filters" | "dateFilters" | "segmentColumn"
+>;
+
+/**
+ * A page query's conditions: the tenant first (the super admin's null tenant reads all, with an optional
+ * f.tenantId), then its filters, time ranges and segment; an unknown or bad filter is a 422 naming it.
+ */
+export function scopedWhere(config: QueryScope, ctx: ProviderContext, q: PageQuery): SQL | undefined {
+  const conditions: SQL[] = [];
+  if (ctx.tenantId) conditions.push(eq(config.tenantColumn, ctx.tenantId));
+  else if (!ctx.superAdmin) throw new AppError("forbidden", "choose a tenant first");
+  for (const [key, value] of Object.entries(q.filters)) {
+    if (!value) continue;
+    const dateMatch = key.match(/^(.+)\.(from|to)$/);
+    if (dateMatch) {
+      const column = own(config.dateFilters, dateMatch[1]!);
+      if (!column) throw unknownFilter(key);
+      const bound = parseTimeBound(key, value);
+      const at = sql`${bound.text}::timestamptz`;
+      // A day as the end of a range covers that whole day.
+      conditions.push(
+        dateMatch[2] === "from"
+          ? sql`${column} >= ${at}`
+          : bound.kind === "date"
+            ? sql`${column} < ${at} + interval '24 hours'`
+            : sql`${column} <= ${at}`,
+      );
+      continue;
+    }
+    if (key === "tenantId") {
+      if (ctx.superAdmin && !ctx.tenantId) conditions.push(eq(config.tenantColumn, uuidFilter(key, value)));
+      continue;
+    }
+    const build = own(config.filters, key);
+    if (!build) throw unknownFilter(key);
+    const condition = build(value);
+    if (condition) conditions.push(condition);
+  }
+  if (q.segment && config.segmentColumn) conditions.push(eq(config.segmentColumn, q.segment));
+  return conditions.length ? and(...conditions) : undefined;
 }
 
 /** Adds the config's left joins to a select (its builder type changes with each join; the result keeps its shape). */

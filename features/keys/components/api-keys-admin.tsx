@@ -1,20 +1,22 @@
 "use client";
 
+import Link from "next/link";
 import { Fragment, useState } from "react";
 import { SecretPanel } from "@/components/admin-kit/secret-panel";
 import { BUTTON, CARD, DANGER, DateText, ErrorNote, Pill, Section } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
+import { Money } from "@/components/ui/money";
 import { limitsApi } from "@/features/limits/client";
 import { LimitsForm, limitsSummary } from "@/features/limits/components/limits-form";
 import type { LimitView } from "@/features/limits/contracts";
 import { type Json, toApiError } from "@/lib/client/api";
 import { keysApi } from "../client";
-import type { KeyView } from "../contracts";
+import type { KeyListItem } from "../contracts";
 import { CreateKeyForm } from "./create-key-form";
 import { HowToCall } from "./how-to-call";
 
-type KeyRow = Json<KeyView> & { limits: LimitView | null };
+type KeyRow = Json<KeyListItem> & { limits: LimitView | null };
 
 /** The keys, each with its limits (which only the settings route carries), and the gateway's aliases. */
 async function loadKeys(signal: AbortSignal): Promise<{ keys: KeyRow[]; aliases: string[] }> {
@@ -87,6 +89,20 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                 <th scope="col" className={`${TH} hidden md:table-cell`}>
                   {t("gov.keys.lastUsed")}
                 </th>
+                <th
+                  scope="col"
+                  className={`${TH} hidden text-right sm:table-cell`}
+                  title={t("gov.keys.spendNote")}
+                >
+                  {t("gov.keys.spentToday")}
+                </th>
+                <th
+                  scope="col"
+                  className={`${TH} hidden text-right sm:table-cell`}
+                  title={t("gov.keys.spendNote")}
+                >
+                  {t("gov.keys.spentThisMonth")}
+                </th>
                 <th scope="col" className={`${TH} hidden lg:table-cell`}>
                   {t("gov.keys.limits")}
                 </th>
@@ -110,13 +126,22 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                   <Fragment key={key.id}>
                     <tr data-testid="key-row" data-key-id={key.id} data-key-name={key.name}>
                       <td className={`${TD} max-w-[11rem] sm:max-w-xs`}>
-                        <span className="block truncate font-medium" title={key.name}>
+                        <Link
+                          href={`/dev/agent/turns?f.apiKeyId=${encodeURIComponent(key.id)}`}
+                          data-testid="key-ledger-link"
+                          className="block truncate font-medium underline-offset-2 hover:underline"
+                          title={t("gov.keys.ledgerOf", { name: key.name })}
+                        >
                           {key.name}
-                        </span>
-                        {/* Narrow screens: the prefix and status columns fold in here. */}
+                        </Link>
+                        {/* Narrow screens: the prefix, spend and status columns fold in here. */}
                         <span className="mt-0.5 flex items-center gap-2 sm:hidden">
                           <span className="font-mono text-xs text-slate-500">{key.prefix}…</span>
                           {status}
+                        </span>
+                        <span className="mt-0.5 block text-xs text-slate-500 sm:hidden dark:text-slate-400">
+                          {t("gov.keys.spentToday")} <Money value={key.spentToday} /> ·{" "}
+                          {t("gov.keys.spentThisMonth")} <Money value={key.spentThisMonth} />
                         </span>
                       </td>
                       <td className={`${TD} hidden font-mono text-xs whitespace-nowrap sm:table-cell`}>
@@ -127,6 +152,12 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                       </td>
                       <td className={`${TD} hidden whitespace-nowrap md:table-cell`}>
                         <DateText value={key.lastUsedAt} fallback={t("gov.keys.never")} />
+                      </td>
+                      <td className={`${TD} hidden text-right sm:table-cell`}>
+                        <Money testId="key-spent-today" value={key.spentToday} />
+                      </td>
+                      <td className={`${TD} hidden text-right sm:table-cell`}>
+                        <Money testId="key-spent-month" value={key.spentThisMonth} />
                       </td>
                       <td
                         data-testid="key-limits-summary"
@@ -200,7 +231,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                     </tr>
                     {limitsOpen === key.id && !revoked && (
                       <tr data-testid="key-limits-row">
-                        <td colSpan={7} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
+                        <td colSpan={9} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
                           <p className="mb-2 text-sm font-medium">
                             {t("gov.keys.limitsOf", { name: key.name })}
                           </p>
@@ -220,7 +251,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
               })}
               {keys.length === 0 && (
                 <tr>
-                  <td colSpan={7} className="px-3 py-8 text-center text-slate-500 dark:text-slate-400">
+                  <td colSpan={9} className="px-3 py-8 text-center text-slate-500 dark:text-slate-400">
                     {loading ? t("gov.loading") : t("gov.keys.none")}
                   </td>
                 </tr>

@@ -1,12 +1,13 @@
 // The API keys an admin manages: create (the secret shown once), list, revoke. Finding a key on a call is
 // lib/keys' (the hot path and its cache).
 import "server-only";
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { Database } from "@/db";
-import { apiKey } from "@/db/schema";
-import type { CreatedKey, KeyView } from "@/features/keys/contracts";
+import { apiKey, sysAgentTurn } from "@/db/schema";
+import type { CreatedKey, KeyListItem, KeyView } from "@/features/keys/contracts";
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { notFound } from "@/lib/core/errors";
+import { normalizeDecimal } from "@/lib/governance/meter";
 import { announceKeyEvent, hashSecret, newSecret } from "@/lib/keys/api-keys";
 import { notifyInTransaction } from "@/lib/keys/key-events";
 
@@ -54,13 +55,60 @@ export async function createApiKey(
   return { secret, key: view(row) };
 }
 
-export async function listApiKeys(db: Database, tenantId: string): Promise<KeyView[]> {
+/** The tenant's keys, newest first, each with its spend today and this month (UTC) from the ledger. */
+export async function listApiKeys(
+  db: Database,
+  tenantId: string,
+  now: Date = new Date(),
+): Promise<KeyListItem[]> {
   const rows = await db
     .select()
     .from(apiKey)
     .where(eq(apiKey.tenantId, tenantId))
     .orderBy(desc(apiKey.createdAt));
-  return rows.map(view);
+  const spend = await keySpend(
+    db,
+    tenantId,
+    rows.map((r) => r.id),
+    now,
+  );
+  return rows.map((r) => ({
+    ...view(r),
+    spentToday: spend.get(r.id)?.today ?? "0",
+    spentThisMonth: spend.get(r.id)?.month ?? "0",
+  }));
+}
+
+/**
+ * What each key's calls cost today and this month (UTC), summed exactly (numeric) over closed ledger rows.
+ * `api_key_id = any(…)` with the month's start is a range scan per key on the (tenant, api_key_id, started_at)
+ * index, however long the ledger.
+ */
+async function keySpend(db: Database, tenantId: string, keyIds: string[], now: Date) {
+  const spend = new Map<string, { today: string; month: string }>();
+  if (!keyIds.length) return spend;
+  const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())).toISOString();
+  const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
+  const t = sysAgentTurn;
+  const rows = await db
+    .select({
+      keyId: t.apiKeyId,
+      today: sql<string>`coalesce(sum(${t.cost}) filter (where ${t.startedAt} >= ${day}::timestamptz), 0)::text`,
+      month: sql<string>`coalesce(sum(${t.cost}), 0)::text`,
+    })
+    .from(t)
+    .where(
+      and(
+        eq(t.tenantId, tenantId),
+        inArray(t.apiKeyId, keyIds),
+        sql`${t.startedAt} >= ${month}::timestamptz`,
+        ne(t.status, "running"),
+      ),
+    )
+    .groupBy(t.apiKeyId);
+  for (const r of rows)
+    if (r.keyId) spend.set(r.keyId, { today: normalizeDecimal(r.today), month: normalizeDecimal(r.month) });
+  return spend;
 }
 
 /**

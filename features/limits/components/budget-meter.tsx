@@ -1,7 +1,8 @@
 "use client";
 
-import { formatSpend, formatUsd } from "@/components/admin-kit/ui";
+import Big from "big.js";
 import { useI18n } from "@/components/i18n";
+import { exactMoney, formatMoney } from "@/lib/core/money-format";
 
 const BAR_TONE = {
   ok: "bg-emerald-500",
@@ -20,25 +21,27 @@ export function BudgetMeter(props: {
   hard: string | null;
   testId: string;
 }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const spent = Number(props.spent);
   const soft = props.soft === null ? null : Number(props.soft);
   const hard = props.hard === null ? null : Number(props.hard);
   const cap = hard ?? soft;
-  const tone = hard !== null && spent >= hard ? "hard" : soft !== null && spent >= soft ? "soft" : "ok";
+  // Compared as decimals (the bar's width is only geometry), so "$5.00 of $5.00" is at the limit exactly.
+  const reached = (limit: string | null) => limit !== null && new Big(props.spent).gte(limit);
+  const tone = reached(props.hard) ? "hard" : reached(props.soft) ? "soft" : "ok";
   const percent = cap === null ? 0 : cap <= 0 ? 100 : Math.min(100, (spent / cap) * 100);
   const text =
     cap === null
-      ? t("gov.limits.spentNoBudget", { spent: formatSpend(props.spent) })
+      ? t("gov.limits.spentNoBudget", { spent: formatMoney(props.spent, { locale }) })
       : t("gov.limits.spentOf", {
-          spent: formatSpend(props.spent),
-          budget: formatUsd(hard !== null ? props.hard : props.soft),
+          spent: formatMoney(props.spent, { locale }),
+          budget: formatMoney(hard !== null ? props.hard : props.soft, { locale }),
         });
   return (
     <div data-testid={props.testId} data-tone={tone} className="space-y-1">
       <div className="flex flex-wrap items-baseline justify-between gap-x-2 text-xs">
         <span className="text-slate-600 dark:text-slate-400">{props.label}</span>
-        <span className="font-medium tabular-nums" title={`$${props.spent}`}>
+        <span className="font-medium tabular-nums" title={exactMoney(props.spent)}>
           {text}
         </span>
       </div>

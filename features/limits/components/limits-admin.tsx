@@ -1,10 +1,11 @@
 "use client";
 
 import { Fragment, useState } from "react";
-import { BUTTON, CARD, ErrorNote, formatUsd, Pill, Section } from "@/components/admin-kit/ui";
+import { BUTTON, CARD, ErrorNote, Pill, Section } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import type { Json } from "@/lib/client/api";
+import { formatMoney } from "@/lib/core/money-format";
 import { limitsApi } from "../client";
 import type { GovernanceSettingsAnswer, LimitView } from "../contracts";
 import { AssumedPrices } from "./assumed-prices";
@@ -19,7 +20,7 @@ const loadSettings = (signal: AbortSignal) => limitsApi.settings(signal);
 /** "$4.00 / $5.00" (soft / hard), either side "—" when unset; "—" alone when neither is. */
 function budgetCell(soft: string | null, hard: string | null): string {
   if (soft === null && hard === null) return "—";
-  return `${formatUsd(soft)} / ${formatUsd(hard)}`;
+  return `${formatMoney(soft)} / ${formatMoney(hard)}`;
 }
 
 const perMinute = (n: number | null) => (n === null ? "—" : n.toLocaleString("en-US"));

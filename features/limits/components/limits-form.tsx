@@ -6,7 +6,6 @@ import {
   BUTTON,
   ErrorNote,
   FieldError,
-  formatUsd,
   INPUT,
   LABEL,
   messagesOf,
@@ -16,6 +15,7 @@ import {
 } from "@/components/admin-kit/ui";
 import { explainFieldsOrMessage, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
+import { formatMoney } from "@/lib/core/money-format";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { limitsApi } from "../client";
 import type { LimitScope, LimitValues, LimitView } from "../contracts";
@@ -267,8 +267,9 @@ export function limitsSummary(limits: LimitValues | null, t: ReturnType<typeof u
   if (limits.tokensPerMinute !== null)
     parts.push(t("gov.limits.tpmShort", { n: limits.tokensPerMinute.toLocaleString("en-US") }));
   const budget = (soft: string | null, hard: string | null, key: MessageKey) => {
-    if (hard !== null) parts.push(t(key, { amount: formatUsd(hard) }));
-    else if (soft !== null) parts.push(`${t(key, { amount: formatUsd(soft) })} ${t("gov.limits.softOnly")}`);
+    if (hard !== null) parts.push(t(key, { amount: formatMoney(hard) }));
+    else if (soft !== null)
+      parts.push(`${t(key, { amount: formatMoney(soft) })} ${t("gov.limits.softOnly")}`);
   };
   budget(limits.dailySoftUsd, limits.dailyHardUsd, "gov.limits.perDay");
   budget(limits.monthlySoftUsd, limits.monthlyHardUsd, "gov.limits.perMonth");

@@ -4,13 +4,28 @@ import { type Database, getDb } from "@/db";
 import { appUser, tenant, usageDaily } from "@/db/schema";
 import { sqlProvider } from "../sql-provider";
 import type { PageProvider } from "../types";
+import { isLedgerDimension, ledgerSeries } from "./agent-cost-ledger";
 
 const u = usageDaily;
 // usage_daily has a composite key; this stable id lets the table page and open details.
 const rowId = sql`md5(${u.tenantId}::text || ${u.day}::text || ${u.userId}::text || ${u.source} || ${u.servedAdapter} || ${u.servedModel})::uuid`;
 
-/** The cost dashboard over the daily rollups (never the ledger). */
+/**
+ * The cost dashboard over the daily rollups, but for its charts by API key and by end user: the rollups have
+ * neither dimension, so those two read the ledger through its (tenant, key | end user, started_at) indexes.
+ */
 export function agentCostProvider(database: () => Promise<Database> = getDb): PageProvider {
+  const rollups = rollupProvider(database);
+  return {
+    ...rollups,
+    series: async (ctx, q, chart) =>
+      isLedgerDimension(chart.dimension)
+        ? ledgerSeries(await database(), ctx, q, { ...chart, dimension: chart.dimension })
+        : rollups.series(ctx, q, chart),
+  };
+}
+
+function rollupProvider(database: () => Promise<Database>): PageProvider {
   return sqlProvider(database, {
     table: u,
     tenantColumn: u.tenantId,

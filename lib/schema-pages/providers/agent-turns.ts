@@ -43,8 +43,9 @@ const fields = {
   apiKeyId: t.apiKeyId,
   apiKeyName: apiKey.name,
   // Who made the call: an API call's key (its creator only minted the key), else the signed-in user. Only API
-  // rows have a key; sample API rows (lib/demo/sample-data.ts) have none and show their user.
-  caller: sql<string | null>`coalesce(${apiKey.name}, ${appUser.email})`,
+  // rows have a key; sample API rows (lib/demo/sample-data.ts) have none and show their user. A key whose row
+  // is gone shows its id, never its creator (a revoked key keeps its row and its name).
+  caller: sql<string | null>`coalesce(${apiKey.name}, ${t.apiKeyId}::text, ${appUser.email})`,
   endUser: t.endUser,
   tags: t.tags,
   tagList: sql<string>`array_to_string(${t.tags}, ', ')`,
@@ -89,6 +90,8 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       // is a nested loop over the (tenant, api_key_id, started_at) index (900 ms → 0.1 ms for a rare key in 300k).
       apiKey: (v) =>
         inArray(t.apiKeyId, sql`(select k.id from api_key k where k.name ilike ${likeContains(v)})`),
+      // One key exactly, by id (the keys list links here): the (tenant, api_key_id, started_at) index.
+      apiKeyId: (v) => eq(t.apiKeyId, uuidFilter("apiKeyId", v)),
       // Turns answered (at least in part) from the response cache, or not at all.
       cache: (v) => (v === "hit" ? sql`${t.cacheHits} > 0` : sql`${t.cacheHits} = 0`),
       // Unpriced and assumed rows through their partial index; priced is everything else.

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { exactMoney, formatMoney } from "@/lib/core/money-format";
+
+describe("formatMoney: one way to read an amount everywhere", () => {
+  it.each([
+    ["0", "$0.00"],
+    ["0.0000000000", "$0.00"],
+    ["1", "$1.00"],
+    ["15.7460713", "$15.75"],
+    ["1.005", "$1.01"], // half up on the decimal itself, where a float would give 1.00
+    ["1234567.891", "$1,234,567.89"],
+    ["999.995", "$1,000.00"],
+    ["0.999995", "$1.00"], // four significant digits round it up to a dollar, which then reads in cents
+    ["0.9999", "$0.9999"],
+    ["0.5", "$0.50"],
+    ["0.1", "$0.10"],
+    ["0.01234", "$0.01234"],
+    ["0.0123456", "$0.01235"],
+    ["0.00001234567", "$0.00001235"],
+    ["0.0000001234", "$0.0000001234"],
+    ["0.0012340000", "$0.001234"],
+    ["0.0000000001", "$0.0000000001"],
+    ["-1.5", "-$1.50"],
+    ["-0.01234", "-$0.01234"],
+    ["-1234.567", "-$1,234.57"],
+  ])("%s → %s", (value, expected) => {
+    expect(formatMoney(value)).toBe(expected);
+  });
+
+  it("says what the caller chose when there is no amount", () => {
+    expect(formatMoney(null)).toBe("—");
+    expect(formatMoney(undefined)).toBe("—");
+    expect(formatMoney("")).toBe("—");
+    expect(formatMoney("not money")).toBe("—");
+    expect(formatMoney(null, { empty: "unpriced" })).toBe("unpriced");
+  });
+
+  it("reads numbers as their decimal text, and groups by the locale", () => {
+    expect(formatMoney(0.1 + 0.2)).toBe("$0.30");
+    expect(formatMoney(12)).toBe("$12.00");
+    expect(formatMoney(Number.NaN)).toBe("—");
+    expect(formatMoney("1234567.891", { locale: "zh" })).toBe("$1,234,567.89");
+  });
+});
+
+describe("exactMoney: every decimal, for hover and export", () => {
+  it.each([
+    ["15.7460713000", "$15.7460713"],
+    ["0.0000001234", "$0.0000001234"],
+    ["0", "$0"],
+    ["-2.50", "-$2.5"],
+    ["1234567.891", "$1234567.891"],
+  ])("%s → %s", (value, expected) => {
+    expect(exactMoney(value)).toBe(expected);
+  });
+
+  it("has nothing to say without an amount", () => {
+    expect(exactMoney(null)).toBeUndefined();
+    expect(exactMoney("x")).toBeUndefined();
+  });
+});
