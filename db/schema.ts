@@ -464,6 +464,8 @@ export const usageDaily = pgTable(
     reasoningTokens: bigint("reasoning_tokens", { mode: "number" }).notNull().default(0),
     cost: numeric("cost", { precision: 20, scale: 10 }).notNull().default("0"),
     latencyMsTotal: bigint("latency_ms_total", { mode: "number" }).notNull().default(0),
+    // Calls whose served model had no price (cost_status unpriced): their cost is unknown, counted 0 in `cost`.
+    unpricedRequests: integer("unpriced_requests").notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.day, t.userId, t.source, t.servedAdapter, t.servedModel] }),

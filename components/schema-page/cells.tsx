@@ -43,7 +43,13 @@ const TONE_OF: Record<string, keyof typeof TONES> = {
   active: "green",
   disabled: "red",
   admin: "violet",
+  // How a ledger row's cost was reached.
+  priced: "green",
+  unpriced: "amber",
+  assumed: "violet",
 };
+
+const PILL = "inline-block rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap";
 
 export function Badge({ value }: { value: string }) {
   const tone = TONES[TONE_OF[value.toLowerCase()] ?? "neutral"];
@@ -77,9 +83,28 @@ export function CellValue(props: {
   href?: string;
   full?: boolean;
 }) {
-  const { locale } = useI18n();
+  const { locale, t } = useI18n();
   const { cell, value } = props;
-  if (cell === "money") return <Money value={value} />;
+  if (cell === "money") {
+    // A ledger row says how its cost was reached: an unknown cost is said so, never shown as $0 or a dash.
+    const status = props.row.costStatus;
+    if (status === "unpriced" && isBlank(value))
+      return (
+        <span data-testid="cost-unpriced" title={t("cost.unpricedHint")} className={`${PILL} ${TONES.amber}`}>
+          {t("cost.unpriced")}
+        </span>
+      );
+    if (status === "assumed")
+      return (
+        <span className="inline-flex items-center gap-1 whitespace-nowrap" title={t("cost.assumedHint")}>
+          <Money value={value} />
+          <span data-testid="cost-assumed" className={`${PILL} ${TONES.violet}`}>
+            {t("cost.assumed")}
+          </span>
+        </span>
+      );
+    return <Money value={value} />;
+  }
   if (isBlank(value)) return <Empty />;
   switch (cell) {
     case "badge":

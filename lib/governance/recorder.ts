@@ -6,6 +6,7 @@ import { cleanRow } from "@/lib/core/clean-text";
 import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
 import { maskSecrets, maskText } from "@/lib/core/mask";
+import type { CostStatus } from "@/lib/gateway/types";
 import type { AgentEvent, TurnSummary } from "@/lib/turns/events";
 import type { TurnObserver, TurnStart } from "@/lib/turns/observer";
 import { attributionColumns } from "./attribution";
@@ -223,7 +224,7 @@ export function closedTurn(summary: TurnSummary) {
     outputTokens: summary.usage.outputTokens,
     reasoningTokens: summary.usage.reasoningTokens,
     cost: summary.cost,
-    costStatus: summary.costStatus ?? (summary.cost === null ? ("unpriced" as const) : ("priced" as const)),
+    costStatus: costStatusOf(summary),
     toolTrace: summary.toolTrace.map(({ name, durationMs, ok, error }) => ({
       name,
       durationMs,
@@ -257,5 +258,10 @@ export function rollupOf(turn: TurnStart, summary: TurnSummary) {
     reasoningTokens: summary.usage.reasoningTokens,
     cost: summary.cost ?? "0",
     latencyMsTotal: summary.latencyMs,
+    unpricedRequests: costStatusOf(summary) === "unpriced" ? 1 : 0,
   };
 }
+
+/** How a turn's cost was reached; a summary that does not say is unpriced exactly when its cost is unknown. */
+export const costStatusOf = (summary: TurnSummary): CostStatus =>
+  summary.costStatus ?? (summary.cost === null ? "unpriced" : "priced");

@@ -14,7 +14,8 @@ import { sysAgentTurn, usageDaily } from "@/db/schema";
  *   and the served model (the requested one when nothing served).
  * - `requests` counts rows; `failures` counts rows with status `failed` (not `stopped`, `limit` or `interrupted`:
  *   those are ended turns, not provider failures); `latencyMsTotal` sums latency (null as 0); `cost` sums cost
- *   (null, unpriced, as 0); every other counter sums the ledger column of the same name.
+ *   (null, unpriced, as 0); `unpricedRequests` counts rows with cost_status `unpriced` (so the dashboard shows
+ *   that part of the usage has no cost); every other counter sums the ledger column of the same name.
  */
 
 /** The rollup's counters a line adds to its day (the cost, a decimal, is added beside them). */
@@ -27,6 +28,7 @@ export const ROLLUP_SUMS = [
   "outputTokens",
   "reasoningTokens",
   "latencyMsTotal",
+  "unpricedRequests",
 ] as const;
 /** Every summed column of a rollup line: the counters and the cost. */
 export const ROLLUP_ADDED = [...ROLLUP_SUMS, "cost"] as const;
@@ -51,6 +53,7 @@ const SPECIAL: Partial<Record<RollupColumn, string>> = {
   failures: "count(*) filter (where status = 'failed')",
   latencyMsTotal: "coalesce(sum(latency_ms), 0)",
   cost: "coalesce(sum(cost), 0)",
+  unpricedRequests: "count(*) filter (where cost_status = 'unpriced')",
 };
 const ledgerColumns = getTableColumns(sysAgentTurn) as Record<string, { name: string }>;
 /** Per rollup column, its aggregate over ledger rows (a column added to ROLLUP_SUMS is summed here by name). */

@@ -171,6 +171,7 @@ describe.each(testDbKinds)("rollups equal the ledger on %s", (kind) => {
         outputTokens: "0",
         reasoningTokens: "0",
         latencyMsTotal: "0",
+        unpricedRequests: "0",
         cost: "0",
       };
       const add = (k: string, v: string | number | null) => {
@@ -184,6 +185,7 @@ describe.each(testDbKinds)("rollups equal the ledger on %s", (kind) => {
       add("outputTokens", row.outputTokens);
       add("reasoningTokens", row.reasoningTokens);
       add("latencyMsTotal", row.latencyMs);
+      add("unpricedRequests", row.costStatus === "unpriced" ? 1 : 0);
       add("cost", row.cost);
       ledger.set(key, line);
     }

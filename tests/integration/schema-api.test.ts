@@ -223,6 +223,7 @@ describe.each(testDbKinds)("the schema pages' API on %s", (kind) => {
       inputTokens: 350,
       outputTokens: 30,
       cost: "0.003",
+      unpricedRequests: 0,
     });
     expect((await json("agent-cost/series?chart=costByModel")).body.points).toEqual([
       { label: "claude-haiku-4-5", value: "0.002" },

@@ -3,13 +3,14 @@ import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { adminChange, sysAgentAudit, sysAgentTurn } from "@/db/schema";
+import { adminChange, sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import { saveAssumedPrice, unpricedModels } from "@/features/limits/server/assumed-prices";
 import { saveLimits } from "@/features/limits/server/settings";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
+import { reconcileRollups } from "@/lib/governance/reconcile";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { PostgresCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
@@ -134,6 +135,17 @@ describe.each(testDbKinds)("a model without a price, on %s", (kind) => {
       cost: null,
       costStatus: "unpriced",
     });
+    // The daily rollup counts it as a call without a price (the dashboard's card), and agrees with the ledger.
+    const [line] = await app.db
+      .select()
+      .from(usageDaily)
+      .where(and(eq(usageDaily.tenantId, acme), eq(usageDaily.servedModel, MYSTERY)));
+    expect(line).toMatchObject({ requests: 1, unpricedRequests: 1, inputTokens: 1_000 });
+    expect(Number(line!.cost)).toBe(0);
+    const day = row.startedAt.toISOString().slice(0, 10);
+    expect(
+      (await reconcileRollups(app.db, { from: day, to: day, tenantId: acme, repair: false })).lines,
+    ).toEqual([]);
     // A priced call beside it is priced.
     answerAs("gpt-4o-mini-2024-07-18");
     const priced = await client(secret)

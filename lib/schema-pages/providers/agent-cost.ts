@@ -46,6 +46,7 @@ function rollupProvider(database: () => Promise<Database>): PageProvider {
       cachedInputTokens: u.cachedInputTokens,
       outputTokens: u.outputTokens,
       cost: u.cost,
+      unpricedRequests: u.unpricedRequests,
     },
     joins: [
       { table: tenant, on: eq(tenant.id, u.tenantId) },
@@ -68,6 +69,7 @@ function rollupProvider(database: () => Promise<Database>): PageProvider {
       outputTokens: u.outputTokens,
       cachedInputTokens: u.cachedInputTokens,
       cost: u.cost,
+      unpricedRequests: u.unpricedRequests,
     },
     dimensions: {
       servedModel: u.servedModel,
