@@ -1,4 +1,10 @@
-export const en = {
+import * as charts from "./areas/charts";
+import * as drawer from "./areas/drawer";
+import * as nav from "./areas/nav";
+import * as replay from "./areas/replay";
+import * as tables from "./areas/tables";
+
+const baseEn = {
   "app.name": "Tollgate",
   "app.tagline": "Governance for AI agents",
   "nav.home": "Home",
@@ -387,9 +393,19 @@ export const en = {
   "invite.goneTitle": "This invitation cannot be used",
 } as const;
 
+/** Each area of the UI keeps its own messages in lib/i18n/areas (one file each, so parallel work does not collide). */
+export const en = {
+  ...baseEn,
+  ...replay.en,
+  ...tables.en,
+  ...charts.en,
+  ...drawer.en,
+  ...nav.en,
+} as const;
+
 export type MessageKey = keyof typeof en;
 
-export const zh: Record<MessageKey, string> = {
+const baseZh: Record<keyof typeof baseEn, string> = {
   "app.name": "Tollgate",
   "app.tagline": "AI 智能体治理平台",
   "nav.home": "首页",
@@ -755,6 +771,15 @@ export const zh: Record<MessageKey, string> = {
   "invite.unknownTitle": "未知的邀请链接",
   "invite.unknown": "这不是有效的 Tollgate 邀请链接。请确认链接复制完整，或请管理员重新邀请。",
   "invite.goneTitle": "此邀请无法使用",
+};
+
+export const zh: Record<MessageKey, string> = {
+  ...baseZh,
+  ...replay.zh,
+  ...tables.zh,
+  ...charts.zh,
+  ...drawer.zh,
+  ...nav.zh,
 };
 
 export const LOCALES = ["en", "zh"] as const;
