@@ -64,3 +64,9 @@ export function exactMoney(value: unknown): string | undefined {
   if (!amount) return undefined;
   return `${amount.lt(0) ? "-" : ""}$${amount.abs().toFixed()}`;
 }
+
+/** "0.0001230000" → "0.000123": numeric(20,10) pads; callers want the exact value, not the padding. */
+export function normalizeDecimal(value: string | null): string {
+  if (!value) return "0";
+  return value.includes(".") ? value.replace(/\.?0+$/, "") || "0" : value;
+}

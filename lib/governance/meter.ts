@@ -2,6 +2,7 @@ import "server-only";
 import { and, asc, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { usageDaily } from "@/db/schema";
+import { normalizeDecimal } from "@/lib/core/money-format";
 
 export type MeterDimension = "model" | "user" | "adapter" | "day" | "tenant";
 
@@ -63,10 +64,4 @@ export async function meter(
     outputTokens: Number(r.outputTokens),
     cost: normalizeDecimal(r.cost),
   }));
-}
-
-/** "0.0001230000" → "0.000123": numeric(20,10) pads; callers want the exact value, not the padding. */
-export function normalizeDecimal(value: string | null): string {
-  if (!value) return "0";
-  return value.includes(".") ? value.replace(/\.?0+$/, "") || "0" : value;
 }

@@ -3,7 +3,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Database, Executor } from "@/db";
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { log } from "@/lib/core/log";
-import { normalizeDecimal } from "./meter";
+import { normalizeDecimal } from "@/lib/core/money-format";
 import {
   IN_ROLLUP,
   LEDGER_ROLLUP_SELECT,

@@ -2,6 +2,7 @@ import "server-only";
 import { and, eq, or } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type LimitScope, tenant, tenantModelPrice, type UsageLimit, usageLimit } from "@/db/schema";
+import { normalizeDecimal } from "@/lib/core/money-format";
 import { processSlot } from "@/lib/core/process-state";
 import type { ModelPrice, PriceTable } from "@/lib/gateway/pricing";
 
@@ -83,10 +84,9 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
 
 /** An assumed-price row as a price ("1.5000000000" → "1.5"; unset cache prices fall back to input). */
 function priceOfRow(row: typeof tenantModelPrice.$inferSelect): ModelPrice {
-  const trim = (v: string) => (v.includes(".") ? v.replace(/\.?0+$/, "") || "0" : v);
-  const price: ModelPrice = { input: trim(row.input), output: trim(row.output) };
-  if (row.cachedInput !== null) price.cachedInput = trim(row.cachedInput);
-  if (row.cacheWrite !== null) price.cacheWrite = trim(row.cacheWrite);
+  const price: ModelPrice = { input: normalizeDecimal(row.input), output: normalizeDecimal(row.output) };
+  if (row.cachedInput !== null) price.cachedInput = normalizeDecimal(row.cachedInput);
+  if (row.cacheWrite !== null) price.cacheWrite = normalizeDecimal(row.cacheWrite);
   return price;
 }
 

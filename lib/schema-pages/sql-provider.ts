@@ -3,7 +3,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "@/db";
 import { AppError } from "@/lib/core/errors";
-import { normalizeDecimal } from "@/lib/governance/meter";
+import { normalizeDecimal } from "@/lib/core/money-format";
 import { checkCursor, decodeCursor, encodeCursor, parseTimeBound, unknownFilter, uuidFilter } from "./query";
 import type { ChartDef, MetricDef, PageProvider, PageQuery, ProviderContext, Row } from "./types";
 

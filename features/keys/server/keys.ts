@@ -7,7 +7,7 @@ import { apiKey, sysAgentTurn } from "@/db/schema";
 import type { CreatedKey, KeyListItem, KeyView } from "@/features/keys/contracts";
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { notFound } from "@/lib/core/errors";
-import { normalizeDecimal } from "@/lib/governance/meter";
+import { normalizeDecimal } from "@/lib/core/money-format";
 import { announceKeyEvent, hashSecret, newSecret } from "@/lib/keys/api-keys";
 import { notifyInTransaction } from "@/lib/keys/key-events";
 

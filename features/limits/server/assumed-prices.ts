@@ -6,9 +6,9 @@ import { tenantModelPrice } from "@/db/schema";
 import type { AssumedPriceView, assumedPriceInput, UnpricedModel } from "@/features/limits/contracts";
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { AppError } from "@/lib/core/errors";
+import { normalizeDecimal } from "@/lib/core/money-format";
 import type { GatewayConfig } from "@/lib/gateway/config";
 import { unpricedCandidates } from "@/lib/gateway/pricing";
-import { normalizeDecimal } from "@/lib/governance/meter";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
 
 /** Every candidate of the gateway's aliases that no price covers (the offline model is free), with its aliases. */

@@ -21,7 +21,7 @@ import type {
 } from "@/features/limits/contracts";
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { AppError, notFound } from "@/lib/core/errors";
-import { normalizeDecimal } from "@/lib/governance/meter";
+import { normalizeDecimal } from "@/lib/core/money-format";
 import { BUDGET_TTL, budgetKey, hasBudget, type Period } from "@/lib/pipeline/budget";
 import type { CounterStore } from "@/lib/pipeline/counters";
 import { fromNano, toNano } from "@/lib/pipeline/money";

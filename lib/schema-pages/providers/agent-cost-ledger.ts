@@ -3,7 +3,7 @@ import { and, desc, eq, isNotNull, ne, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKey, sysAgentTurn, tenant } from "@/db/schema";
 import { AppError } from "@/lib/core/errors";
-import { normalizeDecimal } from "@/lib/governance/meter";
+import { normalizeDecimal } from "@/lib/core/money-format";
 import { type QueryScope, scopedWhere } from "../sql-provider";
 import type { ChartDef, PageQuery, ProviderContext } from "../types";
 
