@@ -86,6 +86,8 @@ export const membership = pgTable(
     tenantId: tenantRef(),
     userId: userRef(),
     role: membershipRole("role").notNull().default("member"),
+    // A member an admin lets edit prompts: create versions and move labels other than `production`.
+    promptEditor: boolean("prompt_editor").notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.userId] }), index("membership_user_idx").on(t.userId)],
@@ -319,6 +321,8 @@ export const sysAgentNotification = pgTable(
   (t) => [index("sys_agent_notification_session_idx").on(t.tenantId, t.sessionId, t.seq)],
 );
 
+/** Where a turn came from: the drawer, a /v1 call, a schedule, or a prompt's playground. */
+export const TURN_SOURCES = ["drawer", "api", "schedule", "playground"] as const;
 export const TURN_STATUSES = ["running", "success", "failed", "stopped", "limit", "interrupted"] as const;
 /** How a turn's cost was reached (lib/gateway/types.ts CostStatus): priced, unpriced (cost unknown) or assumed. */
 export const COST_STATUSES = ["priced", "unpriced", "assumed"] as const;
@@ -333,7 +337,7 @@ export const sysAgentTurn = pgTable(
     userId: uuid("user_id"),
     // No foreign key: the ledger outlives a deleted conversation.
     conversationId: uuid("conversation_id"),
-    source: text("source", { enum: ["drawer", "api", "schedule"] }).notNull(),
+    source: text("source", { enum: TURN_SOURCES }).notNull(),
     // The API key of an API call (no foreign key: revoked or deleted keys keep their history).
     apiKeyId: uuid("api_key_id"),
     requestedModel: text("requested_model").notNull(),
@@ -372,6 +376,9 @@ export const sysAgentTurn = pgTable(
     // text[] rather than jsonb: `tags @> array[...]` filters alike on PostgreSQL and PGlite, with a GIN index.
     tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
     requestMetadata: jsonb("request_metadata").$type<Record<string, string>>(),
+    // The stored prompt (prompt store) the turn used, by name and version; null when it used none.
+    promptName: text("prompt_name"),
+    promptVersion: integer("prompt_version"),
   },
   (t) => [
     index("sys_agent_turn_tenant_started_idx").on(t.tenantId, t.startedAt),
@@ -391,6 +398,10 @@ export const sysAgentTurn = pgTable(
     // The status segment with the model filter, the ledger's most common combination.
     index("sys_agent_turn_tenant_status_model_idx").on(t.tenantId, t.status, t.servedModel, t.startedAt),
     index("sys_agent_turn_started_idx").on(t.startedAt),
+    // A prompt's versions compared on the cost dashboard, and the ledger's prompt filter; partial.
+    index("sys_agent_turn_tenant_prompt_idx")
+      .on(t.tenantId, t.promptName, t.promptVersion, t.startedAt)
+      .where(sql`${t.promptName} is not null`),
     index("sys_agent_turn_running_idx").on(t.status, t.startedAt),
   ],
 );
@@ -568,4 +579,71 @@ export const responseCache = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index("response_cache_expires_idx").on(t.expiresAt)],
+);
+
+// The prompt store: a tenant's named prompts, each with immutable numbered versions and labels pointing at them.
+export const PROMPT_TYPES = ["chat", "text"] as const;
+export type PromptType = (typeof PROMPT_TYPES)[number];
+export type PromptMessage = { role: "system" | "user" | "assistant"; content: string };
+export type PromptConfig = {
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  toolSets?: string[];
+};
+
+export const prompt = pgTable(
+  "prompt",
+  {
+    id: id(),
+    tenantId: tenantRef(),
+    // May use "/" for folders ("support/triage").
+    name: text("name").notNull(),
+    type: text("type", { enum: PROMPT_TYPES }).notNull(),
+    createdBy: uuid("created_by").notNull(),
+    createdAt: createdAt(),
+    // Nothing is deleted, only archived (hidden from lists; its versions and history stay).
+    archivedAt: timestamp("archived_at", { withTimezone: true }),
+  },
+  (t) => [uniqueIndex("prompt_tenant_name_idx").on(t.tenantId, t.name)],
+);
+
+// A version is never changed after it is written.
+export const promptVersion = pgTable(
+  "prompt_version",
+  {
+    id: id(),
+    tenantId: uuid("tenant_id").notNull(),
+    promptId: uuid("prompt_id")
+      .notNull()
+      .references(() => prompt.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    type: text("type", { enum: PROMPT_TYPES }).notNull(),
+    messages: jsonb("messages").$type<PromptMessage[]>(),
+    text: text("text"),
+    config: jsonb("config").$type<PromptConfig>().notNull().default({}),
+    variables: text("variables").array().notNull().default(sql`'{}'::text[]`),
+    message: text("message"),
+    createdBy: uuid("created_by").notNull(),
+    createdByEmail: text("created_by_email").notNull(),
+    createdAt: createdAt(),
+    archivedAt: timestamp("archived_at", { withTimezone: true }),
+  },
+  (t) => [uniqueIndex("prompt_version_prompt_version_idx").on(t.promptId, t.version)],
+);
+
+// A label points at one version of its prompt; `latest` is kept by the store, `production` is protected.
+export const promptLabel = pgTable(
+  "prompt_label",
+  {
+    promptId: uuid("prompt_id")
+      .notNull()
+      .references(() => prompt.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id").notNull(),
+    label: text("label").notNull(),
+    version: integer("version").notNull(),
+    updatedBy: uuid("updated_by").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.promptId, t.label] })],
 );

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { log } from "@/lib/core/log";
 import { apiBodyLimits, declaredTooLarge } from "@/lib/http/limits";
-import { type ApiAnswer, type ApiHandler, jsonAnswer, pathOf } from "@/lib/v1/exchange";
+import { type ApiAnswer, type ApiHandler, jsonAnswer, pathOf, queryOf } from "@/lib/v1/exchange";
 import { refuseTooLarge } from "@/lib/v1/handler";
 
 /**
@@ -80,7 +80,15 @@ export function serveApi(handler: ApiHandler, options: { maxBodyBytes?: number }
     }
     let answer: ApiAnswer;
     try {
-      answer = await handler({ method, path, headers: incoming.headers, body, signal: controller.signal });
+      const query = method === "GET" ? queryOf(incoming.url ?? "") : "";
+      answer = await handler({
+        method,
+        path,
+        query,
+        headers: incoming.headers,
+        body,
+        signal: controller.signal,
+      });
     } catch (error) {
       // A handler that throws must not take the server down with it.
       log.error({ err: error }, "handler failed");

@@ -14,7 +14,7 @@ import {
   storedToolCalls,
 } from "@/lib/turns/conversation";
 import type { AgentEvent } from "@/lib/turns/events";
-import type { ChatTurnSource, TurnObserver } from "@/lib/turns/observer";
+import type { ChatTurnSource, TurnObserver, TurnPrompt } from "@/lib/turns/observer";
 import type { ToolRegistry } from "./registry";
 import { type RepeatCounter, runRoundTools } from "./round-tools";
 import type { Tool, ToolSet } from "./tool";
@@ -45,7 +45,14 @@ export type AgentContext = {
   conversationId: string;
 };
 
-export type SendRequest = { message: string; model?: string; enableTools?: boolean; source?: ChatTurnSource };
+export type SendRequest = {
+  message: string;
+  model?: string;
+  enableTools?: boolean;
+  source?: ChatTurnSource;
+  /** The tenant's own system prompt (its `assistant` prompt), instead of the built-in one, and which version it is. */
+  system?: { text: string; prompt: TurnPrompt; toolSets?: string[] };
+};
 
 export const LIMIT_INSTRUCTION =
   "You have used every tool round available for this request. Do not call tools. Answer the user now in text, with what you have.";
@@ -155,7 +162,10 @@ export class AgentService {
     const { gateway, registry, store } = this.deps;
     const model = progress.requestedModel;
     const history = await store.history(ctx.tenantId, ctx.conversationId);
-    const toolSets = registry.forConversation(ctx.conversationId, () => storedToolCalls(history));
+    const allToolSets = registry.forConversation(ctx.conversationId, () => storedToolCalls(history));
+    // A stored assistant prompt may name the tool sets to offer; without that list every set is offered.
+    const only = request.system?.toolSets;
+    const toolSets = only ? allToolSets.filter((s) => only.includes(s.name)) : allToolSets;
     for (const n of await store.takeNotifications(ctx.tenantId, ctx.conversationId)) {
       progress.messages.push({ role: "user", content: n.body, kind: "notification" });
     }
@@ -182,8 +192,9 @@ export class AgentService {
       startedAt: progress.startedAt,
       requestedModel: model,
       toolsOffered: offered.map((t) => t.name),
+      prompt: request.system?.prompt,
     });
-    const system = [this.config.systemPrompt, ...toolSets.map((s) => s.prompt())]
+    const system = [request.system?.text ?? this.config.systemPrompt, ...toolSets.map((s) => s.prompt())]
       .filter(Boolean)
       .join("\n\n");
     return {
@@ -416,6 +427,7 @@ type TurnStarted = (info: {
   startedAt: Date;
   requestedModel: string;
   toolsOffered: string[];
+  prompt?: TurnPrompt;
 }) => Promise<void>;
 
 /** What the turn settles before its first model call and keeps for every round. */

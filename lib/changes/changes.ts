@@ -17,7 +17,8 @@ export type ChangeObject =
   | "tenant_settings"
   | "sign_in_settings"
   | "assumed_price"
-  | "usage_rollup";
+  | "usage_rollup"
+  | "prompt";
 
 export type Change = {
   tenantId: string;

@@ -14,6 +14,7 @@ import { type ApiKeyCache, processKeyCache } from "@/lib/keys/api-keys";
 import { Pipeline, type PipelineStores, pipelineStoresFromEnv } from "@/lib/pipeline";
 import { PageCatalog } from "@/lib/schema-pages";
 import type { ConversationStore } from "@/lib/turns/conversation";
+import type { TurnObserver } from "@/lib/turns/observer";
 import { createV1Api, type V1Api } from "@/lib/v1";
 
 export type ContainerOptions = {
@@ -45,6 +46,8 @@ export type Container = {
   /** The registered tool sets, without the agent's loop, scheduler or task runner. */
   readonly tools: AgentTools;
   readonly agent: AgentRuntime;
+  /** The per-turn ledger and audit recorder of the agent's turns and playground runs (/v1 batches its own). */
+  readonly recorder: TurnObserver;
   readonly v1: V1Api;
   /** Secret → live key; revocations from every instance reach it once start-up starts its feed. */
   readonly keyCache: ApiKeyCache;
@@ -81,13 +84,10 @@ export function createContainer(options: ContainerOptions = {}): Container {
     dataToolSets,
   });
   const tools = once(() => createAgentTools(toolDeps()));
-  const agent = once(() =>
-    createAgentRuntime(
-      // Every turn leaves a ledger row and an audit trail, stamped with this process.
-      { ...toolDeps(), observer: new GovernanceRecorder(db, { instanceId: instance().id }) },
-      tools(),
-    ),
-  );
+  // Every turn of the agent (and every playground run) leaves a ledger row and an audit trail, stamped with this
+  // process.
+  const recorder = once(() => new GovernanceRecorder(db, { instanceId: instance().id }));
+  const agent = once(() => createAgentRuntime({ ...toolDeps(), observer: recorder() }, tools()));
   const v1 = once(() => {
     const api = createV1Api({ db, gateway, pipeline: pipeline() });
     // Flushed on SIGTERM/SIGINT (lib/governance/shutdown.ts), its lag shown on /api/health.
@@ -118,6 +118,9 @@ export function createContainer(options: ContainerOptions = {}): Container {
     },
     get agent() {
       return agent();
+    },
+    get recorder() {
+      return recorder();
     },
     get v1() {
       return v1();

@@ -134,6 +134,8 @@ export const turnStartColumns = (turn: TurnStart) => {
     endUser: attribution.endUser,
     tags: attribution.tags,
     requestMetadata: attribution.requestMetadata,
+    promptName: turn.prompt?.name ?? null,
+    promptVersion: turn.prompt?.version ?? null,
   };
 };
 
@@ -153,15 +155,16 @@ export const auditColumns = (turn: TurnStart, seq: number, audit: Audit) => ({
 });
 
 /** The `request` event that opens every turn's trail. */
-export const requestAudit = (turn: TurnStart): Audit => ({
-  type: "request",
-  payload: {
+export const requestAudit = (turn: TurnStart): Audit => {
+  const payload: Record<string, unknown> = {
     model: turn.requestedModel,
     source: turn.source,
     message: clip(turn.message),
     toolsOffered: turn.toolsOffered,
-  },
-});
+  };
+  if (turn.prompt) payload.prompt = turn.prompt;
+  return { type: "request", payload };
+};
 
 /** The audit event an agent event becomes, if any (text deltas and notices other than fallback are not kept). */
 export function auditOf(event: AgentEvent): Audit | null {

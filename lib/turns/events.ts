@@ -1,4 +1,4 @@
-import type { CostStatus, Stamp, ToolCall, Usage } from "@/lib/gateway/types";
+import { type CostStatus, type Stamp, type ToolCall, type Usage, ZERO_USAGE } from "@/lib/gateway/types";
 
 export type TurnStatus = "success" | "failed" | "stopped" | "limit";
 
@@ -80,3 +80,34 @@ export type AgentEvent =
   | { type: "message"; content: string; data?: Record<string, unknown> }
   | { type: "error"; class: string; message: string }
   | { type: "done"; summary: ChatTurnSummary };
+
+/** How one model call of its own ended (a /v1 call, a playground run): one round, no tools. */
+export function callSummary(
+  turnId: string,
+  model: string,
+  stamp: Stamp | undefined,
+  status: TurnStatus,
+  latencyMs: number,
+  error?: TurnError,
+): ApiTurnSummary {
+  return {
+    turnId,
+    conversationId: null,
+    status,
+    requestedModel: model,
+    servedProvider: stamp?.servedProvider ?? null,
+    servedAdapter: stamp?.servedAdapter ?? null,
+    servedModel: stamp?.servedModel ?? null,
+    fallbackIndex: stamp?.fallbackIndex ?? null,
+    attempts: stamp?.attempts ?? [],
+    usage: stamp?.usage ?? ZERO_USAGE,
+    cost: stamp ? stamp.cost : "0",
+    costStatus: stamp?.costStatus ?? "priced",
+    rounds: 1,
+    toolTrace: [],
+    timeToFirstTokenMs: stamp?.timeToFirstTokenMs ?? null,
+    latencyMs,
+    cacheHits: stamp?.cacheHit ? 1 : 0,
+    error,
+  };
+}

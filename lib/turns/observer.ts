@@ -2,7 +2,12 @@ import type { AgentEvent, TurnSummary } from "./events";
 
 /** Where a turn of the agent loop comes from; each belongs to a conversation. */
 export type ChatTurnSource = "drawer" | "schedule";
-export type TurnSource = ChatTurnSource | "api";
+/** A call of its own (no conversation): a /v1 call, or a prompt's playground run. */
+export type CallTurnSource = "api" | "playground";
+export type TurnSource = ChatTurnSource | CallTurnSource;
+
+/** The stored prompt version a turn used (the prompt store); it lands on the ledger row. */
+export type TurnPrompt = { name: string; version: number };
 
 type TurnStartFields = {
   turnId: string;
@@ -12,6 +17,7 @@ type TurnStartFields = {
   message: string;
   toolsOffered: string[];
   startedAt: Date;
+  prompt?: TurnPrompt;
 };
 
 /** A turn of the agent loop (the drawer, a schedule): it reads and extends a conversation. */
@@ -23,7 +29,7 @@ export type ChatTurnStart = TurnStartFields & {
 
 /** One /v1 call: a turn of its own kind, with no conversation, made with a tenant's API key. */
 export type ApiTurnStart = TurnStartFields & {
-  source: "api";
+  source: CallTurnSource;
   conversationId: null;
   apiKeyId?: string;
   /** Who the calling app says asked, for spend attribution (stored masked on the ledger row). */

@@ -9,6 +9,8 @@ export type ApiRequest = {
   method: string;
   /** The path, without its query string or trailing slashes. */
   path: string;
+  /** The query string without its "?" (empty when none); read only by the GET endpoints that take one. */
+  query?: string;
   /** Lower-case names, as node:http gives them. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The body, read whole within the size limit (null: none). */
@@ -49,6 +51,12 @@ export function appendHeader(headers: Record<string, string>, name: string, valu
   headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
 }
 
+/** The query string of a URL, without its "?". */
+export const queryOf = (url: string): string => {
+  const q = url.indexOf("?");
+  return q < 0 ? "" : url.slice(q + 1);
+};
+
 /** The path of a URL as ApiRequest carries it. */
 export const pathOf = (url: string): string => {
   const q = url.indexOf("?");
@@ -65,7 +73,8 @@ export function webHandler(
   options: { maxBytes: () => number; tooLarge: (path: string, maxBytes: number) => ApiAnswer },
 ): (req: Request) => Promise<Response> {
   return async (req) => {
-    const path = pathOf(new URL(req.url).pathname);
+    const url = new URL(req.url);
+    const path = pathOf(url.pathname);
     let body: Uint8Array | null = null;
     if (req.method !== "GET" && req.method !== "HEAD") {
       const maxBytes = options.maxBytes();
@@ -76,7 +85,8 @@ export function webHandler(
     req.headers.forEach((value, name) => {
       headers[name] = value;
     });
-    return toResponse(await handler({ method: req.method, path, headers, body, signal: req.signal }));
+    const query = url.search.slice(1);
+    return toResponse(await handler({ method: req.method, path, query, headers, body, signal: req.signal }));
   };
 }
 

@@ -5,14 +5,14 @@ import { log } from "@/lib/core/log";
 import { describeRequest, offeredTools, type WireFormat } from "@/lib/gateway/forward/formats";
 import type { Gateway } from "@/lib/gateway/gateway";
 import type { Json } from "@/lib/gateway/translate/types";
-import { type Stamp, ZERO_USAGE } from "@/lib/gateway/types";
+import type { Stamp } from "@/lib/gateway/types";
 import { apiBodyLimits, jsonDepthExceeds, tooDeep, tooLarge } from "@/lib/http/limits";
 import { findApiKey, type ResolvedKey } from "@/lib/keys/api-keys";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import { rateLimitHeaders } from "@/lib/pipeline/rate-limit-headers";
 import type { PipelineEvent } from "@/lib/pipeline/types";
-import type { ApiTurnSummary, TurnError, TurnStatus } from "@/lib/turns/events";
-import type { ApiAttribution, TurnObserver } from "@/lib/turns/observer";
+import { callSummary, type TurnError, type TurnStatus } from "@/lib/turns/events";
+import type { ApiAttribution, TurnObserver, TurnPrompt } from "@/lib/turns/observer";
 import { attributionOf } from "./attribution";
 import { budgetView } from "./budget-view";
 import { ANTHROPIC, type Dialect, OPENAI } from "./dialects";
@@ -25,6 +25,8 @@ import {
   webHandler,
 } from "./exchange";
 import { countTokens, getModel, listModels } from "./models";
+import { applyPromptRef } from "./prompt-ref";
+import { getPrompt } from "./prompts";
 import { readBody } from "./read-body";
 
 export type V1Deps = {
@@ -102,6 +104,9 @@ async function answer(req: ApiRequest, requestId: string, deps: V1Deps): Promise
   if (req.method === "GET" && path.endsWith("/v1/models")) return listModels(gateway, req);
   const model = path.match(/\/v1\/models\/(.+)$/);
   if (req.method === "GET" && model) return getModel(gateway, decodeURIComponent(model[1]!), req);
+  const prompt = path.match(/\/v1\/prompts\/(.+)$/);
+  if (req.method === "GET" && prompt)
+    return getPrompt(await deps.db(), key.tenantId, decodeURIComponent(prompt[1]!), req, dialect);
   if (req.method === "POST" && path.endsWith("/v1/messages/count_tokens"))
     return countTokens(req, gateway, dialect);
   const endpoint = Object.entries(ENDPOINTS).find(([suffix]) => path.endsWith(suffix))?.[1];
@@ -164,7 +169,17 @@ async function modelCall(
   const { format, dialect } = endpoint;
   const read = readBody(req, dialect);
   if (read.refused) return read.refused;
-  const { body } = read;
+  let { body } = read;
+  let prompt: TurnPrompt | undefined;
+  if (body.prompt !== undefined) {
+    // A stored prompt (the prompt store): compiled into the body before anything else reads it.
+    const applied = await applyPromptRef(await deps.db(), key.tenantId, format, body);
+    if (applied && "refused" in applied) {
+      const { status, param, message, code } = applied.refused;
+      return dialect.error(status, `${param}: ${message}`, code, param);
+    }
+    if (applied) ({ body, prompt } = applied);
+  }
   const problem = problemOf(format, body, apiBodyLimits().maxDepth);
   if (problem)
     return dialect.error(
@@ -199,13 +214,14 @@ async function modelCall(
     toolsOffered: offeredTools(body),
     startedAt,
     attribution,
+    prompt,
   });
   let closed = false;
   const close = async (stamp: Stamp | undefined, status: TurnStatus, error?: TurnError) => {
     if (closed) return;
     closed = true;
     await deps.recorder.end(
-      summaryOf(turnId, alias, stamp, status, Math.round(performance.now() - started), error),
+      callSummary(turnId, alias, stamp, status, Math.round(performance.now() - started), error),
     );
   };
   const events = deps.pipeline.run(
@@ -366,34 +382,3 @@ const fallbackNotice = (from: { provider: string; model: string }, errorClass: s
     ? `${from.provider}/${from.model} skipped: ${reason}; trying the next model.`
     : `${from.provider}/${from.model} failed (${errorClass}); trying the next model.`,
 });
-
-/** How a /v1 call ended, for the ledger: one round, no tool run here, and no conversation. */
-function summaryOf(
-  turnId: string,
-  model: string,
-  stamp: Stamp | undefined,
-  status: TurnStatus,
-  latencyMs: number,
-  error?: TurnError,
-): ApiTurnSummary {
-  return {
-    turnId,
-    conversationId: null,
-    status,
-    requestedModel: model,
-    servedProvider: stamp?.servedProvider ?? null,
-    servedAdapter: stamp?.servedAdapter ?? null,
-    servedModel: stamp?.servedModel ?? null,
-    fallbackIndex: stamp?.fallbackIndex ?? null,
-    attempts: stamp?.attempts ?? [],
-    usage: stamp?.usage ?? ZERO_USAGE,
-    cost: stamp ? stamp.cost : "0",
-    costStatus: stamp?.costStatus ?? "priced",
-    rounds: 1,
-    toolTrace: [],
-    timeToFirstTokenMs: stamp?.timeToFirstTokenMs ?? null,
-    latencyMs,
-    cacheHits: stamp?.cacheHit ? 1 : 0,
-    error,
-  };
-}

@@ -7,6 +7,7 @@ import { container } from "@/lib/container";
 import { AppError } from "@/lib/core/errors";
 import { createConversation, getConversationOrThrow } from "@/lib/governance/conversations";
 import { readJson } from "@/lib/http/route";
+import { assistantPrompt } from "@/lib/prompts/assistant";
 
 const body = z.object({
   conversationId: z.uuid("conversationId must be a conversation id").optional(),
@@ -28,13 +29,19 @@ export const POST = withUser(async (req, { auth }) => {
   const tenant = activeTenantOrThrow(auth);
   const app = container();
   const gateway = app.gateway;
-  const model = input.model ?? gateway.defaultModel;
+  const db = await getDb();
+  // The tenant's own `assistant` prompt (prompt store, label production) when it has one; its model is the
+  // default when the user picked none.
+  const assistant = await assistantPrompt(db, tenant.id, {
+    tenant: tenant.name,
+    user: auth.user.name || auth.user.email,
+  });
+  const model = input.model ?? assistant?.model ?? gateway.defaultModel;
   if (!gateway.hasModel(model)) {
     throw new AppError("validation_failed", `unknown model "${model}"`, {
       fields: { model: [`choose one of: ${gateway.modelAliases().join(", ")}`] },
     });
   }
-  const db = await getDb();
   const owner = { tenantId: tenant.id, userId: auth.user.id };
   // The conversation exists before the first model call, so the ledger row can point at it.
   const conversation = input.conversationId
@@ -47,7 +54,15 @@ export const POST = withUser(async (req, { auth }) => {
   });
   const events = app.agent.agent.send(
     { ...owner, role: tenant.role, conversationId: conversation.id },
-    { message: input.message, model, enableTools: input.enableTools, source: "drawer" },
+    {
+      message: input.message,
+      model,
+      enableTools: input.enableTools,
+      source: "drawer",
+      system: assistant
+        ? { text: assistant.system, prompt: assistant.prompt, toolSets: assistant.toolSets }
+        : undefined,
+    },
     controller.signal,
   );
   async function* withStopRegistration() {

@@ -1,0 +1,23 @@
+import { getDb } from "@/db";
+import { newPromptInput } from "@/features/prompts/contracts";
+import { promptAccess } from "@/features/prompts/server/access";
+import { withUser } from "@/lib/auth/guards";
+import { actorOf } from "@/lib/changes/changes";
+import { readJson } from "@/lib/http/route";
+import { createVersion, listPrompts } from "@/lib/prompts/store";
+
+/** The tenant's prompts with their labels and newest version (every member may read them). */
+export const GET = withUser(async (_req, { auth }) => {
+  const db = await getDb();
+  const { tenantId, rights } = await promptAccess(db, auth);
+  return Response.json({ prompts: await listPrompts(db, tenantId), rights });
+});
+
+/** Creates a prompt, or its next version: `{name, type, messages | text, config?, labels?, message?}`. */
+export const POST = withUser(async (req, { auth, requestId }) => {
+  const input = await readJson(req, newPromptInput);
+  const db = await getDb();
+  const { tenantId, rights } = await promptAccess(db, auth);
+  const created = await createVersion(db, tenantId, input, actorOf(auth, requestId), rights);
+  return Response.json(created, { status: 201 });
+});

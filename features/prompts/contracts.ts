@@ -1,0 +1,109 @@
+// What the prompt routes take and answer, shared by the routes and the browser. Browser-safe: zod only.
+import { z } from "zod";
+import { hasNoNul, NO_NUL } from "@/db/sql-text";
+import { LABEL_NAME, PROMPT_NAME } from "@/lib/prompts/template";
+
+/** Path words the prompt routes use after a name, so no name segment may be one of them. */
+export const RESERVED_SEGMENTS = ["labels", "versions", "run"];
+
+export const promptName = z
+  .string()
+  .trim()
+  .min(1, "enter a name")
+  .max(200)
+  .regex(PROMPT_NAME, 'letters, digits, ".", "_" and "-", with "/" between folders (e.g. support/triage)')
+  .refine(
+    (n) => !n.split("/").some((s) => RESERVED_SEGMENTS.includes(s)),
+    `"${RESERVED_SEGMENTS.join('", "')}" cannot be a part of a name`,
+  );
+
+export const labelName = z
+  .string()
+  .regex(LABEL_NAME, "lower-case letters, digits, - and _ (e.g. production)");
+
+const text = (max: number) => z.string().max(max).refine(hasNoNul, NO_NUL);
+const message = z.object({ role: z.enum(["system", "user", "assistant"]), content: text(100_000) }).strict();
+
+export const promptConfigInput = z
+  .object({
+    model: z.string().trim().min(1).max(200).refine(hasNoNul, NO_NUL).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+    toolSets: z.array(z.string().max(100).refine(hasNoNul, NO_NUL)).max(50).optional(),
+  })
+  .strict();
+
+const common = {
+  name: promptName,
+  config: promptConfigInput.optional(),
+  labels: z.array(labelName).max(20).optional(),
+  message: text(2_000).optional(),
+};
+
+/** A new prompt, or the next version of one: a chat prompt's messages or a text prompt's text. */
+export const newPromptInput = z.discriminatedUnion("type", [
+  z
+    .object({
+      ...common,
+      type: z.literal("chat"),
+      messages: z.array(message).min(1, "add a message").max(100),
+    })
+    .strict(),
+  z
+    .object({
+      ...common,
+      type: z.literal("text"),
+      text: text(100_000).pipe(z.string().min(1, "enter the text")),
+    })
+    .strict(),
+]);
+
+export const moveLabelInput = z.object({ version: z.number().int().min(1) }).strict();
+
+/** A playground run: which version (number or label, else production), its variables, and the alias to ask. */
+export const playgroundInput = z
+  .object({
+    version: z.number().int().min(1).optional(),
+    label: labelName.optional(),
+    variables: z.record(z.string().max(200), text(100_000)).default({}),
+    model: z.string().trim().min(1).max(200).optional(),
+  })
+  .strict();
+
+export type PromptMessageView = { role: "system" | "user" | "assistant"; content: string };
+export type PromptConfigView = z.output<typeof promptConfigInput>;
+
+export type PromptVersionView = {
+  name: string;
+  version: number;
+  type: "chat" | "text";
+  messages: PromptMessageView[] | null;
+  text: string | null;
+  config: PromptConfigView;
+  variables: string[];
+  message: string | null;
+  createdBy: string;
+  createdAt: string;
+  archived: boolean;
+  labels: string[];
+};
+
+export type PromptSummaryView = {
+  name: string;
+  type: "chat" | "text";
+  latestVersion: number;
+  labels: Record<string, number>;
+  updatedAt: string;
+};
+
+export type PlaygroundResult = {
+  turnId: string;
+  status: string;
+  answer: string;
+  servedModel: string | null;
+  usage: { inputTokens: number; outputTokens: number };
+  cost: string | null;
+  costStatus: string;
+  latencyMs: number;
+  error?: { class: string; message: string };
+};
