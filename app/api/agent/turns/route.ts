@@ -36,7 +36,9 @@ export const POST = withUser(async (req, { auth }) => {
     tenant: tenant.name,
     user: auth.user.name || auth.user.email,
   });
-  const model = input.model ?? assistant?.model ?? gateway.defaultModel;
+  // A stored model that is not (or no longer) an alias is passed over rather than failing every turn.
+  const stored = assistant?.model && gateway.hasModel(assistant.model) ? assistant.model : undefined;
+  const model = input.model ?? stored ?? gateway.defaultModel;
   if (!gateway.hasModel(model)) {
     throw new AppError("validation_failed", `unknown model "${model}"`, {
       fields: { model: [`choose one of: ${gateway.modelAliases().join(", ")}`] },
