@@ -4,7 +4,7 @@ import { hasNoNul, NO_NUL } from "@/db/sql-text";
 import { LABEL_NAME, PROMPT_NAME } from "@/lib/prompts/template";
 
 /** Path words the prompt routes use after a name, so no name segment may be one of them. */
-export const RESERVED_SEGMENTS = ["labels", "versions", "run"];
+export const RESERVED_SEGMENTS = ["labels", "versions", "run", "stats"];
 
 export const promptName = z
   .string()
@@ -106,4 +106,18 @@ export type PlaygroundResult = {
   costStatus: string;
   latencyMs: number;
   error?: { class: string; message: string };
+};
+
+export type VersionStatsView = {
+  version: number;
+  calls: number;
+  failures: number;
+  failureRate: number;
+  cost: string;
+  costPerCall: string | null;
+  unpricedCalls: number;
+  p50LatencyMs: number | null;
+  p95LatencyMs: number | null;
+  inputTokens: number;
+  outputTokens: number;
 };

@@ -409,4 +409,23 @@ describe.each(testDbKinds)("the prompt store on %s", (kind) => {
     expect(missing.status).toBe(422);
     expect((await missing.json()).error.fields).toHaveProperty(["variables.question"]);
   });
+
+  it("compares a prompt's versions from the ledger: calls, failures, cost per call, latency percentiles", async () => {
+    await as("member@acme.test");
+    const res = await onePrompt.GET(new Request("http://app/x?days=7"), at("support/triage/stats"));
+    expect(res.status).toBe(200);
+    const { versions } = await res.json();
+    expect(versions.map((v: { version: number; calls: number }) => [v.version, v.calls])).toEqual([
+      [2, 1],
+      [1, 1],
+    ]);
+    for (const v of versions) {
+      expect(v.failureRate).toBe(0);
+      expect(Number(v.costPerCall)).toBeGreaterThan(0);
+      expect(v.costPerCall).toBe(v.cost);
+      expect(v.p95LatencyMs).toBeGreaterThanOrEqual(v.p50LatencyMs);
+    }
+    const bad = await onePrompt.GET(new Request("http://app/x?days=900"), at("support/triage/stats"));
+    expect(bad.status).toBe(422);
+  });
 });

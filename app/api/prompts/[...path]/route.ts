@@ -1,4 +1,4 @@
-import { getDb } from "@/db";
+import { type Database, getDb } from "@/db";
 import { labelName, moveLabelInput, playgroundInput, promptName } from "@/features/prompts/contracts";
 import { promptAccess } from "@/features/prompts/server/access";
 import { withUser } from "@/lib/auth/guards";
@@ -7,6 +7,7 @@ import { container } from "@/lib/container";
 import { AppError, notFound } from "@/lib/core/errors";
 import { readJson } from "@/lib/http/route";
 import { runPlayground } from "@/lib/prompts/playground";
+import { promptVersionStats } from "@/lib/prompts/stats";
 import {
   archiveVersion,
   describeRef,
@@ -21,14 +22,15 @@ type Params = { path: string[] };
 /**
  * A prompt's routes, its name being every segment before the action (names may hold "/"):
  * GET /api/prompts/{name}[?label=…|?version=N], PUT /api/prompts/{name}/labels/{label},
- * POST /api/prompts/{name}/run (the playground), DELETE /api/prompts/{name}/versions/{N} (archives).
+ * POST /api/prompts/{name}/run (the playground), DELETE /api/prompts/{name}/versions/{N} (archives),
+ * GET /api/prompts/{name}/stats (versions compared).
  */
-function parse(path: string[], action?: "labels" | "versions" | "run") {
+function parse(path: string[], action?: "labels" | "versions" | "run" | "stats") {
   const parts = path.map((p) => decodeURIComponent(p));
   let name = parts;
   let arg: string | undefined;
-  if (action === "run") {
-    if (parts.at(-1) !== "run") throw notFound("route");
+  if (action === "run" || action === "stats") {
+    if (parts.at(-1) !== action) throw notFound("route");
     name = parts.slice(0, -1);
   } else if (action) {
     if (parts.at(-2) !== action) throw notFound("route");
@@ -61,8 +63,9 @@ function refOf(url: URL): VersionRef {
 export const GET = withUser<Params>(async (req, { auth, params }) => {
   const db = await getDb();
   const { tenantId, rights } = await promptAccess(db, auth);
-  const { name } = parse(params.path);
   const url = new URL(req.url);
+  if (params.path.at(-1) === "stats") return stats(db, tenantId, params.path, url);
+  const { name } = parse(params.path);
   if (!url.searchParams.has("label") && !url.searchParams.has("version"))
     return Response.json({ ...(await promptVersions(db, tenantId, name)), rights });
   const ref = refOf(url);
@@ -70,6 +73,24 @@ export const GET = withUser<Params>(async (req, { auth, params }) => {
   if (!version) throw notFound(describeRef(name, ref));
   return Response.json({ version });
 });
+
+/**
+ * GET /api/prompts/{name}/stats?days=N (7 by default, at most 90): each version's calls, failure rate, cost, cost
+ * per call and p50/p95 latency from the ledger, to compare versions.
+ */
+async function stats(db: Database, tenantId: string, path: string[], url: URL): Promise<Response> {
+  const { name } = parse(path, "stats");
+  const raw = url.searchParams.get("days") ?? "7";
+  if (!/^\d{1,2}$/.test(raw) || Number(raw) < 1 || Number(raw) > 90)
+    throw new AppError("validation_failed", "the request is invalid", {
+      fields: { days: ["a number of days from 1 to 90"] },
+    });
+  return Response.json({
+    name,
+    days: Number(raw),
+    versions: await promptVersionStats(db, tenantId, name, Number(raw)),
+  });
+}
 
 /** Moves a label: `{version}`. `production` is for tenant admins; `latest` is kept by the store. */
 export const PUT = withUser<Params>(async (req, { auth, params, requestId }) => {
