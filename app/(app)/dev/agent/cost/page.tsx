@@ -1,11 +1,24 @@
 import { SchemaPage } from "@/components/ui/schema-page";
+import { VersionCompare } from "@/features/prompts/components/version-compare";
+import { currentUser } from "@/lib/auth/guards";
 import { container } from "@/lib/container";
 import { pricesInfo } from "@/lib/gateway";
 import { getTranslator } from "@/lib/i18n/server";
 
 export default async function Page() {
   const t = await getTranslator();
+  // Prompts belong to a tenant: the platform-wide view has no versions to compare.
+  const auth = await currentUser();
   const prices = pricesInfo(container().gateway.config);
   const note = t("cost.pricesAsOf", { ...prices, overrides: String(prices.overrides) });
-  return <SchemaPage schemaKey="agent-cost" note={note} />;
+  return (
+    <>
+      <SchemaPage schemaKey="agent-cost" note={note} />
+      {auth?.tenant && (
+        <div className="mt-8">
+          <VersionCompare />
+        </div>
+      )}
+    </>
+  );
 }
