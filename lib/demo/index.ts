@@ -12,7 +12,8 @@ export function demoFromEnv(env: NodeJS.ProcessEnv = process.env): DemoOptions |
 
 /**
  * Seeds the demo into an empty database: the demo tenants and accounts, their orders, and a month of sample usage
- * so the admin pages are full from the first visit. Runs after the migrations, under their lock.
+ * and Acme's demo prompts, so the admin pages are full from the first visit. Runs after the migrations, under their
+ * lock.
  */
 export async function seedDemoData(
   handle: DatabaseHandle,
@@ -23,6 +24,10 @@ export async function seedDemoData(
   if (seeded && options.sampleTurns > 0) {
     const { generateSampleHistory } = await import("./sample-data");
     await generateSampleHistory(handle.db, handle.kind, { turns: options.sampleTurns, seed: 7 });
+  }
+  if (seeded) {
+    const { seedDemoPrompts } = await import("./sample-prompts");
+    await seedDemoPrompts(handle.db);
   }
   return { seeded };
 }
