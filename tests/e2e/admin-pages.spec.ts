@@ -37,9 +37,13 @@ test.describe("the schema-driven admin pages", () => {
     await page.getByTestId("filter-servedModel").fill("gpt-4o-mini");
     await page.getByTestId("filter-apply").click();
     await expect(page).toHaveURL(/f\.servedModel=gpt-4o-mini/);
-    await expect(rows(page).first()).toBeVisible();
-    const models = await rows(page).locator('td[data-field="servedModel"]').allTextContents();
-    expect(models.every((m) => m === "gpt-4o-mini")).toBe(true);
+    // Polled: the previous rows stay on screen (dimmed) until the filtered ones arrive.
+    await expect
+      .poll(async () => {
+        const models = await rows(page).locator('td[data-field="servedModel"]').allTextContents();
+        return models.length > 0 && models.every((m) => m === "gpt-4o-mini");
+      })
+      .toBe(true);
     await page.goBack();
     await expect(page).not.toHaveURL(/f\.servedModel/);
   });

@@ -157,6 +157,9 @@ test.describe("tables that fit and filters that help", () => {
     );
     await expect(detail.locator("dd [data-value]").nth(1)).toHaveText(/^(聊天抽屉|API|定时任务)$/);
     await page.goto("/dev/admin/members");
+    await expect(
+      page.locator('[data-schema-key="admin-members"] td[data-field="role"]').first(),
+    ).toBeVisible();
     const roles = await page
       .locator('[data-schema-key="admin-members"] td[data-field="role"]')
       .allTextContents();
