@@ -14,7 +14,7 @@ import {
   storedToolCalls,
 } from "@/lib/turns/conversation";
 import type { AgentEvent } from "@/lib/turns/events";
-import type { ChatTurnSource, TurnObserver } from "@/lib/turns/observer";
+import type { ChatTurnSource, TurnObserver, TurnReplacement } from "@/lib/turns/observer";
 import type { ToolRegistry } from "./registry";
 import { type RepeatCounter, runRoundTools } from "./round-tools";
 import type { Tool, ToolSet } from "./tool";
@@ -45,7 +45,14 @@ export type AgentContext = {
   conversationId: string;
 };
 
-export type SendRequest = { message: string; model?: string; enableTools?: boolean; source?: ChatTurnSource };
+export type SendRequest = {
+  message: string;
+  model?: string;
+  enableTools?: boolean;
+  source?: ChatTurnSource;
+  /** This turn edits or regenerates an earlier one (the caller marks that one's messages superseded). */
+  replaces?: TurnReplacement;
+};
 
 export const LIMIT_INSTRUCTION =
   "You have used every tool round available for this request. Do not call tools. Answer the user now in text, with what you have.";
@@ -92,6 +99,7 @@ export class AgentService {
           conversationId: ctx.conversationId,
           source: request.source ?? "drawer",
           message: request.message,
+          ...(request.replaces ? { replaces: request.replaces } : {}),
         })
         .catch((error: unknown) => log.error({ err: error }, "turn observer failed at start"));
     };

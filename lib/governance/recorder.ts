@@ -160,6 +160,8 @@ export const requestAudit = (turn: TurnStart): Audit => ({
     source: turn.source,
     message: clip(turn.message),
     toolsOffered: turn.toolsOffered,
+    // An edit or a regenerate names the turn it replaced, so the trail tells the two versions apart.
+    ...(turn.source !== "api" && turn.replaces ? { replaces: turn.replaces } : {}),
   },
 });
 
