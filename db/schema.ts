@@ -303,6 +303,10 @@ export const sysAgentMessage = pgTable(
     role: text("role", { enum: ["system", "user", "assistant", "tool"] }).notNull(),
     parts: jsonb("parts").$type<MessageParts>().notNull(),
     createdAt: createdAt(),
+    // Edit-and-resend or regenerate replaced this message: it stays stored (and in the audit) but leaves the
+    // conversation the model and the drawer see; superseded_by is the turn that replaced it.
+    supersededAt: timestamp("superseded_at", { withTimezone: true }),
+    supersededBy: uuid("superseded_by"),
   },
   (t) => [index("sys_agent_message_session_idx").on(t.tenantId, t.sessionId, t.seq)],
 );

@@ -35,6 +35,12 @@ async function openDrawer(p: Page) {
   await p.getByTestId("agent-drawer-toggle").click();
   await p.getByTestId("agent-drawer").waitFor();
 }
+const enqueueReplies = (...replies: unknown[]) =>
+  fetch(`${fake}/__control/enqueue`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ replies }),
+  });
 async function ask(p: Page, text: string) {
   await p.getByTestId("agent-input").fill(text);
   await p.getByTestId("agent-input").press("Enter");
@@ -86,6 +92,54 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
       await p.getByTestId("agent-input").fill("Are you there?");
       await p.getByTestId("agent-input").press("Enter");
       await p.getByTestId("agent-error").waitFor();
+    },
+  ],
+  [
+    "drawer-history",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await openDrawer(p);
+      await ask(p, "## Quarterly **budget** review for the sales team");
+      await p.getByTestId("agent-new-conversation").click();
+      await ask(p, "What time is it in Tokyo?");
+      await p.getByTestId("agent-conversations-toggle").click();
+      await p.getByTestId("agent-history-search").fill("budget");
+      await p.waitForTimeout(800);
+    },
+  ],
+  [
+    "drawer-actions",
+    "admin@globex.test",
+    {},
+    async (p: Page) => {
+      await openDrawer(p);
+      await p.getByTestId("agent-model-select").selectOption("gpt-fake");
+      await enqueueReplies(
+        { kind: "text", text: "Paris is the capital of France." },
+        { kind: "text", text: "The capital of France is **Paris**, on the Seine." },
+      );
+      await ask(p, "What is the capital of France?");
+      await p.getByTestId("agent-regenerate").click();
+      await p.getByTestId("agent-message-assistant").getByText("on the Seine").waitFor();
+      await p.getByTestId("agent-answer-footer").last().waitFor();
+    },
+  ],
+  [
+    "drawer-table",
+    "admin@globex.test",
+    {},
+    async (p: Page) => {
+      await openDrawer(p);
+      await p.getByTestId("agent-model-select").selectOption("gpt-fake");
+      const table = [
+        "| Model | Provider | Input tokens | Output tokens | Cost | Latency | Status |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+        "| gpt-4o-mini-2024-07-18 | openai-compatible | 123,456 | 78,901 | $15.75 | 1.8 s | success |",
+        "| claude-3-5-haiku-20241022 | anthropic | 45,210 | 12,034 | $9.44 | 2.3 s | success |",
+      ].join("\n");
+      await enqueueReplies({ kind: "text", text: `Spend by model this month:\n\n${table}` });
+      await ask(p, "Show spend by model as a table");
     },
   ],
   [

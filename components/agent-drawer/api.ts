@@ -5,7 +5,12 @@ const conversationPath = (id: string) => `/api/agent/conversations/${encodeURICo
 
 export const agentApi = {
   models: () => fetchJson<{ models: ModelInfo[]; defaultModel: string }>("/api/agent/models"),
-  conversations: () => fetchJson<{ conversations: ConversationSummary[] }>("/api/agent/conversations"),
+  /** The user's conversations, newest first; `search` matches titles and message text on the server. */
+  conversations: (search = "", signal?: AbortSignal) =>
+    fetchJson<{ conversations: ConversationSummary[] }>(
+      search ? `/api/agent/conversations?q=${encodeURIComponent(search)}` : "/api/agent/conversations",
+      signal,
+    ),
   conversation: (id: string, signal?: AbortSignal) =>
     fetchJson<{ conversation: ConversationSummary; messages: HistoryMessage[] }>(
       conversationPath(id),

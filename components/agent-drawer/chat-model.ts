@@ -230,3 +230,12 @@ export function withLedger(turn: ChatTurn, row: LedgerTurn): ChatTurn {
   });
   return { ...turn, parts, footer: footerFromLedger(row) };
 }
+
+/**
+ * The turn an edit or a regenerate would replace: the last one, once it is stored (it has an id and the user's
+ * words) and finished. A turn that never reached the server (no id) cannot be replaced; Retry sends it.
+ */
+export function lastReplaceable(turns: ChatTurn[]): ChatTurn | undefined {
+  const last = turns[turns.length - 1];
+  return last?.turnId && last.message !== null && last.phase === "done" ? last : undefined;
+}

@@ -1,13 +1,35 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useI18n } from "@/components/i18n";
-import type { Translate } from "@/lib/i18n/messages";
+import { plainTitle } from "@/lib/core/plain-title";
+import type { Locale, MessageKey, Translate } from "@/lib/i18n/messages";
+import { type DateGroup, groupByDate } from "./history-groups";
 import type { ConversationSummary } from "./types";
 
-/** The server names an untitled conversation "New conversation"; show that in the reader's language. */
+/**
+ * The server names an untitled conversation "New conversation"; show that in the reader's language. Titles
+ * read as plain text, also ones stored with markdown before titles were stripped.
+ */
 export function conversationTitle(c: ConversationSummary | undefined, t: Translate): string {
-  return !c?.title || c.title === "New conversation" ? t("agent.conversations.untitled") : c.title;
+  if (!c?.title || c.title === "New conversation") return t("agent.conversations.untitled");
+  return plainTitle(c.title, 200) || c.title;
+}
+
+const GROUP_LABEL: Record<DateGroup, MessageKey> = {
+  today: "drawer.group.today",
+  yesterday: "drawer.group.yesterday",
+  week: "drawer.group.week",
+  older: "drawer.group.older",
+};
+
+/** The time of day for today and yesterday, the date for anything older. */
+function whenLabel(iso: string, group: DateGroup, locale: Locale): string {
+  const when = new Date(iso);
+  const tag = locale === "zh" ? "zh-CN" : "en-GB";
+  return group === "today" || group === "yesterday"
+    ? when.toLocaleTimeString(tag, { hour: "2-digit", minute: "2-digit" })
+    : when.toLocaleDateString(tag, { day: "numeric", month: "short" });
 }
 
 const SMALL_BUTTON =
@@ -15,6 +37,7 @@ const SMALL_BUTTON =
 
 function ConversationRow({
   conversation,
+  when,
   current,
   busy,
   onOpen,
@@ -22,6 +45,7 @@ function ConversationRow({
   onDelete,
 }: {
   conversation: ConversationSummary;
+  when: string;
   current: boolean;
   busy: boolean;
   onOpen: () => void;
@@ -100,9 +124,15 @@ function ConversationRow({
             onClick={onOpen}
             disabled={busy && !current}
             title={busy && !current ? t("agent.conversations.busy") : title}
-            className="min-w-0 flex-1 truncate rounded px-1 py-0.5 text-left text-sm hover:bg-slate-200 disabled:cursor-not-allowed disabled:opacity-60 dark:hover:bg-slate-700"
+            className="flex min-w-0 flex-1 items-baseline gap-2 rounded px-1 py-0.5 text-left text-sm hover:bg-slate-200 disabled:cursor-not-allowed disabled:opacity-60 dark:hover:bg-slate-700"
           >
-            {title}
+            <span className="min-w-0 flex-1 truncate">{title}</span>
+            <time
+              dateTime={conversation.updatedAt}
+              className="shrink-0 text-[0.7rem] text-slate-500 tabular-nums dark:text-slate-400"
+            >
+              {when}
+            </time>
           </button>
           <button
             type="button"
@@ -158,12 +188,19 @@ function ConversationRow({
   );
 }
 
+/** How long typing pauses before the search goes to the server. */
+const SEARCH_DELAY_MS = 250;
+
+/** The history: a search box, then the conversations grouped by date (Today, Yesterday, Previous 7 days, Older). */
 export function ConversationList({
   id,
   conversations,
   failed,
+  query,
+  searching,
   currentId,
   busy,
+  onSearch,
   onOpen,
   onRename,
   onDelete,
@@ -171,38 +208,102 @@ export function ConversationList({
   id: string;
   conversations: ConversationSummary[] | null;
   failed: boolean;
+  query: string;
+  searching: boolean;
   currentId: string | null;
   busy: boolean;
+  onSearch: (text: string) => void;
   onOpen: (id: string) => void;
   onRename: (id: string, title: string) => Promise<void>;
   onDelete: (id: string) => Promise<void>;
 }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
+  const [draft, setDraft] = useState(query);
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const now = new Date();
+  const groups = groupByDate(conversations ?? [], (c) => new Date(c.updatedAt), now);
+  const searched = query.trim();
   return (
     <div
       id={id}
-      className="max-h-64 overflow-y-auto border-b border-slate-200 px-2 py-2 dark:border-slate-800"
+      className="border-b border-slate-200 dark:border-slate-800"
       data-testid="agent-conversation-list"
     >
-      {failed && (
-        <p className="px-1 text-xs text-red-600 dark:text-red-400">{t("agent.conversations.loadFailed")}</p>
-      )}
-      {conversations && !conversations.length && (
-        <p className="px-1 text-xs text-slate-500 dark:text-slate-400">{t("agent.conversations.empty")}</p>
-      )}
-      <ul aria-label={t("agent.conversations.label")} className="space-y-0.5">
-        {conversations?.map((c) => (
-          <ConversationRow
-            key={c.id}
-            conversation={c}
-            current={c.id === currentId}
-            busy={busy}
-            onOpen={() => onOpen(c.id)}
-            onRename={(title) => onRename(c.id, title)}
-            onDelete={() => onDelete(c.id)}
-          />
-        ))}
-      </ul>
+      <search className="px-3 pt-1 pb-2">
+        <label htmlFor="agent-history-search" className="sr-only">
+          {t("drawer.history.search")}
+        </label>
+        <input
+          id="agent-history-search"
+          type="search"
+          data-testid="agent-history-search"
+          value={draft}
+          maxLength={200}
+          placeholder={t("drawer.history.searchPlaceholder")}
+          onChange={(e) => {
+            const text = e.target.value;
+            setDraft(text);
+            clearTimeout(timer.current);
+            timer.current = setTimeout(() => onSearch(text), SEARCH_DELAY_MS);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === "Enter") {
+              e.preventDefault();
+              clearTimeout(timer.current);
+              onSearch(draft);
+            } else if (e.key === "Escape" && draft) {
+              // Clears the search first; a second Escape closes the drawer.
+              e.preventDefault();
+              e.stopPropagation();
+              setDraft("");
+              clearTimeout(timer.current);
+              onSearch("");
+            }
+          }}
+          className="w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-sm placeholder:text-slate-400 focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-500/30 dark:border-slate-700 dark:bg-slate-900"
+        />
+      </search>
+      <div className="max-h-72 overflow-y-auto px-2 pb-2" aria-busy={searching || undefined}>
+        {failed && (
+          <p className="px-1 text-xs text-red-600 dark:text-red-400">{t("agent.conversations.loadFailed")}</p>
+        )}
+        {conversations && !conversations.length && (
+          <p data-testid="agent-history-empty" className="px-1 text-xs text-slate-500 dark:text-slate-400">
+            {searched ? t("drawer.history.noMatch", { q: searched }) : t("agent.conversations.empty")}
+          </p>
+        )}
+        {!conversations && searching && (
+          <p className="px-1 text-xs text-slate-500 dark:text-slate-400">{t("drawer.history.searching")}</p>
+        )}
+        <div>
+          {groups.map(({ group, items }) => (
+            <section key={group} aria-labelledby={`agent-history-${group}`} className="pt-1">
+              <h3
+                id={`agent-history-${group}`}
+                data-testid="agent-history-group"
+                className="px-1 pt-1 pb-0.5 text-[0.7rem] font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400"
+              >
+                {t(GROUP_LABEL[group])}
+              </h3>
+              <ul className="space-y-0.5">
+                {items.map((c) => (
+                  <ConversationRow
+                    key={c.id}
+                    conversation={c}
+                    when={whenLabel(c.updatedAt, group, locale)}
+                    current={c.id === currentId}
+                    busy={busy}
+                    onOpen={() => onOpen(c.id)}
+                    onRename={(title) => onRename(c.id, title)}
+                    onDelete={() => onDelete(c.id)}
+                  />
+                ))}
+              </ul>
+            </section>
+          ))}
+        </div>
+      </div>
     </div>
   );
 }

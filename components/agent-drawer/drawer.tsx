@@ -10,7 +10,7 @@ import { EmptyState } from "./empty-state";
 import { MessageList } from "./message-list";
 import { ModelBar } from "./model-bar";
 import { TurnErrorView } from "./turn-error";
-import type { ChatTurn } from "./types";
+import type { ChatTurn, ReplaceMode } from "./types";
 import { useAgentChat } from "./use-agent-chat";
 import { useConversations } from "./use-conversations";
 import { useModels } from "./use-models";
@@ -58,8 +58,8 @@ function DrawerBody({ scope, inputRef }: { scope: string; inputRef: RefObject<HT
   }, [refresh]);
 
   const focusInput = useCallback(() => inputRef.current?.focus(), [inputRef]);
-  const send = (text: string, retryOf?: ChatTurn) => {
-    void chat.send(text, models.selected, retryOf?.key);
+  const send = (text: string, options: { retryOf?: ChatTurn; mode?: ReplaceMode } = {}) => {
+    void chat.send(text, models.selected, { retryOf: options.retryOf?.key, mode: options.mode });
     focusInput();
   };
 
@@ -115,6 +115,9 @@ function DrawerBody({ scope, inputRef }: { scope: string; inputRef: RefObject<HT
           id="agent-conversations"
           conversations={conversations.list}
           failed={conversations.failed}
+          query={conversations.query}
+          searching={conversations.searching}
+          onSearch={(text) => void conversations.search(text)}
           currentId={chat.conversationId}
           busy={chat.running}
           onOpen={(id) => {
@@ -152,7 +155,13 @@ function DrawerBody({ scope, inputRef }: { scope: string; inputRef: RefObject<HT
           <MessageList
             turns={chat.turns}
             running={chat.running}
-            onRetry={(turn) => turn.message && send(turn.message, turn)}
+            onRetry={(turn) =>
+              turn.message &&
+              // A refused edit or regenerate never started: retrying does the same again.
+              send(turn.message, { retryOf: turn, mode: turn.turnId ? undefined : turn.mode })
+            }
+            onEdit={(text) => send(text, { mode: "edit" })}
+            onRegenerate={(turn) => turn.message && send(turn.message, { mode: "regenerate" })}
           />
         ) : (
           <EmptyState onPick={(text) => send(text)} disabled={chat.running} />

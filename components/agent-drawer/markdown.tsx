@@ -4,6 +4,7 @@ import { type ComponentProps, memo } from "react";
 import Markdown, { type Components, defaultUrlTransform, type UrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { useI18n } from "@/components/i18n";
+import { splitPendingTable } from "./pending-table";
 
 // Model output is untrusted: raw HTML is dropped (skipHtml), link URLs go through react-markdown's safe
 // transform (no javascript:), and images load only from https: or inline data:image URLs.
@@ -41,6 +42,37 @@ function SafeImage({ node: _node, src, alt }: WithNode<"img">) {
   return <img src={src} alt={alt ?? ""} className="my-1 max-h-80 max-w-full rounded-md" loading="lazy" />;
 }
 
+/** A table as wide as its columns need, scrolling sideways inside the bubble (browsers let keys scroll it). */
+function TableScroller({ node: _node, ...props }: ComponentProps<"table"> & { node?: unknown }) {
+  const { t } = useI18n();
+  return (
+    <section
+      data-testid="agent-table-scroll"
+      aria-label={t("drawer.table.scroll")}
+      className="max-w-full overflow-x-auto rounded focus-visible:outline-2 focus-visible:outline-indigo-500"
+    >
+      <table
+        {...props}
+        className="w-max min-w-full border-collapse text-xs [overflow-wrap:normal] break-normal"
+      />
+    </section>
+  );
+}
+
+/** Rows of a table still streaming: a placeholder, so raw pipes never flash before the table renders. */
+function PendingTable({ rows }: { rows: number }) {
+  const { t } = useI18n();
+  return (
+    <p
+      data-testid="agent-table-pending"
+      className="flex items-center gap-2 rounded-md border border-dashed border-slate-300 px-2 py-1.5 text-xs text-slate-500 dark:border-slate-600 dark:text-slate-400"
+    >
+      <span aria-hidden="true" className="inline-block h-2 w-2 animate-pulse rounded-full bg-slate-400" />
+      {t("drawer.table.pending", { rows: String(rows) })}
+    </p>
+  );
+}
+
 const remarkPlugins = [remarkGfm];
 
 const components: Components = {
@@ -58,19 +90,19 @@ const components: Components = {
       className={`rounded bg-slate-200/70 px-1 py-0.5 font-mono text-[0.85em] dark:bg-slate-700/70 ${props.className ?? ""}`}
     />
   ),
-  table: ({ node: _node, ...props }) => (
-    <div className="overflow-x-auto">
-      <table {...props} className="min-w-full border-collapse text-xs" />
-    </div>
-  ),
+  table: TableScroller,
+  // Cells wrap between words at a readable width; a table wider than the bubble scrolls inside it.
   th: ({ node: _node, ...props }) => (
     <th
       {...props}
-      className="border border-slate-300 bg-slate-100 px-2 py-1 text-left font-semibold dark:border-slate-600 dark:bg-slate-800"
+      className="max-w-64 min-w-16 border border-slate-300 bg-slate-100 px-2 py-1 text-left font-semibold dark:border-slate-600 dark:bg-slate-800"
     />
   ),
   td: ({ node: _node, ...props }) => (
-    <td {...props} className="border border-slate-300 px-2 py-1 align-top dark:border-slate-600" />
+    <td
+      {...props}
+      className="max-w-64 min-w-16 border border-slate-300 px-2 py-1 align-top dark:border-slate-600"
+    />
   ),
   ul: ({ node: _node, ...props }) => <ul {...props} className="list-disc space-y-1 pl-5" />,
   ol: ({ node: _node, ...props }) => <ol {...props} className="list-decimal space-y-1 pl-5" />,
@@ -86,13 +118,24 @@ const components: Components = {
   hr: ({ node: _node, ...props }) => <hr {...props} className="border-slate-300 dark:border-slate-600" />,
 };
 
-/** Markdown for chat bubbles (GFM: tables, task lists, strikethrough, autolinks); memoised per text. */
-export const MarkdownText = memo(function MarkdownText({ text }: { text: string }) {
+/**
+ * Markdown for chat bubbles (GFM: tables, task lists, strikethrough, autolinks); memoised per text. While the
+ * text streams, a table at its end waits as a placeholder until its block is complete.
+ */
+export const MarkdownText = memo(function MarkdownText({
+  text,
+  streaming = false,
+}: {
+  text: string;
+  streaming?: boolean;
+}) {
+  const { ready, pendingRows } = splitPendingTable(text, streaming);
   return (
-    <div className="space-y-2 break-words [overflow-wrap:anywhere]">
+    <div className="min-w-0 space-y-2 break-words [overflow-wrap:anywhere]">
       <Markdown remarkPlugins={remarkPlugins} skipHtml urlTransform={urlTransform} components={components}>
-        {text}
+        {ready}
       </Markdown>
+      {pendingRows > 0 && <PendingTable rows={pendingRows} />}
     </div>
   );
 });

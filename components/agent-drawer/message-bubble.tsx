@@ -38,10 +38,29 @@ export function AssistantBubble({
       data-streaming={streaming ? "true" : undefined}
       aria-busy={streaming || undefined}
       aria-label={t("agent.assistant")}
-      className="max-w-[92%] rounded-2xl rounded-bl-sm border border-slate-200 bg-white px-3 py-2 text-sm text-slate-900 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+      className="max-w-[92%] min-w-0 overflow-hidden rounded-2xl rounded-bl-sm border border-slate-200 bg-white px-3 py-2 text-sm text-slate-900 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
     >
-      <MarkdownText text={text} />
+      <MarkdownText text={text} streaming={streaming} />
     </article>
+  );
+}
+
+/** A stopped answer says so plainly, in words and colour, not only in the small footer. */
+export function StoppedMarker() {
+  const { t } = useI18n();
+  return (
+    <p
+      data-testid="agent-stopped"
+      title={t("drawer.stoppedHint")}
+      className="flex w-fit items-center gap-1.5 rounded-full border border-amber-400 bg-amber-50 px-2.5 py-0.5 text-xs font-semibold text-amber-900 dark:border-amber-700 dark:bg-amber-950/50 dark:text-amber-200"
+    >
+      <span
+        aria-hidden="true"
+        className="inline-block h-2 w-2 rounded-[2px] bg-amber-600 dark:bg-amber-400"
+      />
+      {t("drawer.stopped")}
+      <span className="sr-only">: {t("drawer.stoppedHint")}</span>
+    </p>
   );
 }
 

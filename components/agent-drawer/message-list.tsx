@@ -1,8 +1,11 @@
 "use client";
 
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
+import { useI18n } from "@/components/i18n";
 import { AnswerFooter } from "./answer-footer";
-import { AssistantBubble, Notice, SystemNote, Thinking, UserBubble } from "./message-bubble";
+import { lastReplaceable } from "./chat-model";
+import { ActionButton, ActionRow, CopyButton, EditMessageForm } from "./message-actions";
+import { AssistantBubble, Notice, StoppedMarker, SystemNote, Thinking, UserBubble } from "./message-bubble";
 import { ToolCard } from "./tool-card";
 import { TurnErrorView } from "./turn-error";
 import type { ChatTurn, TurnPart } from "./types";
@@ -24,16 +27,85 @@ function PartView({ part, streaming }: { part: TurnPart; streaming: boolean }) {
   }
 }
 
-function TurnView({ turn, onRetry }: { turn: ChatTurn; onRetry?: () => void }) {
+/** The words of the answer, as copied: the model's text and what tools showed, in order. */
+const answerText = (turn: ChatTurn) =>
+  turn.parts
+    .flatMap((p) => (p.type === "text" ? [p.text] : p.type === "display" ? [p.content] : []))
+    .join("\n\n");
+
+export const isStopped = (turn: ChatTurn) =>
+  turn.localStatus === "stopped" || turn.footer?.status === "stopped";
+
+type TurnActions = {
+  /** This is the conversation's last stored turn and nothing runs: edit and regenerate apply to it. */
+  replaceable: boolean;
+  onRetry?: () => void;
+  onEdit: (text: string) => void;
+  onRegenerate: () => void;
+};
+
+function TurnView({ turn, actions }: { turn: ChatTurn; actions: TurnActions }) {
+  const { t } = useI18n();
+  const [editing, setEditing] = useState(false);
   const last = turn.parts[turn.parts.length - 1];
   const streaming = turn.phase === "streaming";
+  const answer = answerText(turn);
+  if (editing && !actions.replaceable) setEditing(false);
   return (
-    <li className="space-y-2" data-turn-id={turn.turnId ?? undefined}>
-      {turn.parts.map((part) => (
-        <PartView key={part.key} part={part} streaming={streaming && part === last} />
-      ))}
+    <li className="space-y-2" data-turn-id={turn.turnId ?? undefined} data-testid="agent-turn">
+      {turn.parts.map((part) =>
+        part.type === "user" ? (
+          <div key={part.key} className="space-y-1">
+            {editing ? (
+              <EditMessageForm
+                initial={part.text}
+                onCancel={() => setEditing(false)}
+                onSend={(text) => {
+                  setEditing(false);
+                  actions.onEdit(text);
+                }}
+              />
+            ) : (
+              <>
+                <UserBubble text={part.text} />
+                {!streaming && (
+                  <ActionRow align="end">
+                    <CopyButton text={part.text} label={t("drawer.copyMessage")} />
+                    {actions.replaceable && (
+                      <ActionButton
+                        testId="agent-edit"
+                        icon="edit"
+                        label={t("drawer.edit")}
+                        title={t("drawer.editMessage")}
+                        onClick={() => setEditing(true)}
+                      />
+                    )}
+                  </ActionRow>
+                )}
+              </>
+            )}
+          </div>
+        ) : (
+          <PartView key={part.key} part={part} streaming={streaming && part === last} />
+        ),
+      )}
       {streaming && last?.type !== "text" && <Thinking />}
-      {turn.error && <TurnErrorView error={turn.error} onRetry={onRetry} />}
+      {isStopped(turn) && <StoppedMarker />}
+      {turn.error && <TurnErrorView error={turn.error} onRetry={actions.onRetry} />}
+      {!streaming && (answer || actions.replaceable) && (
+        <ActionRow align="start">
+          {answer && <CopyButton text={answer} label={t("drawer.copyAnswer")} />}
+          {actions.replaceable && (
+            <ActionButton
+              testId="agent-regenerate"
+              icon="regenerate"
+              label={t("drawer.regenerate")}
+              title={t("drawer.regenerateAnswer")}
+              onClick={actions.onRegenerate}
+            />
+          )}
+        </ActionRow>
+      )}
       <AnswerFooter turn={turn} />
     </li>
   );
@@ -44,10 +116,14 @@ export function MessageList({
   turns,
   running,
   onRetry,
+  onEdit,
+  onRegenerate,
 }: {
   turns: ChatTurn[];
   running: boolean;
   onRetry: (turn: ChatTurn) => void;
+  onEdit: (text: string) => void;
+  onRegenerate: (turn: ChatTurn) => void;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
@@ -65,6 +141,7 @@ export function MessageList({
   }, [turns]);
 
   const lastTurn = turns[turns.length - 1];
+  const replaceable = running ? undefined : lastReplaceable(turns);
   return (
     <div
       ref={scroller}
@@ -79,10 +156,14 @@ export function MessageList({
           <TurnView
             key={turn.key}
             turn={turn}
-            onRetry={
+            actions={{
+              replaceable: turn === replaceable,
               // Only the latest turn can be retried, and not while another one runs.
-              turn === lastTurn && turn.error && turn.message && !running ? () => onRetry(turn) : undefined
-            }
+              onRetry:
+                turn === lastTurn && turn.error && turn.message && !running ? () => onRetry(turn) : undefined,
+              onEdit,
+              onRegenerate: () => onRegenerate(turn),
+            }}
           />
         ))}
       </ol>

@@ -72,9 +72,15 @@ export type FooterInfo = {
   status: LedgerTurn["status"];
 };
 
-/** failed: the server's message; network: no answer at all; cut: the stream ended without `done`. */
+/**
+ * failed: the server's message (its own failure, worth a retry); refused: the server said no to this request
+ * (a 4xx such as a too-long message), retrying would get the same answer; rateLimited: retry after `retryAt`
+ * (epoch ms); network: no answer at all; cut: the stream ended without `done`.
+ */
 export type TurnError =
   | { kind: "failed"; message: string }
+  | { kind: "refused"; message: string }
+  | { kind: "rateLimited"; message: string; retryAt: number }
   | { kind: "signedOut" }
   | { kind: "network" }
   | { kind: "cut" };
@@ -86,6 +92,8 @@ export type ChatTurn = {
   turnId: string | null;
   /** The user's words, kept so Retry can send them again. */
   message: string | null;
+  /** This turn edits or regenerates the one before it (Retry of a refused start does the same again). */
+  mode?: ReplaceMode;
   parts: TurnPart[];
   phase: "streaming" | "done";
   footer?: FooterInfo;
@@ -93,3 +101,10 @@ export type ChatTurn = {
   localStatus?: "stopped";
   error?: TurnError;
 };
+
+/** How a turn replaces the conversation's last one: edit-and-resend its message, or regenerate its answer. */
+export type ReplaceMode = "edit" | "regenerate";
+
+/** Whether Retry can help: not for a refusal (same request, same answer) or a sign-out. */
+export const isRetryable = (error: TurnError): boolean =>
+  error.kind !== "refused" && error.kind !== "signedOut";

@@ -3,10 +3,10 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, errorFromResponse } from "@/lib/client/api";
 import { agentApi } from "./api";
-import { applyEvent, endTurn, newTurn, turnsFromHistory, withLedger } from "./chat-model";
+import { applyEvent, endTurn, lastReplaceable, newTurn, turnsFromHistory, withLedger } from "./chat-model";
 import { readEventBatches } from "./sse";
 import { readStored, STORAGE_KEYS, writeStored } from "./storage";
-import type { ChatTurn, TurnError } from "./types";
+import type { ChatTurn, ReplaceMode, TurnError } from "./types";
 
 type Run = { key: string; controller: AbortController; turnId: string | null; stopRequested: boolean };
 
@@ -17,11 +17,34 @@ const FOOTERS_IN_VIEW = 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function toTurnError(error: unknown): TurnError {
-  if (error instanceof ApiError && error.status === 401) return { kind: "signedOut" };
-  if (error instanceof ApiError && error.status > 0) return { kind: "failed", message: error.message };
-  return { kind: "network" };
+/** When the server sends no Retry-After with a 429, Retry waits this long. */
+const DEFAULT_RETRY_AFTER_S = 5;
+
+/** The server's own words for a refusal: the field messages of a 422 ("the message is too long…"), else its message. */
+export function refusalMessage(error: ApiError): string {
+  const fields = Object.values(error.fields).flat();
+  return fields.length ? fields.join("; ") : error.message;
 }
+
+/**
+ * How a failed request reads and whether Retry helps: 5xx and network failures are retryable, a 429 after its
+ * wait (`retryAfterSeconds`, from the Retry-After header), any other 4xx is a refusal with the server's message.
+ */
+export function toTurnError(error: unknown, retryAfterSeconds?: number, now = Date.now()): TurnError {
+  if (!(error instanceof ApiError) || error.status === 0) return { kind: "network" };
+  if (error.status === 401) return { kind: "signedOut" };
+  if (error.status === 429) {
+    const wait = retryAfterSeconds ?? DEFAULT_RETRY_AFTER_S;
+    return { kind: "rateLimited", message: error.message, retryAt: now + wait * 1000 };
+  }
+  if (error.status >= 400 && error.status < 500) return { kind: "refused", message: refusalMessage(error) };
+  return { kind: "failed", message: error.message };
+}
+
+const retryAfterOf = (res: Response): number | undefined => {
+  const seconds = Number(res.headers.get("retry-after"));
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+};
 
 /**
  * The chat of one user in one tenant (`scope`): the current conversation, its turns, sending over SSE,
@@ -41,6 +64,10 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
   const runRef = useRef<Run | null>(null);
   const loadRef = useRef<AbortController | null>(null);
   const footersRequested = useRef(new Set<string>());
+  const turnsRef = useRef<ChatTurn[]>([]);
+  useEffect(() => {
+    turnsRef.current = turns;
+  }, [turns]);
   const onSettledRef = useRef(onSettled);
   useEffect(() => {
     onSettledRef.current = onSettled;
@@ -107,12 +134,24 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
     };
   }, [scope, openConversation]);
 
+  /**
+   * Sends a turn. `retryOf` is the failed turn being retried; `mode` makes the turn replace the conversation's
+   * last one (edit: `message` instead of its message; regenerate: its message again). The replaced turn leaves
+   * the view at once; if the server refuses before the turn starts, nothing was replaced and it comes back.
+   */
   const send = useCallback(
-    async (message: string, model: string | null, retryOf?: string): Promise<void> => {
+    async (
+      message: string,
+      model: string | null,
+      options: { retryOf?: string; mode?: ReplaceMode } = {},
+    ): Promise<void> => {
+      const { retryOf, mode } = options;
       const text = message.trim();
       // While a conversation loads, its history would replace the new turn.
       if (!text || runRef.current || loadRef.current) return;
-      const turn = newTurn(text);
+      const replaced = mode ? lastReplaceable(turnsRef.current.filter((t) => t.key !== retryOf)) : undefined;
+      if (mode && (!replaced || !conversationRef.current)) return;
+      const turn = { ...newTurn(text), ...(mode ? { mode } : {}) };
       const run: Run = {
         key: turn.key,
         controller: new AbortController(),
@@ -120,8 +159,14 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
         stopRequested: false,
       };
       runRef.current = run;
-      // A retried turn stays in view (the stored history has it too); its footer still says it failed.
-      setTurns((all) => [...all.map((t) => (t.key === retryOf ? { ...t, error: undefined } : t)), turn]);
+      setTurns((all) => [
+        ...all
+          // A retried turn stays in view (the stored history has it too); its footer still says it failed. A
+          // refused edit or regenerate was never stored: its retry takes its place.
+          .filter((t) => t.key !== replaced?.key && !(mode && t.key === retryOf))
+          .map((t) => (t.key === retryOf ? { ...t, error: undefined } : t)),
+        turn,
+      ]);
       setStreamedKey(turn.key);
       setLoadError(null);
       setRunning(true);
@@ -130,7 +175,8 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({
-            message: text,
+            ...(mode === "regenerate" ? { regenerate: true } : { message: text }),
+            ...(mode === "edit" ? { replace: "last" } : {}),
             ...(conversationRef.current ? { conversationId: conversationRef.current } : {}),
             ...(model ? { model } : {}),
           }),
@@ -138,7 +184,8 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
         });
         if (!res.ok || !res.body) {
           const error = res.ok ? new ApiError(res.status, "empty response") : await errorFromResponse(res);
-          updateTurn(turn.key, (t) => endTurn(t, { error: toTurnError(error) }));
+          if (replaced) setTurns((all) => all.flatMap((t) => (t.key === turn.key ? [replaced, t] : [t])));
+          updateTurn(turn.key, (t) => endTurn(t, { error: toTurnError(error, retryAfterOf(res)) }));
           return;
         }
         const created = res.headers.get("x-conversation-id");

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useI18n } from "@/components/i18n";
 import { Money } from "@/components/ui/money";
 import type { CellType, Row } from "@/lib/schema-pages/types";
+import { useBadgeLabel } from "./badges";
 import {
   fillHref,
   formatDateTime,
@@ -11,6 +12,7 @@ import {
   formatTokens,
   isBlank,
   jsonPreview,
+  pick,
   prettyJson,
   toDate,
 } from "./format";
@@ -50,37 +52,52 @@ const TONE_OF: Record<string, keyof typeof TONES> = {
 };
 
 const PILL = "inline-block rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap";
-
-export function Badge({ value }: { value: string }) {
-  const tone = TONES[TONE_OF[value.toLowerCase()] ?? "neutral"];
+/**
+ * A raw value (a status, a role) as a coloured pill, in the viewer's language when the page's schema labels
+ * it (`field` says where to look: segments, select options, `badges`); the raw value stays in data-value.
+ */
+export function Badge({ value, field }: { value: string; field?: string }) {
+  const { locale } = useI18n();
+  const label = useBadgeLabel(field, value);
+  const toneName = TONE_OF[value.toLowerCase()] ?? "neutral";
   return (
     <span
-      data-tone={TONE_OF[value.toLowerCase()] ?? "neutral"}
-      className={`inline-block rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ${tone}`}
+      data-tone={toneName}
+      data-value={value}
+      title={label ? value : undefined}
+      className={`${PILL} ${TONES[toneName]}`}
     >
-      {value}
+      {label ? pick(label, locale) : value}
     </span>
   );
 }
 
+/** The widest a table cell's text gets before it is cut, unless its column says otherwise. */
+const DEFAULT_WIDTH = 320;
+
 /** Long text is cut to one line in the table (full text on hover) and wraps in the detail. */
-const TextValue = ({ text, full }: { text: string; full?: boolean }) =>
+const TextValue = ({ text, full, width }: { text: string; full?: boolean; width?: number }) =>
   full ? (
     <span className="break-words whitespace-pre-wrap">{text}</span>
   ) : (
-    <span className="block max-w-[20rem] truncate" title={text.length > 40 ? text : undefined}>
+    <span className="block truncate" style={{ maxWidth: width ?? DEFAULT_WIDTH }} title={text}>
       {text}
     </span>
   );
 
 const Empty = () => <span className="text-slate-400 dark:text-slate-500">—</span>;
 
-/** One value rendered by its cell type; `full` is the detail drawer's roomier form (pretty JSON). */
+/**
+ * One value rendered by its cell type; `full` is the detail drawer's roomier form (pretty JSON). `field` names
+ * the value for badge labels; `width` caps a table cell (the rest on hover).
+ */
 export function CellValue(props: {
   cell: CellType;
   value: unknown;
   row: Row;
+  field?: string;
   href?: string;
+  width?: number;
   full?: boolean;
 }) {
   const { locale, t } = useI18n();
@@ -108,10 +125,10 @@ export function CellValue(props: {
   if (isBlank(value)) return <Empty />;
   switch (cell) {
     case "badge":
-      return <Badge value={String(value)} />;
+      return <Badge value={String(value)} field={props.field} />;
     case "datetime": {
       const date = toDate(value);
-      if (!date) return <TextValue text={String(value)} full={props.full} />;
+      if (!date) return <TextValue text={String(value)} full={props.full} width={props.width} />;
       const iso = date.toISOString();
       return (
         <time dateTime={iso} title={iso} className="whitespace-nowrap">
@@ -122,24 +139,30 @@ export function CellValue(props: {
     case "duration":
       return <span className="tabular-nums whitespace-nowrap">{formatDuration(value)}</span>;
     case "tokens":
-      return <span className="tabular-nums">{formatTokens(value, locale)}</span>;
+      return <span className="tabular-nums whitespace-nowrap">{formatTokens(value, locale)}</span>;
     case "json":
       return props.full ? (
         <pre className="max-h-80 overflow-auto rounded-md bg-slate-100 p-2 font-mono text-xs whitespace-pre-wrap break-all dark:bg-slate-800">
           {prettyJson(value)}
         </pre>
       ) : (
-        <code className="block max-w-xs truncate font-mono text-xs" title={jsonPreview(value, 2000)}>
+        <code
+          className="block truncate font-mono text-xs"
+          style={{ maxWidth: props.width ?? DEFAULT_WIDTH }}
+          title={jsonPreview(value, 2000)}
+        >
           {jsonPreview(value)}
         </code>
       );
     case "link": {
       const href = props.href ? fillHref(props.href, props.row) : null;
-      if (!href) return <TextValue text={String(value)} full={props.full} />;
+      if (!href) return <TextValue text={String(value)} full={props.full} width={props.width} />;
       return (
         <Link
           href={href}
-          className="whitespace-nowrap text-indigo-600 underline-offset-2 hover:underline dark:text-indigo-400"
+          title={String(value)}
+          style={props.full ? undefined : { maxWidth: props.width ?? DEFAULT_WIDTH }}
+          className="block truncate whitespace-nowrap text-indigo-600 underline-offset-2 hover:underline dark:text-indigo-400"
         >
           {String(value)}
         </Link>
@@ -147,7 +170,11 @@ export function CellValue(props: {
     }
     default:
       return (
-        <TextValue text={typeof value === "object" ? jsonPreview(value) : String(value)} full={props.full} />
+        <TextValue
+          text={typeof value === "object" ? jsonPreview(value) : String(value)}
+          full={props.full}
+          width={props.width}
+        />
       );
   }
 }

@@ -14,11 +14,13 @@ import { pick } from "./format";
 import type { SortState } from "./use-page-query";
 
 const NUMERIC: CellType[] = ["duration", "tokens", "money"];
-const alignOf = (cell: CellType) => (NUMERIC.includes(cell) ? "text-right" : "text-left");
 const ACTIONS = "__actions";
-/** Numbers and the row actions line up on the right. */
-const alignOfColumn = (id: string, col: ColumnDef | undefined) =>
-  id === ACTIONS ? "text-right" : alignOf(col?.cell ?? "text");
+/** Numbers (in tabular figures) and the row actions line up on the right, unless a column says otherwise. */
+const alignOfColumn = (id: string, col: ColumnDef | undefined) => {
+  if (id === ACTIONS) return "text-right";
+  const align = col?.align ?? (col && NUMERIC.includes(col.cell) ? "right" : "left");
+  return align === "right" ? "text-right tabular-nums" : "text-left";
+};
 
 /**
  * The one table of every schema page. Sorting and paging happen on the server (keyset), so the table model
@@ -48,7 +50,14 @@ export function DataTable(props: {
         header: pick(col.label, locale),
         enableSorting: col.sortable === true,
         cell: (ctx) => (
-          <CellValue cell={col.cell} value={ctx.getValue()} row={ctx.row.original} href={col.href} />
+          <CellValue
+            cell={col.cell}
+            field={col.field}
+            value={ctx.getValue()}
+            row={ctx.row.original}
+            href={col.href}
+            width={col.width}
+          />
         ),
       })),
     [schemaColumns, locale],
@@ -90,7 +99,10 @@ export function DataTable(props: {
   const rows = table.getRowModel().rows;
   // relative: the actions column's sr-only header is positioned; it must scroll (and clip) with the table.
   return (
-    <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+    <div
+      data-testid="table-scroll"
+      className="relative max-w-full overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900"
+    >
       <table aria-busy={props.loading} className="min-w-full text-sm">
         <caption className="sr-only">{props.caption}</caption>
         <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-800/50 dark:text-slate-300">

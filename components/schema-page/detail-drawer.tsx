@@ -114,6 +114,7 @@ function DetailBody({ def, detail }: { def: DetailDef; detail: Detail }) {
                 <dd className="min-w-0 break-words">
                   <CellValue
                     cell={field.cell}
+                    field={field.field}
                     value={detail.row[field.field]}
                     row={detail.row}
                     href={field.href}

@@ -4,7 +4,9 @@ import { Suspense, useCallback, useMemo } from "react";
 import { useI18n } from "@/components/i18n";
 import type { PageSchema, Row } from "@/lib/schema-pages/types";
 import { schemaUrl } from "./api";
+import { BadgeLabelsProvider } from "./badges";
 import { Charts } from "./charts";
+import { ColumnPicker } from "./column-picker";
 import { DataTable } from "./data-table";
 import { DetailDrawer } from "./detail-drawer";
 import { ErrorNote } from "./error-note";
@@ -13,6 +15,7 @@ import { formatNumber, pick } from "./format";
 import { MetricCards } from "./metric-cards";
 import { RowActionButtons, RowActionDialog, RowActionError, useRowActions } from "./row-actions";
 import { SegmentTabs } from "./segment-tabs";
+import { useColumnVisibility } from "./use-column-visibility";
 import { usePageQuery } from "./use-page-query";
 import { useRows } from "./use-rows";
 
@@ -31,11 +34,13 @@ function RowCountText(props: { shown: number; count: { count: number; approximat
 function SchemaPageBody({
   schema,
   superAdmin,
+  viewerId,
   urlPrefix,
   refresh,
 }: {
   schema: PageSchema;
   superAdmin: boolean;
+  viewerId: string;
   urlPrefix?: string;
   refresh?: number;
 }) {
@@ -45,6 +50,7 @@ function SchemaPageBody({
     () => schema.columns.filter((c) => superAdmin || !c.superAdminOnly),
     [schema.columns, superAdmin],
   );
+  const visibility = useColumnVisibility(columns, schema.key, viewerId);
   const rows = useRows(schema.key, query.apiQuery, query.filterQuery, schema.pageSize, refresh);
   const actions = useRowActions(rows.reload);
   const rowActions = schema.rowActions;
@@ -65,6 +71,7 @@ function SchemaPageBody({
       )}
       {hasFilters && (
         <FilterBar
+          schemaKey={schema.key}
           // Remounted when the URL's filters change (Back, Clear, a link), so the drafts follow the URL.
           key={JSON.stringify(query.filters)}
           filters={schema.filters ?? []}
@@ -90,20 +97,25 @@ function SchemaPageBody({
               <RowCountText shown={rows.rows.length} count={rows.count} />
             )}
           </p>
-          <a
-            data-testid="export-csv"
-            href={schemaUrl(schema.key, "export", query.apiQuery)}
-            download
-            className={`${BUTTON} ml-auto`}
-          >
-            {t("schema.exportCsv")}
-          </a>
+          <div className="ml-auto flex items-center gap-2">
+            {columns.length > 3 && (
+              <ColumnPicker columns={columns} visibility={visibility} className={BUTTON} />
+            )}
+            <a
+              data-testid="export-csv"
+              href={schemaUrl(schema.key, "export", query.apiQuery)}
+              download
+              className={BUTTON}
+            >
+              {t("schema.exportCsv")}
+            </a>
+          </div>
         </div>
         {rows.error && <ErrorNote message={rows.error.message} />}
         <RowActionError api={actions} />
         <DataTable
           caption={pick(schema.title, locale)}
-          columns={columns}
+          columns={visibility.visible}
           idField={schema.idField}
           rows={rows.rows}
           sort={query.sort}
@@ -157,6 +169,7 @@ function SchemaPageBody({
 export function SchemaPageClient({
   schema,
   superAdmin,
+  viewerId,
   scope,
   note,
   embedded = false,
@@ -165,6 +178,8 @@ export function SchemaPageClient({
 }: {
   schema: PageSchema;
   superAdmin: boolean;
+  /** The signed-in user's id: the column picker remembers its choice per user (and page). */
+  viewerId: string;
   scope?: string;
   /** A line under the scope (already translated), e.g. the date the cost dashboard's prices are as of. */
   note?: string;
@@ -202,7 +217,15 @@ export function SchemaPageClient({
       </header>
       {/* useSearchParams needs a boundary when the route is prerendered. */}
       <Suspense fallback={<p className="text-sm text-slate-500">{t("schema.loading")}</p>}>
-        <SchemaPageBody schema={schema} superAdmin={superAdmin} urlPrefix={urlPrefix} refresh={refresh} />
+        <BadgeLabelsProvider schema={schema}>
+          <SchemaPageBody
+            schema={schema}
+            superAdmin={superAdmin}
+            viewerId={viewerId}
+            urlPrefix={urlPrefix}
+            refresh={refresh}
+          />
+        </BadgeLabelsProvider>
       </Suspense>
     </div>
   );

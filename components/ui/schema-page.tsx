@@ -25,6 +25,7 @@ export async function SchemaPage({ schemaKey, note }: { schemaKey: string; note?
       key={auth.tenant?.id ?? "platform"}
       schema={opened.page}
       superAdmin={opened.ctx.superAdmin && !opened.ctx.tenantId}
+      viewerId={auth.user.id}
       scope={scope}
       note={note}
     />

@@ -14,7 +14,7 @@ import {
   storedToolCalls,
 } from "@/lib/turns/conversation";
 import type { AgentEvent } from "@/lib/turns/events";
-import type { ChatTurnSource, TurnObserver, TurnPrompt } from "@/lib/turns/observer";
+import type { ChatTurnSource, TurnObserver, TurnPrompt, TurnReplacement } from "@/lib/turns/observer";
 import type { ToolRegistry } from "./registry";
 import { type RepeatCounter, runRoundTools } from "./round-tools";
 import type { Tool, ToolSet } from "./tool";
@@ -52,6 +52,8 @@ export type SendRequest = {
   source?: ChatTurnSource;
   /** The tenant's own system prompt (its `assistant` prompt), instead of the built-in one, and which version it is. */
   system?: { text: string; prompt: TurnPrompt; toolSets?: string[] };
+  /** This turn edits or regenerates an earlier one (the caller marks that one's messages superseded). */
+  replaces?: TurnReplacement;
 };
 
 export const LIMIT_INSTRUCTION =
@@ -99,6 +101,7 @@ export class AgentService {
           conversationId: ctx.conversationId,
           source: request.source ?? "drawer",
           message: request.message,
+          ...(request.replaces ? { replaces: request.replaces } : {}),
         })
         .catch((error: unknown) => log.error({ err: error }, "turn observer failed at start"));
     };

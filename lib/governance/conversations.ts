@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, exists, ilike, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import {
   agentSchedule,
@@ -9,19 +9,19 @@ import {
   sysAgentMessage,
   sysAgentNotification,
   sysAgentSession,
+  sysAgentTurn,
 } from "@/db/schema";
 import { cleanRow, cleanRows, cleanText } from "@/lib/core/clean-text";
-import { notFound } from "@/lib/core/errors";
+import { AppError, notFound } from "@/lib/core/errors";
+import { plainTitle } from "@/lib/core/plain-title";
 import type { ConversationStore, Notification, StoredMessage } from "@/lib/turns/conversation";
 
-const TITLE_LENGTH = 60;
 // Any fixed 32-bit number: the advisory-lock namespace of a conversation's pending notifications.
 const NOTIFICATION_LOCK = 727_100_003;
 
-/** A conversation's title: the first line of its first message, shortened. */
+/** A conversation's title: the first line of its first message as plain text (no markdown), shortened. */
 export function titleFrom(message: string): string {
-  const line = message.trim().split("\n")[0]!.replace(/\s+/g, " ");
-  return line.length > TITLE_LENGTH ? `${line.slice(0, TITLE_LENGTH - 1)}…` : line || "New conversation";
+  return plainTitle(message) || "New conversation";
 }
 
 export type ConversationOwner = { tenantId: string; userId: string };
@@ -64,16 +64,44 @@ export async function getConversationOrThrow(
   return row;
 }
 
-/** Newest first, keyset-paginated by updated time. */
+/** `%`, `_` and `\` match themselves in a search, not as LIKE wildcards. */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Newest first, keyset-paginated by updated time. `search` keeps the conversations whose title or any message
+ * the user can see (their own words and the answers, not superseded ones) contains it, case-insensitively.
+ */
 export async function listConversations(
   db: Database,
-  owner: ConversationOwner & { limit?: number; before?: Date },
+  owner: ConversationOwner & { limit?: number; before?: Date; search?: string },
 ): Promise<SysAgentSession[]> {
   const scope = and(eq(sysAgentSession.tenantId, owner.tenantId), eq(sysAgentSession.userId, owner.userId));
+  const search = owner.search?.trim();
+  const pattern = search ? likePattern(search) : null;
+  const matches = pattern
+    ? or(
+        ilike(sysAgentSession.title, pattern),
+        exists(
+          db
+            .select({ one: sql`1` })
+            .from(sysAgentMessage)
+            .where(
+              and(
+                eq(sysAgentMessage.tenantId, owner.tenantId),
+                eq(sysAgentMessage.sessionId, sysAgentSession.id),
+                inArray(sysAgentMessage.role, ["user", "assistant"]),
+                isNull(sysAgentMessage.supersededAt),
+                sql`coalesce(${sysAgentMessage.parts}->>'kind', '') <> 'notification'`,
+                ilike(sql`${sysAgentMessage.parts}->>'content'`, pattern),
+              ),
+            ),
+        ),
+      )
+    : undefined;
   return db
     .select()
     .from(sysAgentSession)
-    .where(owner.before ? and(scope, lt(sysAgentSession.updatedAt, owner.before)) : scope)
+    .where(and(scope, owner.before ? lt(sysAgentSession.updatedAt, owner.before) : undefined, matches))
     .orderBy(desc(sysAgentSession.updatedAt))
     .limit(Math.min(owner.limit ?? 50, 200));
 }
@@ -137,15 +165,26 @@ export async function deleteConversation(
 
 export type ConversationMessage = StoredMessage & { id: string; turnId: string | null; createdAt: Date };
 
+/**
+ * The conversation as it stands: superseded messages (replaced by an edit or a regenerate) are left out unless
+ * asked for; they stay stored.
+ */
 export async function conversationMessages(
   db: Database,
   tenantId: string,
   conversationId: string,
+  options: { includeSuperseded?: boolean } = {},
 ): Promise<ConversationMessage[]> {
   const rows = await db
     .select()
     .from(sysAgentMessage)
-    .where(and(eq(sysAgentMessage.tenantId, tenantId), eq(sysAgentMessage.sessionId, conversationId)))
+    .where(
+      and(
+        eq(sysAgentMessage.tenantId, tenantId),
+        eq(sysAgentMessage.sessionId, conversationId),
+        options.includeSuperseded ? undefined : isNull(sysAgentMessage.supersededAt),
+      ),
+    )
     .orderBy(asc(sysAgentMessage.seq));
   return rows.map((r) => ({
     ...toStored(r.role, r.parts),
@@ -153,6 +192,65 @@ export async function conversationMessages(
     turnId: r.turnId,
     createdAt: r.createdAt,
   }));
+}
+
+export type ReplaceableTurn = { turnId: string; message: string };
+
+/**
+ * The turn an edit or a regenerate replaces: the conversation's latest turn with a user message that is not
+ * superseded. 409 when there is none, or while that turn is still running.
+ */
+export async function lastTurnOrThrow(
+  db: Database,
+  where: { tenantId: string; conversationId: string },
+): Promise<ReplaceableTurn> {
+  const [last] = await db
+    .select({ turnId: sysAgentMessage.turnId, parts: sysAgentMessage.parts })
+    .from(sysAgentMessage)
+    .where(
+      and(
+        eq(sysAgentMessage.tenantId, where.tenantId),
+        eq(sysAgentMessage.sessionId, where.conversationId),
+        eq(sysAgentMessage.role, "user"),
+        isNull(sysAgentMessage.supersededAt),
+        sql`coalesce(${sysAgentMessage.parts}->>'kind', '') <> 'notification'`,
+      ),
+    )
+    .orderBy(desc(sysAgentMessage.seq))
+    .limit(1);
+  if (!last?.turnId) throw new AppError("conflict", "this conversation has no message to edit or regenerate");
+  const [ledger] = await db
+    .select({ status: sysAgentTurn.status })
+    .from(sysAgentTurn)
+    .where(and(eq(sysAgentTurn.tenantId, where.tenantId), eq(sysAgentTurn.id, last.turnId)))
+    .limit(1);
+  if (ledger?.status === "running")
+    throw new AppError("conflict", "the last answer is still running; stop it or wait for it to finish");
+  return { turnId: last.turnId, message: last.parts.content };
+}
+
+/**
+ * Marks a turn's messages superseded by another turn: they stay stored, leave the model's context and the
+ * drawer's view. Notifications the turn carried stay: the model has not answered them anywhere else.
+ */
+export async function supersedeTurn(
+  db: Database,
+  where: { tenantId: string; conversationId: string; turnId: string; by: string },
+): Promise<number> {
+  const rows = await db
+    .update(sysAgentMessage)
+    .set({ supersededAt: new Date(), supersededBy: where.by })
+    .where(
+      and(
+        eq(sysAgentMessage.tenantId, where.tenantId),
+        eq(sysAgentMessage.sessionId, where.conversationId),
+        eq(sysAgentMessage.turnId, where.turnId),
+        isNull(sysAgentMessage.supersededAt),
+        sql`coalesce(${sysAgentMessage.parts}->>'kind', '') <> 'notification'`,
+      ),
+    )
+    .returning({ id: sysAgentMessage.id });
+  return rows.length;
 }
 
 function toStored(role: "system" | "user" | "assistant" | "tool", p: MessageParts): StoredMessage {

@@ -162,6 +162,8 @@ export const requestAudit = (turn: TurnStart): Audit => {
     message: clip(turn.message),
     toolsOffered: turn.toolsOffered,
   };
+  // An edit or a regenerate names the turn it replaced, so the trail tells the two versions apart.
+  if (turn.conversationId !== null && turn.replaces) payload.replaces = turn.replaces;
   if (turn.prompt) payload.prompt = turn.prompt;
   return { type: "request", payload };
 };

@@ -33,10 +33,39 @@ export function parsePageSchema(raw: unknown, file: string, providers: readonly 
       `${file}: defaultSort.field is "${page.defaultSort.field}", expected one of the columns' fields`,
     );
   }
+  checkColumnsAndBadges(page, file);
   const expected = `${page.key}.schema.json`;
   if (path.basename(file) !== expected)
     throw new PageSchemaError(`${file}: key is "${page.key}", so the file must be named ${expected}`);
   return page;
+}
+
+/**
+ * A table must show something before the picker is touched (the sort column at least), a column appears once,
+ * and every `badges` field is a badge cell of the table or the detail, so a label map never silently misses.
+ */
+function checkColumnsAndBadges(page: PageSchema, file: string) {
+  const seen = new Set<string>();
+  for (const column of page.columns) {
+    if (seen.has(column.field)) throw new PageSchemaError(`${file}: columns has "${column.field}" twice`);
+    seen.add(column.field);
+  }
+  const sortColumn = page.columns.find((c) => c.field === page.defaultSort.field);
+  if (sortColumn?.defaultHidden)
+    throw new PageSchemaError(
+      `${file}: columns "${sortColumn.field}" is the default sort, so it cannot be defaultHidden`,
+    );
+  const badgeFields = new Set([
+    ...page.columns.filter((c) => c.cell === "badge").map((c) => c.field),
+    ...(page.detail?.sections ?? []).flatMap((s) =>
+      s.fields.filter((f) => f.cell === "badge").map((f) => f.field),
+    ),
+  ]);
+  for (const field of Object.keys(page.badges ?? {}))
+    if (!badgeFields.has(field))
+      throw new PageSchemaError(
+        `${file}: badges.${field} names no badge column or detail field (badge fields: ${[...badgeFields].join(", ") || "none"})`,
+      );
 }
 
 /** Every page schema in schemas/, validated; the first bad file stops the load with its name and field. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/core/errors";
 import { log } from "@/lib/core/log";
-import type { PageQuery, PageSchema, Row } from "./types";
+import type { PageQuery, PageSchema, ProviderContext, Row } from "./types";
 
 /**
  * Reads a page query from the URL: sort=field:dir, segment=, cursor=, limit=, f.<field>=, f.<field>.from/to=.
@@ -50,6 +50,45 @@ export function pageQueryFrom(url: URL, page: PageSchema): PageQuery {
   const cursor = params.get("cursor") || null;
   if (cursor) decodeCursor(cursor);
   return { filters, segment, sort: { field: field!, direction }, cursor, limit };
+}
+
+/** The filter fields a viewer may ask suggestions for: the page's text filters marked `suggest`, and the
+ * super admin's tenant name. */
+export function suggestFields(page: PageSchema, ctx: ProviderContext): string[] {
+  const fields = (page.filters ?? []).filter((f) => f.type === "text" && f.suggest).map((f) => f.field);
+  if (ctx.superAdmin && !ctx.tenantId) fields.push("tenant");
+  return fields;
+}
+
+export const suggestFieldUnknown = (field: string) =>
+  new AppError("validation_failed", `no suggestions for "${field}"`, {
+    fields: { field: ["not a filter of this page that offers suggestions"] },
+  });
+
+const SUGGEST_LIMIT = 10;
+
+/** …/suggest?field=<filter>&q=<text>[&limit=]: a 422 for a field without suggestions or an overlong q. */
+export function suggestQueryFrom(
+  url: URL,
+  page: PageSchema,
+  ctx: ProviderContext,
+): { field: string; q: string; limit: number } {
+  const params = url.searchParams;
+  const field = params.get("field") ?? "";
+  if (!field)
+    throw new AppError("validation_failed", "field is required", { fields: { field: ["required"] } });
+  if (!suggestFields(page, ctx).includes(field)) throw suggestFieldUnknown(field);
+  const q = (params.get("q") ?? "").trim();
+  if (q.length > 200 || q.includes("\u0000"))
+    throw new AppError("validation_failed", "q must be at most 200 characters, without NUL", {
+      fields: { q: ["at most 200 characters, without NUL"] },
+    });
+  const limit = Number(params.get("limit") ?? SUGGEST_LIMIT);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 50)
+    throw new AppError("validation_failed", "limit must be a whole number from 1 to 50", {
+      fields: { limit: ["1 to 50"] },
+    });
+  return { field, q, limit };
 }
 
 export const unknownFilter = (key: string) =>

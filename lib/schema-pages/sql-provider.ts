@@ -1,16 +1,44 @@
 import "server-only";
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "@/db";
+import { tenant } from "@/db/schema";
+import { likeContains } from "@/db/sql-text";
 import { AppError } from "@/lib/core/errors";
 import { normalizeDecimal } from "@/lib/core/money-format";
-import { checkCursor, decodeCursor, encodeCursor, parseTimeBound, unknownFilter, uuidFilter } from "./query";
-import type { ChartDef, MetricDef, PageProvider, PageQuery, ProviderContext, Row } from "./types";
+import {
+  checkCursor,
+  decodeCursor,
+  encodeCursor,
+  parseTimeBound,
+  type TimeBound,
+  unknownFilter,
+  uuidFilter,
+} from "./query";
+import type { ChartDef, MetricDef, PageProvider, PageQuery, ProviderContext, Row, Suggestion } from "./types";
 
 type Expr = SQL | PgColumn;
 type Column = PgColumn;
 /** A sortable field: a non-null expression and the SQL type its cursor value is cast to. */
 export type SortField = { expr: Expr; type: "timestamptz" | "numeric" | "integer" | "text" };
+/**
+ * A time-range column. A bare expression is bounded exactly (an ISO time means that instant); `utcDay` is
+ * for daily rows (rollups): a bound covers its whole UTC day, so "last 24 hours" still includes today's row.
+ */
+export type TimeColumn = Expr | { utcDay: Expr };
+
+/**
+ * Where a filter's suggestions come from: distinct values of `value`, from the page's own table (its tenant
+ * column and joins) unless another table is named with its own tenant column. Scoped like every page query,
+ * so a tenant is offered only its own values. `recent` reads only the newest rows by that expression.
+ */
+export type SuggestSource = {
+  value: Expr;
+  table?: PgTable;
+  tenantColumn?: Column;
+  joins?: { table: PgTable; on: SQL }[];
+  recent?: Expr;
+};
 
 export type SqlProviderConfig = {
   table: PgTable;
@@ -24,8 +52,10 @@ export type SqlProviderConfig = {
   /** f.<field>=value → a condition; an unknown f.<field> is refused with 422. */
   filters: Record<string, (value: string) => SQL | undefined>;
   /** f.<field>.from / f.<field>.to (a day, YYYY-MM-DD, or an ISO time) → a time range on this column. */
-  dateFilters: Record<string, Expr>;
+  dateFilters: Record<string, TimeColumn>;
   segmentColumn?: Column;
+  /** Filter suggestions by filter field (the super admin's tenant names are built in, as "tenant"). */
+  suggestions?: Record<string, SuggestSource>;
   /** Measures for metric cards and charts: `count` counts rows, others are summed or averaged. */
   measures: Record<string, Expr>;
   /** Chart dimensions: the expression to group by and how to label it. */
@@ -42,6 +72,10 @@ type Joinable = { leftJoin(table: PgTable, on: SQL): Joinable };
 
 const COUNT_CAP = 10_000;
 const EXPORT_PAGE = 1_000;
+/** Suggestions read at most this many newest rows of a large table: bounded work per keystroke. */
+export const SUGGEST_WINDOW = 20_000;
+/** The built-in suggestion and filter for the super admin: tenants by name (f.tenant, contains). */
+export const TENANT_NAME_FILTER = "tenant";
 
 /**
  * A page provider over one table: tenant-scoped by construction (the super admin's null tenant reads all, with
@@ -131,7 +165,53 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
         cursor = result.nextCursor;
       } while (cursor);
     },
+    async suggest(ctx, field, q, limit) {
+      const source =
+        field === TENANT_NAME_FILTER
+          ? { table: tenant, tenantColumn: tenant.id, value: tenant.name }
+          : own(config.suggestions ?? {}, field);
+      if (!source) return null;
+      return suggestFrom(await db(), config, source, ctx, q, limit);
+    },
   };
+}
+
+/**
+ * Distinct values containing `q` (case-insensitive), A to Z ignoring case: from the newest SUGGEST_WINDOW rows when the
+ * source says which are newest. The tenant condition is the same as every page query's (scopeCondition).
+ */
+async function suggestFrom(
+  db: Database,
+  config: SqlProviderConfig,
+  source: SuggestSource,
+  ctx: ProviderContext,
+  q: string,
+  limit: number,
+): Promise<Suggestion[]> {
+  const table = source.table ?? config.table;
+  const scope = scopeCondition(source.tenantColumn ?? config.tenantColumn, ctx);
+  const value = sql<string | null>`(${source.value})::text`;
+  // The value may be a set-returning expression (a turn's tool names), so it is tested outside, not in WHERE.
+  let inner = db
+    .select({ v: value.as("suggest_value") })
+    .from(table)
+    .where(scope)
+    .$dynamic();
+  const joins = source.table ? (source.joins ?? []) : (source.joins ?? config.joins ?? []);
+  for (const j of joins) inner = inner.leftJoin(j.table, j.on);
+  if (source.recent) inner = inner.orderBy(sql`${source.recent} desc`).limit(SUGGEST_WINDOW);
+  const s = inner.as("s");
+  // Grouped, not DISTINCT, so the order can ignore case whatever the database's collation.
+  const rows = await db
+    .select({ value: s.v })
+    .from(s)
+    .where(and(sql`${s.v} <> ''`, q ? sql`${s.v} ilike ${likeContains(q)}` : undefined))
+    .groupBy(s.v)
+    .orderBy(sql`lower(${s.v})`, s.v)
+    .limit(limit);
+  return rows
+    .filter((r): r is { value: string } => r.value !== null)
+    .map((r) => ({ value: r.value, label: r.value }));
 }
 
 /** The filters a page query may use on a table, and the tenant column that scopes it. */
@@ -146,28 +226,32 @@ export type QueryScope = Pick<
  */
 export function scopedWhere(config: QueryScope, ctx: ProviderContext, q: PageQuery): SQL | undefined {
   const conditions: SQL[] = [];
-  if (ctx.tenantId) conditions.push(eq(config.tenantColumn, ctx.tenantId));
-  else if (!ctx.superAdmin) throw new AppError("forbidden", "choose a tenant first");
+  const scope = scopeCondition(config.tenantColumn, ctx);
+  if (scope) conditions.push(scope);
+  const allTenants = ctx.superAdmin && !ctx.tenantId;
   for (const [key, value] of Object.entries(q.filters)) {
     if (!value) continue;
     const dateMatch = key.match(/^(.+)\.(from|to)$/);
     if (dateMatch) {
       const column = own(config.dateFilters, dateMatch[1]!);
       if (!column) throw unknownFilter(key);
-      const bound = parseTimeBound(key, value);
-      const at = sql`${bound.text}::timestamptz`;
-      // A day as the end of a range covers that whole day.
-      conditions.push(
-        dateMatch[2] === "from"
-          ? sql`${column} >= ${at}`
-          : bound.kind === "date"
-            ? sql`${column} < ${at} + interval '24 hours'`
-            : sql`${column} <= ${at}`,
-      );
+      conditions.push(timeCondition(column, dateMatch[2] as "from" | "to", parseTimeBound(key, value)));
       continue;
     }
+    // The super admin's tenant filters: by id (links) or by name, contained (the filter bar). A tenant's own
+    // admin is already scoped to one tenant, so for them these narrow nothing.
     if (key === "tenantId") {
-      if (ctx.superAdmin && !ctx.tenantId) conditions.push(eq(config.tenantColumn, uuidFilter(key, value)));
+      if (allTenants) conditions.push(eq(config.tenantColumn, uuidFilter(key, value)));
+      continue;
+    }
+    if (key === TENANT_NAME_FILTER) {
+      if (allTenants)
+        conditions.push(
+          inArray(
+            config.tenantColumn,
+            sql`(select t.id from ${tenant} t where t.name ilike ${likeContains(value)})`,
+          ),
+        );
       continue;
     }
     const build = own(config.filters, key);
@@ -177,6 +261,26 @@ export function scopedWhere(config: QueryScope, ctx: ProviderContext, q: PageQue
   }
   if (q.segment && config.segmentColumn) conditions.push(eq(config.segmentColumn, q.segment));
   return conditions.length ? and(...conditions) : undefined;
+}
+
+/** The tenant condition every query of a context starts with: its tenant, or nothing for the super admin. */
+function scopeCondition(tenantColumn: Column, ctx: ProviderContext): SQL | undefined {
+  if (ctx.tenantId) return eq(tenantColumn, ctx.tenantId);
+  if (!ctx.superAdmin) throw new AppError("forbidden", "choose a tenant first");
+  return undefined;
+}
+
+function timeCondition(column: TimeColumn, end: "from" | "to", bound: TimeBound): SQL {
+  const at = sql`${bound.text}::timestamptz`;
+  if (typeof column === "object" && "utcDay" in column) {
+    const dayStart = sql`date_trunc('day', ${at}, 'UTC')`;
+    return end === "from"
+      ? sql`${column.utcDay} >= ${dayStart}`
+      : sql`${column.utcDay} < ${dayStart} + interval '1 day'`;
+  }
+  // A day as the end of a range covers that whole day; a time is that instant.
+  if (end === "from") return sql`${column} >= ${at}`;
+  return bound.kind === "date" ? sql`${column} < ${at} + interval '24 hours'` : sql`${column} <= ${at}`;
 }
 
 /** Adds the config's left joins to a select (its builder type changes with each join; the result keeps its shape). */

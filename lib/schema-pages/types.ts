@@ -17,10 +17,13 @@ export type SegmentDef = {
   allLabel: Localized;
   values: { value: string; label: Localized }[];
 };
+/** Quick time ranges beside a daterange filter; each sets f.<field>.from to an ISO time (and clears .to). */
+export type TimePreset = "1h" | "24h" | "7d" | "30d" | "month";
 export type FilterDef =
-  | { field: string; label: Localized; type: "text" }
+  /** `suggest`: the input offers values from the page's data (GET …/suggest?field=<field>&q=). */
+  | { field: string; label: Localized; type: "text"; suggest?: boolean }
   | { field: string; label: Localized; type: "select"; options: { value: string; label: Localized }[] }
-  | { field: string; label: Localized; type: "daterange" };
+  | { field: string; label: Localized; type: "daterange"; presets?: TimePreset[] };
 export type ColumnDef = {
   field: string;
   label: Localized;
@@ -30,7 +33,15 @@ export type ColumnDef = {
   href?: string;
   /** Only shown to the platform super admin (e.g. the tenant column). */
   superAdminOnly?: boolean;
+  /** Off until the viewer turns it on in the column picker (the row's detail shows it anyway). */
+  defaultHidden?: boolean;
+  /** The column's widest, in px: longer values are cut with "…" and shown whole on hover. */
+  width?: number;
+  /** Numbers (tokens, money, duration) are right-aligned unless this says otherwise. */
+  align?: "left" | "right";
 };
+/** Display labels for a badge field's raw values, by field then value: `{ "status": { "running": {en, zh} } }`. */
+export type BadgeLabels = Record<string, Record<string, Localized>>;
 export type DetailDef = {
   sections: {
     title: Localized;
@@ -82,6 +93,8 @@ export type PageSchema = {
   segments?: SegmentDef;
   filters?: FilterDef[];
   columns: ColumnDef[];
+  /** Labels for badge values the segments and select filters do not already name. */
+  badges?: BadgeLabels;
   detail?: DetailDef;
   charts?: ChartDef[];
   rowActions?: RowActionDef[];
@@ -121,4 +134,12 @@ export interface PageProvider {
   detail(ctx: ProviderContext, id: string): Promise<{ row: Row; events?: Row[] } | null>;
   /** Every filtered row, in pages, for the CSV export. */
   exportRows(ctx: ProviderContext, q: PageQuery): AsyncIterable<Row>;
+  /**
+   * Distinct values of one filterable field that contain `q` (case-insensitive), from this context's rows
+   * only, at most `limit`; null when the provider has no suggestions for that field.
+   */
+  suggest?(ctx: ProviderContext, field: string, q: string, limit: number): Promise<Suggestion[] | null>;
 }
+
+/** One value a filter input offers: `value` goes into the URL, `label` is what the list shows. */
+export type Suggestion = { value: string; label: string };

@@ -20,11 +20,15 @@ type TurnStartFields = {
   prompt?: TurnPrompt;
 };
 
+/** An edit-and-resend or a regenerate: the earlier turn whose messages this one supersedes. */
+export type TurnReplacement = { turnId: string; action: "edit" | "regenerate" };
+
 /** A turn of the agent loop (the drawer, a schedule): it reads and extends a conversation. */
 export type ChatTurnStart = TurnStartFields & {
   source: ChatTurnSource;
   conversationId: string;
   apiKeyId?: never;
+  replaces?: TurnReplacement;
 };
 
 /** One /v1 call: a turn of its own kind, with no conversation, made with a tenant's API key. */

@@ -6,12 +6,18 @@ import type { PageSchema } from "@/lib/schema-pages/types";
 import { CreateTenantForm } from "./create-tenant-form";
 
 /** The super admin's tenants screen: create one, then every tenant with rename, disable and enable. */
-export function TenantsAdmin({ tenantsPage }: { tenantsPage: PageSchema }) {
+export function TenantsAdmin({ tenantsPage, viewerId }: { tenantsPage: PageSchema; viewerId: string }) {
   const [refresh, setRefresh] = useState(0);
   return (
     <div className="space-y-8">
       <CreateTenantForm onCreated={() => setRefresh((n) => n + 1)} />
-      <SchemaPageClient schema={tenantsPage} superAdmin={false} embedded refresh={refresh} />
+      <SchemaPageClient
+        schema={tenantsPage}
+        superAdmin={false}
+        viewerId={viewerId}
+        embedded
+        refresh={refresh}
+      />
     </div>
   );
 }

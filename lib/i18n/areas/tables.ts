@@ -1,4 +1,40 @@
 /** Messages of the tables area (English is the source; Chinese must have every key). */
-export const en = {} as const;
+export const en = {
+  "tables.columns": "Columns",
+  "tables.columnsTitle": "Show or hide columns",
+  "tables.columnsReset": "Reset to default",
+  "tables.columnsHint": "Hidden columns are still in the row's details and in the CSV export.",
+  "tables.tenantName": "Tenant name",
+  "tables.suggestions": "Suggestions for {label}",
+  "tables.noSuggestions": "No matching values",
+  "tables.activeFilters": "Active filters",
+  "tables.removeChip": "Remove filter: {label}",
+  "tables.presets": "Quick ranges",
+  "tables.preset.1h": "Last hour",
+  "tables.preset.24h": "Last 24 h",
+  "tables.preset.7d": "Last 7 days",
+  "tables.preset.30d": "Last 30 days",
+  "tables.preset.month": "This month",
+  "tables.since": "since {time}",
+  "tables.until": "until {time}",
+} as const;
 
-export const zh: Record<keyof typeof en, string> = {};
+export const zh: Record<keyof typeof en, string> = {
+  "tables.columns": "列",
+  "tables.columnsTitle": "显示或隐藏列",
+  "tables.columnsReset": "恢复默认",
+  "tables.columnsHint": "隐藏的列仍会出现在行详情和 CSV 导出中。",
+  "tables.tenantName": "租户名称",
+  "tables.suggestions": "{label}的候选值",
+  "tables.noSuggestions": "没有匹配的值",
+  "tables.activeFilters": "当前筛选条件",
+  "tables.removeChip": "移除筛选条件：{label}",
+  "tables.presets": "快速时间范围",
+  "tables.preset.1h": "最近 1 小时",
+  "tables.preset.24h": "最近 24 小时",
+  "tables.preset.7d": "最近 7 天",
+  "tables.preset.30d": "最近 30 天",
+  "tables.preset.month": "本月",
+  "tables.since": "自 {time} 起",
+  "tables.until": "截至 {time}",
+};

@@ -40,6 +40,10 @@ export function adminChangesProvider(database: () => Promise<Database> = getDb):
     },
     dateFilters: { createdAt: c.createdAt },
     segmentColumn: c.objectType,
+    suggestions: {
+      actor: { value: c.actorEmail, recent: c.createdAt },
+      action: { value: c.action, recent: c.createdAt },
+    },
     measures: {},
     dimensions: { objectType: c.objectType, day: sql`date_trunc('day', ${c.createdAt})::date` },
     detail: changeDetail,

@@ -44,6 +44,7 @@ export function adminMembersProvider(database: () => Promise<Database> = getDb):
       role: (v) => (v === "admin" || v === "member" ? eq(m.role, v) : undefined),
     },
     dateFilters: { joinedAt: m.createdAt },
+    suggestions: { q: { value: appUser.email } },
     measures: {},
     dimensions: { role: m.role },
     detail: memberDetail,

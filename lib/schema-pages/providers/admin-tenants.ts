@@ -54,6 +54,7 @@ export function adminTenantsProvider(database: () => Promise<Database> = getDb):
             : undefined,
     },
     dateFilters: { createdAt: tenant.createdAt },
+    suggestions: { q: { value: tenant.name } },
     measures: {},
     dimensions: {},
     detail: tenantDetail,
@@ -74,6 +75,8 @@ function platformWide(provider: PageProvider): PageProvider {
     series: (ctx, q, chart) => provider.series(platform(ctx), q, chart),
     detail: (ctx, id) => provider.detail(platform(ctx), id),
     exportRows: (ctx, q) => provider.exportRows(platform(ctx), q),
+    suggest: (ctx, field, q, limit) =>
+      provider.suggest?.(platform(ctx), field, q, limit) ?? Promise.resolve(null),
   };
 }
 

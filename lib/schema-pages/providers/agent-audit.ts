@@ -43,6 +43,7 @@ export function agentAuditProvider(database: () => Promise<Database> = getDb): P
     },
     dateFilters: { createdAt: a.createdAt },
     segmentColumn: a.type,
+    suggestions: { user: { value: appUser.email, recent: a.createdAt } },
     measures: {},
     dimensions: { type: a.type, day: sql`date_trunc('day', ${a.createdAt})::date` },
     detail: auditDetail,

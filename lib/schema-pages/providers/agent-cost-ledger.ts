@@ -2,6 +2,7 @@ import "server-only";
 import { and, desc, eq, isNotNull, ne, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKey, sysAgentTurn, tenant } from "@/db/schema";
+import { likeContains } from "@/db/sql-text";
 import { AppError } from "@/lib/core/errors";
 import { normalizeDecimal } from "@/lib/core/money-format";
 import { type QueryScope, scopedWhere } from "../sql-provider";
@@ -16,11 +17,11 @@ const t = sysAgentTurn;
 const ledgerScope: QueryScope = {
   tenantColumn: t.tenantId,
   filters: {
-    servedModel: (v) => eq(t.servedModel, v),
+    servedModel: (v) => sql`${t.servedModel} ilike ${likeContains(v)}`,
     servedAdapter: (v) => eq(t.servedAdapter, v),
     source: (v) => eq(t.source, v as "api"),
   },
-  dateFilters: { day: t.startedAt },
+  dateFilters: { day: { utcDay: t.startedAt } },
 };
 
 /**

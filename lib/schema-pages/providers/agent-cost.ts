@@ -2,6 +2,7 @@ import "server-only";
 import { eq, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
 import { appUser, tenant, usageDaily } from "@/db/schema";
+import { likeContains } from "@/db/sql-text";
 import { sqlProvider } from "../sql-provider";
 import type { PageProvider } from "../types";
 import { isLedgerDimension, ledgerSeries } from "./agent-cost-ledger";
@@ -58,11 +59,13 @@ function rollupProvider(database: () => Promise<Database>): PageProvider {
       requests: { expr: u.requests, type: "integer" },
     },
     filters: {
-      servedModel: (v) => eq(u.servedModel, v),
+      servedModel: (v) => sql`${u.servedModel} ilike ${likeContains(v)}`,
       servedAdapter: (v) => eq(u.servedAdapter, v),
       source: (v) => eq(u.source, v),
     },
-    dateFilters: { day: sql`${u.day}::timestamptz` },
+    // Daily rows: a time bound (a preset's "7 days ago, 14:05") covers its whole UTC day.
+    dateFilters: { day: { utcDay: sql`${u.day}::timestamptz` } },
+    suggestions: { servedModel: { value: u.servedModel, recent: u.day } },
     measures: {
       requests: u.requests,
       inputTokens: u.inputTokens,

@@ -75,13 +75,15 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       outputTokens: { expr: t.outputTokens, type: "integer" },
     },
     filters: {
-      servedModel: (v) => eq(t.servedModel, v),
+      // Contained, case-insensitive: "gpt" finds every GPT model.
+      servedModel: (v) => sql`${t.servedModel} ilike ${likeContains(v)}`,
       servedAdapter: (v) => eq(t.servedAdapter, v),
       source: (v) => eq(t.source, v as "drawer"),
       user: (v) => inArray(t.userId, sql`(select id from app_user where email ilike ${likeContains(v)})`),
       conversationId: (v) => eq(t.conversationId, uuidFilter("conversationId", v)),
-      // A tool's exact name: containment on the jsonb trace.
-      tool: (v) => sql`${t.toolTrace} @> ${JSON.stringify([{ name: v.trim() }])}::jsonb`,
+      // A tool whose name contains the text, among the turn's calls (a turn's trace is a few entries).
+      tool: (v) =>
+        sql`exists (select 1 from jsonb_array_elements(${t.toolTrace}) x where x->>'name' ilike ${likeContains(v)})`,
       // The end user exactly as stored (the list shows it), so the (tenant, end_user, started_at) index serves it.
       endUser: (v) => eq(t.endUser, v.trim()),
       tag: (v) => sql`${t.tags} @> array[${v.trim()}]::text[]`,
@@ -99,6 +101,15 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
     },
     dateFilters: { startedAt: t.startedAt },
     segmentColumn: t.status,
+    // Models, people, end users and tools from the newest turns; key names from the tenant's keys.
+    suggestions: {
+      servedModel: { value: t.servedModel, recent: t.startedAt },
+      user: { value: appUser.email, recent: t.startedAt },
+      apiKey: { table: apiKey, tenantColumn: apiKey.tenantId, value: apiKey.name },
+      endUser: { value: t.endUser, recent: t.startedAt },
+      tag: { value: sql`unnest(${t.tags})`, recent: t.startedAt },
+      tool: { value: sql`jsonb_array_elements(${t.toolTrace})->>'name'`, recent: t.startedAt },
+    },
     measures: {
       inputTokens: t.inputTokens,
       outputTokens: t.outputTokens,

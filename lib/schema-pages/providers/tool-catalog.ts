@@ -70,5 +70,15 @@ export function toolCatalogProvider(listTools: () => ToolListing[]): PageProvide
     async *exportRows(_ctx, q) {
       yield* all(q);
     },
+    async suggest(_ctx, field, q, limit) {
+      if (field !== "name") return null;
+      const needle = q.toLowerCase();
+      return listTools()
+        .map((tool) => tool.name)
+        .filter((name) => name.toLowerCase().includes(needle))
+        .sort()
+        .slice(0, limit)
+        .map((name) => ({ value: name, label: name }));
+    },
   };
 }

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { getDb } from "@/db";
+import type { SysAgentSession } from "@/db/schema";
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
+import { plainTitle } from "@/lib/core/plain-title";
 import { createConversation, listConversations } from "@/lib/governance/conversations";
 import { readJson } from "@/lib/http/route";
 
@@ -13,29 +15,32 @@ const listQuery = z.object({
     .min(new Date("0001-01-01T00:00:00Z"), "a time after the year 1")
     .max(new Date("9999-12-31T23:59:59Z"), "a time before the year 10000")
     .optional(),
+  q: z.string().trim().max(200, "search for at most 200 characters").refine(hasNoNul, NO_NUL).optional(),
 });
 
-/** The signed-in user's conversations in the active tenant, newest first. */
+/** A conversation as the list shows it: the title as plain text, even one made before titles were stripped. */
+const summaryOf = ({ id, title, model, createdAt, updatedAt }: SysAgentSession) => ({
+  id,
+  title: title ? plainTitle(title, 200) || title : title,
+  model,
+  createdAt,
+  updatedAt,
+});
+
+/** The signed-in user's conversations in the active tenant, newest first; `q` searches titles and messages. */
 export const GET = withUser(async (req, { auth }) => {
   const tenant = activeTenantOrThrow(auth);
   const url = new URL(req.url);
   const given = [...url.searchParams].filter(([, value]) => value !== "");
-  const { limit, before } = listQuery.parse(Object.fromEntries(given));
+  const { limit, before, q } = listQuery.parse(Object.fromEntries(given));
   const rows = await listConversations(await getDb(), {
     tenantId: tenant.id,
     userId: auth.user.id,
     limit,
     before,
+    search: q,
   });
-  return Response.json({
-    conversations: rows.map(({ id, title, model, createdAt, updatedAt }) => ({
-      id,
-      title,
-      model,
-      createdAt,
-      updatedAt,
-    })),
-  });
+  return Response.json({ conversations: rows.map(summaryOf) });
 });
 
 const createBody = z.object({
@@ -47,16 +52,5 @@ export const POST = withUser(async (req, { auth }) => {
   const tenant = activeTenantOrThrow(auth);
   const body = await readJson(req, createBody);
   const row = await createConversation(await getDb(), { tenantId: tenant.id, userId: auth.user.id, ...body });
-  return Response.json(
-    {
-      conversation: {
-        id: row.id,
-        title: row.title,
-        model: row.model,
-        createdAt: row.createdAt,
-        updatedAt: row.updatedAt,
-      },
-    },
-    { status: 201 },
-  );
+  return Response.json({ conversation: summaryOf(row) }, { status: 201 });
 });

@@ -1,31 +1,27 @@
-import { z } from "zod";
 import { getDb } from "@/db";
+import { sendTurnInput } from "@/features/drawer/contracts";
 import { sseResponse } from "@/lib/agent/sse";
 import { registerRunningTurn } from "@/lib/agent/stop-registry";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
 import { container } from "@/lib/container";
 import { AppError } from "@/lib/core/errors";
-import { createConversation, getConversationOrThrow } from "@/lib/governance/conversations";
+import {
+  createConversation,
+  getConversationOrThrow,
+  lastTurnOrThrow,
+  supersedeTurn,
+} from "@/lib/governance/conversations";
 import { readJson } from "@/lib/http/route";
 import { assistantPrompt } from "@/lib/prompts/assistant";
-
-const body = z.object({
-  conversationId: z.uuid("conversationId must be a conversation id").optional(),
-  message: z
-    .string()
-    .trim()
-    .min(1, "the message must not be empty")
-    .max(32_000, "the message is too long (32,000 characters at most)"),
-  model: z.string().max(100).optional(),
-  enableTools: z.boolean().optional(),
-});
 
 /**
  * Sends a message and streams the turn back as server-sent events: turn, text, tool_call, tool_result,
  * notice, guardrail, message, error, done. Closing the connection, or POST …/turns/:id/stop, is Stop.
+ * Edit (`replace: "last"`) and regenerate replace the last turn: its messages are marked superseded by the new
+ * turn once the turn has its id (before the agent reads the history), never deleted.
  */
 export const POST = withUser(async (req, { auth }) => {
-  const input = await readJson(req, body);
+  const input = await readJson(req, sendTurnInput);
   const tenant = activeTenantOrThrow(auth);
   const app = container();
   const gateway = app.gateway;
@@ -50,6 +46,13 @@ export const POST = withUser(async (req, { auth }) => {
     ? await getConversationOrThrow(db, { ...owner, id: input.conversationId })
     : await createConversation(db, { ...owner, model });
 
+  const replaced =
+    input.replace || input.regenerate
+      ? await lastTurnOrThrow(db, { tenantId: tenant.id, conversationId: conversation.id })
+      : null;
+  // The schema makes sure a message comes with everything but a regenerate.
+  const message = input.regenerate && replaced ? replaced.message : input.message!;
+
   const controller = new AbortController();
   req.signal.addEventListener("abort", () => controller.abort(new Error("the client went away")), {
     once: true,
@@ -57,13 +60,16 @@ export const POST = withUser(async (req, { auth }) => {
   const events = app.agent.agent.send(
     { ...owner, role: tenant.role, conversationId: conversation.id },
     {
-      message: input.message,
+      message,
       model,
       enableTools: input.enableTools,
       source: "drawer",
       system: assistant
         ? { text: assistant.system, prompt: assistant.prompt, toolSets: assistant.toolSets }
         : undefined,
+      ...(replaced
+        ? { replaces: { turnId: replaced.turnId, action: input.regenerate ? "regenerate" : "edit" } }
+        : {}),
     },
     controller.signal,
   );
@@ -71,7 +77,17 @@ export const POST = withUser(async (req, { auth }) => {
     let unregister = () => false;
     try {
       for await (const event of events) {
-        if (event.type === "turn") unregister = registerRunningTurn(event.turnId, owner, controller);
+        if (event.type === "turn") {
+          unregister = registerRunningTurn(event.turnId, owner, controller);
+          // The agent reads the history only after this event is taken, so the new turn never sees the old.
+          if (replaced)
+            await supersedeTurn(db, {
+              tenantId: tenant.id,
+              conversationId: conversation.id,
+              turnId: replaced.turnId,
+              by: event.turnId,
+            });
+        }
         yield event;
       }
     } finally {

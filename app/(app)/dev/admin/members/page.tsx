@@ -22,6 +22,7 @@ export default async function MembersPage() {
           key={tenant.id}
           membersPage={pageSchemaFor("admin-members", auth)}
           invitationsPage={pageSchemaFor("admin-invitations", auth)}
+          viewerId={auth.user.id}
         />
       ) : (
         <p

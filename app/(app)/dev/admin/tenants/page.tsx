@@ -8,7 +8,7 @@ export default async function TenantsPage() {
   const auth = await requireSuperAdmin();
   return (
     <AdminPageFrame title="admin.tenants.title" lead="admin.tenants.lead" testId="admin-tenants">
-      <TenantsAdmin tenantsPage={pageSchemaFor("admin-tenants", auth)} />
+      <TenantsAdmin tenantsPage={pageSchemaFor("admin-tenants", auth)} viewerId={auth.user.id} />
     </AdminPageFrame>
   );
 }

@@ -2,13 +2,14 @@ import { withUser } from "@/lib/auth/guards";
 import { container } from "@/lib/container";
 import { notFound } from "@/lib/core/errors";
 import { LOCALE_COOKIE, pickLocale } from "@/lib/i18n/messages";
-import { csvStream, pageQueryFrom } from "@/lib/schema-pages/query";
+import { csvStream, pageQueryFrom, suggestFieldUnknown, suggestQueryFrom } from "@/lib/schema-pages/query";
 
 type Params = { key: string; action?: string[] };
 
 /**
  * Data for schema-driven pages, one route for all of them, guarded by each page's roles:
- * /api/schema/:key (the schema), …/rows, …/count, …/metrics, …/series?chart=, …/detail/:id, …/export (CSV).
+ * /api/schema/:key (the schema), …/rows, …/count, …/metrics, …/series?chart=, …/detail/:id, …/export (CSV),
+ * …/suggest?field=&q= (a filter's values from the data, this tenant's only).
  */
 export const GET = withUser<Params>(async (req, { auth, params, requestId }) => {
   const { page, provider, ctx } = container().pages.open(params.key, auth);
@@ -29,6 +30,13 @@ export const GET = withUser<Params>(async (req, { auth, params, requestId }) => 
       const chart = page.charts?.find((c) => c.key === url.searchParams.get("chart"));
       if (!chart) throw notFound("chart");
       return Response.json({ points: await provider.series(ctx, pageQueryFrom(url, page), chart) });
+    }
+    case "suggest": {
+      const { field, q, limit } = suggestQueryFrom(url, page, ctx);
+      const values = await provider.suggest?.(ctx, field, q, limit);
+      // A field the page declares but its provider cannot suggest for is as unknown as any other.
+      if (!values) throw suggestFieldUnknown(field);
+      return Response.json({ values });
     }
     case "detail": {
       const found = id ? await provider.detail(ctx, id) : null;
