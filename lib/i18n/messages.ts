@@ -1,6 +1,7 @@
 import * as charts from "./areas/charts";
 import * as drawer from "./areas/drawer";
 import * as nav from "./areas/nav";
+import * as prompts from "./areas/prompts";
 import * as replay from "./areas/replay";
 import * as tables from "./areas/tables";
 
@@ -401,6 +402,7 @@ export const en = {
   ...charts.en,
   ...drawer.en,
   ...nav.en,
+  ...prompts.en,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -780,6 +782,7 @@ export const zh: Record<MessageKey, string> = {
   ...charts.zh,
   ...drawer.zh,
   ...nav.zh,
+  ...prompts.zh,
 };
 
 export const LOCALES = ["en", "zh"] as const;

@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  compile,
-  LABEL_NAME,
-  MissingVariablesError,
-  PROMPT_NAME,
-  variablesOf,
-} from "@/lib/prompts/template";
+import { compile, LABEL_NAME, MissingVariablesError, PROMPT_NAME, variablesOf } from "@/lib/prompts/template";
 
 describe("prompt templates", () => {
   const chat = {
@@ -30,7 +24,10 @@ describe("prompt templates", () => {
         { role: "user", content: "Order {{lang}} for Acme" },
       ],
     });
-    expect(compile({ type: "text", text: "Hi {{name}}" }, { name: "Ann" })).toEqual({ type: "text", text: "Hi Ann" });
+    expect(compile({ type: "text", text: "Hi {{name}}" }, { name: "Ann" })).toEqual({
+      type: "text",
+      text: "Hi Ann",
+    });
   });
 
   it("names every missing variable", () => {
