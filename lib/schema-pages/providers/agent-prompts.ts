@@ -10,7 +10,10 @@ const p = prompt;
 
 // Correlated on the prompt's own tenant and name: the (tenant, prompt_name, prompt_version, started_at) index.
 const lastWeek = sql`t.tenant_id = ${p.tenantId} and t.prompt_name = ${p.name} and t.started_at >= now() - interval '7 days'`;
-const updatedAt = sql<Date>`coalesce((select max(l.updated_at) from prompt_label l where l.prompt_id = ${p.id}), ${p.createdAt})`;
+const updatedAt =
+  sql<Date>`coalesce((select max(l.updated_at) from prompt_label l where l.prompt_id = ${p.id}), ${p.createdAt})`.mapWith(
+    p.createdAt,
+  );
 const calls7d = sql<number>`(select count(*)::int from sys_agent_turn t where ${lastWeek})`;
 const cost7d = sql<string>`(select coalesce(sum(t.cost), 0) from sys_agent_turn t where ${lastWeek})`;
 
