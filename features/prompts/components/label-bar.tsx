@@ -1,12 +1,13 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { BUTTON, ErrorNote, INPUT, PRIMARY } from "@/components/admin-kit/ui";
+import { BUTTON, ErrorNote, PRIMARY } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
 import type { PromptRightsView } from "@/features/prompts/client";
 import { promptsApi } from "@/features/prompts/client";
 import { toApiError } from "@/lib/client/api";
 import { LATEST, PROTECTED_LABEL } from "@/lib/prompts/template";
+import { INPUT_FIXED } from "./styles";
 
 const CHIP =
   "inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset";
@@ -70,9 +71,7 @@ export function LabelBar(props: {
     ? t("prompts.labels.productionAdminsOnly")
     : props.archived
       ? t("prompts.labels.archived")
-      : here
-        ? t("prompts.labels.alreadyHere")
-        : undefined;
+      : undefined;
   const others = Object.keys(props.labels).filter((l) => l !== PROTECTED_LABEL && l !== LATEST);
 
   return (
@@ -84,18 +83,24 @@ export function LabelBar(props: {
         ))}
       </div>
       <div className="flex flex-wrap items-center gap-2">
-        <button
-          type="button"
-          data-testid={rollback ? "rollback-production" : "promote-production"}
-          disabled={busy || productionReason !== undefined}
-          title={productionReason}
-          onClick={() => void move(PROTECTED_LABEL)}
-          className={PRIMARY}
-        >
-          {rollback
-            ? t("prompts.labels.rollback", { version: String(props.selected) })
-            : t("prompts.labels.promote", { version: String(props.selected) })}
-        </button>
+        {here ? (
+          <span data-testid="production-here" className="text-sm text-emerald-700 dark:text-emerald-300">
+            ✓ {t("prompts.labels.alreadyHere")}
+          </span>
+        ) : (
+          <button
+            type="button"
+            data-testid={rollback ? "rollback-production" : "promote-production"}
+            disabled={busy || productionReason !== undefined}
+            title={productionReason}
+            onClick={() => void move(PROTECTED_LABEL)}
+            className={PRIMARY}
+          >
+            {rollback
+              ? t("prompts.labels.rollback", { version: String(props.selected) })
+              : t("prompts.labels.promote", { version: String(props.selected) })}
+          </button>
+        )}
         {productionReason && !here && (
           <span data-testid="production-reason" className="text-xs text-slate-500 dark:text-slate-400">
             {productionReason}
@@ -111,7 +116,7 @@ export function LabelBar(props: {
               placeholder={t("prompts.labels.otherPlaceholder")}
               autoComplete="off"
               onChange={(e) => setOther(e.target.value)}
-              className={`${INPUT} w-40`}
+              className={`${INPUT_FIXED} w-40`}
             />
             <datalist id={`${id}-labels`}>
               {["staging", ...others.filter((l) => l !== "staging")].map((l) => (

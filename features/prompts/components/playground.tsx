@@ -10,6 +10,7 @@ import { promptsApi } from "@/features/prompts/client";
 import type { PlaygroundResult, PromptVersionView } from "@/features/prompts/contracts";
 import { toApiError } from "@/lib/client/api";
 import type { ModelInfo } from "@/lib/gateway/types";
+import { INPUT_FIXED } from "./styles";
 
 /**
  * Runs the selected version with sample variables against a chosen alias: a metered call (source `playground`,
@@ -87,7 +88,7 @@ export function Playground(props: {
               data-testid="playground-model"
               value={model}
               onChange={(e) => setModel(e.target.value)}
-              className={`mt-1 ${INPUT} w-56`}
+              className={`mt-1 ${INPUT_FIXED} w-56`}
             >
               {props.models.map((m) => (
                 <option key={m.alias} value={m.alias}>

@@ -9,6 +9,7 @@ import type { PromptConfigView, PromptMessageView } from "@/features/prompts/con
 import type { ModelInfo } from "@/lib/gateway/types";
 import { PROTECTED_LABEL, variablesOf } from "@/lib/prompts/template";
 import { VariableList } from "./prompt-content";
+import { INPUT_FIXED } from "./styles";
 
 type Role = PromptMessageView["role"];
 const ROLES: Role[] = ["system", "user", "assistant"];
@@ -173,7 +174,7 @@ export function PromptEditor(props: {
                   data-testid="editor-role"
                   value={m.role}
                   onChange={(e) => setMessage(i, { role: e.target.value as Role })}
-                  className={`${INPUT} w-32`}
+                  className={`${INPUT_FIXED} w-32`}
                 >
                   {ROLES.map((r) => (
                     <option key={r} value={r}>
@@ -360,7 +361,7 @@ export function PromptEditor(props: {
             placeholder={t("prompts.editor.customLabels")}
             autoComplete="off"
             onChange={(e) => setCustomLabels(e.target.value)}
-            className={`${INPUT} w-48`}
+            className={`${INPUT_FIXED} w-48`}
           />
         </div>
         <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{t("prompts.editor.labelsHint")}</p>

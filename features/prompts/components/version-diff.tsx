@@ -1,11 +1,12 @@
 "use client";
 
 import { useId, useMemo } from "react";
-import { INPUT, LABEL } from "@/components/admin-kit/ui";
+import { LABEL } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
 import type { PromptVersionView } from "@/features/prompts/contracts";
 import { type DiffRow, diffLines, sideBySide } from "@/features/prompts/line-diff";
 import { versionLines } from "./prompt-content";
+import { INPUT_FIXED } from "./styles";
 
 const CELL = {
   same: "",
@@ -66,7 +67,7 @@ export function VersionDiff(props: {
               data-testid={`diff-${which}`}
               value={which === "from" ? props.from : props.to}
               onChange={(e) => select(which, Number(e.target.value))}
-              className={`mt-1 ${INPUT} w-28`}
+              className={`mt-1 ${INPUT_FIXED} w-28`}
             >
               {props.versions.map((v) => (
                 <option key={v.version} value={v.version}>

@@ -49,7 +49,10 @@ export function VersionList(props: {
                   {v.message ?? <span className="text-slate-400">{t("prompts.noMessage")}</span>}
                 </span>
                 <span className="block truncate text-xs text-slate-500 dark:text-slate-400">
-                  {v.createdBy} · <DateText value={v.createdAt} fallback="—" />
+                  {v.createdBy}
+                </span>
+                <span className="block truncate text-xs text-slate-500 dark:text-slate-400">
+                  <DateText value={v.createdAt} fallback="—" />
                 </span>
               </button>
             </li>
