@@ -4,7 +4,7 @@ import { useId, useMemo } from "react";
 import { LABEL } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
 import type { PromptVersionView } from "@/features/prompts/contracts";
-import { type DiffRow, diffLines, sideBySide } from "@/features/prompts/line-diff";
+import { type DiffOp, type DiffRow, diffLines, sideBySide } from "@/features/prompts/line-diff";
 import { versionLines } from "./prompt-content";
 import { INPUT_FIXED } from "./styles";
 
@@ -38,7 +38,30 @@ function Side({ line, tone }: { line: DiffRow["left"]; tone: "removed" | "added"
   );
 }
 
-/** Two versions side by side, lines removed on the left in red and added on the right in green. */
+/** On a narrow screen: one column, removed lines then added ones where they differ. */
+function Unified({ ops }: { ops: DiffOp[] }) {
+  return (
+    <pre
+      data-testid="diff-unified"
+      className="overflow-x-auto rounded-lg border border-slate-200 py-1 font-mono text-xs sm:hidden dark:border-slate-800"
+    >
+      {ops.map((op, i) => (
+        <div
+          // biome-ignore lint/suspicious/noArrayIndexKey: lines of one computed diff, in order
+          key={i}
+          className={`px-2 break-words whitespace-pre-wrap ${CELL[op.kind]}`}
+        >
+          <span aria-hidden="true" className="mr-1 select-none">
+            {op.kind === "removed" ? "−" : op.kind === "added" ? "+" : " "}
+          </span>
+          {op.text || " "}
+        </div>
+      ))}
+    </pre>
+  );
+}
+
+/** Two versions side by side (one column on a narrow screen), lines removed on the left in red and added on the right in green. */
 export function VersionDiff(props: {
   versions: PromptVersionView[];
   from: number;
@@ -50,7 +73,8 @@ export function VersionDiff(props: {
   const byNumber = useMemo(() => new Map(props.versions.map((v) => [v.version, v])), [props.versions]);
   const a = byNumber.get(props.from);
   const b = byNumber.get(props.to);
-  const rows = useMemo(() => (a && b ? sideBySide(diffLines(versionLines(a), versionLines(b))) : []), [a, b]);
+  const ops = useMemo(() => (a && b ? diffLines(versionLines(a), versionLines(b)) : []), [a, b]);
+  const rows = useMemo(() => sideBySide(ops), [ops]);
   const changed = rows.filter((r) => r.kind !== "same").length;
   const select = (which: "from" | "to", value: number) =>
     which === "from" ? props.onChange(value, props.to) : props.onChange(props.from, value);
@@ -81,7 +105,8 @@ export function VersionDiff(props: {
           {changed ? t("prompts.diff.changed", { count: String(changed) }) : t("prompts.diff.same")}
         </p>
       </div>
-      <div className="overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-800">
+      <Unified ops={ops} />
+      <div className="hidden overflow-x-auto rounded-lg border border-slate-200 sm:block dark:border-slate-800">
         <table className="w-full min-w-[36rem] table-fixed font-mono text-xs">
           <colgroup>
             <col className="w-10" />
