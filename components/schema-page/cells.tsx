@@ -126,6 +126,17 @@ export function CellValue(props: {
   switch (cell) {
     case "badge":
       return <Badge value={String(value)} field={props.field} />;
+    case "badges": {
+      const values = Array.isArray(value) ? value.map(String) : [String(value)];
+      if (!values.length) return <Empty />;
+      return (
+        <span className={`flex gap-1 ${props.full ? "flex-wrap" : ""}`}>
+          {values.map((v) => (
+            <Badge key={v} value={v} field={props.field} />
+          ))}
+        </span>
+      );
+    }
     case "datetime": {
       const date = toDate(value);
       if (!date) return <TextValue text={String(value)} full={props.full} width={props.width} />;

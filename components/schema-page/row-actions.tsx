@@ -86,9 +86,20 @@ export function RowActionButtons(props: {
   const { locale } = useI18n();
   const visible = props.actions.filter((a) => offered(a, props.row));
   return (
-    <div className="flex justify-end gap-1.5">
+    <div className="flex items-center justify-end gap-1.5">
       {visible.map((action) => {
         const label = pick(action.label, locale);
+        if (action.toggle)
+          return (
+            <RowToggle
+              key={action.key}
+              action={action}
+              label={label}
+              row={props.row}
+              rowId={props.rowId}
+              api={props.api}
+            />
+          );
         return (
           <button
             key={action.key}
@@ -104,6 +115,50 @@ export function RowActionButtons(props: {
         );
       })}
     </div>
+  );
+}
+
+/**
+ * A row action shown as a checkbox: checked when the row's field is true, and a change sends the opposite value.
+ * Locked rows (e.g. admins, who have the right by role) show it checked and disabled, with the reason as a hint.
+ */
+function RowToggle(props: {
+  action: RowActionDef;
+  label: string;
+  row: Row;
+  rowId: string;
+  api: RowActionsApi;
+}) {
+  const { locale } = useI18n();
+  const { action, row } = props;
+  const toggle = action.toggle!;
+  const locked = toggle.lockedWhen !== undefined && row[toggle.lockedWhen.field] === toggle.lockedWhen.equals;
+  const checked = locked || row[toggle.field] === true;
+  const busy = props.api.running === `${props.rowId}:${action.key}`;
+  return (
+    <label
+      data-testid={`row-toggle-${action.key}`}
+      title={locked && toggle.lockedReason ? pick(toggle.lockedReason, locale) : undefined}
+      className={`inline-flex items-center gap-1.5 rounded-md px-1.5 py-0.5 text-xs whitespace-nowrap ${
+        locked ? "text-slate-500 dark:text-slate-400" : "cursor-pointer text-slate-700 dark:text-slate-200"
+      }`}
+    >
+      <input
+        type="checkbox"
+        checked={checked}
+        disabled={locked || props.api.running !== null}
+        aria-busy={busy || undefined}
+        onChange={() =>
+          void props.api.run(
+            { ...action, body: { ...action.body, [toggle.field]: !checked } },
+            row,
+            props.rowId,
+          )
+        }
+        className="size-4 accent-indigo-600 disabled:cursor-not-allowed"
+      />
+      {props.label}
+    </label>
   );
 }
 

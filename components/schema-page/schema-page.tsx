@@ -1,6 +1,6 @@
 "use client";
 
-import { Suspense, useCallback, useMemo } from "react";
+import { type ReactNode, Suspense, useCallback, useMemo } from "react";
 import { useI18n } from "@/components/i18n";
 import type { PageSchema, Row } from "@/lib/schema-pages/types";
 import { schemaUrl } from "./api";
@@ -175,12 +175,15 @@ export function SchemaPageClient({
   embedded = false,
   urlPrefix,
   refresh,
+  actions,
 }: {
   schema: PageSchema;
   superAdmin: boolean;
   /** The signed-in user's id: the column picker remembers its choice per user (and page). */
   viewerId: string;
   scope?: string;
+  /** Controls under the heading that act on the page as a whole (e.g. "New prompt"). */
+  actions?: ReactNode;
   /** A line under the scope (already translated), e.g. the date the cost dashboard's prices are as of. */
   note?: string;
   embedded?: boolean;
@@ -214,6 +217,7 @@ export function SchemaPageClient({
             {note}
           </p>
         )}
+        {actions && <div className="pt-2">{actions}</div>}
       </header>
       {/* useSearchParams needs a boundary when the route is prerendered. */}
       <Suspense fallback={<p className="text-sm text-slate-500">{t("schema.loading")}</p>}>

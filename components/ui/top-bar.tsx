@@ -12,6 +12,7 @@ export const ADMIN_LINKS: { href: string; label: MessageKey }[] = [
   { href: "/dev/agent/audit", label: "nav.audit" },
   { href: "/dev/agent/cost", label: "nav.cost" },
   { href: "/dev/agent/tools", label: "nav.tools" },
+  { href: "/dev/agent/prompts", label: "nav.prompts" },
   { href: "/dev/admin/keys", label: "nav.keys" },
   { href: "/dev/admin/limits", label: "nav.limits" },
   { href: "/dev/admin/members", label: "nav.members" },

@@ -6,8 +6,19 @@ import { hasNoNul, NO_NUL } from "@/db/sql-text";
 export const role = z.enum(["member", "admin"], "member or admin");
 export type Role = z.infer<typeof role>;
 
-/** PATCH /api/admin/members/:userId */
 export const changeRoleInput = z.object({ role });
+
+/** Whether a member may create prompt versions and move labels other than `production` (admins may by role). */
+export const setPromptEditorInput = z.object({ promptEditor: z.boolean("true or false") });
+
+/** PATCH /api/admin/members/:userId: a new role, the prompt editor flag, or both. */
+export const changeMemberInput = z
+  .object({ role: role.optional(), promptEditor: z.boolean("true or false").optional() })
+  .strict()
+  .refine((v) => v.role !== undefined || v.promptEditor !== undefined, {
+    message: "give role and/or promptEditor",
+    path: ["role"],
+  });
 
 export const DEFAULT_INVITATION_DAYS = 7;
 /** POST /api/admin/invitations */
@@ -31,7 +42,14 @@ export const acceptInvitationInput = z.object({
   password: z.string().min(1, "enter a password").max(200),
 });
 
-export type MemberView = { userId: string; email: string; name: string; role: Role; joinedAt: Date };
+export type MemberView = {
+  userId: string;
+  email: string;
+  name: string;
+  role: Role;
+  promptEditor: boolean;
+  joinedAt: Date;
+};
 
 /** A pending invitation (never its token). */
 export type InvitationView = {

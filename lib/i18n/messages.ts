@@ -2,6 +2,7 @@ import * as charts from "./areas/charts";
 import * as drawer from "./areas/drawer";
 import * as nav from "./areas/nav";
 import * as promptStats from "./areas/prompt-stats";
+import * as prompts from "./areas/prompts";
 import * as replay from "./areas/replay";
 import * as tables from "./areas/tables";
 
@@ -403,6 +404,7 @@ export const en = {
   ...drawer.en,
   ...nav.en,
   ...promptStats.en,
+  ...prompts.en,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -783,6 +785,7 @@ export const zh: Record<MessageKey, string> = {
   ...drawer.zh,
   ...nav.zh,
   ...promptStats.zh,
+  ...prompts.zh,
 };
 
 export const LOCALES = ["en", "zh"] as const;

@@ -8,6 +8,7 @@ import { adminMembersProvider } from "./providers/admin-members";
 import { adminTenantsProvider } from "./providers/admin-tenants";
 import { agentAuditProvider } from "./providers/agent-audit";
 import { agentCostProvider } from "./providers/agent-cost";
+import { agentPromptsProvider } from "./providers/agent-prompts";
 import { agentTurnsProvider } from "./providers/agent-turns";
 import { toolCatalogProvider } from "./providers/tool-catalog";
 import type { PageProvider, PageSchema, ProviderContext } from "./types";
@@ -20,6 +21,7 @@ export const PROVIDERS: Record<string, (sources: PageSources) => PageProvider> =
   agentTurns: () => agentTurnsProvider(),
   agentAudit: () => agentAuditProvider(),
   agentCost: () => agentCostProvider(),
+  agentPrompts: () => agentPromptsProvider(),
   toolCatalog: (sources) => toolCatalogProvider(sources.listTools),
   adminChanges: () => adminChangesProvider(),
   adminTenants: () => adminTenantsProvider(),
@@ -43,14 +45,17 @@ export class PageCatalog {
 
   /**
    * The page, its provider and the scope the user reads it in: a tenant admin sees the active tenant, the super
-   * admin every tenant (or the one chosen in the switcher). Members are refused with 403; an unknown page is 404.
+   * admin every tenant (or the one chosen in the switcher); a member only pages whose roles name "member", in the
+   * active tenant. Anyone else is refused with 403; an unknown page is 404.
    */
   open(key: string, auth: UserContext): OpenedPage {
     const page = this.schemas.get(key);
     if (!page) throw notFound("page");
     const superAdmin = auth.user.isSuperAdmin;
     const allowed =
-      (superAdmin && page.roles.includes("super")) || (auth.role === "admin" && page.roles.includes("admin"));
+      (superAdmin && page.roles.includes("super")) ||
+      (auth.role === "admin" && page.roles.includes("admin")) ||
+      (auth.role !== null && auth.tenant !== null && page.roles.includes("member"));
     if (!allowed) throw forbidden("this page is for tenant admins");
     if (!superAdmin && !auth.tenant) throw forbidden("choose a tenant first");
     return {

@@ -1,7 +1,16 @@
 /** The page-schema format: each admin page is one JSON file in schemas/, validated by schemas/page.schema.json. */
 
 export type Localized = { en: string; zh: string };
-export type CellType = "text" | "badge" | "datetime" | "duration" | "tokens" | "money" | "json" | "link";
+export type CellType =
+  | "text"
+  | "badge"
+  | "badges"
+  | "datetime"
+  | "duration"
+  | "tokens"
+  | "money"
+  | "json"
+  | "link";
 export type Format = "number" | "tokens" | "money" | "duration";
 export type Aggregation = "count" | "sum" | "avg";
 
@@ -80,13 +89,26 @@ export type RowActionDef = {
   /** Offered only on rows whose `field` equals this value. */
   when?: { field: string; equals: string | number | boolean };
   tone?: "danger";
+  /**
+   * A checkbox instead of a button: checked when the row's `field` is true; a change sends
+   * `{...body, [field]: !checked}`. Where `lockedWhen` holds (e.g. an admin, an editor by role) it is shown checked
+   * and disabled, with `lockedReason` as its hint.
+   */
+  toggle?: {
+    field: string;
+    lockedWhen?: { field: string; equals: string | number | boolean };
+    lockedReason?: Localized;
+  };
 };
 
 export type PageSchema = {
   key: string;
   provider: string;
-  /** Who may open the page: "admin" (tenant admins of the active tenant) and/or "super" (the platform super admin). */
-  roles: ("admin" | "super")[];
+  /**
+   * Who may open the page: "member" (every member of the active tenant), "admin" (tenant admins of the active
+   * tenant) and/or "super" (the platform super admin).
+   */
+  roles: ("member" | "admin" | "super")[];
   title: Localized;
   description?: Localized;
   metrics?: MetricDef[];

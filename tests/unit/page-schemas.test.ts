@@ -6,6 +6,7 @@ const providers = [
   "agentTurns",
   "agentAudit",
   "agentCost",
+  "agentPrompts",
   "toolCatalog",
   "adminChanges",
   "adminTenants",
@@ -23,6 +24,7 @@ describe("page schemas", () => {
       "admin-tenants",
       "agent-audit",
       "agent-cost",
+      "agent-prompts",
       "agent-tools",
       "agent-turns",
     ]);

@@ -11,6 +11,7 @@ import type {
   InvitationLookup,
   InvitationView,
   MemberView,
+  setPromptEditorInput,
 } from "@/features/members/contracts";
 import { hashPassword, passwordProblem, verifyPassword } from "@/lib/auth/password";
 import { findUserByEmail } from "@/lib/auth/users";
@@ -25,6 +26,7 @@ export async function listMembers(db: Database, tenantId: string): Promise<Membe
       email: appUser.email,
       name: appUser.name,
       role: membership.role,
+      promptEditor: membership.promptEditor,
       joinedAt: membership.createdAt,
     })
     .from(membership)
@@ -82,6 +84,44 @@ export async function changeRole(
       objectId: userId,
       before: { email: current.email, role: current.role },
       after: { email: current.email, role: input.role },
+    });
+  });
+  const member = (await listMembers(db, tenantId)).find((m) => m.userId === userId);
+  if (!member) throw notFound("member");
+  return member;
+}
+
+/**
+ * Lets a member create prompt versions and move prompt labels other than `production`, or stops it (admins may by
+ * role; the flag they keep matters once they are no longer admins). Takes effect on their next request.
+ */
+export async function setPromptEditor(
+  db: Database,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+  input: z.output<typeof setPromptEditorInput>,
+): Promise<MemberView> {
+  await db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ editor: membership.promptEditor, email: appUser.email })
+      .from(membership)
+      .innerJoin(appUser, eq(appUser.id, membership.userId))
+      .where(and(eq(membership.tenantId, tenantId), eq(membership.userId, userId)))
+      .for("update", { of: membership });
+    if (!current) throw notFound("member");
+    if (current.editor === input.promptEditor) return;
+    await tx
+      .update(membership)
+      .set({ promptEditor: input.promptEditor })
+      .where(and(eq(membership.tenantId, tenantId), eq(membership.userId, userId)));
+    await recordChange(tx, actor, {
+      tenantId,
+      action: "member.prompt_editor_set",
+      objectType: "member",
+      objectId: userId,
+      before: { email: current.email, promptEditor: current.editor },
+      after: { email: current.email, promptEditor: input.promptEditor },
     });
   });
   const member = (await listMembers(db, tenantId)).find((m) => m.userId === userId);

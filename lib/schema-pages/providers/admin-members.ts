@@ -15,6 +15,7 @@ const fields = {
   email: appUser.email,
   name: appUser.name,
   role: m.role,
+  promptEditor: m.promptEditor,
   joinedAt: m.createdAt,
 };
 

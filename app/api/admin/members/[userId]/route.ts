@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { getDb } from "@/db";
-import { changeRoleInput } from "@/features/members/contracts";
-import { changeRole, removeMember } from "@/features/members/server/members";
+import { changeMemberInput } from "@/features/members/contracts";
+import { changeRole, removeMember, setPromptEditor } from "@/features/members/server/members";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { notFound } from "@/lib/core/errors";
@@ -13,17 +13,19 @@ const userIdOf = (raw: string) => {
   return id.data;
 };
 
-/** Changes a member's role (`{role: "member" | "admin"}`); the last admin cannot be demoted. */
+/**
+ * Changes a member's role (`{role: "member" | "admin"}`; the last admin cannot be demoted) and/or whether they are a
+ * prompt editor (`{promptEditor: boolean}`). Each change is its own admin-change row.
+ */
 export const PATCH = withTenantAdmin<{ userId: string }>(async (req, { auth, params, requestId }) => {
   const tenant = activeTenantOrThrow(auth);
-  const input = await readJson(req, changeRoleInput);
-  const member = await changeRole(
-    await getDb(),
-    actorOf(auth, requestId),
-    tenant.id,
-    userIdOf(params.userId),
-    input,
-  );
+  const input = await readJson(req, changeMemberInput);
+  const db = await getDb();
+  const actor = actorOf(auth, requestId);
+  const userId = userIdOf(params.userId);
+  let member = input.role ? await changeRole(db, actor, tenant.id, userId, { role: input.role }) : null;
+  if (input.promptEditor !== undefined)
+    member = await setPromptEditor(db, actor, tenant.id, userId, { promptEditor: input.promptEditor });
   return Response.json({ member });
 });
 
