@@ -143,6 +143,7 @@ function SchemaChart(props: { schemaKey: string; def: ChartDef; filterQuery: str
     <figure
       data-testid="chart"
       data-chart-key={props.def.key}
+      data-chart-type={props.def.type}
       data-granularity={chart.granularity ?? undefined}
       aria-busy={loading}
       className="min-w-0 rounded-lg border border-slate-200 bg-white p-3 dark:border-slate-800 dark:bg-slate-900"
