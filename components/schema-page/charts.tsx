@@ -5,7 +5,6 @@ import {
   Bar,
   BarChart,
   CartesianGrid,
-  LabelList,
   Line,
   LineChart,
   ResponsiveContainer,
@@ -69,10 +68,11 @@ function ChartView({ chart }: { chart: PreparedChart }) {
     <ResponsiveContainer width="100%" height="100%">
       {chart.type === "bar" ? (
         // Horizontal bars: every label has a line of its own, however long, and reads without tilting the head.
-        <BarChart data={chart.points} layout="vertical" margin={{ top: 4, right: 72, bottom: 0, left: 0 }}>
+        <BarChart data={chart.points} layout="vertical" margin={{ top: 4, right: 4, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="currentColor" strokeOpacity={0.2} horizontal={false} />
           <XAxis type="number" tickFormatter={chart.tick} {...axis} />
           <YAxis
+            yAxisId="label"
             type="category"
             dataKey="label"
             interval={0}
@@ -80,10 +80,27 @@ function ChartView({ chart }: { chart: PreparedChart }) {
             stroke="currentColor"
             tick={<CategoryTick width={chart.labelWidth} />}
           />
+          {/* Each bar's value in a column on the right: read like a table, and there for a zero too. */}
+          <YAxis
+            yAxisId="value"
+            orientation="right"
+            type="category"
+            dataKey="display"
+            interval={0}
+            width={chart.valueWidth}
+            axisLine={false}
+            tickLine={false}
+            tick={{ fill: "currentColor", fontSize: 11 }}
+          />
           {tooltip}
-          <Bar dataKey="value" fill={COLOR} radius={[0, 3, 3, 0]} maxBarSize={20} isAnimationActive={false}>
-            <LabelList dataKey="display" position="right" fill="currentColor" fontSize={11} />
-          </Bar>
+          <Bar
+            yAxisId="label"
+            dataKey="value"
+            fill={COLOR}
+            radius={[0, 3, 3, 0]}
+            maxBarSize={20}
+            isAnimationActive={false}
+          />
         </BarChart>
       ) : (
         <LineChart data={chart.points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>

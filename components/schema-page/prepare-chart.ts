@@ -15,6 +15,8 @@ export type PreparedChart = {
   granularity: Granularity | null;
   /** Bars: the room the category labels get (px), and the chart's height for that many bars. */
   labelWidth: number;
+  /** Bars: the room of the value column on the right (px). */
+  valueWidth: number;
   height: number;
 };
 
@@ -89,6 +91,7 @@ export function prepareChart(
     tick: (n) => formatTick(def.format, n, locale),
     granularity,
     labelWidth,
+    valueWidth: Math.max(40, ...points.map((p) => textWidth(p.display) + 12)),
     height: def.type === "bar" ? Math.max(140, points.length * BAR_ROW + 36) : 240,
   };
 }

@@ -36,7 +36,7 @@ export function TopBarFrame(props: {
       id="top-bar"
       className="sticky top-0 z-20 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-900/90"
     >
-      <div className="relative mx-auto flex h-14 max-w-6xl items-center gap-3 px-4">
+      <div className="relative mx-auto flex h-[55px] max-w-6xl items-center gap-3 px-4">
         <button
           type="button"
           data-testid="nav-toggle"
@@ -53,7 +53,7 @@ export function TopBarFrame(props: {
           id={PANEL_ID}
           className={`${
             open
-              ? "absolute inset-x-0 top-full flex max-h-[calc(100vh-3.5rem)] flex-col gap-4 overflow-y-auto border-b border-slate-200 bg-white p-4 shadow-lg dark:border-slate-800 dark:bg-slate-900"
+              ? "absolute inset-x-0 top-full flex max-h-[calc(100vh-56px)] flex-col gap-4 overflow-y-auto border-b border-slate-200 bg-white p-4 shadow-lg dark:border-slate-800 dark:bg-slate-900"
               : "hidden"
           } md:static md:flex md:max-h-none md:min-w-0 md:flex-1 md:flex-row md:items-center md:gap-4 md:overflow-visible md:border-0 md:bg-transparent md:p-0 md:shadow-none md:dark:bg-transparent`}
         >

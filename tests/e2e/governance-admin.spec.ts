@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { signInAs } from "./pages";
+import { signInAs, TopBar } from "./pages";
 
 // The screenshot test runs every time (into test-results/screens); E2E_SCREENSHOTS=1 refreshes the README's.
 const SHOTS = process.env.E2E_SCREENSHOTS === "1";
