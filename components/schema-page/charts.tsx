@@ -15,6 +15,7 @@ import {
   YAxis,
 } from "recharts";
 import { useI18n } from "@/components/i18n";
+import type { MessageKey } from "@/lib/i18n/messages";
 import type { ChartDef, SeriesResult } from "@/lib/schema-pages/types";
 import { schemaUrl } from "./api";
 import { ErrorNote } from "./error-note";
@@ -144,9 +145,12 @@ function ChartSkeleton({ type }: { type: ChartDef["type"] }) {
   );
 }
 
-/** Does the page's query bound a time range (f.<field>.from or .to)? */
-const hasTimeRange = (filterQuery: string) =>
-  [...new URLSearchParams(filterQuery).keys()].some((k) => /^f\..+\.(from|to)$/.test(k));
+/** What an empty chart says: no data in the time range, for the filters, or at all yet. */
+function emptyMessage(filterQuery: string): MessageKey {
+  const filters = [...new URLSearchParams(filterQuery).keys()].filter((k) => k.startsWith("f."));
+  if (filters.some((k) => /^f\..+\.(from|to)$/.test(k))) return "charts.emptyRange";
+  return filters.length > 0 ? "charts.emptyFilters" : "charts.emptyAll";
+}
 
 function SchemaChart(props: { schemaKey: string; def: ChartDef; filterQuery: string }) {
   const { t, locale } = useI18n();
@@ -200,7 +204,7 @@ function SchemaChart(props: { schemaKey: string; def: ChartDef; filterQuery: str
                 data-testid="chart-empty"
                 className="flex h-full items-center justify-center rounded-md border border-dashed border-slate-200 px-4 text-center text-sm dark:border-slate-700"
               >
-                {hasTimeRange(props.filterQuery) ? t("charts.emptyRange") : t("charts.emptyFilters")}
+                {t(emptyMessage(props.filterQuery))}
               </p>
             ) : (
               <ChartView chart={chart} />
