@@ -27,15 +27,19 @@ test.describe("the schema-driven admin pages", () => {
     const all = await rows(page).count();
     await page.locator('[data-testid="segment-tab"][data-value="failed"]').click();
     await expect(page).toHaveURL(/segment=failed/);
+    // The previous rows stay (dimmed) while the new ones load: read them once the table is no longer busy.
+    await expect(page.locator('table[aria-busy="false"]')).toBeVisible();
     await expect(rows(page).first()).toBeVisible();
     const statuses = await rows(page).locator('td[data-field="status"]').allTextContents();
     expect(statuses.every((s) => s.includes("failed"))).toBe(true);
     expect(statuses.length).toBeLessThan(all);
 
     await page.locator('[data-testid="segment-tab"][data-value=""]').click();
+    await expect(page).not.toHaveURL(/segment=failed/);
     await page.getByTestId("filter-servedModel").fill("gpt-4o-mini");
     await page.getByTestId("filter-apply").click();
     await expect(page).toHaveURL(/f\.servedModel=gpt-4o-mini/);
+    await expect(page.locator('table[aria-busy="false"]')).toBeVisible();
     await expect(rows(page).first()).toBeVisible();
     const models = await rows(page).locator('td[data-field="servedModel"]').allTextContents();
     expect(models.every((m) => m === "gpt-4o-mini")).toBe(true);
