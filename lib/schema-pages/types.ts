@@ -120,16 +120,21 @@ export type ProviderContext = { tenantId: string | null; superAdmin: boolean };
 
 export type Row = Record<string, unknown>;
 
+/**
+ * A chart's points: by a dimension, the top N by value; over time, one point per bucket in time order, with the
+ * granularity the range called for (labels are the buckets' UTC starts: "2026-03-15", "2026-03-15T14:00:00Z").
+ */
+export type SeriesResult = {
+  points: { label: string; value: number | string }[];
+  granularity?: "hour" | "day" | "week";
+};
+
 /** A read-only, tenant-scoped data source for schema pages. */
 export interface PageProvider {
   rows(ctx: ProviderContext, q: PageQuery): Promise<{ rows: Row[]; nextCursor: string | null }>;
   count(ctx: ProviderContext, q: PageQuery): Promise<{ count: number; approximate: boolean }>;
   metrics(ctx: ProviderContext, q: PageQuery, metrics: MetricDef[]): Promise<Record<string, number | string>>;
-  series(
-    ctx: ProviderContext,
-    q: PageQuery,
-    chart: ChartDef,
-  ): Promise<{ label: string; value: number | string }[]>;
+  series(ctx: ProviderContext, q: PageQuery, chart: ChartDef): Promise<SeriesResult>;
   /** One row and, when the page has them, its events; null when it is not visible to this context. */
   detail(ctx: ProviderContext, id: string): Promise<{ row: Row; events?: Row[] } | null>;
   /** Every filtered row, in pages, for the CSV export. */

@@ -1,7 +1,10 @@
 import { SchemaPage } from "@/components/ui/schema-page";
 import { container } from "@/lib/container";
 import { pricesInfo } from "@/lib/gateway";
+import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
+
+export const generateMetadata = titleMetadata("nav.cost");
 
 export default async function Page() {
   const t = await getTranslator();
