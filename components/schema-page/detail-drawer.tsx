@@ -2,11 +2,12 @@
 
 import { type KeyboardEvent, useEffect, useId, useRef } from "react";
 import { useI18n } from "@/components/i18n";
-import type { DetailDef, Localized, Row } from "@/lib/schema-pages/types";
+import type { DetailDef, Localized, Row, RowLinkDef } from "@/lib/schema-pages/types";
 import { type Detail, detailUrl } from "./api";
 import { Badge, CellValue } from "./cells";
 import { ErrorNote } from "./error-note";
 import { formatDateTime, pick, prettyJson, toDate, toNumber } from "./format";
+import { RowLinks } from "./row-actions";
 import { useApi } from "./use-api";
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input, select, textarea, [tabindex]:not([tabindex="-1"])';
@@ -131,7 +132,13 @@ function DetailBody({ def, detail }: { def: DetailDef; detail: Detail }) {
 }
 
 /** The row's detail on the right (full width on small screens); mounted per id, so nothing stale shows. */
-export function DetailDrawer(props: { schemaKey: string; def: DetailDef; id: string; onClose: () => void }) {
+export function DetailDrawer(props: {
+  schemaKey: string;
+  def: DetailDef;
+  id: string;
+  onClose: () => void;
+  links?: RowLinkDef[];
+}) {
   const { t } = useI18n();
   const headingId = useId();
   const { closeRef, trapTab } = useDialogFocus(props.onClose);
@@ -154,6 +161,7 @@ export function DetailDrawer(props: { schemaKey: string; def: DetailDef; id: str
             <span className="font-semibold">{t("schema.details")}</span>
             <span className="truncate font-mono text-xs text-slate-500">{props.id}</span>
           </h2>
+          {props.links && data && <RowLinks links={props.links} row={data.row} />}
           <button
             ref={closeRef}
             type="button"
