@@ -101,8 +101,8 @@ export type Replay = {
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
-/** Gaps shorter than this between activities are not drawn as waiting. */
-const MIN_WAIT_MS = 5;
+/** Gaps shorter than this between activities (the loop handing over) are not drawn as waiting. */
+const MIN_WAIT_MS = 10;
 
 /**
  * When an event happened, in ms from the turn's start: its own `atMs`, else (a drawer turn written event by event)
@@ -348,7 +348,8 @@ export function buildReplay(turn: ReplayTurn, events: ReplayEvent[]): Replay {
     keyed.push({ key, step });
   }
 
-  if (!answer && turn.source !== "api" && turn.status !== "interrupted") missing.push("answer");
+  // A turn recorded with its model calls that has no answer event showed none (it failed or stopped first).
+  if (!answer && !recorded && turn.source !== "api" && turn.status !== "interrupted") missing.push("answer");
 
   keyed.sort((a, b) => a.key - b.key);
   const steps = keyed.map((k) => k.step);
