@@ -231,6 +231,8 @@ function ToolCard({ step, highlighted }: { step: ToolStep; highlighted: number |
         <div
           className={`min-w-0 scroll-mt-20 rounded-md ${step.resultSeq !== null && highlighted === step.resultSeq ? HIGHLIGHT : ""}`}
           id={step.resultSeq !== null && step.callSeq !== null ? `event-${step.resultSeq}` : undefined}
+          data-testid="tool-result-part"
+          data-highlighted={step.resultSeq !== null && highlighted === step.resultSeq ? "true" : undefined}
         >
           <p className="mb-1 flex items-center gap-2 text-xs font-medium text-slate-500">
             {t("replay.result")}
@@ -331,6 +333,7 @@ export function Steps({ steps, highlighted }: { steps: Step[]; highlighted: numb
             id={seq !== null ? `event-${seq}` : undefined}
             data-testid={`step-${step.kind}`}
             data-seq={seq ?? undefined}
+            data-highlighted={seq !== null && highlighted === seq ? "true" : undefined}
             className={`${CARD} ${tone} ${indent} ${seq !== null && highlighted === seq ? HIGHLIGHT : ""}`}
           >
             {step.kind === "request" && <RequestCard step={step} />}
