@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useI18n } from "@/components/i18n";
+import { JsonView } from "@/components/ui/json-view";
 import { Money } from "@/components/ui/money";
 import type { CellType, Row } from "@/lib/schema-pages/types";
 import {
@@ -11,7 +12,6 @@ import {
   formatTokens,
   isBlank,
   jsonPreview,
-  prettyJson,
   toDate,
 } from "./format";
 
@@ -125,9 +125,7 @@ export function CellValue(props: {
       return <span className="tabular-nums">{formatTokens(value, locale)}</span>;
     case "json":
       return props.full ? (
-        <pre className="max-h-80 overflow-auto rounded-md bg-slate-100 p-2 font-mono text-xs whitespace-pre-wrap break-all dark:bg-slate-800">
-          {prettyJson(value)}
-        </pre>
+        <JsonView value={value} />
       ) : (
         <code className="block max-w-xs truncate font-mono text-xs" title={jsonPreview(value, 2000)}>
           {jsonPreview(value)}

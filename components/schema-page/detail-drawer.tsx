@@ -2,11 +2,12 @@
 
 import { type KeyboardEvent, useEffect, useId, useRef } from "react";
 import { useI18n } from "@/components/i18n";
+import { JsonView } from "@/components/ui/json-view";
 import type { DetailDef, Localized, Row, RowLinkDef } from "@/lib/schema-pages/types";
 import { type Detail, detailUrl } from "./api";
 import { Badge, CellValue } from "./cells";
 import { ErrorNote } from "./error-note";
-import { formatDateTime, pick, prettyJson, toDate, toNumber } from "./format";
+import { formatDateTime, pick, toDate, toNumber } from "./format";
 import { RowLinks } from "./row-actions";
 import { useApi } from "./use-api";
 
@@ -89,9 +90,7 @@ function EventTimeline({ title, events }: { title: Localized; events: Row[] }) {
                     </time>
                   )}
                 </div>
-                <pre className="mt-1 max-h-96 overflow-auto rounded-md bg-slate-100 p-2 font-mono text-xs whitespace-pre-wrap break-all dark:bg-slate-800">
-                  {prettyJson(event.payload ?? null)}
-                </pre>
+                <JsonView value={event.payload ?? null} className="mt-1" />
               </li>
             );
           })}

@@ -93,9 +93,7 @@ function Summary({ data, superAdmin }: { data: ReplayResponse; superAdmin: boole
       {items.map(([label, value]) => (
         <div key={label} className="min-w-0">
           <dt className="text-xs text-slate-500 dark:text-slate-400">{label}</dt>
-          <dd className="truncate tabular-nums" title={typeof value === "string" ? value : undefined}>
-            {value}
-          </dd>
+          <dd className="break-words tabular-nums">{value}</dd>
         </div>
       ))}
     </dl>

@@ -29,7 +29,8 @@ export function Waterfall({ rows, totalMs }: { rows: WaterfallRow[]; totalMs: nu
           {ticks.map((f) => (
             <span
               key={f}
-              className={`absolute top-0 tabular-nums ${f === 1 ? "-translate-x-full" : f > 0 ? "-translate-x-1/2" : ""}`}
+              // The quarter ticks only where there is room for them.
+              className={`absolute top-0 whitespace-nowrap tabular-nums ${f === 1 ? "-translate-x-full" : f > 0 ? "-translate-x-1/2" : ""} ${f === 0.25 || f === 0.75 ? "hidden sm:inline" : ""}`}
               style={{ left: `${f * 100}%` }}
             >
               {formatDuration(totalMs * f)}
