@@ -40,8 +40,7 @@ export function Waterfall({ rows, totalMs }: { rows: WaterfallRow[]; totalMs: nu
         <span />
       </div>
       {rows.map((row) => {
-        const label =
-          row.kind === "wait" ? t("replay.waiting") : row.kind === "model" ? row.label : row.label;
+        const label = row.kind === "wait" ? t("replay.waiting") : row.label;
         const tone = row.kind === "wait" ? BAR.wait : row.ok === false ? BAR.failed : BAR[row.kind];
         const content = (
           <>
@@ -54,7 +53,8 @@ export function Waterfall({ rows, totalMs }: { rows: WaterfallRow[]; totalMs: nu
                 className={`truncate ${row.kind === "wait" ? "text-slate-500 italic" : "font-mono"}`}
                 title={label}
               >
-                {row.kind === "model" ? `${t("replay.modelShort")} ${label}` : label}
+                {row.kind === "model" && <span className="hidden sm:inline">{t("replay.modelShort")} </span>}
+                {label}
               </span>
             </span>
             <span className="relative h-4 rounded-sm bg-slate-100 dark:bg-slate-800">
