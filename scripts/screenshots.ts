@@ -168,7 +168,20 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
         .evaluate((e) => e.scrollIntoView({ block: "start" }));
     },
   ],
-  ["admin-replay-mobile", "admin@acme.test", { width: 360, height: 780 }, openReplay],
+  [
+    "admin-replay-mobile",
+    "admin@acme.test",
+    { width: 360, height: 780 },
+    async (p: Page) => {
+      await openReplay(p);
+      // The header is the shell's; the timeline and the first steps are the replay.
+      await p.locator("#replay-waterfall-title").evaluate((e) => {
+        e.scrollIntoView({ block: "start" });
+        // Below the sticky top bar.
+        window.scrollBy(0, -(document.querySelector("header")?.getBoundingClientRect().height ?? 0) - 8);
+      });
+    },
+  ],
   [
     "admin-cost",
     "admin@acme.test",
