@@ -76,18 +76,6 @@ export function jsonPreview(value: unknown, max = 80): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** Pretty JSON; a string holding JSON is parsed first so it does not print as one escaped line. */
-export function prettyJson(value: unknown): string {
-  if (typeof value === "string") {
-    try {
-      return JSON.stringify(JSON.parse(value), null, 2);
-    } catch {
-      return value;
-    }
-  }
-  return JSON.stringify(value, null, 2) ?? "";
-}
-
 /** Fills "{field}" placeholders from the row, URI-encoded; null when a placeholder has no value. */
 export function fillHref(template: string, row: Record<string, unknown>): string | null {
   let missing = false;

@@ -82,6 +82,9 @@ export type RowActionDef = {
   tone?: "danger";
 };
 
+/** A link on each row (and in its detail view) to a page of the app; {field} placeholders are filled from the row. */
+export type RowLinkDef = { key: string; label: Localized; href: string };
+
 export type PageSchema = {
   key: string;
   provider: string;
@@ -98,6 +101,8 @@ export type PageSchema = {
   detail?: DetailDef;
   charts?: ChartDef[];
   rowActions?: RowActionDef[];
+  /** Links to another page from each row and from its detail view (e.g. a ledger row's replay). */
+  rowLinks?: RowLinkDef[];
   /** The row field that identifies a row (detail, keyset pagination). */
   idField: string;
   defaultSort: { field: string; direction: "asc" | "desc" };
