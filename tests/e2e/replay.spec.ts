@@ -99,7 +99,8 @@ test.describe("the turn replay", () => {
     const row = page.getByTestId("data-row").first();
     await expect(row).toBeVisible();
     await row.locator('td[data-field="turnId"] a').click();
-    await expect(page).toHaveURL(TURN_URL);
+    // The audit list links to the event itself: the replay opens scrolled to it.
+    await expect(page).toHaveURL(/\/dev\/agent\/audit\/[0-9a-f-]{36}#event-\d+$/);
     // A demo turn replays like a real one: its model calls and tools are recorded, nothing is missing.
     await expect(page.getByTestId("step-tool").first()).toBeVisible();
     await expect(page.getByTestId("step-model").first()).toBeVisible();
