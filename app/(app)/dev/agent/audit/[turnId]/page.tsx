@@ -5,6 +5,9 @@ import { turnReplay } from "@/features/replay/server/replay";
 import { requireUser } from "@/lib/auth/page-guards";
 import { container } from "@/lib/container";
 import { AppError } from "@/lib/core/errors";
+import { titleMetadata } from "@/lib/i18n/metadata";
+
+export const generateMetadata = titleMetadata("replay.title");
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
