@@ -61,6 +61,7 @@ test.describe("the turn replay", () => {
     expect(seq).toMatch(/^\d+$/);
     await page.goto(`/dev/agent/audit/${turnId}#event-${seq}`);
     await expect(page.getByTestId("replay-turn-id")).toHaveText(turnId);
+    await expect(page).toHaveTitle("Turn replay · Tollgate");
     await expect(answer).toHaveAttribute("data-highlighted", "true");
     await expect(answer).toBeInViewport();
     // A tool result has its own anchor inside the tool's step.
