@@ -7,7 +7,8 @@ import "./globals.css";
 
 export const metadata: Metadata = {
   icons: { icon: "/favicon.svg" },
-  title: "Tollgate",
+  // Each page names itself (lib/i18n/metadata.ts): "Usage ledger · Tollgate"; a page that does not reads "Tollgate".
+  title: { template: "%s · Tollgate", default: "Tollgate" },
   description: "Multi-tenant governance for AI agents",
 };
 

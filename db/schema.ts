@@ -413,6 +413,9 @@ export type SysAgentTurn = typeof sysAgentTurn.$inferSelect;
 
 export const AUDIT_TYPES = [
   "request",
+  // A drawer or schedule turn's round trips to the model and its answer as shown (never written for /v1 calls).
+  "model_call",
+  "answer",
   "tool_call",
   "tool_result",
   "guardrail",

@@ -1,6 +1,6 @@
 // Takes the README's screenshots from a running app. For every shot (the drawer's error state needs the fake
 // upstream): `node --conditions=react-server --import tsx scripts/e2e-server.ts` in one shell, then
-// `BASE_URL=http://127.0.0.1:3100 node --import tsx scripts/screenshots.ts`.
+// `BASE_URL=http://127.0.0.1:3100 node --import tsx scripts/screenshots.ts` (SHOTS=name,name for some of them).
 import { chromium, type Page } from "@playwright/test";
 import { CHROMIUM_ARGS } from "../playwright.config";
 
@@ -45,6 +45,27 @@ async function ask(p: Page, text: string) {
   await p.getByTestId("agent-input").fill(text);
   await p.getByTestId("agent-input").press("Enter");
   await p.getByTestId("agent-answer-footer").last().waitFor({ timeout: 20_000 });
+}
+
+/** A demo turn worth replaying: it succeeded after two or more rounds, one of them with tools in parallel. */
+async function demoTurnWithTools(p: Page): Promise<string> {
+  const res = await p.request.get(`${base}/api/schema/agent-audit/rows?segment=tool_call&limit=200`);
+  const ids = [...new Set(((await res.json()) as { rows: { turnId: string }[] }).rows.map((r) => r.turnId))];
+  for (const id of ids) {
+    const replay = (await (await p.request.get(`${base}/api/agent/turns/${id}/replay`)).json()) as {
+      turn: { status: string };
+      events: { type: string; payload: { round?: number } }[];
+    };
+    const rounds = replay.events.filter((e) => e.type === "tool_call").map((e) => e.payload.round);
+    const distinct = new Set(rounds).size;
+    if (replay.turn.status === "success" && distinct >= 2 && distinct < rounds.length && rounds.length <= 4)
+      return id;
+  }
+  return ids[0]!;
+}
+async function openReplay(p: Page) {
+  await p.goto(`${base}/dev/agent/audit/${await demoTurnWithTools(p)}`);
+  await p.getByTestId("replay-waterfall").waitFor();
 }
 
 const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>][] = [
@@ -187,6 +208,34 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
       await p.getByTestId("data-row").first().waitFor();
     },
   ],
+  ["admin-replay", "admin@acme.test", {}, openReplay],
+  [
+    "admin-replay-steps",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await openReplay(p);
+      await p.getByTestId("step-tool").first().scrollIntoViewIfNeeded();
+      await p
+        .getByTestId("step-tool")
+        .first()
+        .evaluate((e) => e.scrollIntoView({ block: "start" }));
+    },
+  ],
+  [
+    "admin-replay-mobile",
+    "admin@acme.test",
+    { width: 360, height: 780 },
+    async (p: Page) => {
+      await openReplay(p);
+      // The header is the shell's; the timeline and the first steps are the replay.
+      await p.locator("#replay-waterfall-title").evaluate((e) => {
+        e.scrollIntoView({ block: "start" });
+        // Below the sticky top bar.
+        window.scrollBy(0, -(document.querySelector("header")?.getBoundingClientRect().height ?? 0) - 8);
+      });
+    },
+  ],
   [
     "admin-cost",
     "admin@acme.test",
@@ -224,7 +273,10 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
   ["home-mobile", "multi@tollgate.test", { width: 360, height: 740 }, async () => undefined],
 ];
 
+// SHOTS=admin-replay,admin-audit takes only those.
+const only = process.env.SHOTS?.split(",");
 for (const [name, email, options, act] of shots) {
+  if (only && !only.includes(name)) continue;
   const { context, page } = await session(email, options);
   await act(page);
   await page.screenshot({ path: `${out}/${name}.png` });

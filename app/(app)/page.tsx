@@ -1,9 +1,12 @@
 import Link from "next/link";
-import { ADMIN_LINKS } from "@/components/ui/top-bar";
+import { navGroups } from "@/components/ui/nav-links";
 import { isTenantAdmin } from "@/lib/auth/guards";
 import { requireUser } from "@/lib/auth/page-guards";
 import type { MessageKey } from "@/lib/i18n/messages";
+import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
+
+export const generateMetadata = titleMetadata("nav.home");
 
 const POINTS: MessageKey[] = [
   "home.point.gateway",
@@ -15,6 +18,11 @@ const POINTS: MessageKey[] = [
 export default async function HomePage() {
   const auth = await requireUser();
   const t = await getTranslator();
+  const groups = navGroups({
+    tenantAdmin: isTenantAdmin(auth),
+    superAdmin: auth.user.isSuperAdmin,
+    member: !!auth.tenant,
+  });
   const scope = auth.tenant
     ? t("home.activeTenant", { tenant: auth.tenant.name, role: t(`role.${auth.tenant.role}`) })
     : auth.user.isSuperAdmin
@@ -40,18 +48,27 @@ export default async function HomePage() {
           </li>
         ))}
       </ul>
-      {isTenantAdmin(auth) && (
+      {groups.length > 0 && (
         <section>
           <h2 className="mb-2 font-semibold">{t("home.adminPages")}</h2>
-          <div className="flex flex-wrap gap-3">
-            {ADMIN_LINKS.map((link) => (
-              <Link
-                key={link.href}
-                href={link.href}
-                className="rounded-md border border-indigo-200 px-3 py-2 text-sm text-indigo-700 hover:bg-indigo-50 dark:border-indigo-900 dark:text-indigo-300 dark:hover:bg-indigo-950"
-              >
-                {t(link.label)}
-              </Link>
+          <div className="grid gap-4 sm:grid-cols-2">
+            {groups.map((group) => (
+              <div key={group.key}>
+                <h3 className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-500">
+                  {t(group.label)}
+                </h3>
+                <div className="flex flex-wrap gap-2">
+                  {group.links.map((link) => (
+                    <Link
+                      key={link.href}
+                      href={link.href}
+                      className="rounded-md border border-indigo-200 px-3 py-2 text-sm text-indigo-700 hover:bg-indigo-50 dark:border-indigo-900 dark:text-indigo-300 dark:hover:bg-indigo-950"
+                    >
+                      {t(link.label)}
+                    </Link>
+                  ))}
+                </div>
+              </div>
             ))}
           </div>
         </section>

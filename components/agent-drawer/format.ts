@@ -1,4 +1,5 @@
 import { formatMoney } from "@/lib/core/money-format";
+import { formatCount } from "@/lib/core/number-format";
 import type { Translate } from "@/lib/i18n/messages";
 import type { FooterInfo } from "./types";
 
@@ -7,8 +8,8 @@ export const formatCost = (cost: string | null): string => formatMoney(cost);
 
 export const formatSeconds = (ms: number) => (ms / 1000).toFixed(1);
 
-// Plain digits, so the footer reads the same in every locale and matches the ledger.
-const tokens = (n: number) => String(n);
+// Grouped as the ledger groups them (the same marks in English and Chinese).
+const tokens = (n: number) => formatCount(n);
 
 /** `<served model> · <in>/<out> tokens · $<cost> · <latency>s`, plus the status when it is not success. */
 export function footerText(footer: FooterInfo, t: Translate): string {

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useI18n } from "@/components/i18n";
+import { JsonView } from "@/components/ui/json-view";
 import { Money } from "@/components/ui/money";
 import type { CellType, Row } from "@/lib/schema-pages/types";
 import { useBadgeLabel } from "./badges";
@@ -13,7 +14,6 @@ import {
   isBlank,
   jsonPreview,
   pick,
-  prettyJson,
   toDate,
 } from "./format";
 
@@ -153,9 +153,7 @@ export function CellValue(props: {
       return <span className="tabular-nums whitespace-nowrap">{formatTokens(value, locale)}</span>;
     case "json":
       return props.full ? (
-        <pre className="max-h-80 overflow-auto rounded-md bg-slate-100 p-2 font-mono text-xs whitespace-pre-wrap break-all dark:bg-slate-800">
-          {prettyJson(value)}
-        </pre>
+        <JsonView value={value} />
       ) : (
         <code
           className="block truncate font-mono text-xs"

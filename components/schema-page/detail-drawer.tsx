@@ -2,11 +2,13 @@
 
 import { type KeyboardEvent, useEffect, useId, useRef } from "react";
 import { useI18n } from "@/components/i18n";
-import type { DetailDef, Localized, Row } from "@/lib/schema-pages/types";
+import { JsonView } from "@/components/ui/json-view";
+import type { DetailDef, Localized, Row, RowLinkDef } from "@/lib/schema-pages/types";
 import { type Detail, detailUrl } from "./api";
 import { Badge, CellValue } from "./cells";
 import { ErrorNote } from "./error-note";
-import { formatDateTime, pick, prettyJson, toDate, toNumber } from "./format";
+import { formatDateTime, pick, toDate, toNumber } from "./format";
+import { RowLinks } from "./row-actions";
 import { useApi } from "./use-api";
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input, select, textarea, [tabindex]:not([tabindex="-1"])';
@@ -88,9 +90,7 @@ function EventTimeline({ title, events }: { title: Localized; events: Row[] }) {
                     </time>
                   )}
                 </div>
-                <pre className="mt-1 max-h-96 overflow-auto rounded-md bg-slate-100 p-2 font-mono text-xs whitespace-pre-wrap break-all dark:bg-slate-800">
-                  {prettyJson(event.payload ?? null)}
-                </pre>
+                <JsonView value={event.payload ?? null} className="mt-1" />
               </li>
             );
           })}
@@ -132,7 +132,13 @@ function DetailBody({ def, detail }: { def: DetailDef; detail: Detail }) {
 }
 
 /** The row's detail on the right (full width on small screens); mounted per id, so nothing stale shows. */
-export function DetailDrawer(props: { schemaKey: string; def: DetailDef; id: string; onClose: () => void }) {
+export function DetailDrawer(props: {
+  schemaKey: string;
+  def: DetailDef;
+  id: string;
+  onClose: () => void;
+  links?: RowLinkDef[];
+}) {
   const { t } = useI18n();
   const headingId = useId();
   const { closeRef, trapTab } = useDialogFocus(props.onClose);
@@ -155,6 +161,7 @@ export function DetailDrawer(props: { schemaKey: string; def: DetailDef; id: str
             <span className="font-semibold">{t("schema.details")}</span>
             <span className="truncate font-mono text-xs text-slate-500">{props.id}</span>
           </h2>
+          {props.links && data && <RowLinks links={props.links} row={data.row} />}
           <button
             ref={closeRef}
             type="button"

@@ -1,4 +1,5 @@
 import { formatMoney as formatMoneyText } from "@/lib/core/money-format";
+import { formatCount } from "@/lib/core/number-format";
 import type { Locale } from "@/lib/i18n/messages";
 import type { Format, Localized } from "@/lib/schema-pages/types";
 
@@ -18,7 +19,8 @@ export function formatNumber(value: unknown, locale: Locale, maxDecimals = 2): s
   return new Intl.NumberFormat(intlLocale(locale), { maximumFractionDigits: maxDecimals }).format(n);
 }
 
-export const formatTokens = (value: unknown, locale: Locale) => formatNumber(value, locale, 0);
+/** Tokens and other counts as every page reads them: lib/core/number-format.ts. */
+export const formatTokens = (value: unknown, locale: Locale) => formatCount(value, { locale });
 
 /** Money as every page reads it (two decimals from $1, four significant digits below): lib/core/money-format.ts. */
 export const formatMoney = (value: unknown, locale: Locale = "en") => formatMoneyText(value, { locale });
@@ -72,18 +74,6 @@ export function jsonPreview(value: unknown, max = 80): string {
   const text = typeof value === "string" ? value : JSON.stringify(value);
   const flat = (text ?? "").replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-/** Pretty JSON; a string holding JSON is parsed first so it does not print as one escaped line. */
-export function prettyJson(value: unknown): string {
-  if (typeof value === "string") {
-    try {
-      return JSON.stringify(JSON.parse(value), null, 2);
-    } catch {
-      return value;
-    }
-  }
-  return JSON.stringify(value, null, 2) ?? "";
 }
 
 /** Fills "{field}" placeholders from the row, URI-encoded; null when a placeholder has no value. */

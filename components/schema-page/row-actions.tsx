@@ -1,9 +1,10 @@
 "use client";
 
+import Link from "next/link";
 import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from "react";
 import { useI18n } from "@/components/i18n";
 import { sendJson, toApiError } from "@/lib/client/api";
-import type { Row, RowActionDef } from "@/lib/schema-pages/types";
+import type { Row, RowActionDef, RowLinkDef } from "@/lib/schema-pages/types";
 import { fillHref, pick } from "./format";
 
 const BUTTON =
@@ -76,9 +77,32 @@ export function useRowActions(onDone: () => void) {
 
 export type RowActionsApi = ReturnType<typeof useRowActions>;
 
+/** A row's links to other pages (e.g. a ledger row's replay), in the table and in the row's detail. */
+export function RowLinks({ links, row }: { links: RowLinkDef[]; row: Row }) {
+  const { locale } = useI18n();
+  return (
+    <>
+      {links.map((link) => {
+        const href = fillHref(link.href, row);
+        return href ? (
+          <Link
+            key={link.key}
+            href={href}
+            data-testid={`row-link-${link.key}`}
+            className={`${BUTTON} ${TONE.normal} text-indigo-700 dark:text-indigo-300`}
+          >
+            {pick(link.label, locale)}
+          </Link>
+        ) : null;
+      })}
+    </>
+  );
+}
+
 /** The action buttons of one row. */
 export function RowActionButtons(props: {
   actions: RowActionDef[];
+  links?: RowLinkDef[];
   row: Row;
   rowId: string;
   api: RowActionsApi;
@@ -87,6 +111,7 @@ export function RowActionButtons(props: {
   const visible = props.actions.filter((a) => offered(a, props.row));
   return (
     <div className="flex items-center justify-end gap-1.5">
+      {props.links && <RowLinks links={props.links} row={props.row} />}
       {visible.map((action) => {
         const label = pick(action.label, locale);
         if (action.toggle)

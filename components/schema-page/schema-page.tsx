@@ -54,10 +54,12 @@ function SchemaPageBody({
   const rows = useRows(schema.key, query.apiQuery, query.filterQuery, schema.pageSize, refresh);
   const actions = useRowActions(rows.reload);
   const rowActions = schema.rowActions;
+  const rowLinks = schema.rowLinks;
   const renderActions = useCallback(
-    (row: Row, id: string) =>
-      rowActions ? <RowActionButtons actions={rowActions} row={row} rowId={id} api={actions} /> : null,
-    [rowActions, actions],
+    (row: Row, id: string) => (
+      <RowActionButtons actions={rowActions ?? []} links={rowLinks} row={row} rowId={id} api={actions} />
+    ),
+    [rowActions, rowLinks, actions],
   );
   const hasFilters = (schema.filters?.length ?? 0) > 0 || superAdmin || Object.keys(query.filters).length > 0;
 
@@ -122,7 +124,7 @@ function SchemaPageBody({
           loading={rows.loading}
           onSort={query.toggleSort}
           onOpen={schema.detail ? query.openDetail : undefined}
-          renderActions={rowActions?.length ? renderActions : undefined}
+          renderActions={rowActions?.length || rowLinks?.length ? renderActions : undefined}
         />
         {rows.nextCursor && !rows.loading && (
           <div className="flex justify-center">
@@ -150,6 +152,7 @@ function SchemaPageBody({
           key={query.detail}
           schemaKey={schema.key}
           def={schema.detail}
+          links={rowLinks}
           id={query.detail}
           onClose={query.closeDetail}
         />

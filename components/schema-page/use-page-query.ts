@@ -1,7 +1,7 @@
 "use client";
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useCallback, useMemo, useRef } from "react";
+import { useCallback, useEffect, useMemo, useRef } from "react";
 import type { CellType, PageSchema } from "@/lib/schema-pages/types";
 
 export type SortState = { field: string; direction: "asc" | "desc" };
@@ -76,18 +76,30 @@ export function usePageQuery(schema: PageSchema, prefix = "") {
     [searchParams, schema, prefix],
   );
 
+  // The queries this hook asked the router for that have not landed yet, oldest first. A change builds on the
+  // newest of them, not on the URL that has landed, so a click made while the previous navigation is still on
+  // its way (a busy machine) is not dropped. When a query lands, it and those before it are done; a URL that is
+  // none of them (Back, a link) clears them.
+  const pending = useRef<string[]>([]);
+  const current = searchParams.toString();
+  useEffect(() => {
+    const at = pending.current.indexOf(current);
+    pending.current = at < 0 ? [] : pending.current.slice(at + 1);
+  }, [current]);
+
   const update = useCallback(
     (mutate: (params: URLSearchParams) => void, mode: "push" | "replace" = "push") => {
       // Unknown params are kept: they may belong to someone else (a link, the tenant, analytics).
-      const params = new URLSearchParams(searchParams.toString());
+      const params = new URLSearchParams(pending.current.at(-1) ?? current);
       mutate(params);
       detailPushed.current = false;
       const search = params.toString();
+      pending.current.push(search);
       const href = search ? `${pathname}?${search}` : pathname;
       if (mode === "push") router.push(href, { scroll: false });
       else router.replace(href, { scroll: false });
     },
-    [searchParams, pathname, router],
+    [current, pathname, router],
   );
 
   return useMemo(

@@ -4,68 +4,70 @@ import { AgentDrawerToggle } from "@/components/agent-drawer/drawer-toggle";
 import { LanguageSwitch, ThemeToggle } from "@/components/ui/preferences";
 import { TenantSwitcher } from "@/components/ui/tenant-switcher";
 import { isTenantAdmin, type UserContext } from "@/lib/auth/guards";
-import type { MessageKey } from "@/lib/i18n/messages";
 import { getTranslator } from "@/lib/i18n/server";
+import { navGroups } from "./nav-links";
+import { TopBarFrame } from "./top-bar-frame";
 
-export const ADMIN_LINKS: { href: string; label: MessageKey }[] = [
-  { href: "/dev/agent/turns", label: "nav.turns" },
-  { href: "/dev/agent/audit", label: "nav.audit" },
-  { href: "/dev/agent/cost", label: "nav.cost" },
-  { href: "/dev/agent/tools", label: "nav.tools" },
-  { href: "/dev/agent/prompts", label: "nav.prompts" },
-  { href: "/dev/admin/keys", label: "nav.keys" },
-  { href: "/dev/admin/limits", label: "nav.limits" },
-  { href: "/dev/admin/members", label: "nav.members" },
-  { href: "/dev/admin/changes", label: "nav.changes" },
-];
-/** Links only the platform super admin sees (their pages answer 403 to everyone else). */
-export const SUPER_ADMIN_LINKS: { href: string; label: MessageKey }[] = [
-  { href: "/dev/admin/tenants", label: "nav.tenants" },
-];
+/** The first letter of the name (or email), for the phone's avatar. */
+const initial = (name: string, email: string) => (name.trim() || email).charAt(0).toUpperCase();
 
 export async function TopBar({ auth }: { auth: UserContext }) {
   const t = await getTranslator();
   const roleLabel = auth.user.isSuperAdmin ? t("role.super") : auth.role ? t(`role.${auth.role}`) : "";
+  const groups = navGroups({
+    tenantAdmin: isTenantAdmin(auth),
+    superAdmin: auth.user.isSuperAdmin,
+    member: !!auth.tenant,
+  });
   return (
-    <header
-      id="top-bar"
-      className="sticky top-0 z-20 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-900/90"
-    >
-      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-2">
-        <Link href="/" className="font-semibold text-indigo-600 dark:text-indigo-400">
+    <TopBarFrame
+      brand={
+        <Link href="/" className="shrink-0 font-semibold text-indigo-600 dark:text-indigo-400">
           {t("app.name")}
         </Link>
+      }
+      tenant={
         <TenantSwitcher
           tenants={auth.tenants.map(({ id, name }) => ({ id, name }))}
           activeId={auth.tenant?.id ?? null}
           platformOption={auth.user.isSuperAdmin}
         />
-        {isTenantAdmin(auth) && (
-          <nav aria-label={t("nav.admin")} className="flex flex-wrap gap-3 text-sm">
-            {[...ADMIN_LINKS, ...(auth.user.isSuperAdmin ? SUPER_ADMIN_LINKS : [])].map((link) => (
-              <Link
-                key={link.href}
-                href={link.href}
-                className="text-slate-600 hover:text-indigo-600 dark:text-slate-300"
-              >
-                {t(link.label)}
-              </Link>
-            ))}
-          </nav>
-        )}
-        <div className="ml-auto flex items-center gap-2">
-          <AgentDrawerToggle />
+      }
+      groups={groups}
+      prefs={
+        <>
           <LanguageSwitch />
           <ThemeToggle />
+        </>
+      }
+      end={
+        <>
+          <AgentDrawerToggle />
           <details className="relative" data-testid="user-menu">
-            <summary className="cursor-pointer list-none rounded-md border border-slate-300 px-2 py-1 text-sm dark:border-slate-700">
-              {auth.user.name}{" "}
-              {roleLabel && <span className="hidden text-xs text-slate-500 sm:inline">· {roleLabel}</span>}
+            <summary
+              title={`${auth.user.name} · ${auth.user.email}`}
+              className="flex cursor-pointer list-none items-center gap-2 rounded-md border border-slate-300 py-0.5 pr-0.5 pl-0.5 text-sm md:pr-2 dark:border-slate-700"
+            >
+              <span
+                aria-hidden="true"
+                className="flex h-7 w-7 shrink-0 items-center justify-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-700 dark:bg-indigo-900 dark:text-indigo-200"
+              >
+                {initial(auth.user.name, auth.user.email)}
+              </span>
+              {/* The whole name for screen readers; on screen, cut to one line, and only from 768 px. */}
+              <span className="sr-only md:not-sr-only md:max-w-40 md:truncate">{auth.user.name}</span>
+              {roleLabel && (
+                <span className="hidden whitespace-nowrap text-xs text-slate-500 lg:inline">
+                  · {roleLabel}
+                </span>
+              )}
             </summary>
-            <div className="absolute right-0 mt-1 w-64 rounded-md border border-slate-200 bg-white p-3 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900">
+            <div className="absolute right-0 z-30 mt-1 w-64 rounded-md border border-slate-200 bg-white p-3 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900">
+              <p className="mb-2 truncate font-medium">{auth.user.name}</p>
               <p className="mb-2 truncate text-slate-500">
                 {t("user.signedInAs", { email: auth.user.email })}
               </p>
+              {roleLabel && <p className="mb-2 text-xs text-slate-500">{roleLabel}</p>}
               <Link
                 href="/account"
                 data-testid="account-link"
@@ -83,8 +85,8 @@ export async function TopBar({ auth }: { auth: UserContext }) {
               </form>
             </div>
           </details>
-        </div>
-      </div>
-    </header>
+        </>
+      }
+    />
   );
 }

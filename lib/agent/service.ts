@@ -4,7 +4,7 @@ import type { MembershipRole } from "@/db/schema";
 import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
 import type { Gateway } from "@/lib/gateway/gateway";
-import type { ChatMessage, ChatRequest, ToolCall } from "@/lib/gateway/types";
+import type { ChatMessage, ChatRequest, Stamp, ToolCall } from "@/lib/gateway/types";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import type { PipelineEvent } from "@/lib/pipeline/types";
 import {
@@ -13,7 +13,7 @@ import {
   type StoredMessage,
   storedToolCalls,
 } from "@/lib/turns/conversation";
-import type { AgentEvent } from "@/lib/turns/events";
+import { type AgentEvent, isRecordOnly, type TurnEvent } from "@/lib/turns/events";
 import type { ChatTurnSource, TurnObserver, TurnPrompt, TurnReplacement } from "@/lib/turns/observer";
 import type { ToolRegistry } from "./registry";
 import { type RepeatCounter, runRoundTools } from "./round-tools";
@@ -118,12 +118,13 @@ export class AgentService {
           log.error({ err: error }, "turn observer failed on an event");
         }
       }
-      yield event;
+      // Model calls and the answer are for the record: the caller already saw them as text and tool calls.
+      if (!isRecordOnly(event)) yield event;
     }
   }
 
   /** The turn as a story: prepare it, tool rounds until the model answers, the limit round, close it. */
-  private async *run(input: TurnInput, onStart: TurnStarted): AsyncGenerator<AgentEvent> {
+  private async *run(input: TurnInput, onStart: TurnStarted): AsyncGenerator<TurnEvent> {
     const { ctx, request, signal } = input;
     const progress = new TurnProgress(
       uuidv7(),
@@ -149,6 +150,8 @@ export class AgentService {
     } finally {
       await this.closeTurn(ctx, progress, onStart);
     }
+    const answer = progress.answerText();
+    if (answer) yield { type: "answer", text: answer, status: progress.status };
     yield { type: "done", summary: progress.summary() };
   }
 
@@ -218,7 +221,7 @@ export class AgentService {
     turn: PreparedTurn,
     progress: TurnProgress,
     round: number,
-  ): AsyncGenerator<AgentEvent, boolean> {
+  ): AsyncGenerator<TurnEvent, boolean> {
     progress.rounds = round;
     const answer = yield* this.askModel(turn, progress, { round, lastCall: false });
     if (answer.failure || turn.signal.aborted) {
@@ -259,7 +262,7 @@ export class AgentService {
   }
 
   /** After `maxToolLoops` rounds, one last call without tools so the model must answer in text. */
-  private async *limitRound(turn: PreparedTurn, progress: TurnProgress): AsyncGenerator<AgentEvent> {
+  private async *limitRound(turn: PreparedTurn, progress: TurnProgress): AsyncGenerator<TurnEvent> {
     progress.rounds = this.config.maxToolLoops + 1;
     const answer = yield* this.askModel(turn, progress, { round: progress.rounds, lastCall: true });
     if (answer.failure || turn.signal.aborted) {
@@ -282,10 +285,18 @@ export class AgentService {
     turn: PreparedTurn,
     progress: TurnProgress,
     { round, lastCall }: { round: number; lastCall: boolean },
-  ): AsyncGenerator<AgentEvent, ModelAnswer> {
+  ): AsyncGenerator<TurnEvent, ModelAnswer> {
     let text = "";
     const calls: ToolCall[] = [];
     let failure: ModelAnswer["failure"];
+    const startMs = progress.elapsedMs();
+    const callStarted = performance.now();
+    let firstTokenMs: number | null = null;
+    let stamp: Stamp | undefined;
+    const firstToken = () => {
+      progress.markFirstToken();
+      firstTokenMs ??= Math.round(performance.now() - callStarted);
+    };
     const call = {
       model: progress.requestedModel,
       messages: this.roundMessages(turn, progress.messages, lastCall),
@@ -294,11 +305,11 @@ export class AgentService {
     };
     for await (const event of this.modelEvents(turn, call)) {
       if (event.type === "text") {
-        progress.markFirstToken();
+        firstToken();
         text += event.delta;
         yield event;
       } else if (event.type === "tool_call") {
-        progress.markFirstToken();
+        firstToken();
         calls.push(event.call);
         if (!lastCall) yield { type: "tool_call", call: event.call, round };
       } else if (event.type === "fallback") {
@@ -310,12 +321,38 @@ export class AgentService {
       } else if (event.type === "guardrail") {
         yield { type: "guardrail", code: event.code, message: event.message };
       } else if (event.type === "done") {
-        progress.addAnswer(event.response.stamp);
+        stamp = event.response.stamp;
+        progress.addAnswer(stamp);
       } else if (event.type === "error") {
-        progress.addFailure(event.stamp);
+        stamp = event.stamp;
+        progress.addFailure(stamp);
         failure = { class: event.error.class, message: event.error.message };
       }
     }
+    const stopped = turn.signal.aborted || failure?.class === "aborted";
+    yield {
+      type: "model_call",
+      call: {
+        round,
+        lastCall,
+        outcome: stopped ? "stopped" : failure ? "error" : "ok",
+        servedProvider: stamp?.servedProvider ?? null,
+        servedAdapter: stamp?.servedAdapter ?? null,
+        servedModel: stamp?.servedModel ?? null,
+        fallbackIndex: stamp?.fallbackIndex ?? null,
+        attempts: stamp?.attempts ?? [],
+        startMs,
+        durationMs: Math.round(performance.now() - callStarted),
+        firstTokenMs,
+        // As the ledger counts them: a failed or stopped call's usage is not added to the turn.
+        usage: stamp && !failure ? stamp.usage : null,
+        cost: stamp && !failure ? stamp.cost : null,
+        cacheHit: stamp?.cacheHit === true,
+        toolCalls: calls.length,
+        ...(calls.length && text ? { text } : {}),
+        ...(failure && !stopped ? { error: failure } : {}),
+      },
+    };
     return { text, calls, failure };
   }
 

@@ -34,6 +34,21 @@ export class TurnProgress {
     readonly requestedModel: string,
   ) {}
 
+  /** Milliseconds since the turn started. */
+  elapsedMs(): number {
+    return Math.round(performance.now() - this.started);
+  }
+
+  /**
+   * The answer as the user saw it: the turn's last assistant message when it called no tools (empty when the
+   * turn ended in a tool round, failed before any text, or was stopped before the model said anything).
+   */
+  answerText(): string {
+    const shown = this.messages.filter((m) => m.kind !== "display");
+    const last = shown[shown.length - 1];
+    return last?.role === "assistant" && !last.toolCalls?.length ? last.content : "";
+  }
+
   /** The first text or tool call of the turn, in whichever round it comes. */
   markFirstToken(): void {
     this.firstTokenMs ??= Math.round(performance.now() - this.started);

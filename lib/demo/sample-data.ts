@@ -133,7 +133,8 @@ const SPEED: Record<string, { ttft: [number, number]; msPerToken: number }> = {
 const SOURCES = Weighted.of({ drawer: 80, api: 14, schedule: 6 });
 type Status = "success" | "failed" | "stopped" | "limit" | "interrupted";
 const STATUSES = Weighted.of<Status>({ success: 87, failed: 5, stopped: 4, limit: 3, interrupted: 1 });
-// About 2.3 tool calls per drawer or schedule turn (API turns run none): about five audit events per turn.
+// About 2.3 tool calls per drawer or schedule turn (API turns run none): with a model call per round and the
+// answer, about seven audit events per turn.
 const TOOL_COUNTS = new Weighted([18, 12, 20, 22, 28].map((weight, count) => [count, weight] as const));
 const FAILURES = Weighted.of({
   server: 30,
@@ -562,7 +563,11 @@ class HistoryGenerator {
         turn_id: turnId,
         seq: events.length + 1,
         type,
-        payload: { ...payload, sample: true },
+        // Offsets from the turn's start, as the per-turn recorder writes them (an API call's are not recorded).
+        payload:
+          source === "api"
+            ? { ...payload, sample: true }
+            : { ...payload, atMs: Math.round(offset), sample: true },
         created_at: new Date(msecs).toISOString(),
       });
     };
@@ -659,14 +664,77 @@ class HistoryGenerator {
       const candidate = route.candidates[index]!;
       const speed = SPEED[candidate.model]!;
       const last = r === rounds.length - 1;
+      const roundStart = clock;
+      let firstFailed: { cause: string; ms: number } | undefined;
       if (round.fallback) {
         const cause = FALLBACK_CAUSES.pick(rng);
         const from = route.candidates[0]!;
-        clock += cause === "timeout" ? 30_000 + rng.int(0, 400) : rng.int(300, 4_000);
+        const ms = cause === "timeout" ? 30_000 + rng.int(0, 400) : rng.int(300, 4_000);
+        clock += ms;
+        firstFailed = { cause, ms };
         audit(clock, "fallback", {
           message: `${from.provider}/${from.model} failed (${cause}); trying the next model.`,
         });
       }
+      // The round's model call as the agent loop records it (drawer and schedule turns only, like the recorder).
+      const modelCall = (
+        outcome: "ok" | "error" | "stopped",
+        extra: {
+          firstTokenMs?: number | null;
+          usage?: unknown;
+          cost?: string | null;
+          toolCalls?: number;
+          error?: unknown;
+        },
+      ) => {
+        if (source === "api") return;
+        const tried = firstFailed
+          ? [
+              {
+                ...route.candidates[0]!,
+                outcome: "error",
+                errorClass: firstFailed.cause,
+                durationMs: firstFailed.ms,
+              },
+            ]
+          : [];
+        audit(clock, "model_call", {
+          round: r + 1,
+          lastCall: status === "limit" && last && round.answer,
+          outcome,
+          servedProvider: outcome === "error" && !served ? null : candidate.provider,
+          servedAdapter: outcome === "error" && !served ? null : candidate.adapter,
+          servedModel: outcome === "error" && !served ? null : candidate.model,
+          fallbackIndex: outcome === "error" && !served ? null : index,
+          attempts: [
+            ...tried.map(({ provider, model, outcome: o, errorClass, durationMs }) => ({
+              provider,
+              model,
+              outcome: o,
+              errorClass,
+              durationMs,
+            })),
+            ...(outcome === "error" && !served
+              ? []
+              : [
+                  {
+                    provider: candidate.provider,
+                    model: candidate.model,
+                    outcome: outcome === "ok" ? "ok" : "error",
+                    durationMs: clock - roundStart - (firstFailed?.ms ?? 0),
+                  },
+                ]),
+          ],
+          startMs: roundStart,
+          durationMs: clock - roundStart,
+          firstTokenMs: extra.firstTokenMs ?? null,
+          usage: extra.usage ?? null,
+          cost: extra.cost ?? null,
+          cacheHit: false,
+          toolCalls: extra.toolCalls ?? 0,
+          ...(extra.error ? { error: extra.error } : {}),
+        });
+      };
       const ttft = rng.int(speed.ttft[0], speed.ttft[1]);
       if (failure && last) {
         // Every candidate failed (nothing served), or the stream broke after its first token.
@@ -683,6 +751,10 @@ class HistoryGenerator {
         }
         row.error_class = failure;
         row.error_message = failureMessage(failure, route.alias);
+        modelCall("error", {
+          firstTokenMs: failure === "stream_interrupted" ? ttft : null,
+          error: { class: failure, message: row.error_message },
+        });
         audit(clock, "error", { class: failure, message: row.error_message });
         break;
       }
@@ -693,6 +765,7 @@ class HistoryGenerator {
         served = { candidate, index };
         row.attempts = 1;
         clock += rng.int(200, 8_000);
+        modelCall("stopped", { firstTokenMs: ttft });
         audit(clock, "stop", { reason: "stopped by the user", cancelledCalls: 0, rounds: r + 1 });
         break;
       }
@@ -705,10 +778,11 @@ class HistoryGenerator {
       row.cached_input_tokens += usage.cachedInputTokens;
       row.cache_write_tokens += usage.cacheWriteTokens;
       row.output_tokens += usage.outputTokens;
-      cost = addCost(
-        cost,
-        costOf(usage, findPrice({}, { name: candidate.provider, type: candidate.adapter }, candidate.model)!),
+      const roundCost = costOf(
+        usage,
+        findPrice({}, { name: candidate.provider, type: candidate.adapter }, candidate.model)!,
       );
+      cost = addCost(cost, roundCost);
       served = { candidate, index };
       row.attempts = round.fallback ? rng.int(2, 4) : rng.chance(0.04) ? 2 : 1;
       clock += ttft;
@@ -721,7 +795,11 @@ class HistoryGenerator {
         audit(clock + i, "tool_call", { callId, name: tool.name, args, round: r + 1 });
         return { tool, callId, args };
       });
+      modelCall("ok", { firstTokenMs: ttft, usage, cost: roundCost, toolCalls: calls.length });
+      const toolsStart = clock + calls.length;
       let slowest = 0;
+      // Written as each tool finishes (the quickest first), as the loop records them.
+      const finished: { at: number; type: string; payload: Record<string, unknown> }[] = [];
       for (const [i, { tool, callId, args }] of calls.entries()) {
         const cancelled = stopInTool && last && i === calls.length - 1;
         const refused = !cancelled && tool.guarded === true && rng.chance(0.15);
@@ -739,24 +817,29 @@ class HistoryGenerator {
         if (cancelled) [error, result] = ["cancelled", { error: "cancelled" }];
         else if (refused) {
           const message = `${tool.name} is not allowed for this user`;
-          audit(clock + slowest, "guardrail", { code: "tool_not_allowed", tool: tool.name, message });
+          finished.push({
+            at: toolsStart + durationMs + i,
+            type: "guardrail",
+            payload: { code: "tool_not_allowed", tool: tool.name, message },
+          });
           [error, result] = ["not allowed", { error: "not allowed" }];
         } else if (failed) [error, result] = [failed.kind, { error: failed.message }];
         else result = tool.result(rng, args, ctx);
         const text = JSON.stringify(result);
-        audit(clock + slowest + i, "tool_result", {
-          callId,
-          name: tool.name,
-          ok: !error,
-          durationMs,
-          result: text,
+        finished.push({
+          at: toolsStart + durationMs + i,
+          type: "tool_result",
+          payload: { callId, name: tool.name, ok: !error, durationMs, startMs: toolsStart, result: text },
         });
         trace.push({ name: tool.name, durationMs, ok: !error, ...(error ? { error } : {}) });
         context += Math.ceil(text.length / 4);
       }
-      clock += slowest + rng.int(2, 30);
+      for (const f of finished.sort((a, b) => a.at - b.at)) audit(f.at, f.type, f.payload);
+      clock = toolsStart + slowest + rng.int(2, 30);
       if (stopInTool && last)
         audit(clock, "stop", { reason: "stopped by the user", cancelledCalls: 1, rounds: r + 1 });
+      if (round.answer && last && source !== "api" && (status === "success" || status === "limit"))
+        audit(clock + 1, "answer", { text: sampleAnswer(trace), status });
     }
     row.rounds = rounds.length;
     row.tool_trace = trace;
@@ -770,6 +853,19 @@ class HistoryGenerator {
     }
     return { turn: row, events };
   }
+}
+
+/** The answer a sample turn showed: what its tools found, in the shape the demo model answers in. */
+function sampleAnswer(trace: TraceEntry[]): string {
+  const used = [...new Set(trace.filter((t) => t.ok).map((t) => t.name))];
+  const failed = [...new Set(trace.filter((t) => !t.ok).map((t) => t.name))];
+  if (!trace.length) return "Here is a short answer, written without tools.";
+  const lines = [
+    used.length ? `I checked ${used.map((n) => `\`${n}\``).join(", ")}; here is what I found:` : "",
+    ...trace.filter((t) => t.ok).map((t) => `- **${t.name}** answered in ${t.durationMs} ms`),
+    failed.length ? `\n${failed.map((n) => `\`${n}\``).join(", ")} failed, so part of this is missing.` : "",
+  ];
+  return lines.filter(Boolean).join("\n");
 }
 
 /**

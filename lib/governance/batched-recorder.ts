@@ -6,7 +6,7 @@ import { sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
 import { type BatchLag, countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
 import { addCost } from "@/lib/gateway/pricing";
-import type { AgentEvent, TurnSummary } from "@/lib/turns/events";
+import type { TurnEvent, TurnSummary } from "@/lib/turns/events";
 import type { TurnObserver, TurnStart } from "@/lib/turns/observer";
 import { jsonInsert } from "./json-insert";
 import {
@@ -98,7 +98,7 @@ export class BatchedGovernanceRecorder implements TurnObserver {
     this.open.set(turn.turnId, { turn, audits: [requestAudit(turn)] });
   }
 
-  event(turnId: string, event: AgentEvent): void {
+  event(turnId: string, event: TurnEvent): void {
     const audit = auditOf(event);
     if (audit) this.open.get(turnId)?.audits.push(audit);
   }

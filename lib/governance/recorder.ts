@@ -7,7 +7,7 @@ import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
 import { maskSecrets, maskText } from "@/lib/core/mask";
 import type { CostStatus } from "@/lib/gateway/types";
-import type { AgentEvent, TurnSummary } from "@/lib/turns/events";
+import type { TurnEvent, TurnSummary } from "@/lib/turns/events";
 import type { TurnObserver, TurnStart } from "@/lib/turns/observer";
 import { attributionColumns } from "./attribution";
 import { undoSweptRollup } from "./ledger";
@@ -53,11 +53,12 @@ export class GovernanceRecorder implements TurnObserver {
     this.audit(open, request.type, request.payload);
   }
 
-  event(turnId: string, event: AgentEvent): void {
+  event(turnId: string, event: TurnEvent): void {
     const open = this.open.get(turnId);
     if (!open) return;
     const audit = auditOf(event);
-    if (audit) this.audit(open, audit.type, audit.payload);
+    if (audit)
+      this.audit(open, audit.type, withOffsets(audit.payload, Date.now() - open.startedAt.getTime()));
   }
 
   async end(summary: TurnSummary): Promise<void> {
@@ -65,7 +66,7 @@ export class GovernanceRecorder implements TurnObserver {
     this.open.delete(summary.turnId);
     if (!open) return;
     const stop = stopAudit(summary);
-    if (stop) this.audit(open, stop.type, stop.payload);
+    if (stop) this.audit(open, stop.type, { ...stop.payload, atMs: summary.latencyMs });
     await open.writes;
     try {
       const db = await this.database();
@@ -168,9 +169,30 @@ export const requestAudit = (turn: TurnStart): Audit => {
   return { type: "request", payload };
 };
 
-/** The audit event an agent event becomes, if any (text deltas and notices other than fallback are not kept). */
-export function auditOf(event: AgentEvent): Audit | null {
+/**
+ * When an event was recorded, in ms from the turn's start (`atMs`), and for a tool result when its tool started
+ * (`startMs`: it ends as it is recorded). Only the per-turn recorder adds them: the replay draws its waterfall
+ * from them, and a /v1 call's timings are its ledger row's.
+ */
+function withOffsets(payload: Record<string, unknown>, atMs: number): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...payload, atMs };
+  if (typeof payload.durationMs === "number" && !("startMs" in payload))
+    out.startMs = Math.max(0, atMs - payload.durationMs);
+  return out;
+}
+
+/** The audit event a turn event becomes, if any (text deltas and notices other than fallback are not kept). */
+export function auditOf(event: TurnEvent): Audit | null {
   switch (event.type) {
+    case "model_call": {
+      const { text, error, ...call } = event.call;
+      return {
+        type: "model_call",
+        payload: { ...call, ...(text ? { text: clip(text) } : {}), ...(error ? { error } : {}) },
+      };
+    }
+    case "answer":
+      return { type: "answer", payload: { text: clip(event.text), status: event.status } };
     case "tool_call":
       return {
         type: "tool_call",

@@ -5,7 +5,6 @@ import type { Database } from "@/db";
 import { tenant } from "@/db/schema";
 import { likeContains } from "@/db/sql-text";
 import { AppError } from "@/lib/core/errors";
-import { normalizeDecimal } from "@/lib/core/money-format";
 import {
   checkCursor,
   decodeCursor,
@@ -15,6 +14,7 @@ import {
   unknownFilter,
   uuidFilter,
 } from "./query";
+import { normalize, timeSeries } from "./time-series";
 import type { ChartDef, MetricDef, PageProvider, PageQuery, ProviderContext, Row, Suggestion } from "./types";
 
 type Expr = SQL | PgColumn;
@@ -60,6 +60,11 @@ export type SqlProviderConfig = {
   measures: Record<string, Expr>;
   /** Chart dimensions: the expression to group by and how to label it. */
   dimensions: Record<string, Expr>;
+  /**
+   * Chart dimensions over time (a UTC timestamp without zone), bucketed by the range's granularity; `finest` is
+   * "day" where the source only has days.
+   */
+  times?: Record<string, { expr: Expr; finest: "hour" | "day" }>;
   detail(db: Database, ctx: ProviderContext, id: string): Promise<{ row: Row; events?: Row[] } | null>;
 };
 
@@ -141,6 +146,16 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       return Object.fromEntries(Object.entries(row ?? {}).map(([k, v]) => [k, normalize(v)]));
     },
     async series(ctx, q, chart: ChartDef) {
+      const time = config.times && own(config.times, chart.dimension);
+      if (time)
+        return timeSeries(await db(), {
+          table: config.table,
+          where: where(ctx, q),
+          time: time.expr,
+          value: aggregate(config, chart.measure, chart.aggregation),
+          finest: time.finest,
+          filter: { from: q.filters[`${chart.dimension}.from`], to: q.filters[`${chart.dimension}.to`] },
+        });
       const dimension = config.dimensions[chart.dimension];
       if (!dimension) throw new AppError("validation_failed", `unknown chart dimension "${chart.dimension}"`);
       const value = aggregate(config, chart.measure, chart.aggregation);
@@ -150,9 +165,10 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       const rows = await withJoins(config, base)
         .where(where(ctx, q))
         .groupBy(sql`1`)
-        .orderBy(chart.dimension === "day" ? sql`1 asc` : sql`2 desc`)
+        // By the number the text stands for: as text, "9.44" would sort above "15.75".
+        .orderBy(sql`(${value})::numeric desc`, sql`1 asc`)
         .limit(chart.topN ?? 50);
-      return rows.map((r) => ({ label: String(r.label), value: normalize(r.value) }));
+      return { points: rows.map((r) => ({ label: String(r.label), value: normalize(r.value) })) };
     },
     async detail(ctx, id) {
       return config.detail(await db(), ctx, id);
@@ -297,14 +313,6 @@ function aggregate(config: SqlProviderConfig, measure: string, aggregation: Metr
   return aggregation === "sum"
     ? sql<string>`coalesce(sum(${expr}), 0)::text`
     : sql<string>`coalesce(avg(${expr}), 0)::numeric(20,2)::text`;
-}
-
-/** Numeric text stays exact (money); whole numbers become numbers. */
-function normalize(value: unknown): number | string {
-  if (typeof value === "number") return value;
-  const text = String(value ?? "0");
-  if (/^-?\d+$/.test(text) && text.length < 16) return Number(text);
-  return normalizeDecimal(text);
 }
 
 /** Dates as ISO strings and numeric columns as exact strings, ready for JSON. */

@@ -101,6 +101,9 @@ export type RowActionDef = {
   };
 };
 
+/** A link on each row (and in its detail view) to a page of the app; {field} placeholders are filled from the row. */
+export type RowLinkDef = { key: string; label: Localized; href: string };
+
 export type PageSchema = {
   key: string;
   provider: string;
@@ -120,6 +123,8 @@ export type PageSchema = {
   detail?: DetailDef;
   charts?: ChartDef[];
   rowActions?: RowActionDef[];
+  /** Links to another page from each row and from its detail view (e.g. a ledger row's replay). */
+  rowLinks?: RowLinkDef[];
   /** The row field that identifies a row (detail, keyset pagination). */
   idField: string;
   defaultSort: { field: string; direction: "asc" | "desc" };
@@ -142,16 +147,21 @@ export type ProviderContext = { tenantId: string | null; superAdmin: boolean };
 
 export type Row = Record<string, unknown>;
 
+/**
+ * A chart's points: by a dimension, the top N by value; over time, one point per bucket in time order, with the
+ * granularity the range called for (labels are the buckets' UTC starts: "2026-03-15", "2026-03-15T14:00:00Z").
+ */
+export type SeriesResult = {
+  points: { label: string; value: number | string }[];
+  granularity?: "hour" | "day" | "week";
+};
+
 /** A read-only, tenant-scoped data source for schema pages. */
 export interface PageProvider {
   rows(ctx: ProviderContext, q: PageQuery): Promise<{ rows: Row[]; nextCursor: string | null }>;
   count(ctx: ProviderContext, q: PageQuery): Promise<{ count: number; approximate: boolean }>;
   metrics(ctx: ProviderContext, q: PageQuery, metrics: MetricDef[]): Promise<Record<string, number | string>>;
-  series(
-    ctx: ProviderContext,
-    q: PageQuery,
-    chart: ChartDef,
-  ): Promise<{ label: string; value: number | string }[]>;
+  series(ctx: ProviderContext, q: PageQuery, chart: ChartDef): Promise<SeriesResult>;
   /** One row and, when the page has them, its events; null when it is not visible to this context. */
   detail(ctx: ProviderContext, id: string): Promise<{ row: Row; events?: Row[] } | null>;
   /** Every filtered row, in pages, for the CSV export. */

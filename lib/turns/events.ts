@@ -111,3 +111,43 @@ export function callSummary(
     error,
   };
 }
+
+/**
+ * One round trip to the model within a turn, as the audit trail keeps it (the `model_call` event): offsets are
+ * milliseconds from the turn's start, `firstTokenMs` from the call's own start.
+ */
+export type ModelCallRecord = {
+  round: number;
+  /** The loop's last, tool-less call after the round limit. */
+  lastCall: boolean;
+  outcome: "ok" | "error" | "stopped";
+  servedProvider: string | null;
+  servedAdapter: string | null;
+  servedModel: string | null;
+  fallbackIndex: number | null;
+  attempts: Stamp["attempts"];
+  startMs: number;
+  durationMs: number;
+  firstTokenMs: number | null;
+  usage: Usage | null;
+  cost: string | null;
+  cacheHit: boolean;
+  toolCalls: number;
+  /** Text the model said in a round that also called tools (a round's final text is the `answer` event). */
+  text?: string;
+  error?: TurnError;
+};
+
+/**
+ * Events a turn records but never streams to its caller: each model call of the loop, and the answer as it was
+ * shown. Only the agent loop emits them (an API call's single model call is its ledger row).
+ */
+export type TurnRecordEvent =
+  | { type: "model_call"; call: ModelCallRecord }
+  | { type: "answer"; text: string; status: TurnStatus };
+
+/** Everything a turn's observer sees. */
+export type TurnEvent = AgentEvent | TurnRecordEvent;
+
+export const isRecordOnly = (event: TurnEvent): event is TurnRecordEvent =>
+  event.type === "model_call" || event.type === "answer";

@@ -1,4 +1,4 @@
-import type { AgentEvent, TurnSummary } from "./events";
+import type { TurnEvent, TurnSummary } from "./events";
 
 /** Where a turn of the agent loop comes from; each belongs to a conversation. */
 export type ChatTurnSource = "drawer" | "schedule";
@@ -59,6 +59,6 @@ export type TurnStart = ChatTurnStart | ApiTurnStart;
  */
 export interface TurnObserver {
   start(turn: TurnStart): Promise<void>;
-  event(turnId: string, event: AgentEvent): void;
+  event(turnId: string, event: TurnEvent): void;
   end(summary: TurnSummary): Promise<void>;
 }

@@ -27,6 +27,8 @@ test.describe("the schema-driven admin pages", () => {
     const all = await rows(page).count();
     await page.locator('[data-testid="segment-tab"][data-value="failed"]').click();
     await expect(page).toHaveURL(/segment=failed/);
+    // The previous rows stay (dimmed) while the new ones load: read them once the table is no longer busy.
+    await expect(page.locator('table[aria-busy="false"]')).toBeVisible();
     await expect(rows(page).first()).toBeVisible();
     const statuses = await rows(page).locator('td[data-field="status"]').allTextContents();
     // The badge shows the segment's label ("Failed"), its raw value in data-value.
@@ -34,6 +36,7 @@ test.describe("the schema-driven admin pages", () => {
     expect(statuses.length).toBeLessThan(all);
 
     await page.locator('[data-testid="segment-tab"][data-value=""]').click();
+    await expect(page).not.toHaveURL(/segment=failed/);
     await page.getByTestId("filter-servedModel").fill("gpt-4o-mini");
     await page.getByTestId("filter-apply").click();
     await expect(page).toHaveURL(/f\.servedModel=gpt-4o-mini/);

@@ -137,10 +137,7 @@ test.describe("tenant and member administration", () => {
     const email = emailFor("colleague");
     const name = `Colleague ${RUN}`;
     await signInAs(page, "admin@acme.test");
-    await page
-      .getByRole("navigation", { name: "Admin" })
-      .getByRole("link", { name: "Members", exact: true })
-      .click();
+    await new TopBar(page).openFromMenu("admin", "Members");
     const screen = new MembersScreen(page);
     await screen.members.loaded();
 
@@ -300,10 +297,7 @@ test.describe("tenant and member administration", () => {
     const joined = await joinInNewContext(browser, baseURL!, link, `Paula ${RUN}`);
     contexts.push(joined.context);
 
-    await page
-      .getByRole("navigation", { name: "Admin" })
-      .getByRole("link", { name: "Tenants", exact: true })
-      .click();
+    await new TopBar(page).openFromMenu("admin", "Tenants");
     const tenants = new SchemaList(page, "admin-tenants");
     await tenants.loaded();
     // Acme has the seeded sample turns: its last activity is a time, its spend a sum.
@@ -358,10 +352,7 @@ test.describe("tenant and member administration", () => {
     await visitorPage.goto(new URL(link).pathname);
     await expect(visitorPage.getByTestId("invite-refused-message")).toContainText("was revoked");
 
-    await page
-      .getByRole("navigation", { name: "Admin" })
-      .getByRole("link", { name: "Admin changes", exact: true })
-      .click();
+    await new TopBar(page).openFromMenu("admin", "Admin changes");
     await expect(page).toHaveURL((url) => url.pathname === "/dev/admin/changes");
     await expect(page.getByTestId("schema-page")).toHaveAttribute("data-schema-key", "admin-changes");
     await page.goto(`/dev/admin/changes?f.objectId=${invitation.id}`);

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { signInAs } from "./pages";
+import { signInAs, TopBar } from "./pages";
 
 // The screenshot test runs every time (into test-results/screens); E2E_SCREENSHOTS=1 refreshes the README's.
 const SHOTS = process.env.E2E_SCREENSHOTS === "1";
@@ -48,10 +48,7 @@ const settingsOf = async (page: Page): Promise<Settings> =>
 test.describe("the tenant admin screens for keys, limits and budgets", () => {
   test("an admin creates a key, sees its secret once, limits it and revokes it", async ({ page }) => {
     await signInAs(page, "admin@acme.test");
-    await page
-      .getByRole("navigation", { name: "Admin" })
-      .getByRole("link", { name: "Keys", exact: true })
-      .click();
+    await new TopBar(page).openFromMenu("admin", "Keys");
     const keys = new KeysScreen(page);
     await expect(page.getByTestId("keys-table")).toHaveAttribute("aria-busy", "false");
 
@@ -201,7 +198,7 @@ test.describe("the tenant admin screens for keys, limits and budgets", () => {
   for (const path of ["/dev/admin/keys", "/dev/admin/limits"]) {
     test(`a member gets the 403 page at ${path}`, async ({ page }) => {
       await signInAs(page, "member@acme.test");
-      await expect(page.getByRole("navigation", { name: "Admin" })).toHaveCount(0);
+      await expect(page.getByTestId("nav-menu-admin")).toHaveCount(0);
       const res = await page.goto(path);
       expect(res?.status()).toBe(403);
       await expect(page.getByTestId("forbidden")).toBeVisible();

@@ -38,6 +38,12 @@ export class TopBar {
     await this.page.getByTestId("tenant-switcher").selectOption({ label: name });
   }
 
+  /** Opens a page from one of the top bar's menus ("usage" or "admin"), as a user clicks through it. */
+  async openFromMenu(menu: "usage" | "admin", link: string) {
+    await this.page.getByTestId(`nav-menu-${menu}`).click();
+    await this.page.getByRole("menu").getByRole("menuitem", { name: link, exact: true }).click();
+  }
+
   async signOut() {
     await this.page.getByTestId("user-menu").locator("summary").click();
     await this.page.getByRole("button", { name: /sign out|退出登录/i }).click();

@@ -108,7 +108,11 @@ test("a member reads prompts but cannot move production; marked a prompt editor,
   browser,
 }) => {
   const member = await signedIn(browser, "member@acme.test");
-  await member.goto("/dev/agent/prompts");
+  // A member reaches the prompts from the top bar's Workspace menu (they have no Usage or Admin menu).
+  await member.goto("/");
+  await member.getByTestId("nav-menu-workspace").click();
+  await member.getByRole("menuitem", { name: "Prompts" }).click();
+  await expect(member).toHaveURL(/\/dev\/agent\/prompts$/);
   await expect(member.getByTestId("schema-page")).toHaveAttribute("data-schema-key", "agent-prompts");
   await expect(member.getByTestId("new-prompt")).toHaveCount(0);
   await member.getByRole("link", { name: NAME }).click();

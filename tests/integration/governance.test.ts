@@ -175,7 +175,9 @@ describe.each(testDbKinds)("the governance store on %s", (kind) => {
       content: '{"error":"cancelled"}',
     });
     const trail = await auditTrail(db, { tenantId: acme, turnId: stopped.summary.turnId });
-    expect(trail.map((e) => e.type)).toEqual(["request", "tool_call", "stop"]);
+    // The model call had answered (with its tool call) when Stop came; no answer was shown.
+    expect(trail.map((e) => e.type)).toEqual(["request", "tool_call", "model_call", "stop"]);
+    expect(trail[2]!.payload).toMatchObject({ round: 1, outcome: "ok", toolCalls: 1, text: "Checking." });
   });
 
   it("numbers audit events 1..n with no gaps, in order, with 4 parallel tool calls", async () => {
@@ -185,14 +187,17 @@ describe.each(testDbKinds)("the governance store on %s", (kind) => {
       await conversation(),
     );
     const trail = await auditTrail(db, { tenantId: acme, turnId: summary.turnId });
-    expect(trail.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(trail.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(trail.map((e) => e.type)).toEqual([
       "request",
       ...Array(4).fill("tool_call"),
+      "model_call",
       ...Array(4).fill("tool_result"),
+      "model_call",
+      "answer",
     ]);
     // Results are audited as they finish (the shortest lookup first), each after its call.
-    expect(trail.slice(5).map((e) => (e.payload as { callId: string }).callId)).toEqual([
+    expect(trail.slice(6, 10).map((e) => (e.payload as { callId: string }).callId)).toEqual([
       "p1",
       "p3",
       "p2",
@@ -273,7 +278,8 @@ describe.each(testDbKinds)("the governance store on %s", (kind) => {
     await db.update(tenant).set({ retentionDays: 30 }).where(eq(tenant.id, acme));
     const in40Days = new Date(Date.now() + 40 * 24 * 3600_000);
     const result = await applyRetention(db, { now: in40Days, batchSize: 1 });
-    expect(result).toMatchObject({ turns: 1, auditEvents: 1, rollupRows: 1 });
+    // request, model_call, answer
+    expect(result).toMatchObject({ turns: 1, auditEvents: 3, rollupRows: 1 });
     await expect(getTurnOrThrow(db, { tenantId: acme, turnId: summary.turnId })).rejects.toThrow(
       "turn not found",
     );

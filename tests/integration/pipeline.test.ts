@@ -405,7 +405,7 @@ describe.each(setups)("the request pipeline (cache, rate limit, budget) on $name
     const turnId = (second[0] as { turnId: string }).turnId;
     await expect
       .poll(async () => (await auditOf(turnId)).map((e) => e.type))
-      .toEqual(["request", "guardrail", "error"]);
+      .toEqual(["request", "guardrail", "model_call", "error"]);
     const [row] = await app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.id, turnId));
     expect(row).toMatchObject({ source: "drawer", status: "failed", errorClass: "rate_limit_exceeded" });
     await saveLimits(app.db, counters, acme, { scope: "user", subjectId: member, ...NO_LIMITS }, admin);

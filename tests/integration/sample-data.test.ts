@@ -125,8 +125,9 @@ describe.each(testDbKinds)("the sample history on %s", (kind) => {
         from sys_agent_audit where turn_id in (select id from (${sampleTurns}) t)`,
     );
     expect(audit).toEqual({ n: generated.auditEvents, unmarked: 0, requests: TURNS });
-    expect(generated.auditEvents / TURNS).toBeGreaterThan(4);
-    expect(generated.auditEvents / TURNS).toBeLessThan(6);
+    // Request, ~2.3 tool calls and results, a model call per round and the answer.
+    expect(generated.auditEvents / TURNS).toBeGreaterThan(6);
+    expect(generated.auditEvents / TURNS).toBeLessThan(9);
     const real = await one<{ n: number }>(
       sql`select count(*)::int as n from sys_agent_audit where turn_id = ${realTurnId} and payload ? 'sample'`,
     );
@@ -143,9 +144,13 @@ describe.each(testDbKinds)("the sample history on %s", (kind) => {
       sql`select count(*)::int as n from (${sampleTurns}) t, lateral (select
           count(*) filter (where type = 'tool_call') as calls, count(*) filter (where type = 'tool_result') as results,
           count(*) filter (where type = 'error') as errors, count(*) filter (where type = 'stop') as stops,
-          count(*) filter (where type = 'fallback') as fallbacks
+          count(*) filter (where type = 'fallback') as fallbacks,
+          count(*) filter (where type = 'model_call') as model_calls, count(*) filter (where type = 'answer') as answers
         from sys_agent_audit a where a.turn_id = t.id) e
         where e.calls <> jsonb_array_length(t.tool_trace) or e.results <> e.calls
+          -- A model call per round and the answer of a finished turn, as the loop records them (never for /v1).
+          or e.model_calls <> (case when t.source = 'api' or t.status = 'interrupted' then 0 else t.rounds end)
+          or e.answers <> (case when t.source <> 'api' and t.status in ('success', 'limit') then 1 else 0 end)
           or (e.errors > 0) <> (t.status = 'failed') or (e.stops > 0) <> (t.status = 'stopped')
           or (t.fallback_index > 0 and e.fallbacks = 0)`,
     );

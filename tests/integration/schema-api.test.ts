@@ -234,6 +234,44 @@ describe.each(testDbKinds)("the schema pages' API on %s", (kind) => {
     ]);
   });
 
+  it("draws cost over time by day from the rollups, by week over a long range, and by the hour from the ledger over a short one", async () => {
+    await as("admin@acme.test", "acme");
+    const daily = (await json("agent-cost/series?chart=costByDay&f.day.from=2026-11-19&f.day.to=2026-11-23"))
+      .body;
+    expect(daily).toEqual({
+      granularity: "day",
+      points: [
+        { label: "2026-11-19", value: 0 },
+        { label: "2026-11-20", value: "0.001" },
+        { label: "2026-11-21", value: "0" },
+        { label: "2026-11-22", value: "0.002" },
+        { label: "2026-11-23", value: 0 },
+      ],
+    });
+    const weekly = (await json("agent-cost/series?chart=costByDay&f.day.from=2026-06-01&f.day.to=2026-11-30"))
+      .body;
+    expect(weekly.granularity).toBe("week");
+    expect(weekly.points[0]).toEqual({ label: "2026-06-01", value: 0 });
+    expect(weekly.points.filter((p: { value: unknown }) => p.value !== 0)).toEqual([
+      { label: "2026-11-16", value: "0.003" },
+    ]);
+    const hourly = (await json("agent-cost/series?chart=costByDay&f.day.from=2026-11-22&f.day.to=2026-11-22"))
+      .body;
+    expect(hourly.granularity).toBe("hour");
+    expect(hourly.points).toHaveLength(24);
+    expect(hourly.points.filter((p: { value: unknown }) => p.value !== 0)).toEqual([
+      { label: "2026-11-22T12:00:00Z", value: "0.002" },
+    ]);
+  });
+
+  it("sorts a chart's bars by the amount, not by its text", async () => {
+    await as("root@tollgate.test");
+    const { points } = (await json("agent-cost/series?chart=costByModel")).body;
+    const amounts = points.map((p: { value: string | number }) => Number(p.value));
+    expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
+    expect(points[0]).toEqual({ label: "gpt-4.1", value: "0.5" });
+  });
+
   it("exports every filtered row as CSV, not just a page", async () => {
     await as("admin@acme.test", "acme");
     const res = await get("agent-turns/export?f.servedModel=gpt-4o-mini&limit=1");

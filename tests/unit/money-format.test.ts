@@ -59,3 +59,20 @@ describe("exactMoney: every decimal, for hover and export", () => {
     expect(exactMoney("x")).toBeUndefined();
   });
 });
+
+describe("counts read the same everywhere", () => {
+  it("groups whole numbers in thousands, in English and Chinese alike", async () => {
+    const { formatCount } = await import("@/lib/core/number-format");
+    expect(formatCount(1234567)).toBe("1,234,567");
+    expect(formatCount("1234567", { locale: "zh" })).toBe("1,234,567");
+    expect(formatCount(null)).toBe("—");
+    expect(formatCount("n/a", { empty: "?" })).toBe("?");
+  });
+
+  it("puts money in server messages through the same rule as the pages", async () => {
+    const { usd } = await import("@/lib/pipeline/money");
+    expect(usd("15.7460713")).toBe("$15.75");
+    expect(usd("0.0042137")).toBe("$0.004214");
+    expect(usd(2_500_000_000)).toBe("$2.50");
+  });
+});

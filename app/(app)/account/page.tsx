@@ -1,7 +1,10 @@
 import { ChangePasswordForm } from "@/features/account/components/change-password-form";
 import { OtherSessions } from "@/features/account/components/other-sessions";
 import { requireUser } from "@/lib/auth/page-guards";
+import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
+
+export const generateMetadata = titleMetadata("account.title");
 
 /** Your own account: who you are signed in as, your password, and your other sessions. */
 export default async function AccountPage() {

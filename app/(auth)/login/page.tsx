@@ -5,8 +5,11 @@ import { currentUser } from "@/lib/auth/guards";
 import { safeCallbackPath } from "@/lib/auth/sign-in";
 import { SSO_REFUSALS, ssoProviderName } from "@/lib/auth/sso";
 import type { MessageKey } from "@/lib/i18n/messages";
+import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
 import { signInWithSso } from "./actions";
+
+export const generateMetadata = titleMetadata("nav.title.login");
 
 /** The `?error=` codes the login page explains: single sign-on refusals and next-auth's own errors. */
 const KNOWN_ERRORS = new Set<string>([

@@ -6,6 +6,7 @@ import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import type { Json } from "@/lib/client/api";
 import { formatMoney } from "@/lib/core/money-format";
+import { formatCount } from "@/lib/core/number-format";
 import { limitsApi } from "../client";
 import type { GovernanceSettingsAnswer, LimitView } from "../contracts";
 import { AssumedPrices } from "./assumed-prices";
@@ -23,7 +24,7 @@ function budgetCell(soft: string | null, hard: string | null): string {
   return `${formatMoney(soft)} / ${formatMoney(hard)}`;
 }
 
-const perMinute = (n: number | null) => (n === null ? "—" : n.toLocaleString("en-US"));
+const perMinute = (n: number | null) => formatCount(n);
 
 function MembersTable(props: {
   users: Json<GovernanceSettingsAnswer>["users"];

@@ -16,6 +16,7 @@ import {
 import { explainFieldsOrMessage, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
 import { formatMoney } from "@/lib/core/money-format";
+import { formatCount } from "@/lib/core/number-format";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { limitsApi } from "../client";
 import type { LimitScope, LimitValues, LimitView } from "../contracts";
@@ -263,9 +264,9 @@ export function limitsSummary(limits: LimitValues | null, t: ReturnType<typeof u
   if (!limits) return t("gov.limits.noneSet");
   const parts: string[] = [];
   if (limits.requestsPerMinute !== null)
-    parts.push(t("gov.limits.rpmShort", { n: limits.requestsPerMinute.toLocaleString("en-US") }));
+    parts.push(t("gov.limits.rpmShort", { n: formatCount(limits.requestsPerMinute) }));
   if (limits.tokensPerMinute !== null)
-    parts.push(t("gov.limits.tpmShort", { n: limits.tokensPerMinute.toLocaleString("en-US") }));
+    parts.push(t("gov.limits.tpmShort", { n: formatCount(limits.tokensPerMinute) }));
   const budget = (soft: string | null, hard: string | null, key: MessageKey) => {
     if (hard !== null) parts.push(t(key, { amount: formatMoney(hard) }));
     else if (soft !== null)

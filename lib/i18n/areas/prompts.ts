@@ -1,6 +1,7 @@
 /** Messages of the prompts area: the prompt list, a prompt's page, the editor and the playground. */
 export const en = {
   "nav.prompts": "Prompts",
+  "nav.workspace": "Workspace",
   "prompts.title": "Prompts",
   "prompts.breadcrumb": "Where this prompt is",
   "prompts.loading": "Loading…",
@@ -78,6 +79,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   "nav.prompts": "提示词",
+  "nav.workspace": "工作区",
   "prompts.title": "提示词",
   "prompts.breadcrumb": "提示词所在位置",
   "prompts.loading": "加载中…",

@@ -6,7 +6,9 @@ import { likeContains } from "@/db/sql-text";
 import { AppError } from "@/lib/core/errors";
 import { normalizeDecimal } from "@/lib/core/money-format";
 import { type QueryScope, scopedWhere } from "../sql-provider";
-import type { ChartDef, PageQuery, ProviderContext } from "../types";
+import { boundMs, DAY_MS } from "../time-buckets";
+import { timeSeries } from "../time-series";
+import type { ChartDef, PageQuery, ProviderContext, SeriesResult } from "../types";
 
 const t = sysAgentTurn;
 
@@ -107,5 +109,30 @@ export async function ledgerSeries(
     const label = `${r.name}${twin && r.keyPrefix ? ` (${r.keyPrefix}…)` : ""}${r.tenantSuffix}`;
     const text = String(r.value);
     return { label, value: /^\d+$/.test(text) && text.length < 16 ? Number(text) : normalizeDecimal(text) };
+  });
+}
+
+/** A time filter that starts at most two days before it ends (or before now, when it has no end). */
+export function isShortRange(q: PageQuery, nowMs = Date.now()): boolean {
+  const from = boundMs(q.filters["day.from"], false);
+  if (from === null) return false;
+  const to = boundMs(q.filters["day.to"], true) ?? nowMs;
+  return to - from <= 2 * DAY_MS;
+}
+
+/** A cost-dashboard chart over a short range, by the hour, from the ledger's closed rows (the rollups are daily). */
+export async function ledgerHourly(
+  db: Database,
+  ctx: ProviderContext,
+  q: PageQuery,
+  chart: ChartDef,
+): Promise<SeriesResult> {
+  return timeSeries(db, {
+    table: t,
+    where: and(scopedWhere(ledgerScope, ctx, q), ne(t.status, "running")),
+    time: sql`(${t.startedAt} at time zone 'UTC')`,
+    value: aggregate(chart),
+    finest: "hour",
+    filter: { from: q.filters["day.from"], to: q.filters["day.to"] },
   });
 }

@@ -5,7 +5,7 @@ import { appUser, tenant, usageDaily } from "@/db/schema";
 import { likeContains } from "@/db/sql-text";
 import { sqlProvider } from "../sql-provider";
 import type { PageProvider } from "../types";
-import { isLedgerDimension, ledgerSeries } from "./agent-cost-ledger";
+import { isLedgerDimension, isShortRange, ledgerHourly, ledgerSeries } from "./agent-cost-ledger";
 
 const u = usageDaily;
 // usage_daily has a composite key; this stable id lets the table page and open details.
@@ -19,10 +19,15 @@ export function agentCostProvider(database: () => Promise<Database> = getDb): Pa
   const rollups = rollupProvider(database);
   return {
     ...rollups,
-    series: async (ctx, q, chart) =>
-      isLedgerDimension(chart.dimension)
-        ? ledgerSeries(await database(), ctx, q, { ...chart, dimension: chart.dimension })
-        : rollups.series(ctx, q, chart),
+    series: async (ctx, q, chart) => {
+      if (isLedgerDimension(chart.dimension))
+        return {
+          points: await ledgerSeries(await database(), ctx, q, { ...chart, dimension: chart.dimension }),
+        };
+      // The rollups have days only: a range of two days or less is drawn by the hour from the ledger instead.
+      if (chart.dimension === "day" && isShortRange(q)) return ledgerHourly(await database(), ctx, q, chart);
+      return rollups.series(ctx, q, chart);
+    },
   };
 }
 
@@ -78,9 +83,9 @@ function rollupProvider(database: () => Promise<Database>): PageProvider {
       servedModel: u.servedModel,
       servedAdapter: u.servedAdapter,
       user: appUser.email,
-      day: u.day,
       source: u.source,
     },
+    times: { day: { expr: sql`${u.day}::timestamp`, finest: "day" } },
     detail: async () => null,
   });
 }

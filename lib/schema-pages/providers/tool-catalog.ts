@@ -55,7 +55,8 @@ export function toolCatalogProvider(listTools: () => ToolListing[]): PageProvide
       const counts = new Map<string, number>();
       for (const r of all(q))
         counts.set(String(r[chart.dimension]), (counts.get(String(r[chart.dimension])) ?? 0) + 1);
-      return [...counts].map(([label, value]) => ({ label, value })).sort((a, b) => b.value - a.value);
+      const points = [...counts].map(([label, value]) => ({ label, value }));
+      return { points: points.sort((a, b) => b.value - a.value || a.label.localeCompare(b.label)) };
     },
     async detail(_ctx, id) {
       const row = all({

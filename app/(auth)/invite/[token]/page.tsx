@@ -5,7 +5,10 @@ import type { InvitationLookup } from "@/features/members/contracts";
 import { lookupInvitation } from "@/features/members/server/members";
 import { currentUser } from "@/lib/auth/guards";
 import { AppError } from "@/lib/core/errors";
+import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
+
+export const generateMetadata = titleMetadata("nav.title.invite");
 
 type Looked = { offer: InvitationLookup } | { refused: { status: number; message: string } };
 

@@ -2,6 +2,9 @@ import { headers } from "next/headers";
 import { GovernancePage } from "@/components/admin-kit/admin-page";
 import { ApiKeysAdmin } from "@/features/keys/components/api-keys-admin";
 import { requireTenantAdmin } from "@/lib/auth/page-guards";
+import { titleMetadata } from "@/lib/i18n/metadata";
+
+export const generateMetadata = titleMetadata("nav.keys");
 
 /** This server's address as the browser reached it, for the "how to call" snippet. */
 async function requestOrigin(): Promise<string> {

@@ -1,6 +1,9 @@
 import { GovernancePage } from "@/components/admin-kit/admin-page";
 import { LimitsAdmin } from "@/features/limits/components/limits-admin";
 import { requireTenantAdmin } from "@/lib/auth/page-guards";
+import { titleMetadata } from "@/lib/i18n/metadata";
+
+export const generateMetadata = titleMetadata("gov.limitsPage.title");
 
 export default async function LimitsPage() {
   const auth = await requireTenantAdmin();

@@ -2,7 +2,10 @@ import { AdminPageFrame } from "@/components/admin-kit/page-frame";
 import { pageSchemaFor } from "@/components/admin-kit/page-schema";
 import { MembersAdmin } from "@/features/members/components/members-admin";
 import { requireTenantAdmin } from "@/lib/auth/page-guards";
+import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
+
+export const generateMetadata = titleMetadata("nav.members");
 
 /** The active tenant's members, invitations and sign-in settings (tenant admins and the super admin). */
 export default async function MembersPage() {

@@ -2,6 +2,9 @@ import { AdminPageFrame } from "@/components/admin-kit/page-frame";
 import { pageSchemaFor } from "@/components/admin-kit/page-schema";
 import { TenantsAdmin } from "@/features/tenants/components/tenants-admin";
 import { requireSuperAdmin } from "@/lib/auth/page-guards";
+import { titleMetadata } from "@/lib/i18n/metadata";
+
+export const generateMetadata = titleMetadata("nav.tenants");
 
 /** Every tenant of the platform (super admin only), whatever the tenant switcher shows. */
 export default async function TenantsPage() {

@@ -3,7 +3,10 @@ import { VersionCompare } from "@/features/prompts/components/version-compare";
 import { currentUser } from "@/lib/auth/guards";
 import { container } from "@/lib/container";
 import { pricesInfo } from "@/lib/gateway";
+import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
+
+export const generateMetadata = titleMetadata("nav.cost");
 
 export default async function Page() {
   const t = await getTranslator();

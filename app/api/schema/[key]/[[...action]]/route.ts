@@ -29,7 +29,7 @@ export const GET = withUser<Params>(async (req, { auth, params, requestId }) => 
     case "series": {
       const chart = page.charts?.find((c) => c.key === url.searchParams.get("chart"));
       if (!chart) throw notFound("chart");
-      return Response.json({ points: await provider.series(ctx, pageQueryFrom(url, page), chart) });
+      return Response.json(await provider.series(ctx, pageQueryFrom(url, page), chart));
     }
     case "suggest": {
       const { field, q, limit } = suggestQueryFrom(url, page, ctx);

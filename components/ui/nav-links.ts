@@ -1,0 +1,48 @@
+// The signed-in shell's links, grouped the way admins look for them; pure, so the top bar, the home page and
+// the tests read the same list.
+import type { MessageKey } from "@/lib/i18n/messages";
+
+export type NavLink = { href: string; label: MessageKey };
+export type NavGroup = { key: "usage" | "admin" | "workspace"; label: MessageKey; links: NavLink[] };
+
+const USAGE: NavLink[] = [
+  { href: "/dev/agent/turns", label: "nav.turns" },
+  { href: "/dev/agent/audit", label: "nav.audit" },
+  { href: "/dev/agent/cost", label: "nav.cost" },
+  { href: "/dev/agent/tools", label: "nav.tools" },
+];
+const ADMIN: (NavLink & { superAdminOnly?: true })[] = [
+  { href: "/dev/admin/keys", label: "nav.keys" },
+  { href: "/dev/admin/limits", label: "nav.limits" },
+  { href: "/dev/admin/members", label: "nav.members" },
+  // Only the platform super admin sees it (the page answers 403 to everyone else).
+  { href: "/dev/admin/tenants", label: "nav.tenants", superAdminOnly: true },
+  { href: "/dev/admin/changes", label: "nav.changes" },
+  { href: "/dev/agent/prompts", label: "nav.prompts" },
+];
+/** What every member of a tenant may open: the prompts (read, and the playground). */
+const WORKSPACE: NavLink[] = [{ href: "/dev/agent/prompts", label: "nav.prompts" }];
+
+/**
+ * The groups a user sees: a member of a tenant the workspace (prompts), a tenant admin Usage and Admin, and the super
+ * admin the tenants page too. Someone with no tenant and no admin role sees none.
+ */
+export function navGroups(who: { tenantAdmin: boolean; superAdmin: boolean; member?: boolean }): NavGroup[] {
+  if (!who.tenantAdmin && !who.superAdmin)
+    return who.member ? [{ key: "workspace", label: "nav.workspace", links: WORKSPACE }] : [];
+  return [
+    { key: "usage", label: "nav.usage", links: USAGE },
+    {
+      key: "admin",
+      label: "nav.admin",
+      links: ADMIN.filter((l) => who.superAdmin || !l.superAdminOnly).map(({ href, label }) => ({
+        href,
+        label,
+      })),
+    },
+  ];
+}
+
+/** A link is the current page on its own path and below it (a turn's replay is under the audit replay). */
+export const isCurrent = (pathname: string, href: string) =>
+  href === "/" ? pathname === "/" : pathname === href || pathname.startsWith(`${href}/`);

@@ -1,0 +1,187 @@
+"use client";
+
+import Link from "next/link";
+import { useEffect, useMemo, useState } from "react";
+import { useCopyText } from "@/components/admin-kit/use-copy-text";
+import { useI18n } from "@/components/i18n";
+import { Badge } from "@/components/schema-page/cells";
+import { formatDateTime, formatDuration, formatTokens } from "@/components/schema-page/format";
+import { Money } from "@/components/ui/money";
+import type { ReplayResponse } from "@/features/replay/contracts";
+import { buildReplay } from "@/features/replay/model";
+import { Steps } from "./steps";
+import { Waterfall } from "./waterfall";
+
+const BUTTON =
+  "inline-flex items-center gap-1 rounded-md border border-slate-300 px-2.5 py-1 text-sm hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800";
+const DISABLED =
+  "inline-flex items-center gap-1 rounded-md border border-slate-200 px-2.5 py-1 text-sm text-slate-400 dark:border-slate-800";
+
+/** The event the URL's `#event-<seq>` names: scrolled to and marked, on load and whenever the hash changes. */
+function useHighlightedEvent(): number | null {
+  const [seq, setSeq] = useState<number | null>(null);
+  useEffect(() => {
+    const read = () => {
+      const match = /^#event-(\d+)$/.exec(window.location.hash);
+      const next = match ? Number(match[1]) : null;
+      setSeq(next);
+      if (next !== null)
+        requestAnimationFrame(() =>
+          document.getElementById(`event-${next}`)?.scrollIntoView({ block: "center" }),
+        );
+    };
+    read();
+    window.addEventListener("hashchange", read);
+    return () => window.removeEventListener("hashchange", read);
+  }, []);
+  return seq;
+}
+
+function PermalinkButton({ turnId }: { turnId: string }) {
+  const { t } = useI18n();
+  const url = typeof window === "undefined" ? "" : `${window.location.origin}/dev/agent/audit/${turnId}`;
+  const { state, copy } = useCopyText(url);
+  return (
+    <button type="button" data-testid="replay-copy-link" onClick={copy} className={BUTTON}>
+      {state === "copied" ? t("replay.copied") : t("replay.copyLink")}
+    </button>
+  );
+}
+
+function Summary({ data, superAdmin }: { data: ReplayResponse; superAdmin: boolean }) {
+  const { t, locale } = useI18n();
+  const { turn } = data;
+  const who = turn.apiKeyName ?? turn.apiKeyId ?? turn.userEmail ?? "—";
+  const served = turn.servedModel
+    ? `${turn.servedProvider ? `${turn.servedProvider}/` : ""}${turn.servedModel}`
+    : "—";
+  const items: [string, React.ReactNode][] = [
+    [t("replay.started"), formatDateTime(new Date(turn.startedAt), locale)],
+    [turn.apiKeyId ? t("replay.apiKey") : t("replay.user"), who],
+    [t("replay.source"), turn.source],
+    [
+      t("replay.requestedModel"),
+      <span key="r" className="font-mono">
+        {turn.requestedModel}
+      </span>,
+    ],
+    [
+      t("replay.served"),
+      <span key="s" className="font-mono">
+        {served}
+      </span>,
+    ],
+    [t("replay.rounds"), String(turn.rounds)],
+    [
+      t("replay.tokens"),
+      t("replay.tokensInOut", {
+        in: formatTokens(turn.inputTokens + turn.cachedInputTokens + turn.cacheWriteTokens, locale),
+        out: formatTokens(turn.outputTokens, locale),
+      }),
+    ],
+    [t("replay.cost"), <Money key="c" value={turn.cost} empty={t("replay.unpriced")} />],
+    [t("replay.firstToken"), turn.firstTokenMs === null ? "—" : formatDuration(turn.firstTokenMs)],
+    [t("replay.latency"), turn.latencyMs === null ? "—" : formatDuration(turn.latencyMs)],
+  ];
+  if (turn.endUser) items.push([t("replay.endUser"), turn.endUser]);
+  if (superAdmin) items.unshift([t("replay.tenant"), turn.tenantName ?? turn.tenantId]);
+  return (
+    <dl
+      data-testid="replay-summary"
+      className="grid grid-cols-2 gap-x-4 gap-y-2 rounded-lg border border-slate-200 bg-white p-3 text-sm sm:grid-cols-4 lg:grid-cols-6 dark:border-slate-800 dark:bg-slate-900"
+    >
+      {items.map(([label, value]) => (
+        <div key={label} className="min-w-0">
+          <dt className="text-xs text-slate-500 dark:text-slate-400">{label}</dt>
+          <dd className="break-words tabular-nums">{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** A turn replayed: what was asked, each model call and tool in order with its timing, and the answer. */
+export function ReplayView({ data, superAdmin }: { data: ReplayResponse; superAdmin: boolean }) {
+  const { t } = useI18n();
+  const replay = useMemo(() => buildReplay(data.turn, data.events), [data]);
+  const highlighted = useHighlightedEvent();
+  const { turn } = data;
+  return (
+    <div data-testid="replay-page" data-turn-id={turn.id} className="min-w-0 space-y-6">
+      <header className="space-y-3">
+        <nav className="flex flex-wrap items-center gap-2 text-sm">
+          <Link href="/dev/agent/audit" className="text-indigo-600 hover:underline dark:text-indigo-400">
+            ← {t("replay.backToAudit")}
+          </Link>
+          <span className="ml-auto flex flex-wrap gap-2">
+            {data.prev ? (
+              <Link data-testid="replay-prev" href={`/dev/agent/audit/${data.prev}`} className={BUTTON}>
+                ← {t("replay.prev")}
+              </Link>
+            ) : (
+              <span aria-disabled="true" data-testid="replay-prev-none" className={DISABLED}>
+                ← {t("replay.prev")}
+              </span>
+            )}
+            {data.next ? (
+              <Link data-testid="replay-next" href={`/dev/agent/audit/${data.next}`} className={BUTTON}>
+                {t("replay.next")} →
+              </Link>
+            ) : (
+              <span aria-disabled="true" data-testid="replay-next-none" className={DISABLED}>
+                {t("replay.next")} →
+              </span>
+            )}
+            <PermalinkButton turnId={turn.id} />
+          </span>
+        </nav>
+        <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
+          <h1 className="text-2xl font-bold">{t("replay.title")}</h1>
+          <Badge value={turn.status} />
+          <span data-testid="replay-turn-id" className="font-mono text-xs break-all text-slate-500">
+            {turn.id}
+          </span>
+        </div>
+        {turn.errorClass && (
+          <p className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">
+            <span className="font-mono">{turn.errorClass}</span>
+            {turn.errorMessage ? `: ${turn.errorMessage}` : ""}
+          </p>
+        )}
+      </header>
+      <Summary data={data} superAdmin={superAdmin} />
+      {replay.missing.length > 0 && (
+        <ul
+          data-testid="replay-missing"
+          className="list-inside list-disc rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-100"
+        >
+          {replay.missing.map((m) => (
+            <li key={m}>{t(`replay.missing.${m}`)}</li>
+          ))}
+        </ul>
+      )}
+      <section aria-labelledby="replay-waterfall-title" className="space-y-2">
+        <h2 id="replay-waterfall-title" className="text-lg font-semibold">
+          {t("replay.waterfall")}
+        </h2>
+        {replay.waterfall.length ? (
+          <div className="rounded-lg border border-slate-200 bg-white p-3 dark:border-slate-800 dark:bg-slate-900">
+            <Waterfall rows={replay.waterfall} totalMs={replay.totalMs} />
+          </div>
+        ) : (
+          <p className="text-sm text-slate-500">{t("replay.noTimings")}</p>
+        )}
+      </section>
+      <section aria-labelledby="replay-steps-title" className="space-y-2">
+        <h2 id="replay-steps-title" className="text-lg font-semibold">
+          {t("replay.steps")}
+        </h2>
+        {replay.steps.length ? (
+          <Steps steps={replay.steps} highlighted={highlighted} />
+        ) : (
+          <p className="text-sm text-slate-500">{t("replay.noEvents")}</p>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+// What GET /api/agent/turns/<id>/replay answers, shared by the route and the browser. Browser-safe: types only.
+
+/** The turn's ledger row as the replay shows it (dates as ISO strings). */
+export type ReplayTurn = {
+  id: string;
+  tenantId: string;
+  tenantName: string | null;
+  userId: string | null;
+  userEmail: string | null;
+  apiKeyId: string | null;
+  apiKeyName: string | null;
+  conversationId: string | null;
+  source: string;
+  status: string;
+  requestedModel: string;
+  servedProvider: string | null;
+  servedAdapter: string | null;
+  servedModel: string | null;
+  attempts: number;
+  fallbackIndex: number | null;
+  inputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  cost: string | null;
+  costStatus: string;
+  rounds: number;
+  firstTokenMs: number | null;
+  latencyMs: number | null;
+  cacheHits: number;
+  errorClass: string | null;
+  errorMessage: string | null;
+  endUser: string | null;
+  toolTrace: { name: string; durationMs: number; ok: boolean; error?: string }[];
+  startedAt: string;
+};
+
+/** One audit event of the turn (masked when it was written). */
+export type ReplayEvent = {
+  seq: number;
+  type: string;
+  createdAt: string;
+  payload: Record<string, unknown>;
+};
+
+export type ReplayResponse = {
+  turn: ReplayTurn;
+  /** In seq order. */
+  events: ReplayEvent[];
+  /** The turn that started just before this one, and just after, among the turns the viewer may see. */
+  prev: string | null;
+  next: string | null;
+};

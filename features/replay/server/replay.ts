@@ -1,0 +1,98 @@
+import "server-only";
+import { and, asc, desc, eq, gt, lt, or, type SQL } from "drizzle-orm";
+import type { Database } from "@/db";
+import { apiKey, appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
+import type { ReplayResponse, ReplayTurn } from "@/features/replay/contracts";
+import { notFound } from "@/lib/core/errors";
+
+const t = sysAgentTurn;
+const a = sysAgentAudit;
+
+/**
+ * A turn with its audit trail in seq order and its neighbours by start time, for the replay page. `tenantId`
+ * scopes every read (null only for the platform super admin); a turn outside it is not found.
+ */
+export async function turnReplay(
+  db: Database,
+  q: { tenantId: string | null; turnId: string },
+): Promise<ReplayResponse> {
+  const scope = (cond: SQL) => (q.tenantId ? and(eq(t.tenantId, q.tenantId), cond)! : cond);
+  const [row] = await db
+    .select({
+      id: t.id,
+      tenantId: t.tenantId,
+      tenantName: tenant.name,
+      userId: t.userId,
+      userEmail: appUser.email,
+      apiKeyId: t.apiKeyId,
+      apiKeyName: apiKey.name,
+      conversationId: t.conversationId,
+      source: t.source,
+      status: t.status,
+      requestedModel: t.requestedModel,
+      servedProvider: t.servedProvider,
+      servedAdapter: t.servedAdapter,
+      servedModel: t.servedModel,
+      attempts: t.attempts,
+      fallbackIndex: t.fallbackIndex,
+      inputTokens: t.inputTokens,
+      cachedInputTokens: t.cachedInputTokens,
+      cacheWriteTokens: t.cacheWriteTokens,
+      outputTokens: t.outputTokens,
+      reasoningTokens: t.reasoningTokens,
+      cost: t.cost,
+      costStatus: t.costStatus,
+      rounds: t.rounds,
+      firstTokenMs: t.firstTokenMs,
+      latencyMs: t.latencyMs,
+      cacheHits: t.cacheHits,
+      errorClass: t.errorClass,
+      errorMessage: t.errorMessage,
+      endUser: t.endUser,
+      toolTrace: t.toolTrace,
+      startedAt: t.startedAt,
+    })
+    .from(t)
+    .leftJoin(tenant, eq(tenant.id, t.tenantId))
+    .leftJoin(appUser, eq(appUser.id, t.userId))
+    .leftJoin(apiKey, and(eq(apiKey.id, t.apiKeyId), eq(apiKey.tenantId, t.tenantId)))
+    .where(scope(eq(t.id, q.turnId)))
+    .limit(1);
+  if (!row) throw notFound("turn");
+
+  const [events, [prev], [next]] = await Promise.all([
+    db
+      .select({ seq: a.seq, type: a.type, createdAt: a.createdAt, payload: a.payload })
+      .from(a)
+      .where(and(eq(a.tenantId, row.tenantId), eq(a.turnId, row.id)))
+      .orderBy(asc(a.seq)),
+    // Ties on the start time are broken by id (UUIDv7, time-ordered), so every turn has one place in the order.
+    db
+      .select({ id: t.id })
+      .from(t)
+      .where(
+        scope(or(lt(t.startedAt, row.startedAt), and(eq(t.startedAt, row.startedAt), lt(t.id, row.id)))!),
+      )
+      .orderBy(desc(t.startedAt), desc(t.id))
+      .limit(1),
+    db
+      .select({ id: t.id })
+      .from(t)
+      .where(
+        scope(or(gt(t.startedAt, row.startedAt), and(eq(t.startedAt, row.startedAt), gt(t.id, row.id)))!),
+      )
+      .orderBy(asc(t.startedAt), asc(t.id))
+      .limit(1),
+  ]);
+  const turn: ReplayTurn = {
+    ...row,
+    toolTrace: (row.toolTrace ?? []) as ReplayTurn["toolTrace"],
+    startedAt: row.startedAt.toISOString(),
+  };
+  return {
+    turn,
+    events: events.map((e) => ({ ...e, createdAt: e.createdAt.toISOString() })),
+    prev: prev?.id ?? null,
+    next: next?.id ?? null,
+  };
+}
