@@ -16,6 +16,7 @@ vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.cl
 const prompts = await import("@/app/api/prompts/route");
 const onePrompt = await import("@/app/api/prompts/[...path]/route");
 const turns = await import("@/app/api/agent/turns/route");
+const schema = await import("@/app/api/schema/[key]/[[...action]]/route");
 
 const json = (method: string, body?: unknown) =>
   new Request("http://app/api/x", {
@@ -427,5 +428,36 @@ describe.each(testDbKinds)("the prompt store on %s", (kind) => {
     }
     const bad = await onePrompt.GET(new Request("http://app/x?days=900"), at("support/triage/stats"));
     expect(bad.status).toBe(422);
+  });
+
+  it("filters the ledger by prompt and version, and suggests only the tenant's own prompt names", async () => {
+    const get = async (path: string) => {
+      const [key, ...action] = path.split("?")[0]!.split("/");
+      const res = await schema.GET(new Request(`http://app/api/schema/${path}`), {
+        params: Promise.resolve({ key: key!, action }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    await as("admin@acme.test");
+    const v1 = await get("agent-turns/rows?f.promptName=support%2Ftriage&f.promptVersion=1");
+    expect(v1.status).toBe(200);
+    expect(v1.body.rows.length).toBeGreaterThan(0);
+    for (const row of v1.body.rows)
+      expect(row).toMatchObject({
+        promptName: "support/triage",
+        promptVersion: 1,
+        prompt: "support/triage v1",
+      });
+    const playground = await get("agent-turns/rows?f.source=playground");
+    expect(playground.body.rows.map((r: { promptName: string }) => r.promptName)).toEqual(["faq"]);
+    const bad = await get("agent-turns/rows?f.promptVersion=two");
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.fields).toHaveProperty(["f.promptVersion"]);
+    const names = await get("agent-turns/suggest?field=promptName&q=tri");
+    expect(names.body.values.map((v: { value: string }) => v.value)).toEqual(["support/triage"]);
+    await as("admin@globex.test", "globex");
+    const theirs = await get("agent-turns/suggest?field=promptName&q=tri");
+    expect(theirs.body.values).toEqual([]);
+    expect((await get("agent-turns/rows?f.promptName=support%2Ftriage")).body.rows).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
 import "server-only";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { type Database, getDb } from "@/db";
-import { apiKey, appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
+import { apiKey, appUser, prompt, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
 import { likeContains } from "@/db/sql-text";
-import { uuidFilter } from "../query";
+import { badFilterValue, uuidFilter } from "../query";
 import { sqlProvider, uuidOr404 } from "../sql-provider";
 import type { PageProvider, ProviderContext } from "../types";
 
@@ -50,6 +50,11 @@ const fields = {
   tags: t.tags,
   tagList: sql<string>`array_to_string(${t.tags}, ', ')`,
   requestMetadata: t.requestMetadata,
+  promptName: t.promptName,
+  promptVersion: t.promptVersion,
+  prompt: sql<
+    string | null
+  >`case when ${t.promptName} is null then null else ${t.promptName} || ' v' || ${t.promptVersion} end`,
 };
 
 /** The key's own tenant too: a key id is unique, but a join that cannot cross tenants is one less thing to trust. */
@@ -98,6 +103,13 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       cache: (v) => (v === "hit" ? sql`${t.cacheHits} > 0` : sql`${t.cacheHits} = 0`),
       // Unpriced and assumed rows through their partial index; priced is everything else.
       costStatus: (v) => eq(t.costStatus, v as "priced"),
+      // A stored prompt by its exact name (the prompt index), and one of its versions.
+      promptName: (v) => eq(t.promptName, v.trim()),
+      promptVersion: (v) => {
+        if (!/^\d{1,9}$/.test(v.trim()))
+          throw badFilterValue("promptVersion", "must be a version number, such as 3");
+        return eq(t.promptVersion, Number(v.trim()));
+      },
     },
     dateFilters: { startedAt: t.startedAt },
     segmentColumn: t.status,
@@ -109,6 +121,7 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       endUser: { value: t.endUser, recent: t.startedAt },
       tag: { value: sql`unnest(${t.tags})`, recent: t.startedAt },
       tool: { value: sql`jsonb_array_elements(${t.toolTrace})->>'name'`, recent: t.startedAt },
+      promptName: { table: prompt, tenantColumn: prompt.tenantId, value: prompt.name },
     },
     measures: {
       inputTokens: t.inputTokens,
