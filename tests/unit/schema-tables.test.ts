@@ -16,6 +16,7 @@ const providers = [
   "adminTenants",
   "adminMembers",
   "adminInvitations",
+  "agentPrompts",
 ];
 const ledger = () => JSON.parse(readFileSync("schemas/agent-turns.schema.json", "utf8"));
 const parse = (raw: unknown) => parsePageSchema(raw, "x/agent-turns.schema.json", providers);
