@@ -1,7 +1,12 @@
-// What the prompt routes take and answer, shared by the routes and the browser. Browser-safe: zod only.
+// What the prompt routes take and answer, shared by the routes and the browser. Browser-safe: zod, the template
+// rules, and types only.
 import { z } from "zod";
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
-import { LABEL_NAME, PROMPT_NAME } from "@/lib/prompts/template";
+import type { Json } from "@/lib/client/api";
+import type { PlaygroundRun } from "@/lib/prompts/playground";
+import type { VersionStats } from "@/lib/prompts/stats";
+import type { PromptSummary, PromptVersionView as StoredVersion } from "@/lib/prompts/store";
+import { LABEL_NAME, PROMPT_NAME, type TemplateMessage } from "@/lib/prompts/template";
 
 /** Path words the prompt routes use after a name, so no name segment may be one of them. */
 export const RESERVED_SEGMENTS = ["labels", "versions", "run", "stats"];
@@ -70,54 +75,11 @@ export const playgroundInput = z
   })
   .strict();
 
-export type PromptMessageView = { role: "system" | "user" | "assistant"; content: string };
+export type PromptMessageView = TemplateMessage;
 export type PromptConfigView = z.output<typeof promptConfigInput>;
 
-export type PromptVersionView = {
-  name: string;
-  version: number;
-  type: "chat" | "text";
-  messages: PromptMessageView[] | null;
-  text: string | null;
-  config: PromptConfigView;
-  variables: string[];
-  message: string | null;
-  createdBy: string;
-  createdAt: string;
-  archived: boolean;
-  labels: string[];
-};
-
-export type PromptSummaryView = {
-  name: string;
-  type: "chat" | "text";
-  latestVersion: number;
-  labels: Record<string, number>;
-  updatedAt: string;
-};
-
-export type PlaygroundResult = {
-  turnId: string;
-  status: string;
-  answer: string;
-  servedModel: string | null;
-  usage: { inputTokens: number; outputTokens: number };
-  cost: string | null;
-  costStatus: string;
-  latencyMs: number;
-  error?: { class: string; message: string };
-};
-
-export type VersionStatsView = {
-  version: number;
-  calls: number;
-  failures: number;
-  failureRate: number;
-  cost: string;
-  costPerCall: string | null;
-  unpricedCalls: number;
-  p50LatencyMs: number | null;
-  p95LatencyMs: number | null;
-  inputTokens: number;
-  outputTokens: number;
-};
+// What the routes answer: the store's own types as JSON (dates as ISO strings), so each exists once.
+export type PromptVersionView = Json<StoredVersion>;
+export type PromptSummaryView = Json<PromptSummary>;
+export type PlaygroundResult = Json<PlaygroundRun>;
+export type VersionStatsView = VersionStats;
