@@ -102,6 +102,13 @@ test("the playground runs a version: a missing variable is named, then the answe
   await result.getByTestId("playground-ledger-link").click();
   await expect(page.getByTestId("detail-drawer")).toBeVisible();
   await expect(page.getByTestId("detail-drawer")).toContainText(turnId!);
+
+  // The run counts for its version: the prompt's metrics tab has v2 with a call, and its p50 latency.
+  await page.goto(`${PAGE}?tab=metrics`);
+  const v2 = page.getByTestId("prompt-compare-table").locator('tr[data-version="2"]');
+  await expect(v2).toBeVisible();
+  await expect(v2.locator("td").nth(1)).toHaveText("1");
+  await expect(v2.locator("td").nth(5)).toHaveText(/\d+ ms/);
 });
 
 test("a member reads prompts but cannot move production; marked a prompt editor, they save a version", async ({

@@ -13,10 +13,11 @@ import { LabelBar } from "./label-bar";
 import { Playground } from "./playground";
 import { PromptContent } from "./prompt-content";
 import { PromptEditor } from "./prompt-editor";
+import { VersionCompare } from "./version-compare";
 import { VersionDiff } from "./version-diff";
 import { VersionList } from "./version-list";
 
-const TABS = ["prompt", "diff", "playground", "edit"] as const;
+const TABS = ["prompt", "diff", "metrics", "playground", "edit"] as const;
 type Tab = (typeof TABS)[number];
 
 /** The page's state in the URL (?v=, ?tab=, ?from=&to=), so a version, a diff or the playground can be linked. */
@@ -163,6 +164,7 @@ export function PromptPage({ name }: { name: string }) {
               onChange={(f, tt) => url.set({ from: String(f), to: String(tt) })}
             />
           )}
+          {tab === "metrics" && <VersionCompare prompt={name} />}
           {tab === "playground" &&
             (models.data ? (
               <Playground
