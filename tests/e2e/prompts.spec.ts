@@ -5,8 +5,9 @@ import { signInAs } from "./pages";
 // playground, and the rights of a member, before and after an admin marks them a prompt editor.
 test.use({ viewport: { width: 1280, height: 800 } });
 
-const NAME = "support/triage";
-const PAGE = "/dev/agent/prompts/support/triage";
+// Not the demo's support/triage: a prompt of its own, so its versions start at 1.
+const NAME = "e2e/triage";
+const PAGE = "/dev/agent/prompts/e2e/triage";
 
 async function signedIn(browser: Browser, email: string): Promise<Page> {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
@@ -35,7 +36,7 @@ test("an admin creates a prompt, saves version 2, compares them, moves productio
   await editor.getByTestId("editor-commit").fill("first draft");
   await editor.getByTestId("editor-save").click();
 
-  await expect(page).toHaveURL(/\/dev\/agent\/prompts\/support(\/|%2F)triage/);
+  await expect(page).toHaveURL(/\/dev\/agent\/prompts\/e2e(\/|%2F)triage/);
   await expect(page.getByTestId("prompt-title")).toHaveText("triage");
   await expect(page.getByTestId("version-item")).toHaveCount(1);
   await expect(page.getByTestId("prompt-message")).toHaveCount(2);
@@ -132,7 +133,7 @@ test("a member reads prompts but cannot move production; marked a prompt editor,
   );
   await expect(member.getByTestId("tab-edit")).toHaveCount(0);
   await expect(member.getByTestId("tab-playground")).toBeVisible();
-  const put = await member.request.put("/api/prompts/support/triage/labels/production", {
+  const put = await member.request.put("/api/prompts/e2e/triage/labels/production", {
     data: { version: 2 },
   });
   expect(put.status()).toBe(403);
