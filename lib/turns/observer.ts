@@ -2,8 +2,8 @@ import type { TurnEvent, TurnSummary } from "./events";
 
 /** Where a turn of the agent loop comes from; each belongs to a conversation. */
 export type ChatTurnSource = "drawer" | "schedule";
-/** A call of its own (no conversation): a /v1 call, or a prompt's playground run. */
-export type CallTurnSource = "api" | "playground";
+/** A call of its own (no conversation): a /v1 call, a prompt's playground run, or an evaluation run's call. */
+export type CallTurnSource = "api" | "playground" | "eval";
 export type TurnSource = ChatTurnSource | CallTurnSource;
 
 /** The stored prompt version a turn used (the prompt store); it lands on the ledger row. */
