@@ -39,6 +39,9 @@ export async function startServer(): Promise<void> {
     const runtime = app.agent;
     runtime.scheduler.start();
     runtime.tasks.startRunner();
+    // Evaluation runs (queued, or left by a dead process) are worked through; from SIGTERM on (the shutdown
+    // flush marks the process draining) nothing more is claimed, and what a killed process held is claimed again.
+    app.evals.start();
     // Revoked keys and disabled tenants are refused at once on every instance.
     startKeyEvents(app.keyCache);
     // SIGTERM/SIGINT write the API ledger's backlog before the process ends (alongside next start's own handler).

@@ -18,7 +18,9 @@ export type ChangeObject =
   | "sign_in_settings"
   | "assumed_price"
   | "usage_rollup"
-  | "prompt";
+  | "prompt"
+  | "eval_dataset"
+  | "eval_run";
 
 export type Change = {
   tenantId: string;

@@ -5,6 +5,7 @@ import type { ToolSet } from "@/lib/agent/tool";
 import { registerBatcher } from "@/lib/core/failures";
 import { demoFromEnv, demoPreparation } from "@/lib/demo";
 import { ordersToolSet } from "@/lib/demo/orders-tools";
+import { EvalRunner } from "@/lib/evals/runner";
 import { Gateway, loadGatewayConfig } from "@/lib/gateway";
 import type { GatewayConfig } from "@/lib/gateway/config";
 import { DrizzleConversationStore } from "@/lib/governance/conversations";
@@ -49,6 +50,8 @@ export type Container = {
   /** The per-turn ledger and audit recorder of the agent's turns and playground runs (/v1 batches its own). */
   readonly recorder: TurnObserver;
   readonly v1: V1Api;
+  /** This process's evaluation runner (start-up starts it; SIGTERM stops its claiming). */
+  readonly evals: EvalRunner;
   /** Secret → live key; revocations from every instance reach it once start-up starts its feed. */
   readonly keyCache: ApiKeyCache;
   readonly pages: PageCatalog;
@@ -94,6 +97,14 @@ export function createContainer(options: ContainerOptions = {}): Container {
     registerBatcher({ name: "v1", flush: api.flush, stats: () => api.recorder.stats() });
     return api;
   });
+  const evals = once(
+    () =>
+      new EvalRunner({
+        db,
+        calls: { pipeline: pipeline(), recorder: recorder() },
+        owner: instance().id,
+      }),
+  );
   const pages = once(() => PageCatalog.load({ listTools: () => tools().registry.listTools() }));
   return {
     database,
@@ -125,6 +136,9 @@ export function createContainer(options: ContainerOptions = {}): Container {
     get v1() {
       return v1();
     },
+    get evals() {
+      return evals();
+    },
     get keyCache() {
       return processKeyCache();
     },
@@ -132,6 +146,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
       return pages();
     },
     close: async () => {
+      if (evals.built()) evals().stop();
       if (stores.built()) await stores().close();
     },
   };

@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { getDb } from "@/db";
+import { evalAccess } from "@/features/evals/server/access";
+import { withUser } from "@/lib/auth/guards";
+import { appendItems, itemFromTurn } from "@/lib/evals/store";
+import { readJson } from "@/lib/http/route";
+
+type Params = { id: string };
+const fromTurnInput = z.object({ turnId: z.uuid("turnId must be a turn id") }).strict();
+
+/**
+ * "Add to dataset" on a ledger turn: a drawer turn's conversation up to it (its answer expected), or an API
+ * call's request messages (its answer expected, when recorded). `{turnId}` → the item added.
+ */
+export const POST = withUser<Params>(async (req, { auth, params }) => {
+  const { turnId } = await readJson(req, fromTurnInput);
+  const db = await getDb();
+  const { tenantId } = await evalAccess(db, auth);
+  const item = await itemFromTurn(db, tenantId, turnId);
+  const { ids } = await appendItems(db, tenantId, params.id, [
+    {
+      input: item.input,
+      ...(item.expected !== null ? { expected: item.expected } : {}),
+      metadata: item.metadata,
+      sourceTurnId: turnId,
+    },
+  ]);
+  return Response.json({ id: ids[0], ...item }, { status: 201 });
+});

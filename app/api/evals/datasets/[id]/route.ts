@@ -1,0 +1,21 @@
+import { getDb } from "@/db";
+import { evalAccess } from "@/features/evals/server/access";
+import { withUser } from "@/lib/auth/guards";
+import { actorOf } from "@/lib/changes/changes";
+import { archiveDataset, getDataset } from "@/lib/evals/store";
+
+type Params = { id: string };
+
+/** A dataset with its items and runs. */
+export const GET = withUser<Params>(async (_req, { auth, params }) => {
+  const db = await getDb();
+  const { tenantId } = await evalAccess(db, auth);
+  return Response.json({ dataset: await getDataset(db, tenantId, params.id) });
+});
+
+/** Archives a dataset (its runs stay readable; it takes no new items or runs). */
+export const DELETE = withUser<Params>(async (_req, { auth, params, requestId }) => {
+  const db = await getDb();
+  const { tenantId } = await evalAccess(db, auth);
+  return Response.json(await archiveDataset(db, tenantId, params.id, actorOf(auth, requestId)));
+});

@@ -1,0 +1,19 @@
+import { getDb } from "@/db";
+import { evalAccess } from "@/features/evals/server/access";
+import { withUser } from "@/lib/auth/guards";
+import { runCsv } from "@/lib/evals/store";
+
+type Params = { id: string };
+
+/** The run's items as CSV (one line per item and target, exact costs). */
+export const GET = withUser<Params>(async (_req, { auth, params }) => {
+  const db = await getDb();
+  const { tenantId } = await evalAccess(db, auth);
+  const csv = await runCsv(db, tenantId, params.id);
+  return new Response(csv, {
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="eval-run-${params.id}.csv"`,
+    },
+  });
+});
