@@ -4,7 +4,7 @@ import { fetchJson, sendJson } from "@/lib/client/api";
 import type { ModelInfo } from "@/lib/gateway/types";
 import type { createDatasetInput, createRunInput, datasetItemInput, RunView, ScorerInput } from "./contracts";
 
-export type DatasetSummary = { id: string; name: string; description: string | null };
+export type DatasetSummary = { id: string; name: string; description: string | null; archived?: boolean };
 
 export type DatasetItemView = {
   id: string;
@@ -16,8 +16,12 @@ export type DatasetItemView = {
   updatedAt: string;
 };
 
+/** A run as a dataset's page lists it: its view without items. */
+export type RunListEntry = Omit<RunView, "items" | "scorers"> & { targetCount: number };
+
 export type DatasetView = DatasetSummary & {
   scorers: ScorerInput[];
+  runs?: RunListEntry[];
   createdAt?: string;
   updatedAt?: string;
   items: DatasetItemView[];
@@ -27,24 +31,26 @@ export const datasetHref = (id: string) => `/dev/agent/evals/datasets/${encodeUR
 export const runHref = (id: string) => `/dev/agent/evals/runs/${encodeURIComponent(id)}`;
 export const runExportHref = (id: string) => `/api/evals/runs/${encodeURIComponent(id)}/export`;
 
-/** The list route answers `{datasets}` (or a bare array): either way, the datasets. */
-const datasetsOf = (body: unknown): DatasetSummary[] =>
-  Array.isArray(body)
-    ? body
-    : body && typeof body === "object" && "datasets" in body && Array.isArray(body.datasets)
-      ? (body.datasets as DatasetSummary[])
-      : [];
-
 export const evalsApi = {
-  datasets: (signal?: AbortSignal) => fetchJson<unknown>("/api/evals/datasets", signal).then(datasetsOf),
+  /** The datasets that take new items and runs (archived ones are left out). */
+  datasets: (signal?: AbortSignal) =>
+    fetchJson<{ datasets: DatasetSummary[] }>("/api/evals/datasets", signal).then((r) =>
+      r.datasets.filter((d) => !d.archived),
+    ),
   dataset: (id: string, signal?: AbortSignal) =>
-    fetchJson<DatasetView>(`/api/evals/datasets/${encodeURIComponent(id)}`, signal),
+    fetchJson<{ dataset: DatasetView }>(`/api/evals/datasets/${encodeURIComponent(id)}`, signal).then(
+      (r) => r.dataset,
+    ),
   createDataset: (input: z.input<typeof createDatasetInput>) =>
     sendJson<{ id: string }>("POST", "/api/evals/datasets", input),
   appendItems: (id: string, items: z.input<typeof datasetItemInput>[]) =>
-    sendJson<unknown>("POST", `/api/evals/datasets/${encodeURIComponent(id)}/items`, { items }),
+    sendJson<{ added: number; ids: string[] }>(
+      "POST",
+      `/api/evals/datasets/${encodeURIComponent(id)}/items`,
+      { items },
+    ),
   fromTurn: (id: string, turnId: string) =>
-    sendJson<unknown>("POST", `/api/evals/datasets/${encodeURIComponent(id)}/from-turn`, { turnId }),
+    sendJson<{ id: string }>("POST", `/api/evals/datasets/${encodeURIComponent(id)}/from-turn`, { turnId }),
   createRun: (input: z.input<typeof createRunInput>) =>
     sendJson<{ id: string }>("POST", "/api/evals/runs", input),
   run: (id: string, signal?: AbortSignal) =>

@@ -7,7 +7,9 @@ import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import { JsonView } from "@/components/ui/json-view";
 import { type ApiError, toApiError } from "@/lib/client/api";
-import { type DatasetItemView, evalsApi } from "../client";
+import type { MessageKey } from "@/lib/i18n/messages";
+import { type DatasetItemView, evalsApi, type RunListEntry, runHref } from "../client";
+import { targetLabel } from "../compare";
 import { expectedSummary, inputSummary } from "../import";
 import { scorerSummary } from "../scorers";
 import { ImportItems, type ImportState, usePreview } from "./import-items";
@@ -124,6 +126,43 @@ function ItemRow({ item }: { item: DatasetItemView }) {
   );
 }
 
+function DatasetRuns({ runs }: { runs: RunListEntry[] }) {
+  const { t } = useI18n();
+  return (
+    <section className="min-w-0 space-y-2" aria-labelledby="dataset-runs-title">
+      <h2 id="dataset-runs-title" className="text-lg font-semibold">
+        {t("evals.runsCount", { n: String(runs.length) })}
+      </h2>
+      <ul className={`${CARD} divide-y divide-slate-100 dark:divide-slate-800`} data-testid="dataset-runs">
+        {runs.map((run) => (
+          <li key={run.id} className="flex flex-wrap items-baseline gap-x-3 gap-y-1 px-3 py-2 text-sm">
+            <Link
+              href={runHref(run.id)}
+              className="font-medium text-indigo-700 hover:underline dark:text-indigo-300"
+            >
+              {run.name ?? t("evals.runOf", { dataset: run.datasetName })}
+            </Link>
+            <span className="text-xs text-slate-500">{t(`evals.status.${run.status}` as MessageKey)}</span>
+            <span className="text-xs text-slate-500">
+              <DateText value={run.createdAt} fallback="—" />
+            </span>
+            <span className="flex flex-wrap gap-2 text-xs">
+              {run.targets.map((target) => (
+                <span key={target.index} className="font-mono">
+                  {targetLabel(target)}{" "}
+                  <b className="tabular-nums">
+                    {target.passRate === null ? "—" : `${Math.round(target.passRate * 1000) / 10}%`}
+                  </b>
+                </span>
+              ))}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** One dataset: its default scorers, its items (each opens to its whole JSON), appending items, starting a run. */
 export function DatasetPage({ id }: { id: string }) {
   const { t } = useI18n();
@@ -183,6 +222,7 @@ export function DatasetPage({ id }: { id: string }) {
           </div>
         )}
       </section>
+      {data.runs && data.runs.length > 0 && <DatasetRuns runs={data.runs} />}
     </div>
   );
 }
