@@ -43,7 +43,7 @@ test("a ledger turn becomes a dataset, a run over two targets is watched to the 
 
   // "Add to dataset" from the ledger row's detail, into a new dataset.
   await page.goto("/dev/agent/turns");
-  await page.getByTestId("data-row").first().click();
+  await page.getByTestId("data-row").first().locator("td").first().click();
   const drawer = page.getByTestId("detail-drawer");
   await expect(drawer).toBeVisible();
   await drawer.getByTestId("row-link-addToDataset").click();
@@ -59,8 +59,10 @@ test("a ledger turn becomes a dataset, a run over two targets is watched to the 
   await expect(page.getByTestId("dataset-name")).toHaveText(DATASET);
   await expect(page.getByTestId("dataset-item")).toHaveCount(1);
   await expect(page.getByTestId("dataset-item").first()).toContainText("hello there, who are you?");
-  await page.getByTestId("append-items").click();
-  await page.getByTestId("append-items").fill('{"input": "hi, who are you?", "expected": "offline"}\n{"input": 5}');
+  await page.getByTestId("append-open").click();
+  await page
+    .getByTestId("append-items")
+    .fill('{"input": "hi, who are you?", "expected": "offline"}\n{"input": 5}');
   await expect(page.locator('[data-testid="import-error"][data-line="2"]')).toContainText("input");
   await expect(page.getByTestId("append-save")).toBeDisabled();
   await page.getByTestId("append-items").fill('{"input": "hi, who are you?", "expected": "offline"}');
@@ -139,7 +141,9 @@ test("a second run is cancelled while it runs", async ({ page, request }) => {
   await expect(page).toHaveURL(RUN_URL);
   await expect(page.getByTestId("run-status")).toHaveAttribute("data-status", /queued|running/);
   await page.getByTestId("run-cancel").click();
-  await expect(page.getByTestId("run-status")).toHaveAttribute("data-status", "cancelled", { timeout: 30_000 });
+  await expect(page.getByTestId("run-status")).toHaveAttribute("data-status", "cancelled", {
+    timeout: 30_000,
+  });
   await expect(page.getByTestId("run-cancel")).toHaveCount(0);
   const shown = Number(await page.getByTestId("progress-done").getAttribute("data-done"));
   expect(shown).toBeLessThan(2);

@@ -31,7 +31,7 @@ function AppendItems({ datasetId, onAdded }: { datasetId: string; onAdded: () =>
   const preview = usePreview(paste);
   if (!open)
     return (
-      <button type="button" data-testid="append-items" onClick={() => setOpen(true)} className={BUTTON}>
+      <button type="button" data-testid="append-open" onClick={() => setOpen(true)} className={BUTTON}>
         {t("evals.appendItems")}
       </button>
     );
