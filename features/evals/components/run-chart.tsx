@@ -51,7 +51,7 @@ export function PassCostChart({ points, describedBy }: { points: ChartPoint[]; d
       className="h-64 w-full min-w-0 text-slate-600 dark:text-slate-300"
     >
       <ResponsiveContainer width="100%" height="100%">
-        <ScatterChart margin={{ top: 16, right: 24, bottom: 16, left: 0 }}>
+        <ScatterChart margin={{ top: 20, right: 48, bottom: 16, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="currentColor" strokeOpacity={0.2} />
           <XAxis
             type="number"

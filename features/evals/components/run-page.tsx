@@ -171,7 +171,7 @@ function Comparison({ targets, tableId }: { targets: TargetSummary[]; tableId: s
               data-target={targetLabel(target)}
               className="border-t border-slate-100 dark:border-slate-800"
             >
-              <th scope="row" className="px-3 py-2 text-left font-mono text-xs font-medium">
+              <th scope="row" className="px-3 py-2 text-left font-mono text-xs font-medium whitespace-nowrap">
                 {targetLabel(target)}
               </th>
               <td data-testid="target-pass-rate" className={`${TD} text-right font-semibold`}>
@@ -219,16 +219,12 @@ function Verdict({ cell }: { cell: RunItemView }) {
   );
 }
 
-function OutputCell({ cell, reference }: { cell: RunItemView | null; reference: string | null }) {
+/** One target's result for one item: verdict, score, latency, cost, replay link, the output, each scorer's reason. */
+function OutputBody({ cell, reference }: { cell: RunItemView; reference: string | null }) {
   const { t } = useI18n();
-  if (!cell) return <td className="px-3 py-2 text-slate-400">—</td>;
   const words = cell.output === null ? null : markDifferences(cell.output, reference);
   return (
-    <td
-      data-testid="item-output"
-      data-target-index={cell.targetIndex}
-      className="min-w-56 px-3 py-2 align-top"
-    >
+    <>
       <div className="flex flex-wrap items-center gap-2 text-xs">
         <Verdict cell={cell} />
         {cell.score !== null && <span className="tabular-nums">{score(cell.score)}</span>}
@@ -281,7 +277,48 @@ function OutputCell({ cell, reference }: { cell: RunItemView | null; reference: 
           ))}
         </ul>
       )}
+    </>
+  );
+}
+
+function OutputCell({ cell, reference }: { cell: RunItemView | null; reference: string | null }) {
+  if (!cell) return <td className="px-3 py-2 text-slate-400">—</td>;
+  return (
+    <td
+      data-testid="item-output"
+      data-target-index={cell.targetIndex}
+      className="min-w-56 px-3 py-2 align-top"
+    >
+      <OutputBody cell={cell} reference={reference} />
     </td>
+  );
+}
+
+/** An item on a narrow screen: its input and expected output, then each target's result under the other. */
+function ItemCard({ row, targets }: { row: ComparedRow; targets: TargetSummary[] }) {
+  const { t } = useI18n();
+  const reference = row.cells[0]?.output ?? null;
+  return (
+    <li
+      data-testid="run-item-card"
+      data-disagree={row.disagree}
+      className={`space-y-2 p-3 ${row.disagree ? "bg-amber-50/60 dark:bg-amber-950/20" : ""}`}
+    >
+      <p className="text-sm font-medium break-words">{inputSummary(row.input)}</p>
+      <p className="text-xs text-slate-500">
+        {t("evals.expected")}: {expectedSummary(row.expected) || "—"}
+      </p>
+      {row.cells.map((cell, i) => (
+        <div
+          // biome-ignore lint/suspicious/noArrayIndexKey: one cell per target index
+          key={i}
+          className="border-l-2 border-slate-200 pl-2 dark:border-slate-700"
+        >
+          <p className="font-mono text-xs text-slate-500">{targets[i] ? targetLabel(targets[i]) : i}</p>
+          {cell ? <OutputBody cell={cell} reference={i === 0 ? null : reference} /> : "—"}
+        </div>
+      ))}
+    </li>
   );
 }
 
@@ -309,7 +346,20 @@ function ItemTable({ rows, targets }: { rows: ComparedRow[]; targets: TargetSumm
         )}
       </div>
       {targets.length > 1 && <p className="text-xs text-slate-500">{t("evals.diffHint")}</p>}
-      <div className={`${CARD} overflow-x-auto`}>
+      <ul
+        className={`${CARD} divide-y divide-slate-100 md:hidden dark:divide-slate-800`}
+        data-testid="run-item-cards"
+      >
+        {shown.length === 0 && (
+          <li className="px-3 py-4 text-center text-sm text-slate-500">
+            {onlyDisagree ? t("evals.noDisagreement") : t("evals.noItems")}
+          </li>
+        )}
+        {shown.map((row) => (
+          <ItemCard key={row.itemId} row={row} targets={targets} />
+        ))}
+      </ul>
+      <div className={`${CARD} hidden overflow-x-auto md:block`}>
         <table data-testid="run-items" className="w-full text-left text-sm">
           <thead className="bg-slate-50 text-xs text-slate-600 dark:bg-slate-900 dark:text-slate-400">
             <tr>
@@ -447,10 +497,10 @@ export function RunPage({ id }: { id: string }) {
         <h2 id="run-compare-title" className="text-lg font-semibold">
           {t("evals.comparison")}
         </h2>
-        <div className="grid min-w-0 gap-4 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <div className="min-w-0 space-y-4">
           <Comparison targets={view.targets} tableId={tableId} />
           {points.length > 0 && (
-            <div className={`${CARD} min-w-0 p-3`}>
+            <div className={`${CARD} max-w-3xl min-w-0 p-3`}>
               <h3 className="text-sm font-medium">{t("evals.chartTitle")}</h3>
               <PassCostChart points={points} describedBy={tableId} />
             </div>
