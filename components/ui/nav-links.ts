@@ -19,6 +19,7 @@ const ADMIN: (NavLink & { superAdminOnly?: true })[] = [
   { href: "/dev/admin/tenants", label: "nav.tenants", superAdminOnly: true },
   { href: "/dev/admin/changes", label: "nav.changes" },
   { href: "/dev/agent/prompts", label: "nav.prompts" },
+  { href: "/dev/agent/evals", label: "nav.evals" },
 ];
 /** What every member of a tenant may open: the prompts (read, and the playground). */
 const WORKSPACE: NavLink[] = [{ href: "/dev/agent/prompts", label: "nav.prompts" }];

@@ -1,5 +1,6 @@
 import * as charts from "./areas/charts";
 import * as drawer from "./areas/drawer";
+import * as evals from "./areas/evals";
 import * as nav from "./areas/nav";
 import * as promptStats from "./areas/prompt-stats";
 import * as prompts from "./areas/prompts";
@@ -405,6 +406,7 @@ export const en = {
   ...nav.en,
   ...promptStats.en,
   ...prompts.en,
+  ...evals.en,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -786,6 +788,7 @@ export const zh: Record<MessageKey, string> = {
   ...nav.zh,
   ...promptStats.zh,
   ...prompts.zh,
+  ...evals.zh,
 };
 
 export const LOCALES = ["en", "zh"] as const;

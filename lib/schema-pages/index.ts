@@ -10,6 +10,8 @@ import { agentAuditProvider } from "./providers/agent-audit";
 import { agentCostProvider } from "./providers/agent-cost";
 import { agentPromptsProvider } from "./providers/agent-prompts";
 import { agentTurnsProvider } from "./providers/agent-turns";
+import { evalDatasetsProvider } from "./providers/eval-datasets";
+import { evalRunsProvider } from "./providers/eval-runs";
 import { toolCatalogProvider } from "./providers/tool-catalog";
 import type { PageProvider, PageSchema, ProviderContext } from "./types";
 
@@ -22,6 +24,8 @@ export const PROVIDERS: Record<string, (sources: PageSources) => PageProvider> =
   agentAudit: () => agentAuditProvider(),
   agentCost: () => agentCostProvider(),
   agentPrompts: () => agentPromptsProvider(),
+  evalDatasets: () => evalDatasetsProvider(),
+  evalRuns: () => evalRunsProvider(),
   toolCatalog: (sources) => toolCatalogProvider(sources.listTools),
   adminChanges: () => adminChangesProvider(),
   adminTenants: () => adminTenantsProvider(),

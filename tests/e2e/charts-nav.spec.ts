@@ -202,7 +202,7 @@ test.describe("navigation", () => {
     await page.keyboard.press("ArrowDown");
     await expect(adminMenu.getByRole("menuitem", { name: "Limits" })).toBeFocused();
     await page.keyboard.press("End");
-    await expect(adminMenu.getByRole("menuitem", { name: "Prompts" })).toBeFocused();
+    await expect(adminMenu.getByRole("menuitem", { name: "Evaluations" })).toBeFocused();
     await page.keyboard.press("ArrowDown");
     await expect(adminMenu.getByRole("menuitem", { name: "Keys" })).toBeFocused();
     await page.keyboard.press("Escape");

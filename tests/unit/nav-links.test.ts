@@ -18,6 +18,7 @@ describe("the top bar's menus", () => {
         "/dev/admin/members",
         "/dev/admin/changes",
         "/dev/agent/prompts",
+        "/dev/agent/evals",
       ],
     });
   });

@@ -12,6 +12,8 @@ const providers = [
   "adminTenants",
   "adminMembers",
   "adminInvitations",
+  "evalDatasets",
+  "evalRuns",
 ];
 
 describe("page schemas", () => {
@@ -27,6 +29,8 @@ describe("page schemas", () => {
       "agent-prompts",
       "agent-tools",
       "agent-turns",
+      "eval-datasets",
+      "eval-runs",
     ]);
   });
 

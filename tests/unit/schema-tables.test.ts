@@ -17,6 +17,8 @@ const providers = [
   "adminMembers",
   "adminInvitations",
   "agentPrompts",
+  "evalDatasets",
+  "evalRuns",
 ];
 const ledger = () => JSON.parse(readFileSync("schemas/agent-turns.schema.json", "utf8"));
 const parse = (raw: unknown) => parsePageSchema(raw, "x/agent-turns.schema.json", providers);

@@ -7,6 +7,7 @@ import { useI18n } from "@/components/i18n";
 import { Badge } from "@/components/schema-page/cells";
 import { formatDateTime, formatDuration, formatTokens } from "@/components/schema-page/format";
 import { Money } from "@/components/ui/money";
+import { AddToDatasetButton } from "@/features/evals/components/add-to-dataset";
 import type { ReplayResponse } from "@/features/replay/contracts";
 import { buildReplay } from "@/features/replay/model";
 import { Steps } from "./steps";
@@ -142,6 +143,12 @@ export function ReplayView({ data, superAdmin }: { data: ReplayResponse; superAd
             {turn.id}
           </span>
         </div>
+        {/* A tenant's turn becomes a case of one of its datasets (the platform view has no tenant to add to). */}
+        {!superAdmin && (
+          <div className="flex flex-wrap items-start gap-2">
+            <AddToDatasetButton turnId={turn.id} />
+          </div>
+        )}
         {turn.errorClass && (
           <p className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">
             <span className="font-mono">{turn.errorClass}</span>

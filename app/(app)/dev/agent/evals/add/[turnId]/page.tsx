@@ -1,0 +1,48 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { AddToDatasetForm } from "@/features/evals/components/add-to-dataset";
+import { requireTenantAdmin } from "@/lib/auth/page-guards";
+import { titleMetadata } from "@/lib/i18n/metadata";
+import { getTranslator } from "@/lib/i18n/server";
+
+export const generateMetadata = titleMetadata("evals.addToDataset");
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** "Add to dataset" from a usage-ledger row: the turn's messages and answer become an item of a dataset. */
+export default async function Page({ params }: { params: Promise<{ turnId: string }> }) {
+  const auth = await requireTenantAdmin();
+  const { turnId } = await params;
+  if (!UUID.test(turnId)) notFound();
+  const t = await getTranslator();
+  return (
+    <div data-testid="add-turn-page" className="min-w-0 space-y-6">
+      <header className="space-y-2">
+        <nav className="flex flex-wrap gap-4 text-sm">
+          <Link href="/dev/agent/turns" className="text-indigo-600 hover:underline dark:text-indigo-400">
+            ← {t("nav.turns")}
+          </Link>
+          <Link
+            href={`/dev/agent/audit/${turnId}`}
+            className="text-indigo-600 hover:underline dark:text-indigo-400"
+          >
+            {t("replay.title")}
+          </Link>
+        </nav>
+        <h1 className="text-2xl font-bold">{t("evals.addToDataset")}</h1>
+        <p className="text-slate-600 dark:text-slate-300">{t("evals.addLead")}</p>
+        <p className="font-mono text-xs break-all text-slate-500">{turnId}</p>
+      </header>
+      {auth.tenant ? (
+        <AddToDatasetForm key={`${auth.tenant.id}:${turnId}`} turnId={turnId} />
+      ) : (
+        <p
+          data-testid="choose-tenant"
+          className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/30 dark:text-amber-100"
+        >
+          {t("evals.chooseTenant")}
+        </p>
+      )}
+    </div>
+  );
+}

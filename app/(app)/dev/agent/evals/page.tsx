@@ -1,0 +1,48 @@
+import { AdminPageFrame } from "@/components/admin-kit/page-frame";
+import { pageSchemaFor } from "@/components/admin-kit/page-schema";
+import { SchemaPageClient } from "@/components/schema-page/schema-page";
+import { EvalsActions } from "@/features/evals/components/evals-actions";
+import { requireTenantAdmin } from "@/lib/auth/page-guards";
+import { titleMetadata } from "@/lib/i18n/metadata";
+import { getTranslator } from "@/lib/i18n/server";
+
+export const generateMetadata = titleMetadata("nav.evals");
+
+/** The tenant's evaluation datasets and runs (tenant admins; the super admin sees every tenant's). */
+export default async function EvalsPage() {
+  const auth = await requireTenantAdmin();
+  const t = await getTranslator();
+  const datasets = pageSchemaFor("eval-datasets", auth);
+  const runs = pageSchemaFor("eval-runs", auth);
+  const platform = auth.user.isSuperAdmin && !auth.tenant;
+  return (
+    <AdminPageFrame
+      title="evals.title"
+      lead="evals.lead"
+      testId="evals-page"
+      scope={auth.tenant ? t("page.scope.tenant", { tenant: auth.tenant.name }) : t("page.scope.platform")}
+    >
+      {/* Keyed by tenant: the switcher only refreshes, and the previous tenant's rows must not linger. */}
+      <div key={auth.tenant?.id ?? "platform"} className="space-y-8">
+        {auth.tenant ? (
+          <EvalsActions />
+        ) : (
+          <p
+            data-testid="choose-tenant"
+            className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/30 dark:text-amber-100"
+          >
+            {t("evals.chooseTenant")}
+          </p>
+        )}
+        <SchemaPageClient schema={datasets} superAdmin={platform} viewerId={auth.user.id} embedded />
+        <SchemaPageClient
+          schema={runs}
+          superAdmin={platform}
+          viewerId={auth.user.id}
+          embedded
+          urlPrefix="runs."
+        />
+      </div>
+    </AdminPageFrame>
+  );
+}
