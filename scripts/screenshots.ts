@@ -54,6 +54,13 @@ async function unpricedCall(p: Page) {
     headers: { origin: base },
   });
   const { secret } = (await key.json()) as { secret: string };
+  // The fake names the model that served, as the real API does: pricing goes by that name.
+  await enqueueReplies({
+    kind: "text",
+    text: "in-house answer",
+    model: "house-llm-1",
+    usage: { input: 1000, output: 500 },
+  });
   await p.request.post(`${base}/v1/chat/completions`, {
     data: { model: "house-model", messages: [{ role: "user", content: "hello" }] },
     headers: { authorization: `Bearer ${secret}` },
