@@ -297,7 +297,11 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     async (p: Page) => {
       await p.goto(`${base}/dev/agent/turns`);
       await p.getByTestId("data-row").first().waitFor();
-      await p.getByTestId("table-scroll").scrollIntoViewIfNeeded();
+      // The table's top, below the sticky bar: it scrolls sideways in its own box.
+      await p.getByTestId("row-count").evaluate((e) => {
+        e.scrollIntoView({ block: "start" });
+        window.scrollBy(0, -(document.querySelector("header")?.getBoundingClientRect().height ?? 0) - 8);
+      });
     },
   ],
   [
