@@ -47,8 +47,8 @@ async function ask(p: Page, text: string) {
   await p.getByTestId("agent-answer-footer").last().waitFor({ timeout: 20_000 });
 }
 
-/** One /v1 call that an unpriced model (the e2e server's `house-model`) answers, with a key made for it. */
-async function unpricedCall(p: Page) {
+/** One /v1 call that an unpriced model (the e2e server's `house-model`) answers, with a key made for it (and an end user). */
+async function unpricedCall(p: Page, endUser?: string) {
   const key = await p.request.post(`${base}/api/keys`, {
     data: { name: `screenshot ${Date.now()}` },
     headers: { origin: base },
@@ -62,7 +62,11 @@ async function unpricedCall(p: Page) {
     usage: { input: 1000, output: 500 },
   });
   await p.request.post(`${base}/v1/chat/completions`, {
-    data: { model: "house-model", messages: [{ role: "user", content: "hello" }] },
+    data: {
+      model: "house-model",
+      messages: [{ role: "user", content: "hello" }],
+      ...(endUser ? { user: endUser } : {}),
+    },
     headers: { authorization: `Bearer ${secret}` },
   });
 }
@@ -325,6 +329,26 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
       await unpricedCall(p);
       await p.goto(`${base}/dev/agent/turns?f.costStatus=unpriced`);
       await p.getByTestId("cost-unpriced").first().waitFor();
+    },
+  ],
+  [
+    "admin-cost-unpriced",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await unpricedCall(p);
+      await p.goto(`${base}/dev/agent/cost`);
+      await p.locator(".recharts-bar-rectangle").first().waitFor();
+    },
+  ],
+  [
+    "admin-turns-enduser-mobile",
+    "admin@acme.test",
+    { width: 360, height: 780 },
+    async (p: Page) => {
+      await unpricedCall(p, "customer-4711");
+      await p.goto(`${base}/dev/agent/turns?f.endUser=customer-4711`);
+      await p.getByTestId("data-row").first().waitFor();
     },
   ],
   [
