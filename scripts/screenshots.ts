@@ -47,6 +47,30 @@ async function ask(p: Page, text: string) {
   await p.getByTestId("agent-answer-footer").last().waitFor({ timeout: 20_000 });
 }
 
+/** One /v1 call that an unpriced model (the e2e server's `house-model`) answers, with a key made for it (and an end user). */
+async function unpricedCall(p: Page, endUser?: string) {
+  const key = await p.request.post(`${base}/api/keys`, {
+    data: { name: `screenshot ${Date.now()}` },
+    headers: { origin: base },
+  });
+  const { secret } = (await key.json()) as { secret: string };
+  // The fake names the model that served, as the real API does: pricing goes by that name.
+  await enqueueReplies({
+    kind: "text",
+    text: "in-house answer",
+    model: "house-llm-1",
+    usage: { input: 1000, output: 500 },
+  });
+  await p.request.post(`${base}/v1/chat/completions`, {
+    data: {
+      model: "house-model",
+      messages: [{ role: "user", content: "hello" }],
+      ...(endUser ? { user: endUser } : {}),
+    },
+    headers: { authorization: `Bearer ${secret}` },
+  });
+}
+
 /** A demo turn worth replaying: it succeeded after two or more rounds, one of them with tools in parallel. */
 async function demoTurnWithTools(p: Page): Promise<string> {
   const res = await p.request.get(`${base}/api/schema/agent-audit/rows?segment=tool_call&limit=200`);
@@ -182,7 +206,7 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
   [
     "admin-turns",
     "admin@acme.test",
-    { height: 1000 },
+    {},
     async (p: Page) => {
       await p.goto(`${base}/dev/agent/turns`);
       await p.getByTestId("data-row").first().waitFor();
@@ -268,6 +292,142 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
       await p.goto(`${base}/dev/agent/cost`);
       await p.locator(".recharts-bar-rectangle").first().waitFor();
       await p.waitForTimeout(800);
+    },
+  ],
+  [
+    "admin-turns-mobile",
+    "admin@acme.test",
+    { width: 360, height: 780 },
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/turns`);
+      await p.getByTestId("data-row").first().waitFor();
+      // The table's top, below the sticky bar: it scrolls sideways in its own box.
+      await p.getByTestId("row-count").evaluate((e) => {
+        e.scrollIntoView({ block: "start" });
+        window.scrollBy(0, -(document.querySelector("header")?.getBoundingClientRect().height ?? 0) - 8);
+      });
+    },
+  ],
+  [
+    "admin-turns-filters",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/turns`);
+      await p.getByTestId("data-row").first().waitFor();
+      await p.getByTestId("preset-startedAt-7d").click();
+      await p.waitForURL(/f\.startedAt\.from=/);
+      await p.getByTestId("filter-servedModel").fill("gpt");
+      await p.getByTestId("suggestions-servedModel").getByTestId("suggestion").first().waitFor();
+    },
+  ],
+  [
+    "admin-turns-unpriced",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await unpricedCall(p);
+      await p.goto(`${base}/dev/agent/turns?f.costStatus=unpriced`);
+      await p.getByTestId("cost-unpriced").first().waitFor();
+    },
+  ],
+  [
+    "admin-cost-unpriced",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await unpricedCall(p);
+      await p.goto(`${base}/dev/agent/cost`);
+      await p.locator(".recharts-bar-rectangle").first().waitFor();
+    },
+  ],
+  [
+    "admin-turns-enduser-mobile",
+    "admin@acme.test",
+    { width: 360, height: 780 },
+    async (p: Page) => {
+      await unpricedCall(p, "customer-4711");
+      await p.goto(`${base}/dev/agent/turns?f.endUser=customer-4711`);
+      await p.getByTestId("data-row").first().waitFor();
+    },
+  ],
+  [
+    "admin-limits-assumed",
+    "admin@acme.test",
+    { height: 1000 },
+    async (p: Page) => {
+      await p.goto(`${base}/dev/admin/limits`);
+      await p.getByTestId("assumed-price-row").first().scrollIntoViewIfNeeded();
+    },
+  ],
+  [
+    "admin-limits-assumed-mobile",
+    "admin@acme.test",
+    { width: 360, height: 780 },
+    async (p: Page) => {
+      await p.goto(`${base}/dev/admin/limits`);
+      await p
+        .getByTestId("assumed-price-row")
+        .first()
+        .evaluate((e) => e.scrollIntoView({ block: "center" }));
+    },
+  ],
+  [
+    "prompts-list",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/prompts`);
+      await p.getByTestId("data-row").first().waitFor();
+    },
+  ],
+  [
+    "prompt-versions",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/prompts/support/triage?v=2`);
+      await p.getByTestId("version-item").first().waitFor();
+    },
+  ],
+  [
+    "prompt-diff",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/prompts/support/triage?tab=diff&from=1&to=2`);
+      await p.getByTestId("version-item").first().waitFor();
+      await p.waitForTimeout(300);
+    },
+  ],
+  [
+    "prompt-playground",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/prompts/support/triage?tab=playground`);
+      await p.getByTestId("playground-var-company").fill("Acme");
+      await p.getByTestId("playground-var-ticket").fill("My parcel arrived broken.");
+      await p.getByTestId("playground-run").click();
+      await p.getByTestId("playground-result").waitFor();
+    },
+  ],
+  [
+    "prompt-metrics",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/prompts/support/triage?tab=metrics`);
+      await p.getByTestId("prompt-compare-table").waitFor();
+    },
+  ],
+  [
+    "prompt-mobile",
+    "admin@acme.test",
+    { width: 360, height: 780 },
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/prompts/support/triage`);
+      await p.getByTestId("version-item").first().waitFor();
     },
   ],
   ["home-mobile", "multi@tollgate.test", { width: 360, height: 740 }, async () => undefined],

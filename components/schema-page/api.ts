@@ -3,7 +3,7 @@ import type { Row } from "@/lib/schema-pages/types";
 
 export type RowsPage = { rows: Row[]; nextCursor: string | null };
 export type RowCount = { count: number; approximate: boolean };
-export type Metrics = { metrics: Record<string, number | string> };
+export type Metrics = { metrics: Record<string, number | string | null> };
 export type Series = { points: { label: string; value: number | string }[] };
 export type Detail = { row: Row; events?: Row[] };
 

@@ -33,12 +33,20 @@ export function MetricCards(props: { schemaKey: string; metrics: MetricDef[]; fi
                 title={
                   value === undefined
                     ? undefined
-                    : metric.format === "money"
-                      ? exactMoney(value)
-                      : String(value)
+                    : value === null
+                      ? t("schema.noPricedCalls")
+                      : metric.format === "money"
+                        ? exactMoney(value)
+                        : String(value)
                 }
               >
-                {value === undefined ? (loading ? "…" : "—") : formatMeasure(metric.format, value, locale)}
+                {value === undefined
+                  ? loading
+                    ? "…"
+                    : "—"
+                  : value === null
+                    ? "—"
+                    : formatMeasure(metric.format, value, locale)}
               </p>
             </li>
           );

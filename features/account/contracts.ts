@@ -1,6 +1,7 @@
 // What the account routes take, shared by the routes and the browser. Browser-safe: zod only.
-import { z } from "zod";
+
 import { passwordProblem } from "@/lib/auth/password-rules";
+import { z } from "@/lib/core/zod";
 
 /** POST /api/account/password */
 export const changePasswordInput = z.object({

@@ -1,6 +1,7 @@
 // What the API-key routes take and answer, shared by the routes and the browser. Browser-safe: zod only.
-import { z } from "zod";
+
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
+import { z } from "@/lib/core/zod";
 
 /** POST /api/keys */
 export const createKeyInput = z.object({

@@ -1,8 +1,8 @@
 // What the limits and tenant-settings routes take and answer, shared by the routes and the browser.
 // Browser-safe: zod (and big.js for exact amounts) only.
 import Big from "big.js";
-import { z } from "zod";
 import type { KeyView } from "@/features/keys/contracts";
+import { z } from "@/lib/core/zod";
 
 const USD_AMOUNT = /^\d{1,10}(\.\d{1,10})?$/;
 const usdAmount = z.string().trim().regex(USD_AMOUNT, "an amount in USD, such as 25 or 0.50").nullable();

@@ -1,7 +1,8 @@
 // What the member and invitation routes take and answer, shared by the routes and the browser.
 // Browser-safe: zod only.
-import { z } from "zod";
+
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
+import { z } from "@/lib/core/zod";
 
 export const role = z.enum(["member", "admin"], "member or admin");
 export type Role = z.infer<typeof role>;

@@ -1,8 +1,9 @@
 // What the prompt routes take and answer, shared by the routes and the browser. Browser-safe: zod, the template
 // rules, and types only.
-import { z } from "zod";
+
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
 import type { Json } from "@/lib/client/api";
+import { z } from "@/lib/core/zod";
 import type { PlaygroundRun } from "@/lib/prompts/playground";
 import type { VersionStats } from "@/lib/prompts/stats";
 import type { PromptSummary, PromptVersionView as StoredVersion } from "@/lib/prompts/store";

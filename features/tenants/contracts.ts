@@ -1,7 +1,8 @@
 // What the tenant and sign-in-settings routes take and answer, shared by the routes and the browser.
 // Browser-safe: zod only.
-import { z } from "zod";
+
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
+import { z } from "@/lib/core/zod";
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 const tenantName = z

@@ -140,10 +140,14 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
     },
     async metrics(ctx, q, metrics: MetricDef[]) {
       const select = Object.fromEntries(
-        metrics.map((m) => [m.key, aggregate(config, m.measure, m.aggregation)]),
+        metrics.map((m) => [m.key, aggregate(config, m.measure, m.aggregation, m.format === "money")]),
       );
       const [row] = await (await db()).select(select).from(config.table).where(where(ctx, q));
-      return Object.fromEntries(Object.entries(row ?? {}).map(([k, v]) => [k, normalize(v)]));
+      // A sum of money over rows that have no price (or no rows) is unknown, not $0.00: null, shown as "—".
+      const money = new Set(metrics.filter((m) => m.format === "money").map((m) => m.key));
+      return Object.fromEntries(
+        Object.entries(row ?? {}).map(([k, v]) => [k, v === null && money.has(k) ? null : normalize(v)]),
+      );
     },
     async series(ctx, q, chart: ChartDef) {
       const time = config.times && own(config.times, chart.dimension);
@@ -306,10 +310,17 @@ function withJoins<B>(config: SqlProviderConfig, builder: B): B {
   return joinable as unknown as B;
 }
 
-function aggregate(config: SqlProviderConfig, measure: string, aggregation: MetricDef["aggregation"]) {
+/** An aggregate; `unknownIsNull`: a sum over no known value stays null (money with no priced row), not 0. */
+function aggregate(
+  config: SqlProviderConfig,
+  measure: string,
+  aggregation: MetricDef["aggregation"],
+  unknownIsNull = false,
+) {
   if (aggregation === "count") return sql<number>`count(*)::int`;
   const expr = config.measures[measure];
   if (!expr) throw new AppError("validation_failed", `unknown measure "${measure}"`);
+  if (aggregation === "sum" && unknownIsNull) return sql<string | null>`sum(${expr})::text`;
   return aggregation === "sum"
     ? sql<string>`coalesce(sum(${expr}), 0)::text`
     : sql<string>`coalesce(avg(${expr}), 0)::numeric(20,2)::text`;

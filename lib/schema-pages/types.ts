@@ -160,7 +160,11 @@ export type SeriesResult = {
 export interface PageProvider {
   rows(ctx: ProviderContext, q: PageQuery): Promise<{ rows: Row[]; nextCursor: string | null }>;
   count(ctx: ProviderContext, q: PageQuery): Promise<{ count: number; approximate: boolean }>;
-  metrics(ctx: ProviderContext, q: PageQuery, metrics: MetricDef[]): Promise<Record<string, number | string>>;
+  metrics(
+    ctx: ProviderContext,
+    q: PageQuery,
+    metrics: MetricDef[],
+  ): Promise<Record<string, number | string | null>>;
   series(ctx: ProviderContext, q: PageQuery, chart: ChartDef): Promise<SeriesResult>;
   /** One row and, when the page has them, its events; null when it is not visible to this context. */
   detail(ctx: ProviderContext, id: string): Promise<{ row: Row; events?: Row[] } | null>;

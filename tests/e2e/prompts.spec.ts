@@ -69,7 +69,7 @@ test("an admin creates a prompt, saves version 2, compares them, moves productio
   await expect(chip(page, "production")).toContainText("v1");
 
   // Both moves are on the Admin changes page.
-  await page.goto("/dev/admin/changes?f.action=prompt.label_moved");
+  await page.goto(`/dev/admin/changes?f.action=prompt.label_moved&f.objectId=${encodeURIComponent(NAME)}`);
   const moves = page.getByTestId("data-row");
   await expect(moves).toHaveCount(2);
   await expect(moves.first()).toContainText(NAME);

@@ -148,6 +148,13 @@ describe.each(testDbKinds)("the schema pages' API on %s", (kind) => {
       cost: "0.003",
     });
     expect((await json("agent-turns/count")).body).toEqual({ count: 3, approximate: false });
+    // No priced row under the filter: the cost is unknown (null, shown as "—"), never $0.00; counts stay 0.
+    expect((await json("agent-turns/metrics?f.costStatus=unpriced")).body.metrics).toEqual({
+      requests: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cost: null,
+    });
   });
 
   it("narrows by segment and filters, pages by keyset, and sorts", async () => {

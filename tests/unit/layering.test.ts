@@ -76,4 +76,13 @@ describe("import layering", () => {
     modules.get("components/drawer.tsx")!.imports.push({ target: "lib/keys/api-keys.ts", typeOnly: true });
     expect(checkLayers(modules)).toEqual([]);
   });
+
+  it("catches a contracts file that takes zod straight from the package (eval in the browser)", () => {
+    const modules = tree({ "features/x/contracts.ts": {}, "features/x/client.ts": {} });
+    modules.get("features/x/contracts.ts")!.external.push("zod");
+    modules.get("features/x/client.ts")!.external.push("zod");
+    expect(checkLayers(modules)).toEqual([
+      expect.objectContaining({ file: "features/x/contracts.ts", target: "zod" }),
+    ]);
+  });
 });

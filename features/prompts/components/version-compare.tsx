@@ -33,7 +33,9 @@ export function VersionCompare({ prompt: fixed }: { prompt?: string }) {
       ? Promise.resolve({ prompts: [] })
       : fetchJson<{ prompts: PromptSummaryView[] }>("/api/prompts", signal),
   );
-  const name = chosen ?? list.data?.prompts[0]?.name ?? null;
+  // A prompt in production first: that is the one whose versions are worth comparing.
+  const prompts = list.data?.prompts ?? [];
+  const name = chosen ?? (prompts.find((p) => p.labels.production !== undefined) ?? prompts[0])?.name ?? null;
   const stats = useLoad((signal) =>
     name
       ? fetchJson<{ versions: VersionStatsView[] }>(

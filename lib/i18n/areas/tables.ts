@@ -1,5 +1,6 @@
 /** Messages of the tables area (English is the source; Chinese must have every key). */
 export const en = {
+  "schema.noPricedCalls": "No call here has a price: the cost is unknown, not zero.",
   "tables.columns": "Columns",
   "tables.columnsTitle": "Show or hide columns",
   "tables.columnsReset": "Reset to default",
@@ -20,6 +21,7 @@ export const en = {
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
+  "schema.noPricedCalls": "这里没有任何带价格的调用：成本未知，而不是零。",
   "tables.columns": "列",
   "tables.columnsTitle": "显示或隐藏列",
   "tables.columnsReset": "恢复默认",
