@@ -1,7 +1,8 @@
 // What the evaluation routes take and answer, shared by the routes, the CLI and the browser. Browser-safe: zod
 // and types only.
-import { z } from "zod";
+
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
+import { z } from "@/lib/core/zod";
 
 const text = (max: number) => z.string().max(max).refine(hasNoNul, NO_NUL);
 const USD = /^\d{1,10}(\.\d{1,10})?$/;
