@@ -1,3 +1,4 @@
+import type { ToolSchema } from "@/lib/gateway/types";
 import type { StoredToolCall } from "@/lib/turns/conversation";
 import type { Tool, ToolSet } from "./tool";
 
@@ -34,6 +35,14 @@ export class ToolRegistry {
 
   tools(): Tool[] {
     return this.sets.flatMap((s) => s.tools());
+  }
+
+  /** The visible tools of the named tool sets as the model sees them (offered, not run: evaluation targets). */
+  schemasOf(toolSets: readonly string[]): ToolSchema[] {
+    return this.sets
+      .filter((set) => toolSets.includes(set.name))
+      .flatMap((set) => set.tools().filter((t) => !t.hidden))
+      .map((t) => t.schema);
   }
 
   /** Every registered tool with the name of its tool set, in registration order. */

@@ -102,6 +102,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
       new EvalRunner({
         db,
         calls: { pipeline: pipeline(), recorder: recorder() },
+        toolSchemas: (names) => tools().registry.schemasOf(names),
         owner: instance().id,
       }),
   );

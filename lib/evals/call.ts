@@ -1,6 +1,6 @@
 import "server-only";
 import { v7 as uuidv7 } from "uuid";
-import type { ChatMessage, Stamp, ToolCall } from "@/lib/gateway/types";
+import type { ChatMessage, Stamp, ToolCall, ToolSchema } from "@/lib/gateway/types";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import { callSummary, type TurnError } from "@/lib/turns/events";
 import type { TurnObserver, TurnPrompt } from "@/lib/turns/observer";
@@ -32,7 +32,13 @@ export const BUDGET_CLASSES = new Set(["budget_exceeded", "budget_unpriced_model
 export async function evalCall(
   deps: EvalCallDeps,
   who: EvalCaller,
-  request: { model: string; messages: ChatMessage[]; temperature?: number; maxTokens?: number },
+  request: {
+    model: string;
+    messages: ChatMessage[];
+    temperature?: number;
+    maxTokens?: number;
+    tools?: ToolSchema[];
+  },
   options: { prompt?: TurnPrompt; signal?: AbortSignal } = {},
 ): Promise<EvalCallResult> {
   const turnId = uuidv7();
@@ -46,7 +52,7 @@ export async function evalCall(
     ...(who.apiKeyId ? { apiKeyId: who.apiKeyId } : {}),
     requestedModel: request.model,
     message: request.messages.map((m) => `${m.role}: ${m.content}`).join("\n\n"),
-    toolsOffered: [],
+    toolsOffered: request.tools?.map((t) => t.name) ?? [],
     startedAt: new Date(),
     ...(options.prompt ? { prompt: options.prompt } : {}),
   });

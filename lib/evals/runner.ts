@@ -6,7 +6,7 @@ import { type EvalInput, evalRun, evalRunItem } from "@/db/schema";
 import { AppError } from "@/lib/core/errors";
 import { isDraining } from "@/lib/core/lifecycle";
 import { log } from "@/lib/core/log";
-import type { ChatMessage } from "@/lib/gateway/types";
+import type { ChatMessage, ToolSchema } from "@/lib/gateway/types";
 import { messagesOf } from "@/lib/prompts/playground";
 import { describeRef, findVersion, type PromptVersionView } from "@/lib/prompts/store";
 import type { TurnPrompt } from "@/lib/turns/observer";
@@ -17,6 +17,11 @@ import type { Scorer, Target } from "./types";
 export type EvalRunnerOptions = {
   db: () => Promise<Database>;
   calls: EvalCallDeps;
+  /**
+   * The tools of the named tool sets, as the model sees them: a target whose stored prompt names `toolSets` is
+   * offered them, so `tool_called` can score which tool the model chose (the tools are not run).
+   */
+  toolSchemas?: (toolSets: string[]) => ToolSchema[];
   /** This process (the instance id) on the leases it takes. */
   owner?: string;
   /** A claim lasts this long unless renewed (every third of it while the item runs). Default 60 s. */
@@ -262,7 +267,13 @@ export class EvalRunner {
     const call = await evalCall(
       this.options.calls,
       who,
-      { model: target.model, messages, temperature: config.temperature, maxTokens: config.maxTokens },
+      {
+        model: target.model,
+        messages,
+        temperature: config.temperature,
+        maxTokens: config.maxTokens,
+        tools: config.toolSets?.length ? this.options.toolSchemas?.(config.toolSets) : undefined,
+      },
       { prompt, signal },
     );
     if (call.error && BUDGET_CLASSES.has(call.error.class))

@@ -21,6 +21,7 @@ vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.cl
 const datasets = await import("@/app/api/evals/datasets/route");
 const oneDataset = await import("@/app/api/evals/datasets/[id]/route");
 const items = await import("@/app/api/evals/datasets/[id]/items/route");
+const prompts = await import("@/app/api/prompts/route");
 const fromTurn = await import("@/app/api/evals/datasets/[id]/from-turn/route");
 const runs = await import("@/app/api/evals/runs/route");
 const oneRun = await import("@/app/api/evals/runs/[id]/route");
@@ -118,6 +119,7 @@ describe.each(testDbKinds)("evaluation runs on %s", (kind) => {
       owner: options.owner,
       slots: options.slots,
       pollMs: 20,
+      toolSchemas: (names) => app.container.tools.registry.schemasOf(names),
     });
   const evalTurns = async (turnIds?: string[]) => {
     const rows = await db.select().from(sysAgentTurn).where(eq(sysAgentTurn.source, "eval"));
@@ -542,5 +544,50 @@ describe.each(testDbKinds)("evaluation runs on %s", (kind) => {
     expect(list.runs.some((r: { id: string }) => r.id === id)).toBe(true);
     const [stored] = await db.select().from(evalRun).where(eq(evalRun.id, id));
     expect(stored!.status).toBe("done");
+  });
+
+  it("offers a prompt target its tool sets, so tool_called scores the tool the model chose", async () => {
+    await as("admin@acme.test");
+    const saved = await prompts.POST(
+      json("POST", {
+        name: "eval/clock",
+        type: "chat",
+        messages: [{ role: "user", content: "{{question}}" }],
+        config: { toolSets: ["time"] },
+        labels: ["production"],
+      }),
+      noParams,
+    );
+    expect(saved.status).toBe(201);
+    const datasetId = await newDataset("clock", [
+      { input: { variables: { question: "What time is it in Tokyo?" } }, expected: "Asia/Tokyo" },
+    ]);
+    upstream.setDefault({
+      kind: "tool_calls",
+      calls: [{ name: "current_time", args: { timezone: "Asia/Tokyo" } }],
+      usage: { input: 50, output: 10 },
+    });
+    const res = await runs.POST(
+      json("POST", {
+        datasetId,
+        targets: [{ model: "team-gpt", prompt: { name: "eval/clock" } }],
+        scorers: [{ type: "tool_called", name: "current_time", args: { timezone: "Asia/Tokyo" } }],
+      }),
+      noParams,
+    );
+    expect(res.status).toBe(201);
+    const { id } = await res.json();
+    // The route hands a new run to this process's runner (built with the registry's tool schemas).
+    await app.container.evals.drain();
+    // The tools went upstream as the model sees them; the call was scored, not run.
+    const tools = (upstream.requests[0]!.body.tools as { function: { name: string } }[]).map(
+      (t) => t.function.name,
+    );
+    expect(tools).toEqual(expect.arrayContaining(["current_time", "convert_time"]));
+    const run = await getRun(db, acme, id);
+    expect(run.status).toBe("done");
+    expect(run.targets[0]).toMatchObject({ passed: 1, passRate: 1 });
+    const [row] = await itemRows(id);
+    expect(row!.toolCalls).toEqual([{ name: "current_time", args: { timezone: "Asia/Tokyo" } }]);
   });
 });
