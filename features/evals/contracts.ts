@@ -118,53 +118,5 @@ export const createRunInput = z
   })
   .strict();
 
-export type RunStatus = "queued" | "running" | "done" | "cancelled" | "failed" | "budget";
-
-export type TargetSummary = {
-  index: number;
-  model: string;
-  prompt?: { name: string; version?: number; label?: string };
-  done: number;
-  passed: number;
-  failures: number;
-  passRate: number | null;
-  meanScore: number | null;
-  /** Exact USD decimal strings: the target's calls (the judge's included). */
-  cost: string;
-  costPerPass: string | null;
-  p50LatencyMs: number | null;
-  p95LatencyMs: number | null;
-};
-
-export type RunItemView = {
-  itemId: string;
-  targetIndex: number;
-  status: string;
-  input: unknown;
-  expected: unknown;
-  output: string | null;
-  passed: boolean | null;
-  score: number | null;
-  scores: { type: string; passed: boolean; score: number; reason: string }[] | null;
-  latencyMs: number | null;
-  cost: string | null;
-  turnId: string | null;
-  error: string | null;
-};
-
-export type RunView = {
-  id: string;
-  name: string | null;
-  datasetId: string;
-  datasetName: string;
-  status: RunStatus;
-  progress: { done: number; total: number; passed: number; cost: string; etaSeconds: number | null };
-  targets: TargetSummary[];
-  scorers: ScorerInput[];
-  concurrency: number;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  error: string | null;
-  items: RunItemView[];
-};
+// What the run routes answer: the store's own types (lib/evals/types.ts), so each exists once.
+export type { RunItemView, RunStatus, RunView, TargetSummary } from "@/lib/evals/types";
