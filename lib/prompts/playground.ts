@@ -1,10 +1,10 @@
 import "server-only";
-import { v7 as uuidv7 } from "uuid";
 import { AppError } from "@/lib/core/errors";
 import type { Gateway } from "@/lib/gateway/gateway";
-import type { ChatMessage, Stamp } from "@/lib/gateway/types";
+import type { ChatMessage } from "@/lib/gateway/types";
+import { meteredCall } from "@/lib/pipeline/metered-call";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
-import { callSummary, type TurnError } from "@/lib/turns/events";
+import type { TurnError } from "@/lib/turns/events";
 import type { TurnObserver } from "@/lib/turns/observer";
 import type { PromptVersionView } from "./store";
 import { templateOf } from "./store";
@@ -56,62 +56,21 @@ export async function runPlayground(
     throw new AppError("validation_failed", `unknown model "${model}"`, {
       fields: { model: [`choose one of: ${deps.gateway.modelAliases().join(", ")}`] },
     });
-  const turnId = uuidv7();
-  const started = performance.now();
-  await deps.recorder.start({
-    turnId,
-    tenantId: who.tenantId,
-    userId: who.userId,
-    conversationId: null,
-    source: "playground",
-    requestedModel: model,
-    message: messages.map((m) => `${m.role}: ${m.content}`).join("\n\n"),
-    toolsOffered: [],
-    startedAt: new Date(),
-    prompt: { name: version.name, version: version.version },
-  });
-  let answer = "";
-  let stamp: Stamp | undefined;
-  let error: TurnError | undefined;
-  try {
-    const events = deps.pipeline.run(
-      { tenantId: who.tenantId, userId: who.userId, apiKeyId: null, source: "playground" },
-      {
-        model,
-        messages,
-        temperature: version.config.temperature,
-        maxTokens: version.config.maxTokens,
-        signal,
-      },
-      { stream: true },
-    );
-    for await (const event of events) {
-      if (event.type === "text") answer += event.delta;
-      else if (event.type === "done") stamp = event.response.stamp;
-      else if (event.type === "guardrail")
-        deps.recorder.event(turnId, { type: "guardrail", code: event.code, message: event.message });
-      else if (event.type === "error") {
-        stamp = event.stamp;
-        error = { class: event.error.class, message: event.error.message };
-        deps.recorder.event(turnId, { type: "error", class: error.class, message: error.message });
-      }
-    }
-  } catch (thrown) {
-    error = { class: "internal", message: thrown instanceof Error ? thrown.message : String(thrown) };
-  }
-  const status = error ? (signal.aborted || error.class === "aborted" ? "stopped" : "failed") : "success";
-  const latencyMs = Math.round(performance.now() - started);
-  const summary = callSummary(turnId, model, stamp, status, latencyMs, error);
-  await deps.recorder.end(summary);
+  const call = await meteredCall(
+    deps,
+    { tenantId: who.tenantId, userId: who.userId, apiKeyId: null, source: "playground" },
+    { model, messages, temperature: version.config.temperature, maxTokens: version.config.maxTokens },
+    { prompt: { name: version.name, version: version.version }, signal },
+  );
   return {
-    turnId,
-    status,
-    answer,
-    servedModel: summary.servedModel,
-    usage: { inputTokens: summary.usage.inputTokens, outputTokens: summary.usage.outputTokens },
-    cost: summary.cost,
-    costStatus: summary.costStatus ?? "priced",
-    latencyMs,
-    ...(error ? { error } : {}),
+    turnId: call.turnId,
+    status: call.status,
+    answer: call.answer,
+    servedModel: call.servedModel,
+    usage: call.usage,
+    cost: call.cost,
+    costStatus: call.costStatus,
+    latencyMs: call.latencyMs,
+    ...(call.error ? { error: call.error } : {}),
   };
 }
