@@ -22,6 +22,7 @@ export default async function HomePage() {
     tenantAdmin: isTenantAdmin(auth),
     superAdmin: auth.user.isSuperAdmin,
     member: !!auth.tenant,
+    promptEditor: auth.tenant?.promptEditor ?? false,
   });
   const scope = auth.tenant
     ? t("home.activeTenant", { tenant: auth.tenant.name, role: t(`role.${auth.tenant.role}`) })

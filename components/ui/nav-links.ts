@@ -23,14 +23,29 @@ const ADMIN: (NavLink & { superAdminOnly?: true })[] = [
 ];
 /** What every member of a tenant may open: the prompts (read, and the playground). */
 const WORKSPACE: NavLink[] = [{ href: "/dev/agent/prompts", label: "nav.prompts" }];
+/** What a prompt editor (a member an admin marked) opens besides: the evaluations. */
+const EDITOR: NavLink[] = [{ href: "/dev/agent/evals", label: "nav.evals" }];
 
 /**
- * The groups a user sees: a member of a tenant the workspace (prompts), a tenant admin Usage and Admin, and the super
- * admin the tenants page too. Someone with no tenant and no admin role sees none.
+ * The groups a user sees: a member of a tenant the workspace (prompts, and evaluations for a prompt editor), a
+ * tenant admin Usage and Admin, and the super admin the tenants page too. Someone with no tenant sees none.
  */
-export function navGroups(who: { tenantAdmin: boolean; superAdmin: boolean; member?: boolean }): NavGroup[] {
+export function navGroups(who: {
+  tenantAdmin: boolean;
+  superAdmin: boolean;
+  member?: boolean;
+  promptEditor?: boolean;
+}): NavGroup[] {
   if (!who.tenantAdmin && !who.superAdmin)
-    return who.member ? [{ key: "workspace", label: "nav.workspace", links: WORKSPACE }] : [];
+    return who.member
+      ? [
+          {
+            key: "workspace",
+            label: "nav.workspace",
+            links: who.promptEditor ? [...WORKSPACE, ...EDITOR] : WORKSPACE,
+          },
+        ]
+      : [];
   return [
     { key: "usage", label: "nav.usage", links: USAGE },
     {

@@ -18,6 +18,7 @@ export async function TopBar({ auth }: { auth: UserContext }) {
     tenantAdmin: isTenantAdmin(auth),
     superAdmin: auth.user.isSuperAdmin,
     member: !!auth.tenant,
+    promptEditor: auth.tenant?.promptEditor ?? false,
   });
   return (
     <TopBarFrame

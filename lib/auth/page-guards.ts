@@ -19,6 +19,13 @@ export async function requireTenantAdmin(): Promise<UserContext> {
   return auth;
 }
 
+/** For pages of prompts' editing and evaluation: tenant admins, the super admin and prompt editors. */
+export async function requirePromptEditor(): Promise<UserContext> {
+  const auth = await requireUser();
+  if (!isTenantAdmin(auth) && !auth.tenant?.promptEditor) forbidden();
+  return auth;
+}
+
 export async function requireSuperAdmin(): Promise<UserContext> {
   const auth = await requireUser();
   if (!auth.user.isSuperAdmin) forbidden();

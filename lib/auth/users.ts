@@ -3,7 +3,14 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type AppUser, appUser, type MembershipRole, membership, tenant } from "@/db/schema";
 
-export type TenantAccess = { id: string; name: string; slug: string; role: MembershipRole };
+/** A tenant the user may switch to, their role in it, and whether they edit its prompts (admins always do). */
+export type TenantAccess = {
+  id: string;
+  name: string;
+  slug: string;
+  role: MembershipRole;
+  promptEditor: boolean;
+};
 
 /** Who is asking, resolved from the database on every request (the session cookie only names the user). */
 export type UserContext = {
@@ -47,9 +54,15 @@ export async function loadUserContext(
           .select({ id: tenant.id, name: tenant.name, slug: tenant.slug })
           .from(tenant)
           .orderBy(asc(tenant.name))
-      ).map((t) => ({ ...t, role: "admin" as const }))
+      ).map((t) => ({ ...t, role: "admin" as const, promptEditor: true }))
     : await db
-        .select({ id: tenant.id, name: tenant.name, slug: tenant.slug, role: membership.role })
+        .select({
+          id: tenant.id,
+          name: tenant.name,
+          slug: tenant.slug,
+          role: membership.role,
+          promptEditor: sql<boolean>`(${membership.role} = 'admin' or ${membership.promptEditor})`,
+        })
         .from(membership)
         .innerJoin(tenant, eq(tenant.id, membership.tenantId))
         .where(and(eq(membership.userId, userId), eq(tenant.disabled, false)))

@@ -59,7 +59,9 @@ export class PageCatalog {
     const allowed =
       (superAdmin && page.roles.includes("super")) ||
       (auth.role === "admin" && page.roles.includes("admin")) ||
-      (auth.role !== null && auth.tenant !== null && page.roles.includes("member"));
+      (auth.role !== null && auth.tenant !== null && page.roles.includes("member")) ||
+      // Prompt editors (members an admin marked on the members page) open the pages of prompts and evaluations.
+      (auth.tenant?.promptEditor === true && page.roles.includes("editor"));
     if (!allowed) throw forbidden("this page is for tenant admins");
     if (!superAdmin && !auth.tenant) throw forbidden("choose a tenant first");
     return {

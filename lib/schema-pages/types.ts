@@ -111,7 +111,7 @@ export type PageSchema = {
    * Who may open the page: "member" (every member of the active tenant), "admin" (tenant admins of the active
    * tenant) and/or "super" (the platform super admin).
    */
-  roles: ("member" | "admin" | "super")[];
+  roles: ("member" | "editor" | "admin" | "super")[];
   title: Localized;
   description?: Localized;
   metrics?: MetricDef[];

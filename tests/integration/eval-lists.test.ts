@@ -1,5 +1,6 @@
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { evalDataset, evalDatasetItem, evalRun, evalRunItem } from "@/db/schema";
+import { evalDataset, evalDatasetItem, evalRun, evalRunItem, membership } from "@/db/schema";
 import type { SessionClaims } from "@/lib/auth/session";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
@@ -141,6 +142,21 @@ describe.each(testDbKinds)("the evaluation lists on %s", (kind) => {
     await as("member@acme.test", "acme");
     expect((await json("eval-datasets/rows")).status).toBe(403);
     expect((await json("eval-runs/rows")).status).toBe(403);
+    // A member an admin marks as a prompt editor opens them, for their own tenant only.
+    const member = await app.userId("member@acme.test");
+    const acme = await app.tenantId("acme");
+    const mark = (on: boolean) =>
+      app.db
+        .update(membership)
+        .set({ promptEditor: on })
+        .where(and(eq(membership.tenantId, acme), eq(membership.userId, member)));
+    await mark(true);
+    const mine = await json("eval-datasets/rows");
+    expect(mine.status).toBe(200);
+    expect(mine.body.rows.map((r: { name: string }) => r.name)).toEqual(["capitals"]);
+    expect((await json("eval-runs/rows")).status).toBe(200);
+    await mark(false);
+    expect((await json("eval-datasets/rows")).status).toBe(403);
     await as("root@tollgate.test");
     const names = (await json("eval-datasets/rows")).body.rows.map((r: { name: string }) => r.name).sort();
     expect(names).toEqual(["capitals", "globex cases"]);

@@ -10,6 +10,10 @@ describe("the top bar's menus", () => {
     expect(hrefs(navGroups({ tenantAdmin: false, superAdmin: false, member: true }))).toEqual({
       workspace: ["/dev/agent/prompts"],
     });
+    // A member an admin marked as a prompt editor also opens the evaluations.
+    expect(
+      hrefs(navGroups({ tenantAdmin: false, superAdmin: false, member: true, promptEditor: true })),
+    ).toEqual({ workspace: ["/dev/agent/prompts", "/dev/agent/evals"] });
     expect(hrefs(navGroups({ tenantAdmin: true, superAdmin: false, member: true }))).toEqual({
       usage: ["/dev/agent/turns", "/dev/agent/audit", "/dev/agent/cost", "/dev/agent/tools"],
       admin: [

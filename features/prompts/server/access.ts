@@ -1,7 +1,7 @@
 import "server-only";
 import type { Database } from "@/db";
 import { activeTenantOrThrow, isTenantAdmin, type UserContext } from "@/lib/auth/guards";
-import { isPromptEditor, type PromptRights } from "@/lib/prompts/store";
+import type { PromptRights } from "@/lib/prompts/store";
 
 /** The active tenant and what this user may do with its prompts (every member reads and runs the playground). */
 export async function promptAccess(
@@ -10,6 +10,6 @@ export async function promptAccess(
 ): Promise<{ tenantId: string; rights: PromptRights }> {
   const tenant = activeTenantOrThrow(auth);
   const admin = isTenantAdmin(auth);
-  const edit = admin || (await isPromptEditor(db, tenant.id, auth.user.id));
+  const edit = admin || tenant.promptEditor;
   return { tenantId: tenant.id, rights: { edit, admin } };
 }

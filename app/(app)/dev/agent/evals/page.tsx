@@ -2,7 +2,7 @@ import { AdminPageFrame } from "@/components/admin-kit/page-frame";
 import { pageSchemaFor } from "@/components/admin-kit/page-schema";
 import { SchemaPageClient } from "@/components/schema-page/schema-page";
 import { EvalsActions } from "@/features/evals/components/evals-actions";
-import { requireTenantAdmin } from "@/lib/auth/page-guards";
+import { requirePromptEditor } from "@/lib/auth/page-guards";
 import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
 
@@ -10,7 +10,7 @@ export const generateMetadata = titleMetadata("nav.evals");
 
 /** The tenant's evaluation datasets and runs (tenant admins; the super admin sees every tenant's). */
 export default async function EvalsPage() {
-  const auth = await requireTenantAdmin();
+  const auth = await requirePromptEditor();
   const t = await getTranslator();
   const datasets = pageSchemaFor("eval-datasets", auth);
   const runs = pageSchemaFor("eval-runs", auth);

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AddToDatasetForm } from "@/features/evals/components/add-to-dataset";
-import { requireTenantAdmin } from "@/lib/auth/page-guards";
+import { requirePromptEditor } from "@/lib/auth/page-guards";
 import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
 
@@ -11,7 +11,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** "Add to dataset" from a usage-ledger row: the turn's messages and answer become an item of a dataset. */
 export default async function Page({ params }: { params: Promise<{ turnId: string }> }) {
-  const auth = await requireTenantAdmin();
+  const auth = await requirePromptEditor();
   const { turnId } = await params;
   if (!UUID.test(turnId)) notFound();
   const t = await getTranslator();
