@@ -54,7 +54,8 @@ function SchemaPageBody({
   const rows = useRows(schema.key, query.apiQuery, query.filterQuery, schema.pageSize, refresh);
   const actions = useRowActions(rows.reload);
   const rowActions = schema.rowActions;
-  const rowLinks = schema.rowLinks;
+  // The table's rows carry only the links not kept for the detail, so the key columns keep their room.
+  const rowLinks = useMemo(() => schema.rowLinks?.filter((l) => !l.detailOnly), [schema.rowLinks]);
   const renderActions = useCallback(
     (row: Row, id: string) => (
       <RowActionButtons actions={rowActions ?? []} links={rowLinks} row={row} rowId={id} api={actions} />
@@ -152,7 +153,7 @@ function SchemaPageBody({
           key={query.detail}
           schemaKey={schema.key}
           def={schema.detail}
-          links={rowLinks}
+          links={schema.rowLinks}
           id={query.detail}
           onClose={query.closeDetail}
         />

@@ -102,7 +102,8 @@ export type RowActionDef = {
 };
 
 /** A link on each row (and in its detail view) to a page of the app; {field} placeholders are filled from the row. */
-export type RowLinkDef = { key: string; label: Localized; href: string };
+/** A link on every row (and in its detail), or only in the detail with `detailOnly`, keeping the table narrow. */
+export type RowLinkDef = { key: string; label: Localized; href: string; detailOnly?: boolean };
 
 export type PageSchema = {
   key: string;

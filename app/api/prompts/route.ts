@@ -9,7 +9,7 @@ import { createVersion, listPrompts } from "@/lib/prompts/store";
 /** The tenant's prompts with their labels and newest version (every member may read them). */
 export const GET = withUser(async (_req, { auth }) => {
   const db = await getDb();
-  const { tenantId, rights } = await promptAccess(db, auth);
+  const { tenantId, rights } = promptAccess(auth);
   return Response.json({ prompts: await listPrompts(db, tenantId), rights });
 });
 
@@ -17,7 +17,7 @@ export const GET = withUser(async (_req, { auth }) => {
 export const POST = withUser(async (req, { auth, requestId }) => {
   const input = await readJson(req, newPromptInput);
   const db = await getDb();
-  const { tenantId, rights } = await promptAccess(db, auth);
+  const { tenantId, rights } = promptAccess(auth);
   const created = await createVersion(db, tenantId, input, actorOf(auth, requestId), rights);
   return Response.json(created, { status: 201 });
 });

@@ -1,10 +1,9 @@
 import "server-only";
-import type { Database } from "@/db";
 import { activeTenantOrThrow, isTenantAdmin, type UserContext } from "@/lib/auth/guards";
 import { forbidden } from "@/lib/core/errors";
 
 /** The active tenant, for tenant admins and prompt editors; anyone else (members) is refused with a 403. */
-export async function evalAccess(db: Database, auth: UserContext): Promise<{ tenantId: string }> {
+export function evalAccess(auth: UserContext): { tenantId: string } {
   const tenant = activeTenantOrThrow(auth);
   if (isTenantAdmin(auth) || tenant.promptEditor) return { tenantId: tenant.id };
   throw forbidden("evaluations are for tenant admins and prompt editors");

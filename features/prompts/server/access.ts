@@ -1,13 +1,9 @@
 import "server-only";
-import type { Database } from "@/db";
 import { activeTenantOrThrow, isTenantAdmin, type UserContext } from "@/lib/auth/guards";
 import type { PromptRights } from "@/lib/prompts/store";
 
 /** The active tenant and what this user may do with its prompts (every member reads and runs the playground). */
-export async function promptAccess(
-  db: Database,
-  auth: UserContext,
-): Promise<{ tenantId: string; rights: PromptRights }> {
+export function promptAccess(auth: UserContext): { tenantId: string; rights: PromptRights } {
   const tenant = activeTenantOrThrow(auth);
   const admin = isTenantAdmin(auth);
   const edit = admin || tenant.promptEditor;

@@ -10,7 +10,7 @@ import { readJson } from "@/lib/http/route";
 /** The tenant's evaluation datasets (tenant admins and prompt editors). */
 export const GET = withUser(async (_req, { auth }) => {
   const db = await getDb();
-  const { tenantId } = await evalAccess(db, auth);
+  const { tenantId } = evalAccess(auth);
   return Response.json({ datasets: await listDatasets(db, tenantId) });
 });
 
@@ -18,7 +18,7 @@ export const GET = withUser(async (_req, { auth }) => {
 export const POST = withUser(async (req, { auth, requestId }) => {
   const input = await readJson(req, createDatasetInput);
   const db = await getDb();
-  const { tenantId } = await evalAccess(db, auth);
+  const { tenantId } = evalAccess(auth);
   const created = await createDataset(db, tenantId, input as NewDataset, actorOf(auth, requestId));
   return Response.json(created, { status: 201 });
 });

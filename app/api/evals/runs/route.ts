@@ -12,7 +12,7 @@ import { readJson } from "@/lib/http/route";
 /** The tenant's runs, newest first (`?datasetId=` for one dataset's). */
 export const GET = withUser(async (req, { auth }) => {
   const db = await getDb();
-  const { tenantId } = await evalAccess(db, auth);
+  const { tenantId } = evalAccess(auth);
   const datasetId = new URL(req.url).searchParams.get("datasetId") ?? undefined;
   return Response.json({ runs: await listRuns(db, tenantId, datasetId) });
 });
@@ -21,7 +21,7 @@ export const GET = withUser(async (req, { auth }) => {
 export const POST = withUser(async (req, { auth, requestId }) => {
   const input = await readJson(req, createRunInput);
   const db = await getDb();
-  const { tenantId } = await evalAccess(db, auth);
+  const { tenantId } = evalAccess(auth);
   const app = container();
   const created = await createRun(
     db,

@@ -62,7 +62,7 @@ function refOf(url: URL): VersionRef {
 /** One prompt's versions and labels, or with ?label= / ?version= one version. */
 export const GET = withUser<Params>(async (req, { auth, params }) => {
   const db = await getDb();
-  const { tenantId, rights } = await promptAccess(db, auth);
+  const { tenantId, rights } = promptAccess(auth);
   const url = new URL(req.url);
   if (params.path.at(-1) === "stats") return stats(db, tenantId, params.path, url);
   const { name } = parse(params.path);
@@ -102,7 +102,7 @@ export const PUT = withUser<Params>(async (req, { auth, params, requestId }) => 
     });
   const input = await readJson(req, moveLabelInput);
   const db = await getDb();
-  const { tenantId, rights } = await promptAccess(db, auth);
+  const { tenantId, rights } = promptAccess(auth);
   return Response.json(
     await moveLabel(db, tenantId, name, label.data, input.version, actorOf(auth, requestId), rights),
   );
@@ -113,7 +113,7 @@ export const POST = withUser<Params>(async (req, { auth, params }) => {
   const { name } = parse(params.path, "run");
   const input = await readJson(req, playgroundInput);
   const db = await getDb();
-  const { tenantId } = await promptAccess(db, auth);
+  const { tenantId } = promptAccess(auth);
   const ref: VersionRef =
     input.version !== undefined ? { version: input.version } : input.label ? { label: input.label } : {};
   const version = await findVersion(db, tenantId, name, ref);
@@ -134,7 +134,7 @@ export const DELETE = withUser<Params>(async (_req, { auth, params, requestId })
   const { name, arg } = parse(params.path, "versions");
   if (!arg || !/^\d{1,9}$/.test(arg)) throw notFound("version");
   const db = await getDb();
-  const { tenantId, rights } = await promptAccess(db, auth);
+  const { tenantId, rights } = promptAccess(auth);
   await archiveVersion(db, tenantId, name, Number(arg), actorOf(auth, requestId), rights);
   return Response.json({ archived: { name, version: Number(arg) } });
 });

@@ -1,6 +1,5 @@
 import { pageSchemaFor } from "@/components/admin-kit/page-schema";
 import { SchemaPageClient } from "@/components/schema-page/schema-page";
-import { getDb } from "@/db";
 import { NewPrompt } from "@/features/prompts/components/new-prompt";
 import { promptAccess } from "@/features/prompts/server/access";
 import { requireUser } from "@/lib/auth/page-guards";
@@ -11,7 +10,7 @@ export default async function PromptsPage() {
   const auth = await requireUser();
   const schema = pageSchemaFor("agent-prompts", auth);
   const t = await getTranslator();
-  const rights = auth.tenant ? (await promptAccess(await getDb(), auth)).rights : null;
+  const rights = auth.tenant ? promptAccess(auth).rights : null;
   return (
     // Keyed by tenant: the switcher only refreshes, and the previous tenant's rows must not linger.
     <SchemaPageClient

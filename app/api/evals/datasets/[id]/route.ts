@@ -9,13 +9,13 @@ type Params = { id: string };
 /** A dataset with its items and runs. */
 export const GET = withUser<Params>(async (_req, { auth, params }) => {
   const db = await getDb();
-  const { tenantId } = await evalAccess(db, auth);
+  const { tenantId } = evalAccess(auth);
   return Response.json({ dataset: await getDataset(db, tenantId, params.id) });
 });
 
 /** Archives a dataset (its runs stay readable; it takes no new items or runs). */
 export const DELETE = withUser<Params>(async (_req, { auth, params, requestId }) => {
   const db = await getDb();
-  const { tenantId } = await evalAccess(db, auth);
+  const { tenantId } = evalAccess(auth);
   return Response.json(await archiveDataset(db, tenantId, params.id, actorOf(auth, requestId)));
 });

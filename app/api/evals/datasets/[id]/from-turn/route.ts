@@ -15,7 +15,7 @@ const fromTurnInput = z.object({ turnId: z.uuid("turnId must be a turn id") }).s
 export const POST = withUser<Params>(async (req, { auth, params }) => {
   const { turnId } = await readJson(req, fromTurnInput);
   const db = await getDb();
-  const { tenantId } = await evalAccess(db, auth);
+  const { tenantId } = evalAccess(auth);
   const item = await itemFromTurn(db, tenantId, turnId);
   const { ids } = await appendItems(db, tenantId, params.id, [
     {

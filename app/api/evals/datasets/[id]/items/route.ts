@@ -15,7 +15,7 @@ type Params = { id: string };
 export const POST = withUser<Params>(async (req, { auth, params }) => {
   const body = await readJson(req, appendItemsInput);
   const db = await getDb();
-  const { tenantId } = await evalAccess(db, auth);
+  const { tenantId } = evalAccess(auth);
   const items = body.jsonl !== undefined ? parseJsonl(body.jsonl) : (body.items as NewItem[]);
   const { ids } = await appendItems(db, tenantId, params.id, items);
   return Response.json({ added: ids.length, ids }, { status: 201 });

@@ -8,7 +8,7 @@ type Params = { id: string };
 /** The run's items as CSV (one line per item and target, exact costs). */
 export const GET = withUser<Params>(async (_req, { auth, params }) => {
   const db = await getDb();
-  const { tenantId } = await evalAccess(db, auth);
+  const { tenantId } = evalAccess(auth);
   const csv = await runCsv(db, tenantId, params.id);
   return new Response(csv, {
     headers: {
