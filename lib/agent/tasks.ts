@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { MembershipRole, TaskStatusValue } from "@/db/schema";
+import { LeaseLoop } from "@/lib/core/lease-loop";
 import { log } from "@/lib/core/log";
 import type { ConversationStore } from "@/lib/turns/conversation";
 import { InMemoryTaskQueue, type TaskEnd, type TaskQueue, type TaskRecord } from "./task-queue";
@@ -93,11 +94,8 @@ export class TaskManager {
   private readonly maxAttempts: number;
   /** Tasks this runner is running, by id. */
   private readonly running = new Map<string, AbortController>();
-  /** Ticks and runs in flight, for idle(). */
-  private readonly inflight = new Set<Promise<unknown>>();
-  private ticking: Promise<number> | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private renewTimer: NodeJS.Timeout | undefined;
+  /** Polls, renews and tracks what is in flight. */
+  private readonly loop: LeaseLoop;
 
   constructor(
     private readonly store: ConversationStore,
@@ -110,6 +108,13 @@ export class TaskManager {
     this.pollMs = options.pollMs ?? 2_000;
     this.concurrency = options.concurrency ?? 4;
     this.maxAttempts = options.maxAttempts ?? 3;
+    this.loop = new LeaseLoop({
+      name: "background task runner",
+      pollMs: this.pollMs,
+      leaseMs: this.leaseMs,
+      claim: () => this.claimAndRun(),
+      renew: () => this.renew(),
+    });
   }
 
   /** Queues a task and returns its id at once; this process's runner picks it up straight away. */
@@ -124,7 +129,7 @@ export class TaskManager {
       kind,
       input: instructions,
     });
-    void this.tick().catch((error: unknown) => log.error({ err: error }, "background task runner failed"));
+    this.loop.kick();
     return { taskId: task.id };
   }
 
@@ -153,41 +158,22 @@ export class TaskManager {
 
   /** Polls for tasks and renews the leases of running ones until stopRunner(); timers never keep the process alive. */
   startRunner(): void {
-    if (this.pollTimer) return;
-    const tick = () =>
-      void this.tick().catch((error: unknown) => log.error({ err: error }, "background task runner failed"));
-    this.pollTimer = setInterval(tick, this.pollMs);
-    this.pollTimer.unref();
-    this.renewTimer = setInterval(() => void this.renew(), Math.max(10, Math.floor(this.leaseMs / 3)));
-    this.renewTimer.unref();
-    tick();
+    this.loop.start();
   }
 
   /** Stops polling; tasks already running finish (or, if the process ends first, are re-claimed elsewhere). */
   stopRunner(): void {
-    clearInterval(this.pollTimer);
-    clearInterval(this.renewTimer);
-    this.pollTimer = undefined;
-    this.renewTimer = undefined;
+    this.loop.stop();
   }
 
   /** Claims what this runner has room for and starts it; returns how many it claimed. Calls are serialised. */
   tick(): Promise<number> {
-    const previous = this.ticking ?? Promise.resolve(0);
-    const run: Promise<number> = previous
-      .catch(() => 0)
-      .then(() => this.claimAndRun())
-      .finally(() => {
-        if (this.ticking === run) this.ticking = undefined;
-      });
-    this.ticking = run;
-    return this.track(run);
+    return this.loop.tick();
   }
 
   /** Resolves when nothing is claimed or running here any more (tests, graceful shutdown). */
-  async idle(): Promise<void> {
-    while (this.inflight.size) await Promise.allSettled([...this.inflight]);
-    await new Promise((r) => setImmediate(r));
+  idle(): Promise<void> {
+    return this.loop.idle();
   }
 
   private async claimAndRun(): Promise<number> {
@@ -204,7 +190,7 @@ export class TaskManager {
     for (const task of claimed) {
       const controller = new AbortController();
       this.running.set(task.id, controller);
-      void this.track(this.run(task, controller));
+      void this.loop.track(this.run(task, controller));
     }
     return claimed.length;
   }
@@ -239,7 +225,7 @@ export class TaskManager {
     if (ended)
       await this.notify({ ...task, result: end.result ?? null, error: end.error ?? null }, end.status);
     // Room for another task.
-    void this.tick().catch((error: unknown) => log.error({ err: error }, "background task runner failed"));
+    this.loop.kick();
   }
 
   private async renew(): Promise<void> {
@@ -272,11 +258,5 @@ export class TaskManager {
         "could not queue a task result; the task itself is done",
       );
     }
-  }
-
-  private track<T>(promise: Promise<T>): Promise<T> {
-    this.inflight.add(promise);
-    void promise.finally(() => this.inflight.delete(promise)).catch(() => undefined);
-    return promise;
   }
 }

@@ -4,6 +4,7 @@ import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type EvalInput, evalRun, evalRunItem } from "@/db/schema";
 import { AppError } from "@/lib/core/errors";
+import { LeaseLoop } from "@/lib/core/lease-loop";
 import { isDraining } from "@/lib/core/lifecycle";
 import { log } from "@/lib/core/log";
 import type { ChatMessage, ToolSchema } from "@/lib/gateway/types";
@@ -53,10 +54,8 @@ export class EvalRunner {
   private readonly slots: number;
   private readonly maxAttempts: number;
   private readonly running = new Map<string, AbortController>();
-  private readonly inflight = new Set<Promise<unknown>>();
-  private ticking: Promise<number> | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private renewTimer: NodeJS.Timeout | undefined;
+  /** Polls, renews and tracks what is in flight. */
+  private readonly loop: LeaseLoop;
   private stopped = false;
 
   constructor(private readonly options: EvalRunnerOptions) {
@@ -65,48 +64,36 @@ export class EvalRunner {
     this.pollMs = options.pollMs ?? 1_000;
     this.slots = options.slots ?? 8;
     this.maxAttempts = options.maxAttempts ?? 3;
+    this.loop = new LeaseLoop({
+      name: "evaluation runner",
+      pollMs: this.pollMs,
+      leaseMs: this.leaseMs,
+      // Stopped, or the process is stopping (SIGTERM): nothing more is claimed.
+      claim: () => (this.stopped || isDraining() ? Promise.resolve(0) : this.claimAndRun()),
+      renew: () => this.renew(),
+    });
   }
 
   /** Polls for items and renews the leases of running ones until stop(); timers never keep the process alive. */
   start(): void {
-    if (this.pollTimer) return;
     this.stopped = false;
-    const tick = () =>
-      void this.tick().catch((error: unknown) => log.error({ err: error }, "evaluation runner failed"));
-    this.pollTimer = setInterval(tick, this.pollMs);
-    this.pollTimer.unref();
-    this.renewTimer = setInterval(() => void this.renew(), Math.max(10, Math.floor(this.leaseMs / 3)));
-    this.renewTimer.unref();
-    tick();
+    this.loop.start();
   }
 
   /** Stops claiming; items already running finish (or, if the process ends first, are claimed again elsewhere). */
   stop(): void {
     this.stopped = true;
-    clearInterval(this.pollTimer);
-    clearInterval(this.renewTimer);
-    this.pollTimer = undefined;
-    this.renewTimer = undefined;
+    this.loop.stop();
   }
 
   /** Claims what there is room for and starts it; returns how many items it claimed. Calls are serialised. */
   tick(): Promise<number> {
-    const previous = this.ticking ?? Promise.resolve(0);
-    const run: Promise<number> = previous
-      .catch(() => 0)
-      // Stopped, or the process is stopping (SIGTERM): nothing more is claimed.
-      .then(() => (this.stopped || isDraining() ? 0 : this.claimAndRun()))
-      .finally(() => {
-        if (this.ticking === run) this.ticking = undefined;
-      });
-    this.ticking = run;
-    return this.track(run);
+    return this.loop.tick();
   }
 
   /** Resolves when nothing is claimed or running here any more. */
-  async idle(): Promise<void> {
-    while (this.inflight.size) await Promise.allSettled([...this.inflight]);
-    await new Promise((r) => setImmediate(r));
+  idle(): Promise<void> {
+    return this.loop.idle();
   }
 
   /** Ticks until nothing is left to claim and nothing runs here (tests; no timers needed). */
@@ -139,7 +126,7 @@ export class EvalRunner {
       for (const item of claimed.items) {
         const controller = new AbortController();
         this.running.set(item.id, controller);
-        void this.track(this.runItem(db, claimed.run, item, controller));
+        void this.loop.track(this.runItem(db, claimed.run, item, controller));
       }
       // A run whose items are all ended (e.g. the last ones given up) is closed here.
       if (!claimed.items.length) await this.settle(db, id);
@@ -244,8 +231,7 @@ export class EvalRunner {
       log.error({ err: error, runId: run.id }, "could not settle an evaluation run"),
     );
     // Room for another item.
-    if (!this.stopped)
-      void this.tick().catch((error: unknown) => log.error({ err: error }, "evaluation runner failed"));
+    if (!this.stopped) this.loop.kick();
   }
 
   private async work(db: Database, run: RunRow, item: Claimed, signal: AbortSignal) {
@@ -425,12 +411,6 @@ export class EvalRunner {
     } catch (error) {
       log.error({ err: error }, "could not renew evaluation item leases");
     }
-  }
-
-  private track<T>(promise: Promise<T>): Promise<T> {
-    this.inflight.add(promise);
-    void promise.finally(() => this.inflight.delete(promise)).catch(() => undefined);
-    return promise;
   }
 }
 
