@@ -4,9 +4,49 @@ import type { Database } from "@/db";
 import { apiKey, appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
 import type { ReplayResponse, ReplayTurn } from "@/features/replay/contracts";
 import { notFound } from "@/lib/core/errors";
+import { keyJoin, ledgerFields } from "@/lib/schema-pages/providers/agent-turns";
 
 const t = sysAgentTurn;
 const a = sysAgentAudit;
+
+/** What the replay shows of the ledger row: the ledger page's own fields, by name. */
+const REPLAY_FIELDS = [
+  "id",
+  "tenantId",
+  "tenantName",
+  "userId",
+  "userEmail",
+  "apiKeyId",
+  "apiKeyName",
+  "conversationId",
+  "source",
+  "status",
+  "requestedModel",
+  "servedProvider",
+  "servedAdapter",
+  "servedModel",
+  "attempts",
+  "fallbackIndex",
+  "inputTokens",
+  "cachedInputTokens",
+  "cacheWriteTokens",
+  "outputTokens",
+  "reasoningTokens",
+  "cost",
+  "costStatus",
+  "rounds",
+  "firstTokenMs",
+  "latencyMs",
+  "cacheHits",
+  "errorClass",
+  "errorMessage",
+  "endUser",
+  "toolTrace",
+  "startedAt",
+] as const;
+
+const pickFields = <T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> =>
+  Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
 
 /**
  * A turn with its audit trail in seq order and its neighbours by start time, for the replay page. `tenantId`
@@ -18,44 +58,11 @@ export async function turnReplay(
 ): Promise<ReplayResponse> {
   const scope = (cond: SQL) => (q.tenantId ? and(eq(t.tenantId, q.tenantId), cond)! : cond);
   const [row] = await db
-    .select({
-      id: t.id,
-      tenantId: t.tenantId,
-      tenantName: tenant.name,
-      userId: t.userId,
-      userEmail: appUser.email,
-      apiKeyId: t.apiKeyId,
-      apiKeyName: apiKey.name,
-      conversationId: t.conversationId,
-      source: t.source,
-      status: t.status,
-      requestedModel: t.requestedModel,
-      servedProvider: t.servedProvider,
-      servedAdapter: t.servedAdapter,
-      servedModel: t.servedModel,
-      attempts: t.attempts,
-      fallbackIndex: t.fallbackIndex,
-      inputTokens: t.inputTokens,
-      cachedInputTokens: t.cachedInputTokens,
-      cacheWriteTokens: t.cacheWriteTokens,
-      outputTokens: t.outputTokens,
-      reasoningTokens: t.reasoningTokens,
-      cost: t.cost,
-      costStatus: t.costStatus,
-      rounds: t.rounds,
-      firstTokenMs: t.firstTokenMs,
-      latencyMs: t.latencyMs,
-      cacheHits: t.cacheHits,
-      errorClass: t.errorClass,
-      errorMessage: t.errorMessage,
-      endUser: t.endUser,
-      toolTrace: t.toolTrace,
-      startedAt: t.startedAt,
-    })
+    .select(pickFields(ledgerFields, REPLAY_FIELDS))
     .from(t)
     .leftJoin(tenant, eq(tenant.id, t.tenantId))
     .leftJoin(appUser, eq(appUser.id, t.userId))
-    .leftJoin(apiKey, and(eq(apiKey.id, t.apiKeyId), eq(apiKey.tenantId, t.tenantId)))
+    .leftJoin(apiKey, keyJoin)
     .where(scope(eq(t.id, q.turnId)))
     .limit(1);
   if (!row) throw notFound("turn");

@@ -9,7 +9,8 @@ import type { PageProvider, ProviderContext } from "../types";
 
 const t = sysAgentTurn;
 
-const fields = {
+/** The ledger row as the pages read it (the replay reads a subset of the same). */
+export const ledgerFields = {
   id: t.id,
   startedAt: t.startedAt,
   tenantId: t.tenantId,
@@ -58,7 +59,7 @@ const fields = {
 };
 
 /** The key's own tenant too: a key id is unique, but a join that cannot cross tenants is one less thing to trust. */
-const keyJoin = and(eq(apiKey.id, t.apiKeyId), eq(apiKey.tenantId, t.tenantId))!;
+export const keyJoin = and(eq(apiKey.id, t.apiKeyId), eq(apiKey.tenantId, t.tenantId))!;
 
 /** The usage ledger (sys_agent_turn) for /dev/agent/turns. */
 export function agentTurnsProvider(database: () => Promise<Database> = getDb): PageProvider {
@@ -66,7 +67,7 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
     table: t,
     tenantColumn: t.tenantId,
     idColumn: t.id,
-    fields,
+    fields: ledgerFields,
     joins: [
       { table: tenant, on: eq(tenant.id, t.tenantId) },
       { table: appUser, on: eq(appUser.id, t.userId) },
@@ -147,7 +148,7 @@ async function turnDetail(db: Database, ctx: ProviderContext, rawId: string) {
   const id = uuidOr404(rawId);
   const scope = ctx.tenantId ? and(eq(t.id, id), eq(t.tenantId, ctx.tenantId)) : eq(t.id, id);
   const [row] = await db
-    .select(fields)
+    .select(ledgerFields)
     .from(t)
     .leftJoin(tenant, eq(tenant.id, t.tenantId))
     .leftJoin(appUser, eq(appUser.id, t.userId))
