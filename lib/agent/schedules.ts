@@ -3,6 +3,7 @@ import { Cron } from "croner";
 import { and, asc, count, eq, isNull, lte, or } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type AgentSchedule, agentSchedule } from "@/db/schema";
+import { isUuid } from "@/lib/core/uuid";
 
 export type { AgentSchedule } from "@/db/schema";
 
@@ -10,9 +11,7 @@ export type { AgentSchedule } from "@/db/schema";
 export const MAX_SCHEDULES_PER_CONVERSATION = 20;
 export const MAX_SCHEDULE_MESSAGE = 4_000;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Malformed ids answer "not found" instead of a Postgres uuid syntax error.
-const isUuid = (id: string) => UUID.test(id);
 
 /** Throws unless `timeZone` is an IANA zone this runtime knows ("Europe/Berlin", "UTC"). */
 export function assertTimeZone(timeZone: string): void {

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type AgentTask, agentTask, type MembershipRole, type TaskStatusValue } from "@/db/schema";
+import { isUuid } from "@/lib/core/uuid";
 
 /** A background task as the queue keeps it. */
 export type TaskRecord = Pick<
@@ -56,7 +57,6 @@ export interface TaskQueue {
   cancel(tenantId: string, conversationId: string, id: string): Promise<boolean>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ms = (n: number) => sql`${`${Math.max(0, Math.round(n))} milliseconds`}::interval`;
 
 /** The queue on PostgreSQL (or PGlite): claims take `FOR UPDATE SKIP LOCKED`, so each claim goes to one runner. */
@@ -164,7 +164,7 @@ export class DrizzleTaskQueue implements TaskQueue {
   }
 
   async get(tenantId: string, conversationId: string, id: string) {
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     const [row] = await (await this.database())
       .select()
       .from(agentTask)
@@ -173,7 +173,7 @@ export class DrizzleTaskQueue implements TaskQueue {
   }
 
   async cancel(tenantId: string, conversationId: string, id: string): Promise<boolean> {
-    if (!UUID.test(id)) return false;
+    if (!isUuid(id)) return false;
     const rows = await (await this.database())
       .update(agentTask)
       .set({ status: "cancelled", leaseOwner: null, leaseUntil: null, finishedAt: sql`now()` })

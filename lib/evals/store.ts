@@ -14,6 +14,7 @@ import {
 } from "@/db/schema";
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { AppError, notFound } from "@/lib/core/errors";
+import { isUuid } from "@/lib/core/uuid";
 import { describeRef, findVersion } from "@/lib/prompts/store";
 import { DEFAULT_SCORERS, scorerProblems } from "./scorers";
 import type {
@@ -34,7 +35,6 @@ import type {
  * created; the runner (runner.ts) works through them.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CHUNK = 500;
 
 export type DatasetSummary = {
@@ -62,7 +62,7 @@ const invalid = (fields: Record<string, string[]>, message = "the request is inv
   new AppError("validation_failed", message, { fields });
 
 async function datasetRow(db: Database, tenantId: string, id: string) {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await db
     .select()
     .from(evalDataset)
@@ -261,7 +261,7 @@ export async function itemFromTurn(
   tenantId: string,
   turnId: string,
 ): Promise<{ input: EvalInput; expected: string | null; metadata: Record<string, unknown> }> {
-  if (!UUID.test(turnId)) throw notFound("turn");
+  if (!isUuid(turnId)) throw notFound("turn");
   const [turn] = await db
     .select()
     .from(sysAgentTurn)
@@ -443,7 +443,7 @@ export async function createRun(
 }
 
 async function runRow(db: Database, tenantId: string, id: string) {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await db
     .select({ run: evalRun, datasetName: evalDataset.name })
     .from(evalRun)

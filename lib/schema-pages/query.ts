@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/core/errors";
 import { log } from "@/lib/core/log";
+import { isUuid } from "@/lib/core/uuid";
 import type { PageQuery, PageSchema, ProviderContext, Row } from "./types";
 
 /**
@@ -100,11 +101,10 @@ export const unknownFilter = (key: string) =>
 export const badFilterValue = (key: string, why: string) =>
   new AppError("validation_failed", `f.${key} ${why}`, { fields: { [`f.${key}`]: [why] } });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The value of an id filter (f.turnId=…): a UUID, or a 422 naming the filter. */
 export function uuidFilter(key: string, value: string): string {
   const id = value.trim();
-  if (!UUID.test(id)) throw badFilterValue(key, "must be an id (a UUID)");
+  if (!isUuid(id)) throw badFilterValue(key, "must be an id (a UUID)");
   return id;
 }
 
@@ -184,7 +184,7 @@ const CURSOR_VALUE: Record<"timestamptz" | "numeric" | "integer" | "text", (v: s
 
 /** Checks a decoded cursor's parts against the SQL types they will be cast to: 400 rather than a SQL error. */
 export function checkCursor(value: string, type: keyof typeof CURSOR_VALUE, id: string): void {
-  if (!CURSOR_VALUE[type](value) || !UUID.test(id)) throw invalidCursor();
+  if (!CURSOR_VALUE[type](value) || !isUuid(id)) throw invalidCursor();
 }
 
 /** An offset cursor (in-memory providers): ["offset", "<n>"] with a whole n, or 400. */

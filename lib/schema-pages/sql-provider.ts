@@ -5,6 +5,7 @@ import type { Database } from "@/db";
 import { tenant } from "@/db/schema";
 import { likeContains } from "@/db/sql-text";
 import { AppError } from "@/lib/core/errors";
+import { isUuid } from "@/lib/core/uuid";
 import {
   checkCursor,
   decodeCursor,
@@ -338,7 +339,6 @@ function cursorValue(v: unknown): string {
 }
 
 export function uuidOr404(value: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value))
-    throw new AppError("not_found", "not found");
+  if (!isUuid(value)) throw new AppError("not_found", "not found");
   return value;
 }

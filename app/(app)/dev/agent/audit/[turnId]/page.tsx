@@ -5,11 +5,10 @@ import { turnReplay } from "@/features/replay/server/replay";
 import { requireUser } from "@/lib/auth/page-guards";
 import { container } from "@/lib/container";
 import { AppError } from "@/lib/core/errors";
+import { isUuid } from "@/lib/core/uuid";
 import { titleMetadata } from "@/lib/i18n/metadata";
 
 export const generateMetadata = titleMetadata("replay.title");
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One turn's replay (a permalink), for whoever may open the audit page; another tenant's turn is 404. */
 export default async function Page({ params }: { params: Promise<{ turnId: string }> }) {
@@ -17,7 +16,7 @@ export default async function Page({ params }: { params: Promise<{ turnId: strin
   const { turnId } = await params;
   try {
     const { ctx } = container().pages.open("agent-audit", auth);
-    if (!UUID.test(turnId)) notFound();
+    if (!isUuid(turnId)) notFound();
     const data = await turnReplay(await getDb(), { tenantId: ctx.tenantId, turnId });
     return <ReplayView key={turnId} data={data} superAdmin={ctx.superAdmin && !ctx.tenantId} />;
   } catch (error) {

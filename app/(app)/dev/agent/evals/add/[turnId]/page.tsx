@@ -2,18 +2,17 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AddToDatasetForm } from "@/features/evals/components/add-to-dataset";
 import { requirePromptEditor } from "@/lib/auth/page-guards";
+import { isUuid } from "@/lib/core/uuid";
 import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
 
 export const generateMetadata = titleMetadata("evals.addToDataset");
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** "Add to dataset" from a usage-ledger row: the turn's messages and answer become an item of a dataset. */
 export default async function Page({ params }: { params: Promise<{ turnId: string }> }) {
   const auth = await requirePromptEditor();
   const { turnId } = await params;
-  if (!UUID.test(turnId)) notFound();
+  if (!isUuid(turnId)) notFound();
   const t = await getTranslator();
   return (
     <div data-testid="add-turn-page" className="min-w-0 space-y-6">

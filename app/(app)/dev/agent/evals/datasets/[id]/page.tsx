@@ -1,18 +1,17 @@
 import { notFound } from "next/navigation";
 import { DatasetPage } from "@/features/evals/components/dataset-page";
 import { requireUser } from "@/lib/auth/page-guards";
+import { isUuid } from "@/lib/core/uuid";
 import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
 
 export const generateMetadata = titleMetadata("evals.datasetTitle");
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** One dataset of the active tenant; the evaluation routes decide who may read it (admins, prompt editors). */
 export default async function Page({ params }: { params: Promise<{ id: string }> }) {
   const auth = await requireUser();
   const { id } = await params;
-  if (!UUID.test(id)) notFound();
+  if (!isUuid(id)) notFound();
   if (!auth.tenant) return <ChooseTenant />;
   return <DatasetPage key={`${auth.tenant.id}:${id}`} id={id} />;
 }

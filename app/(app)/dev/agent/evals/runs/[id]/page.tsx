@@ -1,18 +1,17 @@
 import { notFound } from "next/navigation";
 import { RunPage } from "@/features/evals/components/run-page";
 import { requireUser } from "@/lib/auth/page-guards";
+import { isUuid } from "@/lib/core/uuid";
 import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
 
 export const generateMetadata = titleMetadata("evals.runTitle");
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** One evaluation run of the active tenant; the evaluation routes decide who may read it (admins, prompt editors). */
 export default async function Page({ params }: { params: Promise<{ id: string }> }) {
   const auth = await requireUser();
   const { id } = await params;
-  if (!UUID.test(id)) notFound();
+  if (!isUuid(id)) notFound();
   if (!auth.tenant) return <ChooseTenant />;
   return <RunPage key={`${auth.tenant.id}:${id}`} id={id} />;
 }
