@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import type { UserContext } from "@/lib/auth/guards";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { getTranslator } from "@/lib/i18n/server";
+import { ChooseTenantNote } from "./ui";
 
 /**
  * The frame of a tenant admin screen: title, lead and scope, then the screen itself, keyed by the tenant so a
@@ -25,16 +26,7 @@ export async function GovernancePage(props: {
           {tenant ? t("page.scope.tenant", { tenant: tenant.name }) : t("page.scope.platform")}
         </p>
       </header>
-      {tenant ? (
-        props.children(tenant.id)
-      ) : (
-        <p
-          data-testid="choose-tenant"
-          className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/30 dark:text-amber-100"
-        >
-          {t("gov.chooseTenant")}
-        </p>
-      )}
+      {tenant ? props.children(tenant.id) : <ChooseTenantNote message={t("gov.chooseTenant")} />}
     </div>
   );
 }

@@ -124,3 +124,15 @@ export const otherMessages = (fields: FieldMessages, shown: readonly string[]): 
   Object.entries(fields)
     .filter(([key]) => !shown.some((name) => key === name || key.startsWith(`${name}.`)))
     .map(([key, messages]) => `${key}: ${messages.join(" ")}`);
+
+/** Said where a page needs a tenant and the viewer (the super admin on "All tenants") has none chosen. */
+export function ChooseTenantNote({ message }: { message: string }) {
+  return (
+    <p
+      data-testid="choose-tenant"
+      className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/30 dark:text-amber-100"
+    >
+      {message}
+    </p>
+  );
+}

@@ -1,5 +1,6 @@
 import { AdminPageFrame } from "@/components/admin-kit/page-frame";
 import { pageSchemaFor } from "@/components/admin-kit/page-schema";
+import { ChooseTenantNote } from "@/components/admin-kit/ui";
 import { MembersAdmin } from "@/features/members/components/members-admin";
 import { requireTenantAdmin } from "@/lib/auth/page-guards";
 import { titleMetadata } from "@/lib/i18n/metadata";
@@ -28,12 +29,7 @@ export default async function MembersPage() {
           viewerId={auth.user.id}
         />
       ) : (
-        <p
-          data-testid="choose-tenant"
-          className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/30 dark:text-amber-100"
-        >
-          {t("admin.members.chooseTenant")}
-        </p>
+        <ChooseTenantNote message={t("admin.members.chooseTenant")} />
       )}
     </AdminPageFrame>
   );

@@ -1,5 +1,6 @@
 import { AdminPageFrame } from "@/components/admin-kit/page-frame";
 import { pageSchemaFor } from "@/components/admin-kit/page-schema";
+import { ChooseTenantNote } from "@/components/admin-kit/ui";
 import { SchemaPageClient } from "@/components/schema-page/schema-page";
 import { EvalsActions } from "@/features/evals/components/evals-actions";
 import { requirePromptEditor } from "@/lib/auth/page-guards";
@@ -24,16 +25,7 @@ export default async function EvalsPage() {
     >
       {/* Keyed by tenant: the switcher only refreshes, and the previous tenant's rows must not linger. */}
       <div key={auth.tenant?.id ?? "platform"} className="space-y-8">
-        {auth.tenant ? (
-          <EvalsActions />
-        ) : (
-          <p
-            data-testid="choose-tenant"
-            className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/30 dark:text-amber-100"
-          >
-            {t("evals.chooseTenant")}
-          </p>
-        )}
+        {auth.tenant ? <EvalsActions /> : <ChooseTenantNote message={t("evals.chooseTenant")} />}
         <SchemaPageClient schema={datasets} superAdmin={platform} viewerId={auth.user.id} embedded />
         <SchemaPageClient
           schema={runs}

@@ -1,5 +1,6 @@
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
+import { ChooseTenantNote } from "@/components/admin-kit/ui";
 import { PromptHeading, PromptPage } from "@/features/prompts/components/prompt-page";
 import { promptName } from "@/features/prompts/contracts";
 import { requireUser } from "@/lib/auth/page-guards";
@@ -30,12 +31,7 @@ export default async function Page({ params }: { params: Promise<{ name: string[
           <PromptPage key={`${auth.tenant.id}:${name}`} name={name} />
         </Suspense>
       ) : (
-        <p
-          data-testid="choose-tenant"
-          className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/30 dark:text-amber-100"
-        >
-          {t("prompts.chooseTenant")}
-        </p>
+        <ChooseTenantNote message={t("prompts.chooseTenant")} />
       )}
     </div>
   );

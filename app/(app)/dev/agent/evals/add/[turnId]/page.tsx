@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { ChooseTenantNote } from "@/components/admin-kit/ui";
 import { AddToDatasetForm } from "@/features/evals/components/add-to-dataset";
 import { requirePromptEditor } from "@/lib/auth/page-guards";
 import { isUuid } from "@/lib/core/uuid";
@@ -35,12 +36,7 @@ export default async function Page({ params }: { params: Promise<{ turnId: strin
       {auth.tenant ? (
         <AddToDatasetForm key={`${auth.tenant.id}:${turnId}`} turnId={turnId} />
       ) : (
-        <p
-          data-testid="choose-tenant"
-          className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/30 dark:text-amber-100"
-        >
-          {t("evals.chooseTenant")}
-        </p>
+        <ChooseTenantNote message={t("evals.chooseTenant")} />
       )}
     </div>
   );
