@@ -107,15 +107,21 @@ export class EvalRunner {
 
   private async claimAndRun(): Promise<number> {
     const db = await this.options.db();
-    await this.giveUpExhausted(db);
-    let room = this.slots - this.running.size;
-    if (room <= 0) return 0;
+    // The live runs first (their status index): with none, the poll is this one cheap query, and the look for
+    // given-up items reads only live runs' items through the (run, status) index, never the whole table.
     const runs = await db
       .select({ id: evalRun.id })
       .from(evalRun)
       .where(and(inArray(evalRun.status, ["queued", "running"]), sql`${evalRun.cancelRequestedAt} is null`))
       .orderBy(evalRun.createdAt)
       .limit(50);
+    if (!runs.length) return 0;
+    await this.giveUpExhausted(
+      db,
+      runs.map((r) => r.id),
+    );
+    let room = this.slots - this.running.size;
+    if (room <= 0) return 0;
     let claimedCount = 0;
     for (const { id } of runs) {
       if (room <= 0) break;
@@ -194,7 +200,7 @@ export class EvalRunner {
   }
 
   /** Items whose lease expired with no claim left are failed (their process kept dying on them). */
-  private async giveUpExhausted(db: Database): Promise<void> {
+  private async giveUpExhausted(db: Database, runIds: string[]): Promise<void> {
     const given = await db
       .update(evalRunItem)
       .set({
@@ -206,6 +212,7 @@ export class EvalRunner {
       })
       .where(
         and(
+          inArray(evalRunItem.runId, runIds),
           eq(evalRunItem.status, "running"),
           lt(evalRunItem.leaseUntil, sql`now()`),
           sql`${evalRunItem.attempts} >= ${this.maxAttempts}`,

@@ -289,6 +289,33 @@ describe.each(testDbKinds)("evaluation runs on %s", (kind) => {
     expect((await getRun(db, acme, id, { items: false })).status).toBe("done");
   });
 
+  it("gives up an item whose process died as often as it may be tried, and still closes the run", async () => {
+    const datasetId = await newDataset("given up", CASES.slice(0, 2));
+    const { id } = await createRun(
+      db,
+      acme,
+      { datasetId, targets: [{ model: "team-gpt" }], concurrency: 2 },
+      { userId: admin, apiKeyId: null },
+      app.container.gateway,
+    );
+    const [doomed] = await itemRows(id);
+    await db
+      .update(evalRunItem)
+      .set({
+        status: "running",
+        claimedBy: "00000000-0000-4000-8000-00000000dead",
+        leaseUntil: sql`now() - interval '1 second'`,
+        attempts: 3,
+      })
+      .where(eq(evalRunItem.id, doomed!.id));
+    await runner().drain();
+    const rows = await itemRows(id);
+    expect(rows.find((r) => r.id === doomed!.id)).toMatchObject({ status: "failed", attempts: 3 });
+    expect(rows.find((r) => r.id === doomed!.id)!.error).toContain("given up");
+    expect(rows.find((r) => r.id !== doomed!.id)).toMatchObject({ status: "done", attempts: 1 });
+    expect((await getRun(db, acme, id, { items: false })).status).toBe("done");
+  });
+
   it("two processes share a run without doubling an item, within the run's concurrency", async () => {
     let second: DatabaseHandle | undefined;
     let otherDb = db;
