@@ -86,6 +86,8 @@ const NOTICE_LABEL: Record<NoticeCode, MessageKey> = {
   repeated_call: "agent.notice.repeated_call",
   guardrail: "agent.notice.guardrail",
   budget_warning: "agent.notice.budget_warning",
+  context: "agent.notice.context",
+  attachment_cut: "agent.notice.attachment_cut",
 };
 
 export function Notice({ code, message }: { code: NoticeCode; message: string }) {

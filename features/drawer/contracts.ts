@@ -4,6 +4,19 @@ import { z } from "@/lib/core/zod";
 /** The longest message a turn takes, in characters (JavaScript string length, as the composer counts). */
 export const MESSAGE_MAX_CHARS = 32_000;
 
+/** What a page can offer the assistant as context: the object's kind, loaded on the server with the user's rights. */
+export const CONTEXT_TYPES = ["turn", "audit_turn", "prompt_version", "eval_item", "order"] as const;
+export type ContextType = (typeof CONTEXT_TYPES)[number];
+/** At most this many context items and attachments on one message. */
+export const MAX_CONTEXT_ITEMS = 5;
+export const MAX_ATTACHMENTS = 5;
+
+export const contextItemRef = z.object({
+  type: z.enum(CONTEXT_TYPES, `type must be one of: ${CONTEXT_TYPES.join(", ")}`),
+  id: z.string().trim().min(1, "a context item needs an id").max(200, "a context item's id is too long"),
+});
+export type ContextItemRef = z.infer<typeof contextItemRef>;
+
 /**
  * POST /api/agent/turns. `replace: "last"` sends `message` in place of the conversation's last user message
  * (edit and resend); `regenerate: true` asks again for the last user message. Both keep the replaced messages
@@ -22,15 +35,39 @@ export const sendTurnInput = z
     enableTools: z.boolean().optional(),
     replace: z.literal("last", 'replace takes "last" (the last user message)').optional(),
     regenerate: z.boolean().optional(),
+    /** Files uploaded with POST /api/agent/files, by id. */
+    attachments: z
+      .array(z.uuid("attachments take file ids from POST /api/agent/files"))
+      .max(MAX_ATTACHMENTS, `at most ${MAX_ATTACHMENTS} attachments on one message`)
+      .optional(),
+    /** Objects the user is looking at; the server loads each with the user's own permissions. */
+    context: z
+      .array(contextItemRef)
+      .max(MAX_CONTEXT_ITEMS, `at most ${MAX_CONTEXT_ITEMS} context items on one message`)
+      .optional(),
   })
   .superRefine((input, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
     if (input.regenerate && input.replace) issue("regenerate", "send either regenerate or replace, not both");
     if ((input.regenerate || input.replace) && !input.conversationId)
       issue("conversationId", "editing or regenerating needs the conversation's id");
+    if (input.regenerate && (input.attachments?.length || input.context?.length))
+      issue(
+        "regenerate",
+        "regenerate resends the last message as it was; send no attachments or context with it",
+      );
     if (input.regenerate && input.message !== undefined)
       issue("message", "regenerate asks again for the last message; send no message with it");
     if (!input.regenerate && input.message === undefined) issue("message", "the message must not be empty");
   });
 
 export type SendTurnInput = z.infer<typeof sendTurnInput>;
+
+/** POST /api/agent/files answers with the stored file's id, to send in a turn's `attachments`. */
+export type UploadedFile = { id: string; name: string; type: string; size: number };
+
+/** A context chip as the drawer shows it on a message (stored with the message; the label is the server's). */
+export type ContextChip = ContextItemRef & { label: string };
+
+/** What a user message carries besides its text, in the stored message's `data` and the `message` history. */
+export type MessageInputs = { context?: ContextChip[]; attachments?: UploadedFile[] };

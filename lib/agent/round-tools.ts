@@ -32,7 +32,7 @@ export async function* runRoundTools(
   const outcomes = yield* runConcurrently(calls, round, messages);
   for (const [i, call] of calls.entries()) {
     const outcome = outcomes[i];
-    messages.push(outcome ? toolMessage(call, outcome.content) : cancelledResult(call.id, call.name));
+    messages.push(outcome ? toolMessage(call, outcome) : cancelledResult(call.id, call.name));
     if (outcome) trace.push(outcome.trace);
   }
 }
@@ -109,8 +109,15 @@ async function* runConcurrently(
   return outcomes;
 }
 
-function toolMessage(call: ToolCall, content: string): ChatMessage {
-  return { role: "tool", toolCallId: call.id, name: call.name, content };
+/** The tool's result for the model; its cards ride in the stored message's data, for the drawer's history. */
+function toolMessage(call: ToolCall, { content, cards }: ToolOutcome): StoredMessage {
+  return {
+    role: "tool",
+    toolCallId: call.id,
+    name: call.name,
+    content,
+    ...(cards ? { data: { cards } } : {}),
+  };
 }
 
 function repeatedOutcome(call: ToolCall, times: number): ToolOutcome {

@@ -1,6 +1,8 @@
 import { maskText } from "@/lib/core/mask";
 import type { ToolCall } from "@/lib/gateway/types";
+import type { AgentCard } from "@/lib/turns/cards";
 import type { AgentEvent, ToolTraceEntry } from "@/lib/turns/events";
+import { ResultWithCards, validCards } from "./cards";
 import { parseToolArgs, type Tool, type ToolContext } from "./tool";
 
 export const RESULT_LIMIT = 8_000;
@@ -15,7 +17,14 @@ export type ToolRunOptions = {
   signal: AbortSignal;
 };
 
-export type ToolOutcome = { content: string; ok: boolean; trace: ToolTraceEntry; events: AgentEvent[] };
+export type ToolOutcome = {
+  content: string;
+  ok: boolean;
+  trace: ToolTraceEntry;
+  events: AgentEvent[];
+  /** Cards for the drawer (stored on the tool message's data); the model reads only `content`. */
+  cards?: AgentCard[];
+};
 
 /** Cuts a result that would flood the model's context, and says how much was cut. */
 export function truncateResult(text: string, limit = RESULT_LIMIT): string {
@@ -32,13 +41,22 @@ const errorResult = (message: string) => JSON.stringify({ error: message });
 export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise<ToolOutcome> {
   const started = performance.now();
   const events: AgentEvent[] = [];
-  const finish = (content: string, ok: boolean, error?: string): ToolOutcome => {
+  const finish = (content: string, ok: boolean, error?: string, cards?: AgentCard[]): ToolOutcome => {
     const durationMs = Math.round(performance.now() - started);
     const result = truncateResult(content);
-    events.push({ type: "tool_result", callId: call.id, name: call.name, ok, result, durationMs });
+    events.push({
+      type: "tool_result",
+      callId: call.id,
+      name: call.name,
+      ok,
+      result,
+      durationMs,
+      ...(cards?.length ? { cards } : {}),
+    });
     return {
       content: result,
       ok,
+      ...(cards?.length ? { cards } : {}),
       trace: { callId: call.id, name: call.name, durationMs, ok, error },
       events,
     };
@@ -73,7 +91,14 @@ export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise
         }, timeoutMs);
       }),
     ]);
-    return finish(typeof value === "string" ? value : (JSON.stringify(value) ?? "null"), true);
+    const cards = value instanceof ResultWithCards ? validCards(tool.name, value.cards) : undefined;
+    const result = value instanceof ResultWithCards ? value.result : value;
+    return finish(
+      typeof result === "string" ? result : (JSON.stringify(result) ?? "null"),
+      true,
+      undefined,
+      cards,
+    );
   } catch (error) {
     if (opts.signal.aborted) return finish(errorResult("cancelled"), false, "cancelled");
     const message = error instanceof Error ? error.message : String(error);

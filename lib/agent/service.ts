@@ -4,7 +4,7 @@ import type { MembershipRole } from "@/db/schema";
 import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
 import type { Gateway } from "@/lib/gateway/gateway";
-import type { ChatMessage, ChatRequest, Stamp, ToolCall } from "@/lib/gateway/types";
+import type { ChatMessage, ChatRequest, ImagePart, Stamp, ToolCall } from "@/lib/gateway/types";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import type { PipelineEvent } from "@/lib/pipeline/types";
 import {
@@ -54,6 +54,25 @@ export type SendRequest = {
   system?: { text: string; prompt: TurnPrompt; toolSets?: string[] };
   /** This turn edits or regenerates an earlier one (the caller marks that one's messages superseded). */
   replaces?: TurnReplacement;
+  /** What the route resolved beside the text: context items, attachments, the schema context (admins). */
+  extras?: TurnExtras;
+};
+
+/**
+ * What comes with a user's message, resolved by the route before the turn starts (so a refusal sends nothing):
+ * `contextBlocks` are delimited, escaped blocks the model reads before the user's words (context items, files'
+ * text), stored with the message so later turns still see them; `images` go with this turn's message only;
+ * `data` is what the drawer shows on the message (chips, attachments); `notices` are streamed at the start;
+ * `system` is added to the system prompt (the schema context for admins). `audit` is recorded (masked) on the
+ * turn's `request` event.
+ */
+export type TurnExtras = {
+  contextBlocks?: string[];
+  images?: ImagePart[];
+  data?: Record<string, unknown>;
+  notices?: { code: "context" | "attachment_cut"; message: string }[];
+  system?: string;
+  audit?: Record<string, unknown>;
 };
 
 export const LIMIT_INSTRUCTION =
@@ -102,6 +121,7 @@ export class AgentService {
           source: request.source ?? "drawer",
           message: request.message,
           ...(request.replaces ? { replaces: request.replaces } : {}),
+          ...(request.extras?.audit ? { inputs: request.extras.audit } : {}),
         })
         .catch((error: unknown) => log.error({ err: error }, "turn observer failed at start"));
     };
@@ -175,7 +195,11 @@ export class AgentService {
     for (const n of await store.takeNotifications(ctx.tenantId, ctx.conversationId)) {
       progress.messages.push({ role: "user", content: n.body, kind: "notification" });
     }
-    progress.messages.push({ role: "user", content: request.message });
+    const extras = request.extras;
+    const blocks = extras?.contextBlocks?.length ? { contextBlocks: extras.contextBlocks } : {};
+    const data = extras?.data || extras?.contextBlocks?.length ? { ...extras?.data, ...blocks } : undefined;
+    progress.messages.push({ role: "user", content: request.message, ...(data ? { data } : {}) });
+    for (const notice of extras?.notices ?? []) yield { type: "notice", ...notice };
     const userIndex = progress.messages.length - 1;
     // Stored now, so a crash mid-turn loses neither the user's message nor the notifications just taken.
     progress.storedCount = await this.storeEarly(ctx, progress.turnId, progress.messages);
@@ -200,7 +224,11 @@ export class AgentService {
       toolsOffered: offered.map((t) => t.name),
       prompt: request.system?.prompt,
     });
-    const system = [request.system?.text ?? this.config.systemPrompt, ...toolSets.map((s) => s.prompt())]
+    const system = [
+      request.system?.text ?? this.config.systemPrompt,
+      ...toolSets.map((s) => s.prompt()),
+      extras?.system,
+    ]
       .filter(Boolean)
       .join("\n\n");
     return {
@@ -377,10 +405,21 @@ export class AgentService {
       .map((s) => s.iterationInjection())
       .filter(Boolean)
       .join("\n\n");
-    // The injection is placed before the user's message for this round only; it is never stored.
-    const thisTurn = injection
-      ? messages.map((m, i) => (i === turn.userIndex ? { ...m, content: `${injection}\n\n${m.content}` } : m))
-      : messages;
+    // The injection is placed before the user's message for this round only; it is never stored. This turn's
+    // images go with the user's message (earlier turns' images are not sent again).
+    const images = turn.request.extras?.images;
+    const thisTurn =
+      injection || images?.length
+        ? messages.map((m, i) =>
+            i === turn.userIndex
+              ? {
+                  ...m,
+                  content: injection ? `${injection}\n\n${m.content}` : m.content,
+                  ...(images?.length ? { images } : {}),
+                }
+              : m,
+          )
+        : messages;
     const out: ChatMessage[] = [
       { role: "system", content: turn.system },
       ...modelHistory(turn.history),

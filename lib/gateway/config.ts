@@ -14,6 +14,8 @@ export type ProviderConfig = {
   baseUrl?: string;
   apiKeyEnv?: string;
   supportsTools?: boolean;
+  /** Takes images in user messages: true by default for openai, anthropic and offline; openai-compatible only when set. */
+  supportsVision?: boolean;
   chunkDelayMs?: number;
 };
 export type Candidate = { provider: string; model: string };
@@ -231,3 +233,7 @@ export function configFromEnvironment(env: Env = process.env): GatewayConfig {
     source: "environment",
   };
 }
+
+/** Whether a provider takes images: its own `supportsVision`, else true for every type but openai-compatible. */
+export const providerSupportsVision = (p: ProviderConfig): boolean =>
+  p.supportsVision ?? p.type !== "openai-compatible";

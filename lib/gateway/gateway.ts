@@ -4,7 +4,14 @@ import { nodeRequest } from "./adapters/node-fetch";
 import { OfflineAdapter } from "./adapters/offline";
 import { OpenAIAdapter } from "./adapters/openai";
 import { AttemptClock } from "./attempt";
-import { type Candidate, type GatewayConfig, own, ownMap, type ProviderConfig } from "./config";
+import {
+  type Candidate,
+  type GatewayConfig,
+  own,
+  ownMap,
+  type ProviderConfig,
+  providerSupportsVision,
+} from "./config";
 import { CooldownTracker } from "./cooldown";
 import { type Classified, classify, countsAgainstDeployment, decide, GatewayError } from "./errors";
 import {
@@ -114,6 +121,10 @@ export class Gateway {
         supportsTools: spec.candidates.every(
           (c) => this.config.providers[c.provider]?.supportsTools !== false,
         ),
+        supportsVision: spec.candidates.every((c) => {
+          const p = this.config.providers[c.provider];
+          return p !== undefined && providerSupportsVision(p);
+        }),
         offline: provider.type === "offline",
         isDefault: alias === this.config.defaultModel,
       };

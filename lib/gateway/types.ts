@@ -2,9 +2,12 @@
 
 export type ToolCall = { id: string; name: string; args: Record<string, unknown> };
 
+/** An image sent with a user message (vision-capable models only): base64 bytes and their media type. */
+export type ImagePart = { mediaType: "image/png" | "image/jpeg" | "image/webp" | "image/gif"; data: string };
+
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string; images?: ImagePart[] }
   | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
   | { role: "tool"; toolCallId: string; name: string; content: string };
 
@@ -180,6 +183,8 @@ export type ModelInfo = {
   provider: string;
   providerType: ProviderType;
   supportsTools: boolean;
+  /** Every candidate takes images (`supportsVision` in the gateway config; openai-compatible only when set). */
+  supportsVision: boolean;
   offline: boolean;
   isDefault: boolean;
 };

@@ -166,6 +166,7 @@ export const requestAudit = (turn: TurnStart): Audit => {
   // An edit or a regenerate names the turn it replaced, so the trail tells the two versions apart.
   if (turn.conversationId !== null && turn.replaces) payload.replaces = turn.replaces;
   if (turn.prompt) payload.prompt = turn.prompt;
+  if (turn.inputs) Object.assign(payload, turn.inputs);
   return { type: "request", payload };
 };
 

@@ -79,8 +79,8 @@ export function modelHistory(history: StoredMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   const visible = history.filter((m) => m.kind !== "display");
   for (let i = 0; i < visible.length; i++) {
-    const { kind: _k, data: _d, ...m } = visible[i]!;
-    out.push(m as ChatMessage);
+    const { kind: _k, data, ...m } = visible[i]!;
+    out.push(m.role === "user" ? withContextBlocks(m, data) : (m as ChatMessage));
     if (m.role === "assistant" && m.toolCalls?.length) {
       const answered = new Set<string>();
       for (let j = i + 1; j < visible.length && visible[j]!.role === "tool"; j++) {
@@ -95,6 +95,16 @@ export function modelHistory(history: StoredMessage[]): ChatMessage[] {
     }
   }
   return out;
+}
+
+/** A user message as the model reads it: the context blocks stored with it (context items, files' text) first. */
+function withContextBlocks(
+  m: Extract<ChatMessage, { role: "user" }>,
+  data: StoredMessage["data"],
+): ChatMessage {
+  const blocks = data?.contextBlocks;
+  if (!Array.isArray(blocks) || !blocks.length) return m;
+  return { ...m, content: `${blocks.join("\n\n")}\n\n${m.content}` };
 }
 
 export const CANCELLED = JSON.stringify({ error: "cancelled" });

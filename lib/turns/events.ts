@@ -1,4 +1,5 @@
 import { type CostStatus, type Stamp, type ToolCall, type Usage, ZERO_USAGE } from "@/lib/gateway/types";
+import type { AgentCard } from "./cards";
 
 export type TurnStatus = "success" | "failed" | "stopped" | "limit";
 
@@ -64,10 +65,20 @@ export type AgentEvent =
   | { type: "turn"; turnId: string; conversationId: string }
   | { type: "text"; delta: string }
   | { type: "tool_call"; call: ToolCall; round: number }
-  | { type: "tool_result"; callId: string; name: string; ok: boolean; result: string; durationMs: number }
+  | {
+      type: "tool_result";
+      callId: string;
+      name: string;
+      ok: boolean;
+      result: string;
+      durationMs: number;
+      /** Cards the tool returned beside its result, for the drawer; the model gets only `result`. */
+      cards?: AgentCard[];
+    }
   | {
       type: "notice";
-      code: "fallback" | "loop_limit" | "tools_unavailable" | "repeated_call";
+      /** context: what was added to the model's context (schema summary, context items); attachment_cut: a file's text was cut to the limit. */
+      code: "fallback" | "loop_limit" | "tools_unavailable" | "repeated_call" | "context" | "attachment_cut";
       message: string;
     }
   | {

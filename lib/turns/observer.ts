@@ -18,6 +18,8 @@ type TurnStartFields = {
   toolsOffered: string[];
   startedAt: Date;
   prompt?: TurnPrompt;
+  /** What came with the user's message (context chips, attachments, the context text the model read); audited masked. */
+  inputs?: Record<string, unknown>;
 };
 
 /** An edit-and-resend or a regenerate: the earlier turn whose messages this one supersedes. */

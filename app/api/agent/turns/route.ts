@@ -1,5 +1,6 @@
 import { getDb } from "@/db";
 import { sendTurnInput } from "@/features/drawer/contracts";
+import { resolveTurnExtras } from "@/features/drawer/server/turn-extras";
 import { sseResponse } from "@/lib/agent/sse";
 import { registerRunningTurn } from "@/lib/agent/stop-registry";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
@@ -40,6 +41,7 @@ export const POST = withUser(async (req, { auth }) => {
       fields: { model: [`choose one of: ${gateway.modelAliases().join(", ")}`] },
     });
   }
+  const modelInfo = gateway.models().find((m) => m.alias === model)!;
   const owner = { tenantId: tenant.id, userId: auth.user.id };
   // The conversation exists before the first model call, so the ledger row can point at it.
   const conversation = input.conversationId
@@ -52,6 +54,8 @@ export const POST = withUser(async (req, { auth }) => {
       : null;
   // The schema makes sure a message comes with everything but a regenerate.
   const message = input.regenerate && replaced ? replaced.message : input.message!;
+  // Context items, attachments and the admins' schema context, resolved before the turn: a refusal sends nothing.
+  const extras = await resolveTurnExtras({ db, auth, tenant, request: input, model: modelInfo });
 
   const controller = new AbortController();
   req.signal.addEventListener("abort", () => controller.abort(new Error("the client went away")), {
@@ -67,6 +71,7 @@ export const POST = withUser(async (req, { auth }) => {
       system: assistant
         ? { text: assistant.system, prompt: assistant.prompt, toolSets: assistant.toolSets }
         : undefined,
+      ...(extras ? { extras } : {}),
       ...(replaced
         ? { replaces: { turnId: replaced.turnId, action: input.regenerate ? "regenerate" : "edit" } }
         : {}),
