@@ -1,5 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
+import { withoutContextBlocks } from "@/lib/core/context-block";
 import { sleep } from "../sleep";
 import type { ChatMessage, ToolCall, ToolSchema, Usage } from "../types";
 import {
@@ -99,7 +100,10 @@ function respond(req: AdapterRequest): { content: string; toolCalls: ToolCall[];
 function decide(req: AdapterRequest): { content: string; toolCalls: ToolCall[] } {
   const trailingResults = trailingToolResults(req.messages);
   if (trailingResults.length) return { content: summarize(trailingResults), toolCalls: [] };
-  const userText = [...req.messages].reverse().find((m) => m.role === "user")?.content ?? "";
+  // Matched on the user's own words: attached context and files' text must not pick a tool by their words.
+  const userText = withoutContextBlocks(
+    [...req.messages].reverse().find((m) => m.role === "user")?.content ?? "",
+  );
   const tools = req.toolChoice === "none" ? [] : (req.tools ?? []);
   const forced =
     typeof req.toolChoice === "object"
