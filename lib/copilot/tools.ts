@@ -320,7 +320,7 @@ function chartTool(
         chart: chart.key,
         scope: scopeText,
         filters,
-        summary: chartSummary({ page, chart, scopeText, series, total, drill, rowsLink }),
+        summary: chartSummary({ page, chart, scopeText, series, total, drill, rowsLink, rowsPage }),
         points,
         ...(total !== null ? { total: cellValue(total, FORMAT_TYPE[chart.format]) } : {}),
         ...(drill ? { drill: drill.result } : {}),
@@ -375,7 +375,7 @@ function chartTool(
 }
 
 const rowsLinkLabel = (rowsPage: PageSchema, dimension: string, item: string) =>
-  `Open ${rowsPage.title.en.toLowerCase()} for ${dimension.toLowerCase()} ${item}`;
+  `Open the ${rowsPage.title.en.toLowerCase()} for ${dimension.toLowerCase()} ${item}`;
 
 const pointRow = (chart: ChartDef, p: Point): Record<string, Cell> => ({
   [chart.dimension]: p.label,
@@ -458,6 +458,7 @@ function chartSummary(input: {
   total: number | string | null;
   drill: Drill | null;
   rowsLink: string | null;
+  rowsPage: PageSchema | null;
 }): string {
   const { page, chart, scopeText, series, total, drill, rowsLink } = input;
   const label = labelsOf(page);
@@ -465,10 +466,14 @@ function chartSummary(input: {
     format === "money" ? formatMoney(value) : String(cellValue(value, FORMAT_TYPE[format]));
   const top = series.points[0];
   if (!top) return `${chart.title.en}: nothing recorded for ${scopeText}.`;
+  const next = series.points
+    .slice(1, 4)
+    .map((p) => `${p.label} (${fmt(p.value, chart.format)})`)
+    .join(", ");
   const parts = [
     `${chart.title.en}, ${scopeText}: ${top.label} is first with ${fmt(top.value, chart.format)}${
       total !== null ? ` of ${fmt(total, chart.format)} in all` : ""
-    } (${series.points.length} ${label(chart.dimension).toLowerCase()} values shown).`,
+    }${next ? `; then ${next}${series.points.length > 4 ? ", …" : ""}` : ""}.`,
   ];
   if (drill) {
     const who = drill.points
@@ -489,6 +494,7 @@ function chartSummary(input: {
         `(The ${label(chart.dimension).toLowerCase()} filter matches by contains, so this also counts ${alike.join(", ")}.)`,
       );
   }
-  if (rowsLink) parts.push(`The turns behind ${top.label}: ${rowsLink}`);
+  if (rowsLink)
+    parts.push(`[${rowsLinkLabel(input.rowsPage ?? page, label(chart.dimension), top.label)}](${rowsLink})`);
   return parts.join(" ");
 }
