@@ -6,7 +6,7 @@ import type { TenantAccess, UserContext } from "@/lib/auth/users";
 import { AppError } from "@/lib/core/errors";
 import { formatMoney } from "@/lib/core/money-format";
 import type { OpenedPage, PageCatalog } from "@/lib/schema-pages";
-import type { ChartDef, Format, PageSchema, SeriesResult } from "@/lib/schema-pages/types";
+import type { ChartDef, Format, PageSchema, Row, SeriesResult } from "@/lib/schema-pages/types";
 import type { AgentCardInput } from "@/lib/turns/cards";
 import { answerColumns, CARD_TYPE, type Cell, cellValue, FORMAT_TYPE } from "./cells";
 import { toolPageQuery } from "./page-query";
@@ -104,15 +104,12 @@ function scopeWords(range: TimeRange | undefined, page: PageSchema, filters: Rec
   return "all time";
 }
 
-/** The result as the model reads it, cut to whole rows when it would be long. */
-function fitRows<T extends { rows: unknown[] }>(result: T): T & { cut?: number } {
-  let rows = result.rows;
-  let cut = 0;
-  while (rows.length > 1 && JSON.stringify({ ...result, rows }).length > RESULT_BUDGET) {
-    rows = rows.slice(0, Math.max(1, Math.floor(rows.length * 0.75)));
-    cut = result.rows.length - rows.length;
-  }
-  return cut ? { ...result, rows, cut } : result;
+/** How many of the first rows fit the answer's budget beside the rest of it (at least one). */
+function rowsThatFit(rest: Record<string, unknown>, rows: unknown[]): number {
+  let n = rows.length;
+  while (n > 1 && JSON.stringify({ ...rest, rows: rows.slice(0, n) }).length > RESULT_BUDGET)
+    n = Math.max(1, Math.floor(n * 0.8));
+  return n;
 }
 
 function queryTool(pages: Map<string, PageSchema>, open: Open, now: () => Date): Tool | null {
@@ -148,32 +145,46 @@ function queryTool(pages: Map<string, PageSchema>, open: Open, now: () => Date):
       const { page, provider, ctx: scope } = open(key, ctx);
       const { query, filters } = toolPageQuery(page, args, now());
       const shown = answerColumns(page, columns);
-      const { rows, nextCursor } = await provider.rows(scope, query);
+      const compact = (rows: Row[]) =>
+        rows.map((row) => {
+          const out: Record<string, Cell> = { [page.idField]: cellValue(row[page.idField], "text") };
+          for (const c of shown) out[c.field] = cellValue(row[c.field], CARD_TYPE[c.cell]!);
+          return out;
+        });
+      let read = await provider.rows(scope, query);
       const { count, approximate } = await provider.count(scope, query);
-      const compact = rows.map((row) => {
-        const out: Record<string, Cell> = { [page.idField]: cellValue(row[page.idField], "text") };
-        for (const c of shown) out[c.field] = cellValue(row[c.field], CARD_TYPE[c.cell]!);
-        return out;
-      });
       const link = pageHref(page, filters, args.segment);
-      const result = fitRows({
+      const head = {
         page: page.key,
         scope: scopeWords(args.range, page, filters),
         filters,
         ...(args.segment ? { segment: args.segment } : {}),
         total: count,
         ...(approximate ? { totalIsAtLeast: true } : {}),
-        rows: compact,
-        nextCursor,
         link,
-      });
+      };
+      let rows = compact(read.rows);
+      const fit = rowsThatFit(head, rows);
+      // Fewer rows than asked for fit: read that many again, so the cursor continues right after the last shown.
+      if (fit < rows.length) {
+        read = await provider.rows(scope, { ...query, limit: fit });
+        rows = compact(read.rows);
+      }
+      const result = {
+        ...head,
+        rows,
+        nextCursor: read.nextCursor,
+        ...(fit < query.limit && read.nextCursor
+          ? { note: `${fit} rows fit in one answer: ask for fewer columns, or read on with nextCursor` }
+          : {}),
+      };
       const card: AgentCardInput = {
         kind: "table",
         title: `${page.title.en} · ${result.scope}`,
         columns: shown
           .slice(0, 20)
           .map((c) => ({ key: c.field, label: c.label.en, type: CARD_TYPE[c.cell]! })),
-        rows: compact,
+        rows,
         ...(link ? { link: { label: `Open ${page.title.en} with these filters`, href: link } } : {}),
       };
       return withCards(result, card);

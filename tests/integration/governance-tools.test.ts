@@ -5,6 +5,7 @@ import { ResultWithCards } from "@/lib/agent/cards";
 import type { Tool, ToolContext } from "@/lib/agent/tool";
 import type { SessionClaims } from "@/lib/auth/session";
 import { rangeStart } from "@/lib/copilot/pages";
+import { normalizeDecimal } from "@/lib/core/money-format";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { type AgentCard, agentCard } from "@/lib/turns/cards";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
@@ -63,6 +64,7 @@ type Answer = {
   rows: Row[];
   nextCursor: string | null;
   metrics: { metric: string; value: unknown }[];
+  note?: string;
 };
 
 const sum = (values: (string | number)[]) => values.reduce<number>((n, v) => n + Number(v), 0).toFixed(6);
@@ -346,5 +348,42 @@ describe.each(testDbKinds)("the governance tools on %s", (kind) => {
     } finally {
       await app.rebuild({ gateway: configFromEnvironment({ OFFLINE_CHUNK_DELAY_MS: "0" }) });
     }
+  });
+
+  it("cuts a long answer to whole rows, with a cursor that reads on right after the last one shown", async () => {
+    await as("admin@acme.test", "acme");
+    for (let i = 0; i < 45; i++)
+      await app.db.insert(sysAgentTurn).values({
+        id: crypto.randomUUID(),
+        tenantId: ids.acme,
+        userId: ids.acmeMember,
+        source: "api",
+        requestedModel: "bulk",
+        servedModel: "bulk",
+        servedAdapter: "openai",
+        status: "success",
+        cost: "0",
+        endUser: `customer-${i}-${"x".repeat(60)}`,
+        tags: ["nightly", "batch", "a-rather-long-tag-to-fill-the-row"],
+        startedAt: new Date(now.getTime() - i * 60_000),
+      });
+    const args = { page: "agent-turns", filters: { servedModel: "bulk" }, limit: 50 };
+    const first = await run("governance_query", {
+      ...args,
+      columns: ["startedAt", "endUser", "tagList", "cost"],
+    });
+    expect(first.result.rows.length).toBeLessThan(45);
+    expect(first.result.total).toBe(45);
+    expect(JSON.stringify(first.result).length).toBeLessThanOrEqual(6_000);
+    expect(first.result.note).toMatch(/rows fit in one answer/);
+    const second = await run("governance_query", {
+      ...args,
+      columns: ["startedAt"],
+      cursor: first.result.nextCursor ?? undefined,
+    });
+    const all = await pageData("agent-turns/rows?f.servedModel=bulk&limit=50");
+    expect([...first.result.rows, ...second.result.rows].map((r) => r.id)).toEqual(
+      all.rows.map((r: { id: string }) => r.id),
+    );
   });
 });
