@@ -309,6 +309,25 @@ describe.each(testDbKinds)("uploaded files on %s", (kind) => {
     expect(replyText(again)).not.toContain("I received");
   });
 
+  it("a regenerate sends the message's image again (its text is carried as stored), and says so when the image is gone", async () => {
+    const notes = await uploaded(text("Ship on Friday."), "notes.md");
+    const image = await uploaded(PNG, "dot.png", "image/png");
+    const first = await postTurn({ message: "look at these", attachments: [notes.id, image.id] });
+    const conversationId = first.headers.get("x-conversation-id")!;
+    await first.text();
+    const again = replyText(await frames(await postTurn({ conversationId, regenerate: true })));
+    expect(again).toContain('I read notes.md: "Ship on Friday.".');
+    expect(again).toContain("I received 1 image");
+    await file.DELETE(new Request("http://app/x", { method: "DELETE" }), {
+      params: Promise.resolve({ id: image.id }),
+    });
+    const gone = await postTurn({ conversationId, regenerate: true });
+    expect(gone.status).toBe(410);
+    expect((await gone.json()).error.message).toBe(
+      "an image of this message is no longer stored; attach it again and send the message as an edit",
+    );
+  });
+
   it("cuts attached text past the message's limit, with a notice naming the file", async () => {
     const long = await uploaded(text(`${"abcdefghij".repeat(3_000)}`), "long.txt");
     const short = await uploaded(text("short note"), "short.txt");

@@ -1,15 +1,26 @@
 import "server-only";
+import type { Database } from "@/db";
 import type { AgentFile } from "@/db/schema";
-import type { UploadedFile } from "@/features/drawer/contracts";
+import type { SendTurnInput, UploadedFile } from "@/features/drawer/contracts";
 import { type ImageType, isImageType } from "@/features/drawer/file-types";
 import type { TurnExtras } from "@/lib/agent/service";
+import type { TenantAccess, UserContext } from "@/lib/auth/users";
 import { CONTEXT_PREFACE, contextBlock } from "@/lib/core/context-block";
 import { AppError } from "@/lib/core/errors";
+import type { ModelInfo } from "@/lib/gateway/types";
 import { ownFilesOrThrow } from "./files";
-import type { ExtrasInput } from "./turn-extras";
 
 /** The most of attached files' text one message puts in the model's context, in characters, all files together. */
 export const ATTACHMENT_TEXT_LIMIT = 20_000;
+
+/** What resolving attachments needs (the turn route's ExtrasInput): who asks, where, the ids sent, the model. */
+export type AttachmentInput = {
+  db: Database;
+  auth: UserContext;
+  tenant: TenantAccess;
+  request: Pick<SendTurnInput, "attachments">;
+  model: Pick<ModelInfo, "label" | "supportsVision">;
+};
 
 const uploaded = (f: AgentFile): UploadedFile => ({
   id: f.id,
@@ -25,7 +36,7 @@ const uploaded = (f: AgentFile): UploadedFile => ({
  * ATTACHMENT_TEXT_LIMIT with an `attachment_cut` notice per cut file. The message shows the files
  * (`data.attachments`); the audit names them and keeps the text the model read (masked by the recorder).
  */
-export async function resolveAttachments(input: ExtrasInput): Promise<TurnExtras> {
+export async function resolveAttachments(input: AttachmentInput): Promise<TurnExtras> {
   const ids = input.request.attachments ?? [];
   if (!ids.length) return {};
   const files = await ownFilesOrThrow(
@@ -61,7 +72,7 @@ export async function resolveAttachments(input: ExtrasInput): Promise<TurnExtras
  * when the alias cannot read images, and 410 when an image is no longer stored (deleted, or past retention).
  */
 export async function carriedImages(
-  input: ExtrasInput,
+  input: AttachmentInput,
   carried: Record<string, unknown>,
 ): Promise<TurnExtras> {
   const attachments = Array.isArray(carried.attachments) ? (carried.attachments as UploadedFile[]) : [];
