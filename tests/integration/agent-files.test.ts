@@ -214,6 +214,15 @@ describe.each(testDbKinds)("uploaded files on %s", (kind) => {
       `the file storage quota of this tenant is ${PNG.byteLength * 2 + 10} bytes and ${PNG.byteLength * 2} bytes of it is used: three.png (${PNG.byteLength} bytes) does not fit`,
     );
     expect(await stored()).toBe(2);
+    // Two uploads at once into the last free space: exactly one fits (the tenant's row is held while it counts).
+    await app.db.delete(agentFiles);
+    vi.stubEnv("FILE_QUOTA_BYTES", String(PNG.byteLength + 10));
+    const racing = await Promise.all([
+      upload(uploadRequest(PNG, "a.png", "image/png")),
+      upload(uploadRequest(PNG, "b.png", "image/png")),
+    ]);
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 413]);
+    expect(await stored()).toBe(1);
     // Another tenant's quota is its own.
     session.claims = {
       userId: await app.userId("member@globex.test"),
