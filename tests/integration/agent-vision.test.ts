@@ -1,6 +1,6 @@
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { sysAgentTurn } from "@/db/schema";
+import { sysAgentSession, sysAgentTurn } from "@/db/schema";
 import type { SessionClaims } from "@/lib/auth/session";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { startFakeAnthropic } from "../fakes/anthropic";
@@ -127,8 +127,9 @@ describe.each(testDbKinds)("images and files sent upstream on %s", (kind) => {
     expect(content[1]).toMatchObject({ type: "image_url" });
   });
 
-  it("refuses an image for an alias without vision before any call: 400, nothing upstream, no ledger row", async () => {
+  it("refuses an image for an alias without vision before any call: 400, nothing upstream, no ledger row, no conversation", async () => {
     const turnsBefore = (await app.db.select({ n: count() }).from(sysAgentTurn))[0]!.n;
+    const conversationsBefore = (await app.db.select({ n: count() }).from(sysAgentSession))[0]!.n;
     const res = await postTurn({
       message: "What is in this picture?",
       model: "llama",
@@ -138,6 +139,7 @@ describe.each(testDbKinds)("images and files sent upstream on %s", (kind) => {
     expect((await res.json()).error.message).toBe("Local Llama cannot read images; choose a model that can");
     expect(local.requests).toHaveLength(0);
     expect((await app.db.select({ n: count() }).from(sysAgentTurn))[0]!.n).toBe(turnsBefore);
+    expect((await app.db.select({ n: count() }).from(sysAgentSession))[0]!.n).toBe(conversationsBefore);
     // Text files are fine for it.
     await send("llama", [notesId]);
     expect(local.requests).toHaveLength(1);
