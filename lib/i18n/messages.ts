@@ -1,6 +1,7 @@
 import * as charts from "./areas/charts";
 import * as drawer from "./areas/drawer";
 import * as evals from "./areas/evals";
+import * as mcpKeys from "./areas/mcp-keys";
 import * as nav from "./areas/nav";
 import * as promptStats from "./areas/prompt-stats";
 import * as prompts from "./areas/prompts";
@@ -409,6 +410,7 @@ export const en = {
   ...promptStats.en,
   ...prompts.en,
   ...evals.en,
+  ...mcpKeys.en,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -793,6 +795,7 @@ export const zh: Record<MessageKey, string> = {
   ...promptStats.zh,
   ...prompts.zh,
   ...evals.zh,
+  ...mcpKeys.zh,
 };
 
 export const LOCALES = ["en", "zh"] as const;
