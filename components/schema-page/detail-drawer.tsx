@@ -1,9 +1,10 @@
 "use client";
 
 import { type KeyboardEvent, useEffect, useId, useRef } from "react";
+import { AskAssistantButton, shortId } from "@/components/agent-drawer/ask-assistant";
 import { useI18n } from "@/components/i18n";
 import { JsonView } from "@/components/ui/json-view";
-import type { DetailDef, Localized, Row, RowLinkDef } from "@/lib/schema-pages/types";
+import type { AssistantDef, DetailDef, Localized, Row, RowLinkDef } from "@/lib/schema-pages/types";
 import { type Detail, detailUrl } from "./api";
 import { Badge, CellValue } from "./cells";
 import { ErrorNote } from "./error-note";
@@ -131,6 +132,15 @@ function DetailBody({ def, detail }: { def: DetailDef; detail: Detail }) {
   );
 }
 
+/** "Ask the assistant" about this row: the detail closes, and the drawer opens with the row as a chip. */
+function AskRow({ assistant, row, onAsk }: { assistant: AssistantDef; row: Row; onAsk: () => void }) {
+  const { t } = useI18n();
+  const id = row[assistant.idField];
+  if (id === null || id === undefined || id === "") return null;
+  const label = t(`context.label.${assistant.type}`, { id: shortId(String(id)), name: "", version: "" });
+  return <AskAssistantButton item={{ type: assistant.type, id: String(id), label }} before={onAsk} />;
+}
+
 /** The row's detail on the right (full width on small screens); mounted per id, so nothing stale shows. */
 export function DetailDrawer(props: {
   schemaKey: string;
@@ -138,6 +148,7 @@ export function DetailDrawer(props: {
   id: string;
   onClose: () => void;
   links?: RowLinkDef[];
+  assistant?: AssistantDef;
 }) {
   const { t } = useI18n();
   const headingId = useId();
@@ -162,6 +173,9 @@ export function DetailDrawer(props: {
             <span className="truncate font-mono text-xs text-slate-500">{props.id}</span>
           </h2>
           {props.links && data && <RowLinks links={props.links} row={data.row} />}
+          {props.assistant && data && (
+            <AskRow assistant={props.assistant} row={data.row} onAsk={props.onClose} />
+          )}
           <button
             ref={closeRef}
             type="button"
