@@ -48,6 +48,14 @@ async function ask(p: Page, text: string) {
   await p.getByTestId("agent-answer-footer").last().waitFor({ timeout: 20_000 });
 }
 
+/** Asks and waits for this answer's own footer (`ask` is done as soon as any earlier answer has one). */
+async function askAndWait(p: Page, text: string) {
+  const before = await p.getByTestId("agent-answer-footer").count();
+  await p.getByTestId("agent-input").fill(text);
+  await p.getByTestId("agent-input").press("Enter");
+  await p.getByTestId("agent-answer-footer").nth(before).waitFor({ timeout: 20_000 });
+}
+
 /** One /v1 call that an unpriced model (the e2e server's `house-model`) answers, with a key made for it (and an end user). */
 async function unpricedCall(p: Page, endUser?: string) {
   const key = await p.request.post(`${base}/api/keys`, {
@@ -136,8 +144,8 @@ function gradientPng(size = 96): Buffer {
  */
 async function drawerWithContext(p: Page) {
   await openDrawer(p);
-  await ask(p, "show my open orders");
-  await ask(p, 'look up order number "A-1001"');
+  await askAndWait(p, "show my open orders");
+  await askAndWait(p, 'look up order number "A-1001"');
   await p.getByTestId("agent-card-use-context").last().click();
   await p.getByTestId("agent-file-input").setInputFiles([
     {
@@ -174,7 +182,7 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     {},
     async (p: Page) => {
       await openDrawer(p);
-      await ask(p, "which model cost us most this week, and who used it?");
+      await askAndWait(p, "which model cost us most this week, and who used it?");
     },
   ],
   [
@@ -183,7 +191,7 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     { width: 360, height: 780 },
     async (p: Page) => {
       await openDrawer(p);
-      await ask(p, "which model cost us most this week, and who used it?");
+      await askAndWait(p, "which model cost us most this week, and who used it?");
       await p.locator('[data-testid="agent-card"][data-kind="table"]').first().scrollIntoViewIfNeeded();
     },
   ],

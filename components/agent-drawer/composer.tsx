@@ -64,7 +64,8 @@ export function Composer({
       }}
     >
       {(chips.length > 0 || attachments.files.length > 0) && (
-        <div className="mb-2 space-y-1.5">
+        // Many files on a small screen scroll here rather than squeeze the conversation out of view.
+        <div className="mb-2 max-h-40 space-y-1.5 overflow-y-auto">
           <ComposerChips
             chips={chips}
             full={chipsFull}
