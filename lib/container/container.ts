@@ -55,6 +55,8 @@ export type Container = {
   /** Secret → live key; revocations from every instance reach it once start-up starts its feed. */
   readonly keyCache: ApiKeyCache;
   readonly pages: PageCatalog;
+  /** Whether this deployment runs the demo (its orders exist as tools and as context items). */
+  readonly demo: boolean;
   /** Lets go of the connections the container opened besides the database (Redis). */
   close(): Promise<void>;
 };
@@ -146,6 +148,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
     get pages() {
       return pages();
     },
+    demo,
     close: async () => {
       if (evals.built()) evals().stop();
       if (stores.built()) await stores().close();

@@ -25,14 +25,16 @@ export function contextBlock(attrs: Record<string, string>, body: string): strin
 
 const BLOCK = /<context(?:\s[^>]*)?>[\s\S]*?<\/context>/g;
 
+/** The text without the preface, which names `<context>` blocks itself and so must go before they are matched. */
+const withoutPreface = (text: string): string => text.split(CONTEXT_PREFACE).join("");
+
 /** The user's own words with every block (and the preface) taken out: what the offline model matches on. */
-export const withoutContextBlocks = (text: string): string =>
-  text.replace(BLOCK, "").replace(CONTEXT_PREFACE, "").trim();
+export const withoutContextBlocks = (text: string): string => withoutPreface(text).replace(BLOCK, "").trim();
 
 /** The blocks' attributes, in order (e.g. for the offline model to say what it was given). */
 export function contextBlockAttrs(text: string): Record<string, string>[] {
   const out: Record<string, string>[] = [];
-  for (const match of text.matchAll(/<context((?:\s+[a-z_]+="[^"]*")*)\s*>/g)) {
+  for (const match of withoutPreface(text).matchAll(/<context((?:\s+[a-z_]+="[^"]*")*)\s*>/g)) {
     const attrs: Record<string, string> = {};
     for (const a of match[1]!.matchAll(/([a-z_]+)="([^"]*)"/g)) attrs[a[1]!] = unescapeBlockText(a[2]!);
     out.push(attrs);

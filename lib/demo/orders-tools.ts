@@ -2,7 +2,7 @@ import "server-only";
 import { and, asc, eq, ilike } from "drizzle-orm";
 import { z } from "zod";
 import { type Database, getDb } from "@/db";
-import { demoOrder } from "@/db/schema";
+import { type DemoOrder, demoOrder } from "@/db/schema";
 import { likeContains } from "@/db/sql-text";
 import { withCards } from "@/lib/agent/cards";
 import { defineTool, StaticToolSet } from "@/lib/agent/tool";
@@ -10,13 +10,27 @@ import { orderCard, ordersTableCard } from "./order-cards";
 
 const STATUSES = ["open", "shipped", "delivered", "cancelled"] as const;
 
-const view = (o: typeof demoOrder.$inferSelect) => ({
+const view = (o: DemoOrder) => ({
   orderId: o.number,
   customer: o.customer,
   status: o.status,
   totalUsd: o.totalUsd,
   createdAt: o.createdAt.toISOString(),
 });
+
+/** One of the tenant's orders by its number (any case), or null: another tenant's order is not found either. */
+export async function findDemoOrder(
+  db: Database,
+  tenantId: string,
+  number: string,
+): Promise<DemoOrder | null> {
+  const [row] = await db
+    .select()
+    .from(demoOrder)
+    .where(and(eq(demoOrder.tenantId, tenantId), eq(demoOrder.number, number.trim().toUpperCase())))
+    .limit(1);
+  return row ?? null;
+}
 
 /** A demo business tool set over the tenant's own orders: every query carries the caller's tenant. */
 export function ordersToolSet(database: () => Promise<Database> = getDb): StaticToolSet {
@@ -53,12 +67,7 @@ export function ordersToolSet(database: () => Promise<Database> = getDb): Static
     keywords: ["order number"],
     parameters: z.object({ orderId: z.string().min(1).max(40).describe("The order number, e.g. A-1001") }),
     execute: async ({ orderId }, ctx) => {
-      const db = await database();
-      const [row] = await db
-        .select()
-        .from(demoOrder)
-        .where(and(eq(demoOrder.tenantId, ctx.tenantId), eq(demoOrder.number, orderId.trim().toUpperCase())))
-        .limit(1);
+      const row = await findDemoOrder(await database(), ctx.tenantId, orderId);
       // Another tenant's order is "not found", like one that does not exist.
       if (!row) throw new Error(`order ${orderId} not found`);
       const order = view(row);

@@ -194,7 +194,8 @@ export async function conversationMessages(
   }));
 }
 
-export type ReplaceableTurn = { turnId: string; message: string };
+/** The turn an edit or a regenerate replaces: its id, and its user message's text and stored data (chips, blocks). */
+export type ReplaceableTurn = { turnId: string; message: string; data?: Record<string, unknown> };
 
 /**
  * The turn an edit or a regenerate replaces: the conversation's latest turn with a user message that is not
@@ -226,7 +227,11 @@ export async function lastTurnOrThrow(
     .limit(1);
   if (ledger?.status === "running")
     throw new AppError("conflict", "the last answer is still running; stop it or wait for it to finish");
-  return { turnId: last.turnId, message: last.parts.content };
+  return {
+    turnId: last.turnId,
+    message: last.parts.content,
+    ...(last.parts.data ? { data: last.parts.data } : {}),
+  };
 }
 
 /**

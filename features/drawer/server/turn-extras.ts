@@ -3,8 +3,10 @@ import type { Database } from "@/db";
 import type { SendTurnInput } from "@/features/drawer/contracts";
 import type { TurnExtras } from "@/lib/agent/service";
 import type { TenantAccess, UserContext } from "@/lib/auth/users";
+import { CONTEXT_PREFACE } from "@/lib/core/context-block";
 import { AppError } from "@/lib/core/errors";
 import type { ModelInfo } from "@/lib/gateway/types";
+import { resolveContextItems } from "./context-items";
 
 /** What the drawer's turn route knows when it resolves a message's extras: who asks, where, with which model. */
 export type ExtrasInput = {
@@ -13,6 +15,11 @@ export type ExtrasInput = {
   tenant: TenantAccess;
   request: SendTurnInput;
   model: ModelInfo;
+  /**
+   * A regenerate's replaced user message's stored `data`: its context items, attachments and blocks go with the
+   * new turn as they were (not loaded again).
+   */
+  carried?: Record<string, unknown>;
 };
 
 /**
@@ -22,23 +29,49 @@ export type ExtrasInput = {
  */
 export async function resolveTurnExtras(input: ExtrasInput): Promise<TurnExtras | undefined> {
   const parts: TurnExtras[] = [];
-  if (input.request.context?.length) throw new AppError("bad_request", "context items are not supported yet");
+  if (input.carried) parts.push(carriedExtras(input.carried));
+  else if (input.request.context?.length) parts.push(await resolveContextItems(input));
   if (input.request.attachments?.length)
     throw new AppError("bad_request", "attachments are not supported yet");
   return mergeExtras(parts);
 }
 
-/** Several resolvers' extras as one: lists joined in order, data and audit merged. */
+/**
+ * What a regenerated message had: its chips and attachments shown again, its blocks read again (as stored, so the
+ * model sees what it saw the first time), and the audit naming them.
+ */
+export function carriedExtras(data: Record<string, unknown>): TurnExtras {
+  const { contextBlocks, ...shown } = data;
+  const blocks = Array.isArray(contextBlocks)
+    ? contextBlocks.filter((b): b is string => typeof b === "string")
+    : [];
+  const audit: Record<string, unknown> = {};
+  if (shown.context) audit.context = shown.context;
+  if (shown.attachments) audit.attachments = shown.attachments;
+  if (blocks.length) audit.contextText = blocks.filter((b) => b !== CONTEXT_PREFACE);
+  return {
+    ...(blocks.length ? { contextBlocks: blocks } : {}),
+    ...(Object.keys(shown).length ? { data: shown } : {}),
+    ...(Object.keys(audit).length ? { audit } : {}),
+  };
+}
+
+/**
+ * Several resolvers' extras as one: lists joined in order, data and audit merged; the preface that says the blocks
+ * are data comes once, first, however many resolvers added it.
+ */
 export function mergeExtras(parts: TurnExtras[]): TurnExtras | undefined {
   if (!parts.length) return undefined;
   const out: TurnExtras = {};
   for (const p of parts) {
-    if (p.contextBlocks?.length) out.contextBlocks = [...(out.contextBlocks ?? []), ...p.contextBlocks];
+    const blocks = p.contextBlocks?.filter((b) => b !== CONTEXT_PREFACE);
+    if (blocks?.length) out.contextBlocks = [...(out.contextBlocks ?? []), ...blocks];
     if (p.images?.length) out.images = [...(out.images ?? []), ...p.images];
     if (p.notices?.length) out.notices = [...(out.notices ?? []), ...p.notices];
     if (p.data) out.data = { ...out.data, ...p.data };
     if (p.audit) out.audit = { ...out.audit, ...p.audit };
     if (p.system) out.system = out.system ? `${out.system}\n\n${p.system}` : p.system;
   }
+  if (out.contextBlocks) out.contextBlocks.unshift(CONTEXT_PREFACE);
   return out;
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { withoutContextBlocks } from "@/lib/core/context-block";
+import { unescapeBlockText, withoutContextBlocks } from "@/lib/core/context-block";
 import { sleep } from "../sleep";
 import type { ChatMessage, ToolCall, ToolSchema, Usage } from "../types";
 import {
@@ -101,9 +101,8 @@ function decide(req: AdapterRequest): { content: string; toolCalls: ToolCall[] }
   const trailingResults = trailingToolResults(req.messages);
   if (trailingResults.length) return { content: summarize(trailingResults), toolCalls: [] };
   // Matched on the user's own words: attached context and files' text must not pick a tool by their words.
-  const userText = withoutContextBlocks(
-    [...req.messages].reverse().find((m) => m.role === "user")?.content ?? "",
-  );
+  const lastUser = [...req.messages].reverse().find((m) => m.role === "user")?.content ?? "";
+  const userText = withoutContextBlocks(lastUser);
   const tools = req.toolChoice === "none" ? [] : (req.tools ?? []);
   const forced =
     typeof req.toolChoice === "object"
@@ -116,7 +115,7 @@ function decide(req: AdapterRequest): { content: string; toolCalls: ToolCall[] }
       toolCalls: [{ id: callId(userText, tool.name), name: tool.name, args: argsFor(tool, userText) }],
     };
   }
-  return { content: introduce(userText, tools), toolCalls: [] };
+  return { content: introduce(userText, tools, attachedItems(lastUser)), toolCalls: [] };
 }
 
 function trailingToolResults(messages: ChatMessage[]): Extract<ChatMessage, { role: "tool" }>[] {
@@ -182,12 +181,37 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const isScalar = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
 
-function introduce(userText: string, tools: ToolSchema[]): string {
+function introduce(userText: string, tools: ToolSchema[], attached: string): string {
   const quoted = userText.length > 200 ? `${userText.slice(0, 200)}…` : userText;
   const offer = tools.length
     ? ` I can use these tools when you name them: ${tools.map((t) => t.name).join(", ")}.`
     : " Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or a gateway.config.json) to talk to a real model.";
-  return `I am the offline demo model, answering without any provider. You said: "${quoted}".${offer}`;
+  return `I am the offline demo model, answering without any provider. You said: "${quoted}".${attached}${offer}`;
+}
+
+const BLOCK_WITH_BODY = /<context((?:\s+[a-z_]+="[^"]*")*)\s*>\n([\s\S]*?)\n<\/context>/g;
+
+/**
+ * What the user attached as context items (files are another's to read), by label with two of their fields, e.g.
+ * ` You attached Order A-1001 (customer: Wile E. Coyote; status: open).`: so a fresh install shows the item arrived.
+ */
+function attachedItems(content: string): string {
+  const items: string[] = [];
+  for (const [, rawAttrs, rawBody] of content.matchAll(BLOCK_WITH_BODY)) {
+    const attrs = Object.fromEntries(
+      [...rawAttrs!.matchAll(/([a-z_]+)="([^"]*)"/g)].map((a) => [a[1]!, unescapeBlockText(a[2]!)]),
+    );
+    if (attrs.kind === "file") continue;
+    const label = attrs.label ?? `${attrs.kind} ${attrs.id}`;
+    const fields = unescapeBlockText(rawBody!)
+      .split("\n")
+      .map((line) => /^([A-Za-z]+): (.+)$/.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null && !label.includes(m[2]!))
+      .slice(0, 2)
+      .map((m) => `${m[1]}: ${m[2]!.length > 80 ? `${m[2]!.slice(0, 80)}…` : m[2]}`);
+    items.push(fields.length ? `${label} (${fields.join("; ")})` : label);
+  }
+  return items.length ? ` You attached ${items.join(", ")}.` : "";
 }
 
 export function pickTool(text: string, tools: ToolSchema[]): ToolSchema | undefined {

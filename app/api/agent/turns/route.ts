@@ -43,19 +43,28 @@ export const POST = withUser(async (req, { auth }) => {
   }
   const modelInfo = gateway.models().find((m) => m.alias === model)!;
   const owner = { tenantId: tenant.id, userId: auth.user.id };
-  // The conversation exists before the first model call, so the ledger row can point at it.
-  const conversation = input.conversationId
+  const existing = input.conversationId
     ? await getConversationOrThrow(db, { ...owner, id: input.conversationId })
-    : await createConversation(db, { ...owner, model });
-
+    : null;
+  // The schema makes sure edit and regenerate name their conversation.
   const replaced =
-    input.replace || input.regenerate
-      ? await lastTurnOrThrow(db, { tenantId: tenant.id, conversationId: conversation.id })
+    existing && (input.replace || input.regenerate)
+      ? await lastTurnOrThrow(db, { tenantId: tenant.id, conversationId: existing.id })
       : null;
   // The schema makes sure a message comes with everything but a regenerate.
   const message = input.regenerate && replaced ? replaced.message : input.message!;
-  // Context items, attachments and the admins' schema context, resolved before the turn: a refusal sends nothing.
-  const extras = await resolveTurnExtras({ db, auth, tenant, request: input, model: modelInfo });
+  // Context items, attachments and the admins' schema context, resolved before the turn (and before a new
+  // conversation is made): a refusal sends nothing. A regenerate asks again with what the message had.
+  const extras = await resolveTurnExtras({
+    db,
+    auth,
+    tenant,
+    request: input,
+    model: modelInfo,
+    ...(input.regenerate && replaced?.data ? { carried: replaced.data } : {}),
+  });
+  // The conversation exists before the first model call, so the ledger row can point at it.
+  const conversation = existing ?? (await createConversation(db, { ...owner, model }));
 
   const controller = new AbortController();
   req.signal.addEventListener("abort", () => controller.abort(new Error("the client went away")), {

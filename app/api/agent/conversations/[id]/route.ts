@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getDb } from "@/db";
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
+import { browserMessages } from "@/features/drawer/server/browser-messages";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
 import { notFound } from "@/lib/core/errors";
 import {
@@ -19,7 +20,10 @@ const idOf = (params: Params) => {
   return parsed.data;
 };
 
-/** One of the user's conversations with its messages; anyone else's id answers 404. */
+/**
+ * One of the user's conversations with its messages (with what each shows: context chips, attachments, cards);
+ * anyone else's id answers 404.
+ */
 export const GET = withUser<Params>(async (_req, { auth, params }) => {
   const tenant = activeTenantOrThrow(auth);
   const db = await getDb();
@@ -29,7 +33,7 @@ export const GET = withUser<Params>(async (_req, { auth, params }) => {
     id: idOf(params),
   });
   const messages = await conversationMessages(db, tenant.id, conversation.id);
-  return Response.json({ conversation, messages });
+  return Response.json({ conversation, messages: browserMessages(messages) });
 });
 
 const renameBody = z.object({
