@@ -39,7 +39,9 @@ function useDialogFocus(onClose: () => void) {
     return () => {
       document.removeEventListener("keydown", onKey);
       document.body.style.overflow = overflow;
-      if (previous?.isConnected) previous.focus();
+      // Back where it was, unless something else took focus on purpose (Ask the assistant focuses the drawer).
+      const lost = !document.activeElement || document.activeElement === document.body;
+      if (previous?.isConnected && lost) previous.focus();
     };
   }, []);
 
