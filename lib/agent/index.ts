@@ -27,6 +27,11 @@ export type AgentToolDeps = {
   store: ConversationStore;
   /** Tool sets over the deployment's own data (the demo's orders, when the demo is seeded), fresh per registry. */
   dataToolSets?: () => ToolSet[];
+  /**
+   * Read-only tool sets over the governance data (the admin pages' tools), offered to tenant admins by their
+   * tools' roles; the main agent's only, never a sub-agent's.
+   */
+  adminToolSets?: () => ToolSet[];
 };
 
 /** What the agent runtime adds: the recorder of every turn (ledger row and audit trail). */
@@ -77,6 +82,7 @@ export function createAgentTools(deps: AgentToolDeps): AgentTools {
     subagentToolSet(subagent),
     tasksToolSet(tasks),
     new ClockToolSet(),
+    ...(deps.adminToolSets?.() ?? []),
   ]);
   return { registry, tasks };
 }

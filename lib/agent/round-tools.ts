@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from "@/lib/gateway/types";
+import type { ToolCall } from "@/lib/gateway/types";
 import { cancelledResult, type StoredMessage } from "@/lib/turns/conversation";
 import type { AgentEvent, ToolTraceEntry } from "@/lib/turns/events";
 import { runToolCall, type ToolOutcome } from "./run-tools";

@@ -2,6 +2,8 @@ import "server-only";
 import { type Database, type DatabaseHandle, openAppDatabase } from "@/db";
 import { type AgentRuntime, type AgentTools, createAgentRuntime, createAgentTools } from "@/lib/agent";
 import type { ToolSet } from "@/lib/agent/tool";
+import { SchemaContext } from "@/lib/copilot/schema-context";
+import { governanceToolSet } from "@/lib/copilot/tools";
 import { registerBatcher } from "@/lib/core/failures";
 import { demoFromEnv, demoPreparation } from "@/lib/demo";
 import { ordersToolSet } from "@/lib/demo/orders-tools";
@@ -57,6 +59,8 @@ export type Container = {
   readonly pages: PageCatalog;
   /** Whether this deployment runs the demo (its orders exist as tools and as context items). */
   readonly demo: boolean;
+  /** The page schemas summarised for the model (tenant admins' and the super admin's turns), built once per role. */
+  readonly schemaContext: SchemaContext;
   /** Lets go of the connections the container opened besides the database (Redis). */
   close(): Promise<void>;
 };
@@ -81,14 +85,19 @@ export function createContainer(options: ContainerOptions = {}): Container {
   const conversations = once(() => new DrizzleConversationStore(db));
   // The demo's orders tools exist only where the demo does, never for every tenant of a real deployment.
   const dataToolSets = (): ToolSet[] => (demo ? [ordersToolSet(db)] : []);
+  // The page catalog lists the registered tools only when a page asks, so the tools may be built from its schemas.
+  const pages: Once<PageCatalog> = once(() =>
+    PageCatalog.load({ listTools: () => tools().registry.listTools() }),
+  );
   const toolDeps = () => ({
     db,
     gateway: gateway(),
     pipeline: pipeline(),
     store: conversations(),
     dataToolSets,
+    adminToolSets: () => [governanceToolSet(pages())],
   });
-  const tools = once(() => createAgentTools(toolDeps()));
+  const tools: Once<AgentTools> = once(() => createAgentTools(toolDeps()));
   // Every turn of the agent (and every playground run) leaves a ledger row and an audit trail, stamped with this
   // process.
   const recorder = once(() => new GovernanceRecorder(db, { instanceId: instance().id }));
@@ -108,7 +117,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
         owner: instance().id,
       }),
   );
-  const pages = once(() => PageCatalog.load({ listTools: () => tools().registry.listTools() }));
+  const schemaContext = once(() => new SchemaContext(pages()));
   return {
     database,
     db,
@@ -149,6 +158,9 @@ export function createContainer(options: ContainerOptions = {}): Container {
       return pages();
     },
     demo,
+    get schemaContext() {
+      return schemaContext();
+    },
     close: async () => {
       if (evals.built()) evals().stop();
       if (stores.built()) await stores().close();

@@ -7,6 +7,7 @@ import { CONTEXT_PREFACE } from "@/lib/core/context-block";
 import { AppError } from "@/lib/core/errors";
 import type { ModelInfo } from "@/lib/gateway/types";
 import { resolveContextItems } from "./context-items";
+import { schemaContext } from "./schema-context";
 
 /** What the drawer's turn route knows when it resolves a message's extras: who asks, where, with which model. */
 export type ExtrasInput = {
@@ -33,6 +34,8 @@ export async function resolveTurnExtras(input: ExtrasInput): Promise<TurnExtras 
   else if (input.request.context?.length) parts.push(await resolveContextItems(input));
   if (input.request.attachments?.length)
     throw new AppError("bad_request", "attachments are not supported yet");
+  const schema = schemaContext(input);
+  if (schema) parts.push(schema);
   return mergeExtras(parts);
 }
 

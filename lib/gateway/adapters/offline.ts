@@ -144,6 +144,11 @@ export function describeResult(tool: string, content: string): string {
   }
   if (isRecord(value) && typeof value.error === "string")
     return `**${tool}** reported a problem: ${value.error}`;
+  // A result that says what it found in a sentence (the governance tools) leads with it.
+  if (isRecord(value) && typeof value.summary === "string") {
+    const { summary, ...rest } = value;
+    return `${summary}\n\n${describeResult(tool, JSON.stringify(rest))}`;
+  }
   const rows = Array.isArray(value)
     ? value
     : isRecord(value)
@@ -253,9 +258,10 @@ export function argsFor(tool: ToolSchema, text: string): Record<string, unknown>
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
     const type = Array.isArray(prop.type) ? prop.type[0] : prop.type;
     if (prop.enum?.length) {
-      const named = prop.enum.find(
-        (v) => typeof v === "string" && text.toLowerCase().includes(v.toLowerCase()),
-      );
+      const phrase = phraseArg(name, text);
+      const named =
+        (phrase !== undefined && prop.enum.includes(phrase) ? phrase : undefined) ??
+        prop.enum.find((v) => typeof v === "string" && text.toLowerCase().includes(v.toLowerCase()));
       if (named !== undefined || required.has(name)) args[name] = named ?? prop.default ?? prop.enum[0];
     } else if (type === "number" || type === "integer") {
       const n = numbers[numberIndex++];
@@ -273,6 +279,20 @@ export function argsFor(tool: ToolSchema, text: string): Record<string, unknown>
     }
   }
   return args;
+}
+
+// Everyday words for the governance tools' `range` and `drillBy` (the demo model has no calendar or sense of "who").
+const RANGE_PHRASES: [RegExp, string][] = [
+  [/\b(last|past) hour\b/i, "1h"],
+  [/\btoday\b|\b(last|past) (24 hours|day)\b/i, "24h"],
+  [/\b(this|last|past) week\b|\b7 days\b/i, "7d"],
+  [/\b(last|past) (30 days|month)\b/i, "30d"],
+  [/\bthis month\b/i, "month"],
+];
+function phraseArg(name: string, text: string): string | undefined {
+  if (name === "range") return RANGE_PHRASES.find(([words]) => words.test(text))?.[1];
+  if (name === "drillBy" && /\bwho\b/i.test(text)) return "user";
+  return undefined;
 }
 
 function callId(text: string, name: string): string {
