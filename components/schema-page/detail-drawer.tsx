@@ -140,7 +140,13 @@ function AskRow({ assistant, row, onAsk }: { assistant: AssistantDef; row: Row; 
   const id = row[assistant.idField];
   if (id === null || id === undefined || id === "") return null;
   const label = t(`context.label.${assistant.type}`, { id: shortId(String(id)), name: "", version: "" });
-  return <AskAssistantButton item={{ type: assistant.type, id: String(id), label }} before={onAsk} />;
+  return (
+    <AskAssistantButton
+      item={{ type: assistant.type, id: String(id), label }}
+      before={onAsk}
+      className="inline-flex items-center gap-1 rounded-md border border-indigo-300 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-indigo-700 hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-indigo-800 dark:text-indigo-300 dark:hover:bg-indigo-950/50"
+    />
+  );
 }
 
 /** The row's detail on the right (full width on small screens); mounted per id, so nothing stale shows. */
@@ -169,7 +175,8 @@ export function DetailDrawer(props: {
         onKeyDown={trapTab}
         className="relative flex h-full w-full flex-col border-l border-slate-200 bg-white text-slate-900 shadow-2xl sm:w-[36rem] dark:border-slate-800 dark:bg-slate-950 dark:text-slate-100"
       >
-        <div className="flex items-center gap-2 border-b border-slate-200 px-4 py-3 dark:border-slate-800">
+        {/* On a narrow screen the links and "Ask the assistant" wrap under the title. */}
+        <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-4 py-3 dark:border-slate-800">
           <h2 id={headingId} className="flex min-w-0 flex-1 items-baseline gap-2">
             <span className="font-semibold">{t("schema.details")}</span>
             <span className="truncate font-mono text-xs text-slate-500">{props.id}</span>

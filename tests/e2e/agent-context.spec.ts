@@ -91,6 +91,33 @@ test.describe("context for the agent", () => {
     await expect(drawer.chips()).toHaveCount(0);
   });
 
+  test("a turn's replay and a prompt version offer themselves too, and the answer names each", async ({
+    page,
+  }) => {
+    await signInAs(page, "admin@acme.test");
+    const rows = await (await page.request.get("/api/schema/agent-turns/rows?limit=1")).json();
+    const turnId: string = rows.rows[0].id;
+    const drawer = new Drawer(page);
+
+    await page.goto(`/dev/agent/audit/${turnId}`);
+    await page.getByTestId("replay-page").getByTestId("ask-assistant").click();
+    await expect(drawer.chips()).toHaveCount(1);
+    await expect(drawer.chips().first()).toHaveAttribute("data-type", "audit_turn");
+    await page.getByTestId("agent-new-conversation").click();
+    const body = await drawer.send("summarise this trail");
+    expect(body.context).toEqual([{ type: "audit_turn", id: turnId }]);
+    await expect(drawer.assistant().last()).toContainText(`You attached Audit trail ${turnId.slice(0, 8)}`);
+
+    await page.goto("/dev/agent/prompts/support/triage");
+    // The open drawer covers the page's right side, where the version's buttons are: close it first, as a user would.
+    await page.getByTestId("agent-drawer").getByRole("button", { name: "Close the assistant" }).click();
+    const version = await page.getByTestId("prompt-version").getAttribute("data-version");
+    await page.getByTestId("prompt-version").getByTestId("ask-assistant").click();
+    await expect(drawer.chips().first()).toHaveAttribute("data-id", `support/triage@${version}`);
+    await drawer.send("what does this prompt ask for?");
+    await expect(drawer.assistant().last()).toContainText(`You attached Prompt support/triage v${version}`);
+  });
+
   test("an attached Markdown file is read into the answer; a file the server refuses shows its reason and is not sent", async ({
     page,
   }) => {
