@@ -8,9 +8,15 @@ const securityHeaders = JSON.parse(
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled.
-  serverExternalPackages: ["@electric-sql/pglite", "pino", "postgres", "bcryptjs"],
-  experimental: { authInterrupts: true },
+  // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled; unpdf (PDF.js,
+  // 1.7 MB, importing itself dynamically) is loaded from node_modules when the first PDF is uploaded.
+  serverExternalPackages: ["@electric-sql/pglite", "pino", "postgres", "bcryptjs", "unpdf"],
+  experimental: {
+    authInterrupts: true,
+    // proxy.ts makes Next buffer request bodies, silently cutting them at this size (10 MB by default); an upload
+    // (a 10 MB file plus its form) must arrive whole, and the route refuses anything past 10.25 MB itself.
+    proxyClientMaxBodySize: "11mb",
+  },
   poweredByHeader: false,
   // `npm test` runs `tsc --noEmit` over the whole tree (tests too); the build need not do it a second time.
   typescript: { ignoreBuildErrors: true },

@@ -18,12 +18,15 @@ const SESSION_COOKIES = ["authjs.session-token", "__Secure-authjs.session-token"
 const isApi = (pathname: string) => pathname === "/api" || pathname.startsWith("/api/");
 /** next-auth's own endpoints take HTML form posts (and check their own CSRF token as well). */
 const isNextAuth = (pathname: string) => pathname.startsWith("/api/auth/");
+/** Endpoints that take a file as multipart/form-data (from this site only, like every other POST). */
+const UPLOAD_ENDPOINTS = new Set(["/api/agent/files"]);
 
 /**
  * The one place every request to the app's own pages and /api passes (the /v1 API is not here: it is called
  * with API keys, never cookies, so a cross-site page cannot borrow a session there):
  * - CSRF: a state-changing request must come from this site, and one with a body to a JSON endpoint must be
- *   JSON (403 / 415 in the app's error shape), before any handler, server action or next-auth parses it;
+ *   JSON (403 / 415 in the app's error shape), before any handler, server action or next-auth parses it; the
+ *   upload endpoint takes multipart/form-data too;
  * - a CSP with a fresh nonce for Next's inline scripts (HSTS too over HTTPS); the other security headers come
  *   from next.config.mjs for every response;
  * - pages only: a visitor with no session cookie goes to /login and comes back afterwards. Whether the cookie
@@ -31,7 +34,10 @@ const isNextAuth = (pathname: string) => pathname.startsWith("/api/auth/");
  */
 export function proxy(req: NextRequest) {
   const { pathname, search } = req.nextUrl;
-  const refusal = csrfRefusal(req, { jsonEndpoint: isApi(pathname) && !isNextAuth(pathname) });
+  const refusal = csrfRefusal(req, {
+    jsonEndpoint: isApi(pathname) && !isNextAuth(pathname),
+    uploadEndpoint: UPLOAD_ENDPOINTS.has(pathname),
+  });
   if (refusal) {
     const requestId = crypto.randomUUID();
     const answer = toErrorResponse(new AppError(refusal.code, refusal.message), requestId);

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
+  customType,
   date,
   doublePrecision,
   index,
@@ -325,6 +326,44 @@ export const sysAgentNotification = pgTable(
   },
   (t) => [index("sys_agent_notification_session_idx").on(t.tenantId, t.sessionId, t.seq)],
 );
+
+/** Raw bytes (PostgreSQL `bytea`): a Buffer in, a Buffer out, whichever driver (PGlite answers a Uint8Array). */
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => "bytea",
+  toDriver: (value) => value,
+  fromDriver: (value) =>
+    Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+});
+
+// Files uploaded for the drawer (POST /api/agent/files): images sent to vision models, and text/PDF whose text
+// enters the model's context. Only the uploader uses a file; it counts against the tenant's storage quota, is
+// deleted by retention (the tenant's window) and with the conversation it was sent in.
+export const agentFiles = pgTable(
+  "agent_files",
+  {
+    id: id(),
+    tenantId: tenantRef(),
+    userId: userRef(),
+    // Set when the file is first sent in a conversation; deleting that conversation deletes the file.
+    conversationId: uuid("conversation_id").references(() => sysAgentSession.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    // The type its content was recognised as (magic bytes for images and PDF), never only the declared one.
+    mediaType: text("media_type").notNull(),
+    size: integer("size").notNull(),
+    bytes: bytea("bytes").notNull(),
+    // Text and PDF files: their text, extracted at upload (capped; text_chars is the whole text's length).
+    text: text("text"),
+    textChars: integer("text_chars"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // The quota's sum and retention's sweep, per tenant.
+    index("agent_files_tenant_created_idx").on(t.tenantId, t.createdAt),
+    // Deleting a conversation finds its files (the foreign key's cascade) without a scan.
+    index("agent_files_conversation_idx").on(t.conversationId),
+  ],
+);
+export type AgentFile = typeof agentFiles.$inferSelect;
 
 /** Where a turn came from: the drawer, a /v1 call, a schedule, a prompt's playground, or an evaluation run. */
 export const TURN_SOURCES = ["drawer", "api", "schedule", "playground", "eval"] as const;

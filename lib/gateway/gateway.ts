@@ -39,6 +39,8 @@ import {
   type Attempt,
   type ChatRequest,
   type ChatResponse,
+  IMAGE_TOKEN_ESTIMATE,
+  imageCount,
   type ModelInfo,
   type Stamp,
   type StreamEvent,
@@ -759,7 +761,9 @@ export function usageSoFar(
   const outputEstimate = tokensOf(outputChars);
   const usage: Usage = {
     ...seen,
-    inputTokens: inputKnown ? seen.inputTokens : tokensOf(inputChars),
+    inputTokens: inputKnown
+      ? seen.inputTokens
+      : tokensOf(inputChars) + imageCount(req.messages) * IMAGE_TOKEN_ESTIMATE,
     outputTokens: Math.max(seen.outputTokens, outputEstimate),
   };
   return { usage, estimated: !inputKnown || outputEstimate > seen.outputTokens };

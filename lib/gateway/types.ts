@@ -11,6 +11,17 @@ export type ChatMessage =
   | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
   | { role: "tool"; toolCallId: string; name: string; content: string };
 
+/**
+ * What one image counts as, in input tokens, before a provider says (budget reservations, a cut stream's usage, the
+ * offline model): about a 1-megapixel image on Anthropic (width × height / 750 ≈ 1,600), more than OpenAI's
+ * high-detail 1024×1024 (765). Its base64 length would count a 5 MB image as millions.
+ */
+export const IMAGE_TOKEN_ESTIMATE = 1_600;
+
+/** How many images the messages carry. */
+export const imageCount = (messages: ChatMessage[]): number =>
+  messages.reduce((n, m) => n + (m.role === "user" ? (m.images?.length ?? 0) : 0), 0);
+
 export type ToolSchema = {
   name: string;
   description: string;

@@ -3,23 +3,46 @@ import { eq, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { tenant } from "@/db/schema";
 
-export type RetentionResult = { tenants: number; turns: number; auditEvents: number; rollupRows: number };
+export type RetentionResult = {
+  tenants: number;
+  turns: number;
+  auditEvents: number;
+  rollupRows: number;
+  /** Files uploaded for the drawer (agent_files). */
+  files: number;
+};
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/** Uploaded files are kept at most `FILE_RETENTION_DAYS` (when set), and never past the tenant's retention. */
+export function fileRetentionDays(tenantDays: number, env: Record<string, string | undefined> = process.env) {
+  const n = Number(env.FILE_RETENTION_DAYS);
+  return env.FILE_RETENTION_DAYS?.trim() && Number.isSafeInteger(n) && n > 0
+    ? Math.min(n, tenantDays)
+    : tenantDays;
+}
+
 /**
  * Deletes ledger rows, audit events and daily rollups of the UTC days wholly before each tenant's retention
- * (the day `retentionDays` ago is kept whole), in small batches
- * (short transactions, no long locks). Conversations and their messages are never touched.
+ * (the day `retentionDays` ago is kept whole), and uploaded files older than their retention (the same days,
+ * or fewer with `FILE_RETENTION_DAYS`), in small batches (short transactions, no long locks). Conversations and
+ * their messages are never touched (a message keeps its file's text and name; a deleted conversation's files
+ * went with it).
  */
 export async function applyRetention(
   db: Database,
-  opts: { now?: Date; batchSize?: number } = {},
+  opts: { now?: Date; batchSize?: number; env?: Record<string, string | undefined> } = {},
 ): Promise<RetentionResult> {
   const now = opts.now ?? new Date();
   const batch = opts.batchSize ?? 5_000;
   const tenants = await db.select({ id: tenant.id, days: tenant.retentionDays }).from(tenant);
-  const result: RetentionResult = { tenants: tenants.length, turns: 0, auditEvents: 0, rollupRows: 0 };
+  const result: RetentionResult = {
+    tenants: tenants.length,
+    turns: 0,
+    auditEvents: 0,
+    rollupRows: 0,
+    files: 0,
+  };
   for (const t of tenants) {
     // Whole UTC days, the rollup's unit: a day is kept or deleted alike in the ledger and in its rollup lines,
     // so what is kept of both still sums up the same (reconcile.ts compares them).
@@ -39,6 +62,16 @@ export async function applyRetention(
       db,
       sql`delete from usage_daily where ctid in (select ctid from usage_daily where tenant_id = ${t.id} and day < ${cutoffDay}::date limit ${batch})`,
       batch,
+    );
+    const fileDays = fileRetentionDays(t.days, opts.env);
+    const fileCutoff = new Date(now.getTime() - fileDays * DAY_MS).toISOString().slice(0, 10);
+    const filesBefore = sql`${`${fileCutoff}T00:00:00Z`}::timestamptz`;
+    // Files are large: a smaller batch keeps each delete's transaction short.
+    const fileBatch = Math.max(1, Math.min(batch, 100));
+    result.files += await deleteInBatches(
+      db,
+      sql`delete from agent_files where id in (select id from agent_files where tenant_id = ${t.id} and created_at < ${filesBefore} limit ${fileBatch})`,
+      fileBatch,
     );
   }
   return result;

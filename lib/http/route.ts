@@ -2,7 +2,7 @@ import { v7 as uuidv7 } from "uuid";
 import type { z } from "zod";
 import { AppError, toErrorResponse } from "@/lib/core/errors";
 import { log } from "@/lib/core/log";
-import { appBodyLimits, BodyRefused, readJsonWithin } from "./limits";
+import { appBodyLimits, BodyRefused, readBytesWithin, readJsonWithin, tooLarge } from "./limits";
 
 export type RouteContext<P> = { params: P; requestId: string };
 type NextSegment<P> = { params: Promise<P> };
@@ -47,4 +47,31 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S): Pr
     throw new AppError(error.status === 413 ? "payload_too_large" : "bad_request", error.message);
   }
   return schema.parse(body);
+}
+
+/**
+ * Reads a multipart/form-data body (a file upload) within `maxBytes`: 415 when the body is not multipart, 413 past
+ * the limit (by Content-Length before a byte is read, else as soon as the count passes it), 400 when it does not
+ * parse. The caller takes its fields from the FormData.
+ */
+export async function readMultipart(req: Request, maxBytes: number): Promise<FormData> {
+  const type = req.headers.get("content-type") ?? "";
+  if (!/^multipart\/form-data\s*;\s*boundary=/i.test(type))
+    throw new AppError(
+      "unsupported_media_type",
+      'send the file as multipart/form-data, in a field named "file"',
+    );
+  const bytes = await readBytesWithin(req, maxBytes);
+  if (!bytes) throw new AppError("payload_too_large", tooLarge(maxBytes).message);
+  try {
+    // Node's buffers are plain ArrayBuffer-backed; the type says "any buffer".
+    return await new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: { "content-type": type },
+    }).formData();
+  } catch {
+    throw new AppError(
+      "bad_request",
+      "the body is not valid multipart/form-data (was the upload cut short?)",
+    );
+  }
 }

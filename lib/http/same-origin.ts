@@ -45,6 +45,10 @@ function sameOrigin(candidate: string, expected: { origin?: string; host?: strin
   return Boolean(expected.host) && url.host === expected.host;
 }
 
+/** Whether a request body is a file upload by its declared type (`multipart/form-data`). */
+export const isMultipartContentType = (contentType: string | null): boolean =>
+  contentType?.split(";")[0]?.trim().toLowerCase() === "multipart/form-data";
+
 /** Whether a request body is JSON by its declared type (`application/json` or any `+json` type). */
 export function isJsonContentType(contentType: string | null): boolean {
   const type = contentType?.split(";")[0]?.trim().toLowerCase() ?? "";
@@ -60,11 +64,13 @@ function hasBody(headers: Headers): boolean {
  * The CSRF rule for a request to the app's own endpoints (pages' server actions, /api, next-auth): a
  * state-changing request must come from this origin (its `Origin`, or, when a browser sent none, a same-origin
  * `Referer` or `Sec-Fetch-Site: same-origin`), and one with a body sent to a JSON endpoint must say it is JSON,
- * which a cross-site HTML form cannot. Returns why it is refused, or null to let it through.
+ * which a cross-site HTML form cannot. An upload endpoint (`uploadEndpoint`) takes multipart/form-data as well:
+ * a cross-site form can send that type, so there the origin check above is what refuses it.
+ * Returns why it is refused, or null to let it through.
  */
 export function csrfRefusal(
   req: { method: string; headers: Headers },
-  opts: { jsonEndpoint: boolean },
+  opts: { jsonEndpoint: boolean; uploadEndpoint?: boolean },
   env: Env = process.env,
 ): CsrfRefusal | null {
   if (!STATE_CHANGING.has(req.method.toUpperCase())) return null;
@@ -85,11 +91,15 @@ export function csrfRefusal(
         : "cross-site request refused: the request must carry this site's Origin",
     };
   }
-  if (opts.jsonEndpoint && hasBody(req.headers) && !isJsonContentType(req.headers.get("content-type"))) {
+  const contentType = req.headers.get("content-type");
+  const upload = opts.uploadEndpoint === true && isMultipartContentType(contentType);
+  if (opts.jsonEndpoint && hasBody(req.headers) && !isJsonContentType(contentType) && !upload) {
     return {
       status: 415,
       code: "unsupported_media_type",
-      message: "the request body must be JSON (Content-Type: application/json)",
+      message: opts.uploadEndpoint
+        ? "the request body must be multipart/form-data (a file upload) or JSON"
+        : "the request body must be JSON (Content-Type: application/json)",
     };
   }
   return null;

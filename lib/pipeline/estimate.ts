@@ -1,20 +1,25 @@
 import Big from "big.js";
 import type { Gateway } from "@/lib/gateway/gateway";
 import { costOf, findPrice, type PriceTable } from "@/lib/gateway/pricing";
-import type { ChatRequest } from "@/lib/gateway/types";
+import { type ChatRequest, IMAGE_TOKEN_ESTIMATE, imageCount } from "@/lib/gateway/types";
 import { assumedPriceOf } from "./assumed-prices";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "./policy";
 
 /**
  * Input tokens a request may be billed for, counted high: one per 2 UTF-8 bytes of its messages and tools.
  * Tokenizers average about 4 characters a token in English; code, digits and non-Latin scripts come closer to
- * 2 bytes a token, and a character-based count (3 a token) fell short for them.
+ * 2 bytes a token, and a character-based count (3 a token) fell short for them. An image counts as
+ * IMAGE_TOKEN_ESTIMATE, not as its base64 text.
  */
 export function estimateInputTokens(request: ChatRequest): number {
+  const images = imageCount(request.messages);
+  const messages = images
+    ? request.messages.map((m) => (m.role === "user" && m.images ? { ...m, images: undefined } : m))
+    : request.messages;
   const bytes =
-    Buffer.byteLength(JSON.stringify(request.messages)) +
+    Buffer.byteLength(JSON.stringify(messages)) +
     (request.tools ? Buffer.byteLength(JSON.stringify(request.tools)) : 0);
-  return Math.ceil(bytes / 2);
+  return Math.ceil(bytes / 2) + images * IMAGE_TOKEN_ESTIMATE;
 }
 
 /**

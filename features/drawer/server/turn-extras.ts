@@ -4,8 +4,8 @@ import type { SendTurnInput } from "@/features/drawer/contracts";
 import type { TurnExtras } from "@/lib/agent/service";
 import type { TenantAccess, UserContext } from "@/lib/auth/users";
 import { CONTEXT_PREFACE } from "@/lib/core/context-block";
-import { AppError } from "@/lib/core/errors";
 import type { ModelInfo } from "@/lib/gateway/types";
+import { carriedImages, resolveAttachments } from "./attachments";
 import { resolveContextItems } from "./context-items";
 import { schemaContext } from "./schema-context";
 
@@ -30,10 +30,10 @@ export type ExtrasInput = {
  */
 export async function resolveTurnExtras(input: ExtrasInput): Promise<TurnExtras | undefined> {
   const parts: TurnExtras[] = [];
-  if (input.carried) parts.push(carriedExtras(input.carried));
+  // A regenerate's images are loaded again: the stored message keeps only their names.
+  if (input.carried) parts.push(carriedExtras(input.carried), await carriedImages(input, input.carried));
   else if (input.request.context?.length) parts.push(await resolveContextItems(input));
-  if (input.request.attachments?.length)
-    throw new AppError("bad_request", "attachments are not supported yet");
+  if (input.request.attachments?.length) parts.push(await resolveAttachments(input));
   const schema = schemaContext(input);
   if (schema) parts.push(schema);
   return mergeExtras(parts);

@@ -161,8 +161,16 @@ export function toAnthropicMessages(messages: ChatMessage[]): MessageParam[] {
   };
   for (const m of messages) {
     if (m.role === "system") continue;
-    if (m.role === "user") push("user", [{ type: "text", text: m.content }]);
-    else if (m.role === "tool") {
+    if (m.role === "user") {
+      // Images first, then the text: Anthropic's advice for questions about images.
+      const images = (m.images ?? []).map(
+        (image): ContentBlockParam => ({
+          type: "image",
+          source: { type: "base64", media_type: image.mediaType, data: image.data },
+        }),
+      );
+      push("user", [...images, { type: "text", text: m.content }]);
+    } else if (m.role === "tool") {
       const block: ToolResultBlockParam = {
         type: "tool_result",
         tool_use_id: m.toolCallId,

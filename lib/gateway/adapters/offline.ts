@@ -2,7 +2,14 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { unescapeBlockText, withoutContextBlocks } from "@/lib/core/context-block";
 import { sleep } from "../sleep";
-import type { ChatMessage, ToolCall, ToolSchema, Usage } from "../types";
+import {
+  type ChatMessage,
+  IMAGE_TOKEN_ESTIMATE,
+  imageCount,
+  type ToolCall,
+  type ToolSchema,
+  type Usage,
+} from "../types";
 import {
   type AdapterEvent,
   type AdapterRequest,
@@ -82,13 +89,14 @@ export class OfflineAdapter implements ModelAdapter {
 function respond(req: AdapterRequest): { content: string; toolCalls: ToolCall[]; usage: Usage } {
   const { content, toolCalls } = decide(req);
   const inputChars = req.messages.reduce((n, m) => n + m.content.length, 0);
+  const inputImages = imageCount(req.messages);
   const outputChars =
     content.length + toolCalls.reduce((n, c) => n + JSON.stringify(c.args).length + c.name.length, 0);
   return {
     content,
     toolCalls,
     usage: {
-      inputTokens: Math.ceil(inputChars / 4),
+      inputTokens: Math.ceil(inputChars / 4) + inputImages * IMAGE_TOKEN_ESTIMATE,
       cachedInputTokens: 0,
       cacheWriteTokens: 0,
       outputTokens: Math.max(1, Math.ceil(outputChars / 4)),
@@ -101,7 +109,8 @@ function decide(req: AdapterRequest): { content: string; toolCalls: ToolCall[] }
   const trailingResults = trailingToolResults(req.messages);
   if (trailingResults.length) return { content: summarize(trailingResults), toolCalls: [] };
   // Matched on the user's own words: attached context and files' text must not pick a tool by their words.
-  const lastUser = [...req.messages].reverse().find((m) => m.role === "user")?.content ?? "";
+  const lastUserMessage = [...req.messages].reverse().find((m) => m.role === "user");
+  const lastUser = lastUserMessage?.content ?? "";
   const userText = withoutContextBlocks(lastUser);
   const tools = req.toolChoice === "none" ? [] : (req.tools ?? []);
   const forced =
@@ -115,7 +124,8 @@ function decide(req: AdapterRequest): { content: string; toolCalls: ToolCall[] }
       toolCalls: [{ id: callId(userText, tool.name), name: tool.name, args: argsFor(tool, userText) }],
     };
   }
-  return { content: introduce(userText, tools, attachedItems(lastUser)), toolCalls: [] };
+  const attached = attachedItems(lastUser) + readAttachments(lastUserMessage);
+  return { content: introduce(userText, tools, attached), toolCalls: [] };
 }
 
 function trailingToolResults(messages: ChatMessage[]): Extract<ChatMessage, { role: "tool" }>[] {
@@ -217,6 +227,30 @@ function attachedItems(content: string): string {
     items.push(fields.length ? `${label} (${fields.join("; ")})` : label);
   }
   return items.length ? ` You attached ${items.join(", ")}.` : "";
+}
+
+/**
+ * What else the user's message brought, so a fresh install shows attachments arrive: each file block's name and the
+ * start of its text (` I read notes.md: "…".`), and how many images came (the offline model cannot see them).
+ */
+function readAttachments(message: ChatMessage | undefined): string {
+  if (message?.role !== "user") return "";
+  const read: string[] = [];
+  for (const [, rawAttrs, rawBody] of message.content.matchAll(BLOCK_WITH_BODY)) {
+    const attrs = Object.fromEntries(
+      [...rawAttrs!.matchAll(/([a-z_]+)="([^"]*)"/g)].map((a) => [a[1]!, unescapeBlockText(a[2]!)]),
+    );
+    if (attrs.kind !== "file") continue;
+    const text = unescapeBlockText(rawBody!).replace(/\s+/g, " ").trim();
+    const start = text.length > 120 ? `${text.slice(0, 120)}…` : text;
+    read.push(` I read ${attrs.name ?? "a file"}: "${start}".`);
+  }
+  const images = message.images?.length ?? 0;
+  if (images)
+    read.push(
+      ` I received ${images} image${images === 1 ? "" : "s"}, but as the offline demo model I cannot see images.`,
+    );
+  return read.join("");
 }
 
 export function pickTool(text: string, tools: ToolSchema[]): ToolSchema | undefined {

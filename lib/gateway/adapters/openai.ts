@@ -2,6 +2,7 @@ import "server-only";
 import OpenAI from "openai";
 import type {
   ChatCompletionChunk,
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageParam,
   ChatCompletionTool,
@@ -127,8 +128,23 @@ export class OpenAIAdapter implements ModelAdapter {
 function toOpenAIMessage(m: AdapterRequest["messages"][number]): ChatCompletionMessageParam {
   switch (m.role) {
     case "system":
-    case "user":
       return { role: m.role, content: m.content };
+    case "user":
+      // Images as data: URLs in image_url parts, after the text (vision models; the route checked the alias).
+      return m.images?.length
+        ? {
+            role: "user",
+            content: [
+              { type: "text", text: m.content },
+              ...m.images.map(
+                (image): ChatCompletionContentPart => ({
+                  type: "image_url",
+                  image_url: { url: `data:${image.mediaType};base64,${image.data}` },
+                }),
+              ),
+            ],
+          }
+        : { role: "user", content: m.content };
     case "assistant":
       return m.toolCalls?.length
         ? {

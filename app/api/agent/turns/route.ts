@@ -1,5 +1,6 @@
 import { getDb } from "@/db";
 import { sendTurnInput } from "@/features/drawer/contracts";
+import { linkFilesToConversation } from "@/features/drawer/server/files";
 import { resolveTurnExtras } from "@/features/drawer/server/turn-extras";
 import { sseResponse } from "@/lib/agent/sse";
 import { registerRunningTurn } from "@/lib/agent/stop-registry";
@@ -65,6 +66,9 @@ export const POST = withUser(async (req, { auth }) => {
   });
   // The conversation exists before the first model call, so the ledger row can point at it.
   const conversation = existing ?? (await createConversation(db, { ...owner, model }));
+
+  // A file goes with the conversation it was first sent in (deleting the conversation deletes it).
+  if (input.attachments?.length) await linkFilesToConversation(db, owner, input.attachments, conversation.id);
 
   const controller = new AbortController();
   req.signal.addEventListener("abort", () => controller.abort(new Error("the client went away")), {
