@@ -1,50 +1,28 @@
 // Files in the composer: what may be attached, how big, and the state of each upload. Pure, tested in node.
 
-import { formatNumber } from "@/components/schema-page/format";
 import { MAX_ATTACHMENTS, type UploadedFile } from "@/features/drawer/contracts";
-import type { Locale } from "@/lib/i18n/messages";
+import {
+  claimedType,
+  FILE_ACCEPT,
+  formatBytes,
+  isImageType,
+  maxBytesFor,
+  tooBigMessage,
+  unsupportedFileMessage,
+} from "@/features/drawer/file-types";
 
-/** Images go to vision models as image parts; the others are read as text (PDF: its text extracted). */
-export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"] as const;
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-/** Text-like files by extension: browsers name some of them with no type or an odd one (.md, .csv on Windows). */
-const TEXT_EXTENSIONS = ["txt", "md", "markdown", "csv", "json", "pdf"];
-const TEXT_TYPES = ["text/plain", "text/markdown", "text/csv", "application/json", "application/pdf"];
-
-/** What the file picker offers. */
-export const ACCEPT = [...IMAGE_TYPES, ...TEXT_TYPES, ...TEXT_EXTENSIONS.map((e) => `.${e}`)].join(",");
-
-export const isImageType = (type: string) => (IMAGE_TYPES as readonly string[]).includes(type);
-
-const extensionOf = (name: string) => {
-  const dot = name.lastIndexOf(".");
-  return dot > 0 ? name.slice(dot + 1).toLowerCase() : "";
-};
+/** What the file picker offers, the types the server takes, and sizes as its messages write them. */
+export { FILE_ACCEPT as ACCEPT, formatBytes, isImageType };
 
 /**
- * The browser's quick check before an upload, in the server's words: an obviously wrong type or a too-big
- * image never leaves the machine. The server checks again and decides (size limits of text files, quota).
+ * The browser's quick check before an upload, in the server's own words (features/drawer/file-types.ts): a type
+ * it does not take, or a file over its type's limit, never leaves the machine. The server checks again and
+ * decides (what the content really is, text that is not text, the tenant's quota).
  */
 export function precheck(file: { name: string; type: string; size: number }): string | null {
-  const type = file.type.toLowerCase();
-  if (isImageType(type)) {
-    return file.size > MAX_IMAGE_BYTES ? `${file.name} is too big: images can be at most 5 MB` : null;
-  }
-  if (type.startsWith("image/") || type.startsWith("video/") || type.startsWith("audio/"))
-    return `${file.name}: this type of file cannot be attached (images: PNG, JPEG, WebP, GIF; text: TXT, Markdown, CSV, JSON, PDF)`;
-  const known =
-    TEXT_TYPES.includes(type) || type.startsWith("text/") || TEXT_EXTENSIONS.includes(extensionOf(file.name));
-  return known
-    ? null
-    : `${file.name}: this type of file cannot be attached (images: PNG, JPEG, WebP, GIF; text: TXT, Markdown, CSV, JSON, PDF)`;
-}
-
-/** "812 B", "14.2 KB", "3.5 MB": a file's size on its chip. */
-export function formatBytes(bytes: number, locale: Locale = "en"): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return "—";
-  if (bytes < 1024) return `${formatNumber(bytes, locale, 0)} B`;
-  if (bytes < 1024 * 1024) return `${formatNumber(bytes / 1024, locale, 1)} KB`;
-  return `${formatNumber(bytes / (1024 * 1024), locale, 1)} MB`;
+  const type = claimedType(file.name, file.type);
+  if (!type) return unsupportedFileMessage(file.name);
+  return file.size > maxBytesFor(type) ? tooBigMessage(file.name, file.size, type) : null;
 }
 
 /** One file in the composer, from the moment it is chosen: uploading (progress 0..1), attached, or refused. */

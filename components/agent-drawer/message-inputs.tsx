@@ -90,7 +90,7 @@ export function ComposerFiles({
   previewOf: (key: string) => string | undefined;
   onRemove: (key: string) => void;
 }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
   if (!files.length) return null;
   return (
     <ul aria-label={t("context.files.label")} data-testid="agent-files" className="flex flex-col gap-1">
@@ -123,7 +123,7 @@ export function ComposerFiles({
                   {file.name}
                 </span>
                 <span className="shrink-0 text-slate-500 tabular-nums dark:text-slate-400">
-                  {formatBytes(file.size, locale)}
+                  {formatBytes(file.size)}
                 </span>
               </p>
               {file.status === "uploading" && (
@@ -159,7 +159,7 @@ export function ComposerFiles({
 }
 
 function SentFile({ file }: { file: UploadedFile }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
   return (
     <li data-testid="agent-message-file" data-name={file.name} className="min-w-0">
       <a
@@ -181,7 +181,7 @@ function SentFile({ file }: { file: UploadedFile }) {
           <Icon name="file" className="h-4 w-4" />
         )}
         <span className="min-w-0 truncate">{file.name}</span>
-        <span className="shrink-0 opacity-80 tabular-nums">{formatBytes(file.size, locale)}</span>
+        <span className="shrink-0 opacity-80 tabular-nums">{formatBytes(file.size)}</span>
         <span className="sr-only"> {t("agent.link.newTab")}</span>
       </a>
     </li>

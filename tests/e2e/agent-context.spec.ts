@@ -134,7 +134,7 @@ test.describe("context for the agent", () => {
     });
     const notes = drawer.files().filter({ hasText: "launch-notes.md" });
     await expect(notes).toHaveAttribute("data-status", "done");
-    await expect(notes).toContainText(/\d+ B/);
+    await expect(notes).toContainText(/\d+ bytes/);
 
     // Says it is a PNG, is not one: the browser lets it through, the server refuses it by name.
     await picker.setInputFiles({
