@@ -2,8 +2,8 @@
 
 import { useCallback, useEffect, useReducer, useRef } from "react";
 import { MAX_ATTACHMENTS } from "@/features/drawer/contracts";
-import { isAbort, toApiError } from "@/lib/client/api";
-import { filesReducer, isImageType, type PendingFile, precheck, roomFor } from "./attachments";
+import { isAbort, sendJson, toApiError } from "@/lib/client/api";
+import { filesReducer, fileUrl, isImageType, type PendingFile, precheck, roomFor } from "./attachments";
 import { localKey } from "./chat-model";
 import { uploadFile } from "./upload";
 import { refusalMessage } from "./use-agent-chat";
@@ -72,10 +72,14 @@ export function useAttachments() {
     }
   }, []);
 
+  /** A chip removed before sending: its upload stops, or its stored file is deleted (freeing the tenant's quota). */
   const remove = useCallback(
     (key: string) => {
+      const stored = filesRef.current.find((f) => f.key === key)?.uploaded;
       release(key);
       dispatch({ type: "remove", key });
+      // Best effort: if it fails, the file still goes with retention.
+      if (stored) void sendJson("DELETE", fileUrl(stored.id)).catch(() => undefined);
     },
     [release],
   );

@@ -164,6 +164,21 @@ test.describe("context for the agent", () => {
     await expect(huge.getByTestId("agent-file-error")).toContainText("5 MB");
     expect(uploads).toEqual([]);
 
+    // A file removed before sending is deleted on the server, freeing its share of the quota.
+    await picker.setInputFiles({
+      name: "scratch.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from("never mind"),
+    });
+    const scratch = drawer.files().filter({ hasText: "scratch.txt" });
+    await expect(scratch).toHaveAttribute("data-status", "done");
+    const deleted = page.waitForRequest(
+      (r) => r.method() === "DELETE" && r.url().includes("/api/agent/files/"),
+    );
+    await scratch.getByTestId("agent-file-remove").click();
+    await expect((await deleted).response().then((r) => r?.status())).resolves.toBe(204);
+    await expect(scratch).toHaveCount(0);
+
     const body = await drawer.send("what does my file say?");
     expect(body.attachments).toHaveLength(1);
     await expect(drawer.assistant().last()).toContainText("PELICAN-42");
