@@ -160,6 +160,10 @@ async function drawerWithContext(p: Page) {
     .first()
     .waitFor({ state: "detached" });
   await p.getByTestId("agent-input").fill("Is this order late? My notes and a photo are attached.");
+  // The orders table at the top of the view, the order card under it.
+  await p
+    .locator('[data-testid="agent-card"][data-kind="table"]')
+    .evaluate((el) => el.scrollIntoView({ block: "start" }));
 }
 
 const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>][] = [

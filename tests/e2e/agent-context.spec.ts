@@ -224,10 +224,12 @@ test.describe("context for the agent", () => {
     await expect(drawer.chips()).toHaveCount(1);
     await expect(drawer.chips().first()).toHaveAttribute("data-id", "A-1001");
     await expect(drawer.input()).toBeFocused();
+    await expect(use).toHaveText("✓ In the context");
 
     const body = await drawer.send("is this one late?");
     expect(body.context).toEqual([{ type: "order", id: "A-1001" }]);
     await expect(drawer.assistant().last()).toContainText("You attached Order A-1001");
+    await expect(use).toHaveText("Use as context");
 
     // The cards come back with the conversation.
     await page.reload();

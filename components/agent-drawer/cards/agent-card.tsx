@@ -5,6 +5,7 @@ import type { ReactNode } from "react";
 import { useI18n } from "@/components/i18n";
 import { CONTEXT_TYPES, type ContextChip, type ContextType } from "@/features/drawer/contracts";
 import type { AgentCard } from "@/lib/turns/cards";
+import { chipKey } from "../context-chips";
 import { useAgentDrawer } from "../drawer-context";
 import { type CardCell, type CardCellValue, cardCell, isAppPath } from "./format";
 
@@ -58,17 +59,20 @@ const isContextType = (type: string): type is ContextType =>
 /** "Use as context": the card's object becomes a chip above the composer, for the next message. */
 function UseAsContext({ item }: { item: ContextChip }) {
   const { t } = useI18n();
-  const { askAssistant } = useAgentDrawer();
+  const { askAssistant, chips } = useAgentDrawer();
   if (!askAssistant) return null;
+  // Already waiting above the composer: say so, rather than offer it again.
+  const added = chips.some((c) => chipKey(c) === chipKey(item));
   return (
     <button
       type="button"
       data-testid="agent-card-use-context"
-      aria-label={t("context.useAsContextFor", { label: item.label })}
+      data-added={added || undefined}
+      aria-label={t(added ? "context.inContextFor" : "context.useAsContextFor", { label: item.label })}
       onClick={() => askAssistant(item)}
-      className="rounded-md border border-slate-300 px-2 py-0.5 text-[0.7rem] hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-800"
+      className="rounded-md border border-slate-300 px-2 py-0.5 text-[0.7rem] hover:bg-slate-100 data-[added]:border-indigo-300 data-[added]:bg-indigo-50 data-[added]:text-indigo-800 dark:border-slate-600 dark:hover:bg-slate-800 dark:data-[added]:border-indigo-800 dark:data-[added]:bg-indigo-950/60 dark:data-[added]:text-indigo-200"
     >
-      {t("context.useAsContext")}
+      {added ? `✓ ${t("context.inContext")}` : t("context.useAsContext")}
     </button>
   );
 }
