@@ -548,6 +548,9 @@ export const apiKey = pgTable(
     createdAt: createdAt(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    // The tools this key may call over /mcp (`server__tool` or a built-in tool's name); null: every tool the
+    // tenant offers. The model API (/v1) does not read it.
+    allowedTools: text("allowed_tools").array(),
   },
   (t) => [index("api_key_tenant_idx").on(t.tenantId, t.createdAt)],
 );

@@ -10,11 +10,33 @@ export type ToolListing = Pick<
 
 const MAX_CACHED_CONVERSATIONS = 500;
 
+/**
+ * Tool sets a tenant brings at run time (its registered MCP servers): asked for on every turn of that tenant,
+ * after the app's own sets; their tool names are namespaced (`server__tool`) so they cannot shadow the app's.
+ */
+export interface TenantToolSource {
+  toolSets(tenantId: string): Promise<ToolSet[]>;
+}
+
 /** The tool sets of the app, registered once at start; each conversation gets its own copies. */
 export class ToolRegistry {
   private readonly sets: ToolSet[] = [];
   private readonly owners = new Map<string, string>();
   private readonly perConversation = new Map<string, ToolSet[]>();
+  private tenantSource: TenantToolSource | null = null;
+
+  /** Where tenants' own tool sets come from (set once by the composition root). */
+  setTenantSource(source: TenantToolSource): this {
+    this.tenantSource = source;
+    return this;
+  }
+
+  /** The tenant's own tool sets (none without a source); an app tool's name always wins over a tenant's. */
+  async tenantToolSets(tenantId: string): Promise<ToolSet[]> {
+    if (!this.tenantSource) return [];
+    const sets = await this.tenantSource.toolSets(tenantId);
+    return sets.filter((set) => !set.tools().some((t) => this.owners.has(t.name)));
+  }
 
   /** Adds a tool set; a tool name already taken fails at once, naming both owners. */
   register(set: ToolSet): this {

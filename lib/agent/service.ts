@@ -188,7 +188,10 @@ export class AgentService {
     const { gateway, registry, store } = this.deps;
     const model = progress.requestedModel;
     const history = await store.history(ctx.tenantId, ctx.conversationId);
-    const allToolSets = registry.forConversation(ctx.conversationId, () => storedToolCalls(history));
+    const allToolSets = [
+      ...registry.forConversation(ctx.conversationId, () => storedToolCalls(history)),
+      ...(await registry.tenantToolSets(ctx.tenantId)),
+    ];
     // A stored assistant prompt may name the tool sets to offer; without that list every set is offered.
     const only = request.system?.toolSets;
     const toolSets = only ? allToolSets.filter((s) => only.includes(s.name)) : allToolSets;

@@ -32,6 +32,8 @@ export type ToolDefinition<P extends z.ZodObject = z.ZodObject> = {
   keywords?: string[];
   /** Per-tool timeout; the agent's default (30 s) otherwise. */
   timeoutMs?: number;
+  /** The turn pauses before running it until the user approves (Approve / Deny in the drawer; no answer = deny). */
+  requiresConfirmation?: boolean;
   parameters: P;
   execute(args: z.output<P>, ctx: ToolContext): Promise<unknown>;
 };
