@@ -1,4 +1,5 @@
 import * as charts from "./areas/charts";
+import * as context from "./areas/context";
 import * as drawer from "./areas/drawer";
 import * as evals from "./areas/evals";
 import * as mcpKeys from "./areas/mcp-keys";
@@ -410,6 +411,7 @@ export const en = {
   ...promptStats.en,
   ...prompts.en,
   ...evals.en,
+  ...context.en,
   ...mcpKeys.en,
 } as const;
 
@@ -795,6 +797,7 @@ export const zh: Record<MessageKey, string> = {
   ...promptStats.zh,
   ...prompts.zh,
   ...evals.zh,
+  ...context.zh,
   ...mcpKeys.zh,
 };
 
