@@ -2,6 +2,7 @@ import "server-only";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
@@ -46,7 +47,7 @@ export function createMcpHandler(deps: McpServerDeps): (req: Request) => Promise
     const requestId = uuidv7();
     let res: Response;
     try {
-      res = await answer(req, deps);
+      res = await answer(req, deps, requestId);
     } catch (error) {
       log.error({ err: error, requestId }, "/mcp request failed");
       res = rpcError(500, ErrorCode.InternalError, `internal error (request id ${requestId})`);
@@ -56,7 +57,7 @@ export function createMcpHandler(deps: McpServerDeps): (req: Request) => Promise
   };
 }
 
-async function answer(req: Request, deps: McpServerDeps): Promise<Response> {
+async function answer(req: Request, deps: McpServerDeps, requestId: string): Promise<Response> {
   // DNS rebinding (the MCP transport's rule): a browser page on another origin is refused. Clients outside a
   // browser send no Origin; the key, never a cookie, is what authorises a call.
   const origin = req.headers.get("origin");
@@ -90,7 +91,7 @@ async function answer(req: Request, deps: McpServerDeps): Promise<Response> {
       ? rpcError(413, -32000, `Payload too large: ${error.message}.`)
       : rpcError(400, ErrorCode.ParseError, `Parse error: ${error.message}.`);
   }
-  const server = mcpServer(key, deps, req.signal);
+  const server = mcpServer(key, deps, { signal: req.signal, requestId });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -105,7 +106,11 @@ async function answer(req: Request, deps: McpServerDeps): Promise<Response> {
 }
 
 /** The SDK's low-level server for one request of one key: its tools are JSON Schemas, listed and called as the key may. */
-function mcpServer(key: ResolvedKey, deps: McpServerDeps, httpSignal: AbortSignal): Server {
+function mcpServer(
+  key: ResolvedKey,
+  deps: McpServerDeps,
+  http: { signal: AbortSignal; requestId: string },
+): Server {
   const server = new Server(
     { name: "tollgate", title: "Tollgate", version: pkg.version },
     {
@@ -119,37 +124,56 @@ function mcpServer(key: ResolvedKey, deps: McpServerDeps, httpSignal: AbortSigna
     offer ??= mcpOffer(deps.registry(), key.tenantId, key.allowedTools);
     return offer;
   };
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [...(await offerOnce()).offered.values()].map(
-      (tool): McpTool => ({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.schema.parameters as McpTool["inputSchema"],
-      }),
-    ),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const outcome = await callTool(
-      {
-        pipeline: deps.pipeline(),
-        recorder: deps.recorder(),
-        toolTimeoutMs: deps.toolTimeoutMs ?? DEFAULT_AGENT_CONFIG.toolTimeoutMs,
-      },
-      key,
-      await offerOnce(),
-      { name: request.params.name, args: request.params.arguments ?? {} },
-      // The caller hanging up, or cancelling the request (notifications/cancelled), stops the tool.
-      AbortSignal.any([httpSignal, extra.signal]),
-    );
-    if (outcome.kind === "refused") throw new McpError(ErrorCode.InvalidParams, outcome.message);
-    const structured = jsonObjectOf(outcome.content);
-    return {
-      content: [{ type: "text", text: outcome.content }],
-      ...(structured ? { structuredContent: structured } : {}),
-      ...(outcome.ok ? {} : { isError: true }),
-      _meta: { [TURN_ID_META]: outcome.turnId },
+  // The SDK answers a thrown error with its message: ours (McpError) say what the caller did wrong, anything else
+  // is logged and answered without its detail.
+  const guarded =
+    <A extends unknown[], R>(handler: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await handler(...args);
+      } catch (error) {
+        if (error instanceof McpError) throw error;
+        log.error({ err: error, requestId: http.requestId }, "/mcp request failed");
+        throw new McpError(ErrorCode.InternalError, `internal error (request id ${http.requestId})`);
+      }
     };
-  });
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    guarded(async () => ({
+      tools: [...(await offerOnce()).offered.values()].map(
+        (tool): McpTool => ({
+          name: tool.name,
+          description: tool.description,
+          inputSchema: tool.schema.parameters as McpTool["inputSchema"],
+        }),
+      ),
+    })),
+  );
+  const call = guarded(
+    async (request: CallToolRequest, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
+      const outcome = await callTool(
+        {
+          pipeline: deps.pipeline(),
+          recorder: deps.recorder(),
+          toolTimeoutMs: deps.toolTimeoutMs ?? DEFAULT_AGENT_CONFIG.toolTimeoutMs,
+        },
+        key,
+        await offerOnce(),
+        { name: request.params.name, args: request.params.arguments ?? {} },
+        // The caller hanging up, or cancelling the request (notifications/cancelled), stops the tool.
+        AbortSignal.any([http.signal, extra.signal]),
+      );
+      if (outcome.kind === "refused") throw new McpError(ErrorCode.InvalidParams, outcome.message);
+      const structured = jsonObjectOf(outcome.content);
+      return {
+        content: [{ type: "text", text: outcome.content }],
+        ...(structured ? { structuredContent: structured } : {}),
+        ...(outcome.ok ? {} : { isError: true }),
+        _meta: { [TURN_ID_META]: outcome.turnId },
+      };
+    },
+  );
+  server.setRequestHandler(CallToolRequestSchema, call);
   return server;
 }
 

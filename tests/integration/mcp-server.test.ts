@@ -17,6 +17,8 @@ import { serveRoutes } from "../helpers/web-server";
 const route = await import("@/app/mcp/route");
 
 const waiting = { started: false, aborted: false };
+/** When set, the tenant's tool source fails (a database or MCP client error) with this message. */
+let sourceFailure: string | null = null;
 
 /** The tenant's own tools (as a registered MCP server's would arrive): one per rule /mcp applies. */
 const crmTools = new StaticToolSet("crm", [
@@ -127,7 +129,10 @@ describe.each(testDbKinds)("Tollgate as an MCP server (/mcp) on %s", (kind) => {
     acme = await app.tenantId("acme");
     adminId = await app.userId("admin@acme.test");
     app.container.tools.registry.setTenantSource({
-      toolSets: async (tenantId) => (tenantId === acme ? [crmTools] : []),
+      toolSets: async (tenantId) => {
+        if (sourceFailure) throw new Error(sourceFailure);
+        return tenantId === acme ? [crmTools] : [];
+      },
     });
     server = await serveRoutes({ POST: route.POST, GET: route.GET, DELETE: route.DELETE });
   });
@@ -389,6 +394,24 @@ describe.each(testDbKinds)("Tollgate as an MCP server (/mcp) on %s", (kind) => {
     expect(row).toMatchObject({ status: "failed", errorClass: "rate_limit_exceeded", source: "mcp" });
     expect(events.map((e) => e.type)).toEqual(["request", "guardrail"]);
     expect(events[1]!.payload).toMatchObject({ code: "rate_limit" });
+  });
+
+  it("an internal failure is a JSON-RPC internal error without its detail, and no ledger row", async () => {
+    const { secret, key } = await newKey();
+    const client = await connect(secret);
+    sourceFailure = "connect ECONNREFUSED 10.0.0.7:5432 password=hunter2";
+    try {
+      const listed = await client.listTools().catch((e: unknown) => e);
+      expect(listed).toBeInstanceOf(McpError);
+      expect((listed as McpError).code).toBe(ErrorCode.InternalError);
+      expect((listed as McpError).message).toMatch(/internal error \(request id [0-9a-f-]{36}\)/);
+      expect((listed as McpError).message).not.toContain("hunter2");
+      const called = await client.callTool({ name: "current_time", arguments: {} }).catch((e: unknown) => e);
+      expect((called as McpError).code).toBe(ErrorCode.InternalError);
+    } finally {
+      sourceFailure = null;
+    }
+    expect(await app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.apiKeyId, key.id))).toEqual([]);
   });
 
   it("is stateless: GET and DELETE are 405 with a JSON-RPC error, and a page on another site is refused", async () => {
