@@ -7,7 +7,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { v7 as uuidv7 } from "uuid";
@@ -124,7 +123,7 @@ function mcpServer(
     offer ??= mcpOffer(deps.registry(), key.tenantId, key.allowedTools);
     return offer;
   };
-  // The SDK answers a thrown error with its message: ours (McpError) say what the caller did wrong, anything else
+  // The SDK answers a thrown error with its `code` and `message`: ours say what the caller did wrong, anything else
   // is logged and answered without its detail.
   const guarded =
     <A extends unknown[], R>(handler: (...args: A) => Promise<R>) =>
@@ -132,9 +131,9 @@ function mcpServer(
       try {
         return await handler(...args);
       } catch (error) {
-        if (error instanceof McpError) throw error;
+        if (error instanceof RpcError) throw error;
         log.error({ err: error, requestId: http.requestId }, "/mcp request failed");
-        throw new McpError(ErrorCode.InternalError, `internal error (request id ${http.requestId})`);
+        throw new RpcError(ErrorCode.InternalError, `internal error (request id ${http.requestId})`);
       }
     };
   server.setRequestHandler(
@@ -163,7 +162,7 @@ function mcpServer(
         // The caller hanging up, or cancelling the request (notifications/cancelled), stops the tool.
         AbortSignal.any([http.signal, extra.signal]),
       );
-      if (outcome.kind === "refused") throw new McpError(ErrorCode.InvalidParams, outcome.message);
+      if (outcome.kind === "refused") throw new RpcError(ErrorCode.InvalidParams, outcome.message);
       const structured = jsonObjectOf(outcome.content);
       return {
         content: [{ type: "text", text: outcome.content }],
@@ -175,6 +174,19 @@ function mcpServer(
   );
   server.setRequestHandler(CallToolRequestSchema, call);
   return server;
+}
+
+/**
+ * A JSON-RPC error to answer with. Not the SDK's McpError: its message starts "MCP error <code>: ", which the SDK
+ * sends as it is and the client's McpError prefixes again.
+ */
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** A result that is a JSON object, as MCP's structured content (arrays, text and cut results stay text only). */

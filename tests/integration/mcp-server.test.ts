@@ -286,15 +286,16 @@ describe.each(testDbKinds)("Tollgate as an MCP server (/mcp) on %s", (kind) => {
     const refused = await client.callTool({ name: "query_orders", arguments: {} }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(McpError);
     expect((refused as McpError).code).toBe(ErrorCode.InvalidParams);
-    expect((refused as McpError).message).toContain(
-      "query_orders is not available to this API key: it is not in this API key's allowed tools",
+    // Said once: "MCP error -32602: query_orders is not available…", as the client prints any server's error.
+    expect((refused as McpError).message).toBe(
+      "MCP error -32602: query_orders is not available to this API key: it is not in this API key's allowed tools.",
     );
     const adminOnly = await client
       .callTool({ name: "governance_query", arguments: {} })
       .catch((e: unknown) => e);
     expect((adminOnly as McpError).message).toContain("governance_query is not available to this API key");
     const unknown = await client.callTool({ name: "no_such_tool", arguments: {} }).catch((e: unknown) => e);
-    expect((unknown as McpError).message).toContain("Unknown tool: no_such_tool");
+    expect((unknown as McpError).message).toBe("MCP error -32602: Unknown tool: no_such_tool");
 
     const rows = await app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.apiKeyId, key.id));
     expect(rows.map((r) => [r.requestedModel, r.status, r.errorClass]).sort()).toEqual([
