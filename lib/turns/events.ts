@@ -1,7 +1,8 @@
 import { type CostStatus, type Stamp, type ToolCall, type Usage, ZERO_USAGE } from "@/lib/gateway/types";
 import type { AgentCard } from "./cards";
 
-export type TurnStatus = "success" | "failed" | "stopped" | "limit";
+/** `interrupted`: cut by the process stopping (the shutdown deadline), not by the caller. */
+export type TurnStatus = "success" | "failed" | "stopped" | "limit" | "interrupted";
 
 export type ToolTraceEntry = {
   callId: string;
