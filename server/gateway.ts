@@ -49,15 +49,15 @@ api = serveApi(app.v1.core, { maxBodyBytes });
 markStarted();
 log.info("tollgate lean gateway ready");
 
-// On stop: readiness goes false and new calls are refused (503, connection close); the calls in progress get
-// until the final quarter of TOLLGATE_SHUTDOWN_TIMEOUT_MS (at most 2 s before it) to finish, then are cut and
-// recorded as interrupted; every ledger row is written before the process ends.
+// On stop: readiness goes false and new calls are refused (503 with Retry-After and Connection: close; the port
+// stays open so probes and late callers get an answer, not a refused connection); the calls in progress get until
+// the final quarter of TOLLGATE_SHUTDOWN_TIMEOUT_MS (at most 2 s before it) to finish, then are cut and recorded as
+// interrupted; every ledger row is written before the process ends.
 const stop = async () => {
   if (isDraining()) return;
   startDraining();
   const timeoutMs = shutdownTimeoutMs();
   const deadline = Date.now() + timeoutMs;
-  server.close();
   server.closeIdleConnections();
   const cut = setTimeout(reachShutdownDeadline, timeoutMs - Math.min(2_000, timeoutMs / 4));
   const written = await drainBatchers(deadline);
