@@ -17,7 +17,7 @@ export const BACKGROUND_LEADER_LOCK_ID = 727_100_010;
  */
 export type WorkerMode = "inline" | "external";
 
-export function workerModeFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerMode {
+export function workerModeFromEnv(env: Record<string, string | undefined> = process.env): WorkerMode {
   const value = env.TOLLGATE_WORKER?.trim().toLowerCase();
   if (!value || value === "inline") return "inline";
   if (value === "external") return "external";

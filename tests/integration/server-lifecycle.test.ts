@@ -111,7 +111,7 @@ describe("the lean server and the worker, started and stopped as processes", () 
   }
 
   /** A package.json script (`node … server/x.ts`) on this node, so the signal reaches the process itself. */
-  function run(script: string, extra: NodeJS.ProcessEnv): ChildProcess {
+  function run(script: string, extra: Record<string, string>): ChildProcess {
     const child = spawn(process.execPath, scripts[script]!.split(/\s+/).slice(1), {
       env: { ...env, ...extra },
       stdio: ["ignore", "inherit", "inherit"],
