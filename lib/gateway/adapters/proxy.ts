@@ -31,11 +31,12 @@ type NoProxyRule =
   | { kind: "host"; host: string; port: string | null }
   | { kind: "cidr"; family: 4 | 6; bits: number; address: bigint };
 
+type Env = Record<string, string | undefined>;
 const DIRECT: ProxyRoute = { kind: "direct" };
 let settings: Settings | null = null;
 
 /** How a request to `url` goes out: directly, or through the environment's proxy. */
-export function proxyRoute(url: URL, env: NodeJS.ProcessEnv = process.env): ProxyRoute {
+export function proxyRoute(url: URL, env: Env = process.env): ProxyRoute {
   const current = settingsOf(env);
   if (!current.httpProxy && !current.httpsProxy) return DIRECT;
   const key = `${url.protocol}//${url.host}`;
@@ -48,11 +49,11 @@ export function proxyRoute(url: URL, env: NodeJS.ProcessEnv = process.env): Prox
   return route;
 }
 
-function envOf(env: NodeJS.ProcessEnv, name: string): string {
+function envOf(env: Env, name: string): string {
   return (env[name.toLowerCase()] ?? env[name.toUpperCase()] ?? "").trim();
 }
 
-function settingsOf(env: NodeJS.ProcessEnv): Settings {
+function settingsOf(env: Env): Settings {
   const raw = [envOf(env, "https_proxy"), envOf(env, "http_proxy"), envOf(env, "no_proxy")];
   const key = raw.join("\n");
   if (settings?.key === key) return settings;
