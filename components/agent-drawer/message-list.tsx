@@ -11,7 +11,15 @@ import { ToolCard } from "./tool-card";
 import { TurnErrorView } from "./turn-error";
 import type { ChatTurn, TurnPart } from "./types";
 
-function PartView({ part, streaming }: { part: TurnPart; streaming: boolean }) {
+function PartView({
+  part,
+  streaming,
+  turnId,
+}: {
+  part: TurnPart;
+  streaming: boolean;
+  turnId: string | null;
+}) {
   switch (part.type) {
     case "user":
       return <UserBubble text={part.text} inputs={part.inputs} />;
@@ -22,7 +30,7 @@ function PartView({ part, streaming }: { part: TurnPart; streaming: boolean }) {
     case "tool":
       return (
         <>
-          <ToolCard tool={part.tool} />
+          <ToolCard tool={part.tool} turnId={turnId} />
           <AgentCards cards={part.tool.cards} />
         </>
       );
@@ -92,7 +100,7 @@ function TurnView({ turn, actions }: { turn: ChatTurn; actions: TurnActions }) {
             )}
           </div>
         ) : (
-          <PartView key={part.key} part={part} streaming={streaming && part === last} />
+          <PartView key={part.key} part={part} streaming={streaming && part === last} turnId={turn.turnId} />
         ),
       )}
       {streaming && last?.type !== "text" && <Thinking />}
