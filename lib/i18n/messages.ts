@@ -3,6 +3,7 @@ import * as context from "./areas/context";
 import * as drawer from "./areas/drawer";
 import * as evals from "./areas/evals";
 import * as mcp from "./areas/mcp";
+import * as mcpKeys from "./areas/mcp-keys";
 import * as nav from "./areas/nav";
 import * as promptStats from "./areas/prompt-stats";
 import * as prompts from "./areas/prompts";
@@ -413,6 +414,7 @@ export const en = {
   ...evals.en,
   ...context.en,
   ...mcp.en,
+  ...mcpKeys.en,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -799,6 +801,7 @@ export const zh: Record<MessageKey, string> = {
   ...evals.zh,
   ...context.zh,
   ...mcp.zh,
+  ...mcpKeys.zh,
 };
 
 export const LOCALES = ["en", "zh"] as const;
