@@ -186,9 +186,9 @@ test.describe
       await expect(page.getByTestId("agent-answer-footer").last()).toBeVisible();
       expect(mcp.calls.some((c) => c.arguments.text === "approved words")).toBe(true);
 
-      // After a reload the decisions are still there.
+      // After a reload the decisions are still there (the drawer reopens by itself).
       await page.reload();
-      await drawer.open();
+      await expect(page.getByTestId("agent-drawer")).toBeVisible();
       const decisions = page.getByTestId("agent-confirm-decision");
       await expect(decisions).toHaveCount(2);
       await expect(decisions.first()).toHaveAttribute("data-decision", "deny");

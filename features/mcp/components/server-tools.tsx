@@ -34,7 +34,7 @@ export function ServerTools({ serverId, serverName }: { serverId: string; server
           key={tool.name}
           serverId={serverId}
           tool={tool}
-          onSaved={(saved) =>
+          onChange={(saved) =>
             setTools((before) =>
               (before ?? data?.tools ?? []).map((t) => (t.name === saved.name ? saved : t)),
             )
@@ -46,7 +46,7 @@ export function ServerTools({ serverId, serverName }: { serverId: string; server
 }
 
 /** One tool: what it is, its settings (each change saved at once), and its test call. */
-function ToolRow(props: { serverId: string; tool: Tool; onSaved: (tool: Tool) => void }) {
+function ToolRow(props: { serverId: string; tool: Tool; onChange: (tool: Tool) => void }) {
   const { t } = useI18n();
   const { tool } = props;
   const id = useId();
@@ -55,15 +55,19 @@ function ToolRow(props: { serverId: string; tool: Tool; onSaved: (tool: Tool) =>
   const [failure, setFailure] = useState<string | null>(null);
   const [testing, setTesting] = useState(false);
 
+  // The box changes at once; the server's answer replaces it (a refusal puts the setting back, with the reason).
   const save = async (patch: Patch) => {
+    const before = tool;
+    props.onChange({ ...tool, ...patch });
     setSaving(true);
     setSaved(false);
     setFailure(null);
     try {
       const { tool: updated } = await mcpApi.updateTool(props.serverId, tool.name, patch);
-      props.onSaved(updated);
+      props.onChange(updated);
       setSaved(true);
     } catch (error) {
+      props.onChange(before);
       setFailure(toApiError(error).message);
     } finally {
       setSaving(false);
