@@ -90,6 +90,14 @@ const settleTools = (parts: TurnPart[]) =>
       : p,
   );
 
+/** Whether the turn only waits for the user: a call asks for approval and nothing else runs meanwhile. */
+export function waitsForUser(turn: ChatTurn): boolean {
+  const running = turn.parts.flatMap((p) =>
+    p.type === "tool" && p.tool.status === "running" ? [p.tool] : [],
+  );
+  return running.length > 0 && running.every((tool) => tool.confirmation?.state === "pending");
+}
+
 const DECISIONS = new Set<unknown>(["approve", "deny", "timeout"]);
 
 /** The decision stored with a tool result (`data.confirmation`), for a turn loaded from history. */

@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { useI18n } from "@/components/i18n";
 import { AnswerFooter } from "./answer-footer";
 import { AgentCards } from "./cards/agent-card";
-import { lastReplaceable } from "./chat-model";
+import { lastReplaceable, waitsForUser } from "./chat-model";
 import { ActionButton, ActionRow, CopyButton, EditMessageForm } from "./message-actions";
 import { AssistantBubble, Notice, StoppedMarker, SystemNote, Thinking, UserBubble } from "./message-bubble";
 import { ToolCard } from "./tool-card";
@@ -103,7 +103,8 @@ function TurnView({ turn, actions }: { turn: ChatTurn; actions: TurnActions }) {
           <PartView key={part.key} part={part} streaming={streaming && part === last} turnId={turn.turnId} />
         ),
       )}
-      {streaming && last?.type !== "text" && <Thinking />}
+      {/* Not "working" while the turn only waits for the user's Approve / Deny: the card says so. */}
+      {streaming && last?.type !== "text" && !waitsForUser(turn) && <Thinking />}
       {isStopped(turn) && <StoppedMarker />}
       {turn.error && <TurnErrorView error={turn.error} onRetry={actions.onRetry} />}
       {!streaming && (answer || actions.replaceable) && (

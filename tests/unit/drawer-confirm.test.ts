@@ -1,5 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
-import { applyEvent, endTurn, newTurn, turnsFromHistory } from "@/components/agent-drawer/chat-model";
+import {
+  applyEvent,
+  endTurn,
+  newTurn,
+  turnsFromHistory,
+  waitsForUser,
+} from "@/components/agent-drawer/chat-model";
 import { secondsLeft } from "@/components/agent-drawer/confirm-model";
 import { parseFrame } from "@/components/agent-drawer/sse";
 import type { AgentEvent, ChatTurn, HistoryMessage, ToolCardState } from "@/components/agent-drawer/types";
@@ -40,6 +46,17 @@ describe("the drawer's Approve / Deny card", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("while the only running call waits for the user, the turn is not 'working'", () => {
+    expect(waitsForUser(asked())).toBe(true);
+    const another = applyEvent(asked(), {
+      type: "tool_call",
+      call: { id: "c2", name: "slow", args: {} },
+      round: 1,
+    });
+    expect(waitsForUser(another)).toBe(false);
+    expect(waitsForUser(newTurn("hi"))).toBe(false);
   });
 
   it("the decision settles the card; the result follows as usual", () => {
