@@ -210,6 +210,8 @@ async function mcpPage(p: Page) {
   await echo.getByTestId("mcp-test-args").fill('{"text": "Hello from the test call"}');
   await echo.getByTestId("mcp-test-run").click();
   await echo.getByTestId("mcp-test-result").waitFor();
+  // The server's status at the top, its first tools and the test call's result under it.
+  await server.evaluate((el) => el.scrollIntoView({ block: "start" }));
 }
 
 /** The drawer asking the user to approve a call of the helpdesk server's echo tool. */
