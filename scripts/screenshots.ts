@@ -199,19 +199,21 @@ async function helpdeskRegistered(p: Page) {
   });
 }
 
-/** The MCP page with the helpdesk server's tools open and a test call's result on screen. */
+/** The MCP page with the helpdesk server's tools open and a test call's result (nested arguments) on screen. */
 async function mcpPage(p: Page) {
   await helpdeskRegistered(p);
   await p.goto(`${base}/dev/admin/mcp`);
   const server = p.locator('[data-testid="mcp-server"][data-server-name="helpdesk"]');
   await server.getByTestId("mcp-server-tools-toggle").click();
-  const echo = server.locator('[data-testid="mcp-tool"][data-tool-name="echo"]');
-  await echo.getByTestId("mcp-tool-test-toggle").click();
-  await echo.getByTestId("mcp-test-args").fill('{"text": "Hello from the test call"}');
-  await echo.getByTestId("mcp-test-run").click();
-  await echo.getByTestId("mcp-test-result").waitFor();
-  // The server's status at the top, its first tools and the test call's result under it.
-  await server.evaluate((el) => el.scrollIntoView({ block: "start" }));
+  const ticket = server.locator('[data-testid="mcp-tool"][data-tool-name="create_ticket"]');
+  await ticket.getByTestId("mcp-tool-test-toggle").click();
+  await ticket
+    .getByTestId("mcp-test-args")
+    .fill(JSON.stringify({ title: "Parcel arrived damaged", customer: { name: "Acme Retail" } }, null, 2));
+  await ticket.getByTestId("mcp-test-run").click();
+  await ticket.getByTestId("mcp-test-result").waitFor();
+  // The server's status at the top (below the sticky top bar), its first tools and the test call's result.
+  await server.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 72));
 }
 
 /** The drawer asking the user to approve a call of the helpdesk server's echo tool. */
@@ -233,9 +235,6 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     { width: 360, height: 780 },
     async (p: Page) => {
       await mcpPage(p);
-      await p
-        .locator('[data-testid="mcp-server"][data-server-name="helpdesk"]')
-        .evaluate((el) => el.scrollIntoView({ block: "start" }));
     },
   ],
   ["drawer-confirm", "admin@acme.test", {}, drawerConfirm],

@@ -114,7 +114,7 @@ function ToolRow(props: { serverId: string; tool: Tool; onChange: (tool: Tool) =
           onChange={(enabled) => void save({ enabled })}
         />
         <fieldset className="flex flex-wrap items-center gap-3">
-          <legend className="float-left mr-1 text-xs text-slate-500 dark:text-slate-400">
+          <legend className="float-left w-full text-xs sm:mr-1 sm:w-auto text-slate-500 dark:text-slate-400">
             {t("mcp.tool.roles")}
           </legend>
           {ALL_ROLES.map((role) => {

@@ -57,7 +57,7 @@ export function TestCall({ serverId, tool }: { serverId: string; tool: Json<McpT
         data-testid="mcp-test-args"
         value={text}
         spellCheck={false}
-        rows={Math.min(14, Math.max(4, text.split("\n").length + 1))}
+        rows={Math.min(14, Math.max(3, text.split("\n").length + 1))}
         aria-invalid={problem !== null || undefined}
         aria-describedby={`${id}-hint${problem ? ` ${id}-problem` : ""}`}
         onChange={(e) => setText(e.target.value)}
