@@ -65,6 +65,8 @@ export type FakeMcpServer = {
   addTool(name?: string): void;
   /** Removes a tool from the catalog and tells every open session. */
   removeTool(name: string): void;
+  /** Forgets every session, as a restarted server would (their next request gets 404). */
+  dropSessions(): Promise<void>;
   /** Open sessions, by transport. */
   sessions(): { streamable: number; sse: number };
   /** Resolves once `check` holds (polled), or rejects after `timeoutMs`. */
@@ -447,6 +449,11 @@ export async function startFakeMcpServer(options: FakeMcpOptions = {}): Promise<
     toolNames: () => [...state.catalog.keys()],
     addTool: (name = EXTRA_TOOL) => state.addTool(name),
     removeTool: (name) => state.removeTool(name),
+    dropSessions: async () => {
+      const all = [...state.sessions.values()];
+      state.sessions.clear();
+      for (const session of all) await session.server.close().catch(() => {});
+    },
     sessions: () => {
       const all = [...state.sessions.values()];
       return {
