@@ -1,11 +1,5 @@
 import { createHash } from "node:crypto";
 
-/** A server's name: its tool set's name and its tools' prefix; lower case, digits, `-` and single `_`. */
-export const SERVER_NAME = /^[a-z0-9](?:[a-z0-9-]|_(?!_))*$/;
-export const SERVER_NAME_MAX = 30;
-export const SERVER_NAME_RULE =
-  "1-30 lower-case letters, digits, - or _ (no __), starting with a letter or digit, e.g. github or crm-prod";
-
 const TOOL_NAME_MAX = 64;
 const SEPARATOR = "__";
 
