@@ -874,7 +874,8 @@ export const mcpServer = pgTable(
 );
 export type McpServerRow = typeof mcpServer.$inferSelect;
 
-// An admin's setting for one tool of a server; a tool without a row is enabled for every role, unconfirmed.
+// An admin's setting for one tool of a server; a tool without a row is enabled for every role, unconfirmed. A tool
+// that appears after registration gets a row switched off (updated_by null: set by Tollgate, not an admin).
 export const mcpToolSetting = pgTable(
   "mcp_tool_setting",
   {
@@ -888,7 +889,7 @@ export const mcpToolSetting = pgTable(
     // null: every role.
     roles: membershipRole("roles").array(),
     requiresConfirmation: boolean("requires_confirmation").notNull().default(false),
-    updatedBy: uuid("updated_by").notNull(),
+    updatedBy: uuid("updated_by"),
     updatedAt: updatedAt(),
   },
   (t) => [

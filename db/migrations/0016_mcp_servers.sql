@@ -24,7 +24,7 @@ CREATE TABLE "mcp_tool_setting" (
 	"enabled" boolean DEFAULT true NOT NULL,
 	"roles" "membership_role"[],
 	"requires_confirmation" boolean DEFAULT false NOT NULL,
-	"updated_by" uuid NOT NULL,
+	"updated_by" uuid,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "mcp_tool_setting_tenant_id_server_id_tool_pk" PRIMARY KEY("tenant_id","server_id","tool")
 );

@@ -150,6 +150,8 @@ export type McpToolView = {
   /** null: every role. */
   roles: McpRole[] | null;
   requiresConfirmation: boolean;
+  /** The server listed it after registration, so Tollgate switched it off; no admin has set it since. */
+  addedLater: boolean;
 };
 
 /** GET /api/mcp/servers/{id}, and what POST /api/mcp/servers answers (201). */

@@ -99,8 +99,11 @@ export class McpClients {
     }));
   }
 
-  /** Lists the tools of a stored server and stores them with its status (or the failure); throws on failure. */
-  async refresh(server: McpServerConfig, signal?: AbortSignal): Promise<McpListing> {
+  /**
+   * Lists the tools of a stored server and stores them with its status (or the failure); tools it did not list
+   * before start switched off (`added`). Throws on failure.
+   */
+  async refresh(server: McpServerConfig, signal?: AbortSignal): Promise<McpListing & { added: string[] }> {
     let listing: McpListing;
     try {
       listing = await this.list(server, signal);
@@ -112,9 +115,14 @@ export class McpClients {
         );
       throw error;
     }
-    await recordListing(await this.options.db(), server.tenantId, server.id, listing);
+    const { added } = await recordListing(await this.options.db(), server.tenantId, server.id, listing);
+    if (added.length)
+      log.info(
+        { serverId: server.id, tools: added },
+        "an MCP server listed new tools; they start switched off",
+      );
     this.options.onToolsChanged?.(server.tenantId, server.id);
-    return listing;
+    return { ...listing, added };
   }
 
   /**

@@ -1,6 +1,6 @@
 import "server-only";
 import { and, asc, eq } from "drizzle-orm";
-import type { Executor } from "@/db";
+import type { Database, Executor } from "@/db";
 import {
   type McpServerRow,
   type McpToolInfo,
@@ -43,24 +43,44 @@ export function settingsOf(db: Executor, tenantId: string, serverId?: string): P
     );
 }
 
-/** Stores a successful listing: the tools, and a status that says the server answered. */
+/**
+ * Stores a successful listing: the tools, and a status that says the server answered. A tool the server did not
+ * list before is stored switched off (a server cannot slip a new tool into the tenant's turns; an admin enables
+ * it); the answer names those tools.
+ */
 export async function recordListing(
-  db: Executor,
+  db: Database,
   tenantId: string,
   id: string,
   listing: McpListing,
-): Promise<void> {
-  await db
-    .update(mcpServer)
-    .set({
-      tools: listing.tools,
-      toolsListedAt: listing.checkedAt,
-      connectedTransport: listing.transport,
-      lastCheckedAt: listing.checkedAt,
-      lastError: null,
-      lastLatencyMs: listing.latencyMs,
-    })
-    .where(and(eq(mcpServer.tenantId, tenantId), eq(mcpServer.id, id)));
+): Promise<{ added: string[] }> {
+  return db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ tools: mcpServer.tools })
+      .from(mcpServer)
+      .where(and(eq(mcpServer.tenantId, tenantId), eq(mcpServer.id, id)))
+      .for("update");
+    if (!current) return { added: [] };
+    const known = new Set((current.tools ?? []).map((t) => t.name));
+    const added = current.tools ? listing.tools.map((t) => t.name).filter((name) => !known.has(name)) : [];
+    await tx
+      .update(mcpServer)
+      .set({
+        tools: listing.tools,
+        toolsListedAt: listing.checkedAt,
+        connectedTransport: listing.transport,
+        lastCheckedAt: listing.checkedAt,
+        lastError: null,
+        lastLatencyMs: listing.latencyMs,
+      })
+      .where(and(eq(mcpServer.tenantId, tenantId), eq(mcpServer.id, id)));
+    if (added.length)
+      await tx
+        .insert(mcpToolSetting)
+        .values(added.map((tool) => ({ tenantId, serverId: id, tool, enabled: false, updatedBy: null })))
+        .onConflictDoNothing();
+    return { added };
+  });
 }
 
 /** Stores that a (new) session reached the server: the transport that worked and the handshake's time. */

@@ -418,6 +418,18 @@ describe.each(testDbKinds)("tenant MCP servers on %s", (kind) => {
       const detail = await read(await oneServer.GET(request("GET"), params({ id })));
       return detail.body.tools.some((t: { name: string }) => t.name === "weather_report");
     });
+    // A tool that appears later starts switched off: not offered until an admin enables it.
+    const detail = await read(await oneServer.GET(request("GET"), params({ id })));
+    expect(detail.body.tools.find((t: { name: string }) => t.name === "weather_report")).toMatchObject({
+      enabled: false,
+      addedLater: true,
+    });
+    await as("member@acme.test");
+    const before = await turn('weather report for "Lisbon"');
+    expect(JSON.stringify(before)).not.toContain("helpdesk__weather_report");
+    await as("admin@acme.test");
+    const enabled = await setTool(id, "weather_report", { enabled: true });
+    expect(enabled.body.tool).toMatchObject({ enabled: true, addedLater: false });
     await as("member@acme.test");
     const frames = await turn('weather report for "Lisbon"');
     expect(frames.find((f) => f.event === "tool_result")?.data).toMatchObject({

@@ -196,8 +196,9 @@ export async function refreshServer(
 ): Promise<McpServerDetail> {
   const { db, mcp } = deps;
   const row = await serverOrThrow(db, tenantId, id);
+  let added: string[];
   try {
-    await mcp.clients.refresh(row, signal);
+    ({ added } = await mcp.clients.refresh(row, signal));
   } catch (error) {
     throw unreachable(error);
   }
@@ -209,7 +210,7 @@ export async function refreshServer(
     objectType: "mcp_server",
     objectId: id,
     before: { name: row.name, tools: names(row) },
-    after: { name: row.name, tools: names(fresh) },
+    after: { name: row.name, tools: names(fresh), ...(added.length ? { addedSwitchedOff: added } : {}) },
   });
   return detailOf(fresh, await settingsOf(db, tenantId, id));
 }
@@ -391,6 +392,7 @@ function detailOf(row: McpServerRow, settings: McpToolSettingRow[]): McpServerDe
       inputSchema: t.inputSchema,
       ...(t.annotations ? { annotations: t.annotations } : {}),
       ...policyOf(byTool.get(t.name)),
+      addedLater: byTool.get(t.name)?.updatedBy === null,
     })),
   };
 }
