@@ -1,6 +1,7 @@
 // Takes the README's screenshots from a running app. For every shot (the drawer's error state needs the fake
 // upstream): `node --conditions=react-server --import tsx scripts/e2e-server.ts` in one shell, then
 // `BASE_URL=http://127.0.0.1:3100 node --import tsx scripts/screenshots.ts` (SHOTS=name,name for some of them).
+import { deflateSync } from "node:zlib";
 import { chromium, type Page } from "@playwright/test";
 import { CHROMIUM_ARGS } from "../playwright.config";
 
@@ -45,6 +46,14 @@ async function ask(p: Page, text: string) {
   await p.getByTestId("agent-input").fill(text);
   await p.getByTestId("agent-input").press("Enter");
   await p.getByTestId("agent-answer-footer").last().waitFor({ timeout: 20_000 });
+}
+
+/** Asks and waits for this answer's own footer (`ask` is done as soon as any earlier answer has one). */
+async function askAndWait(p: Page, text: string) {
+  const before = await p.getByTestId("agent-answer-footer").count();
+  await p.getByTestId("agent-input").fill(text);
+  await p.getByTestId("agent-input").press("Enter");
+  await p.getByTestId("agent-answer-footer").nth(before).waitFor({ timeout: 20_000 });
 }
 
 /** One /v1 call that an unpriced model (the e2e server's `house-model`) answers, with a key made for it (and an end user). */
@@ -92,7 +101,104 @@ async function openReplay(p: Page) {
   await p.getByTestId("replay-waterfall").waitFor();
 }
 
+/** A small PNG (a soft gradient) to attach, made here so the screenshots need no image file. */
+function gradientPng(size = 96): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc(body), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(size, 0);
+  header.writeUInt32BE(size, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const rows = Buffer.alloc(size * (1 + size * 3));
+  for (let y = 0; y < size; y++) {
+    const row = y * (1 + size * 3);
+    for (let x = 0; x < size; x++) rows.set([79 + x, 70 + y, 229 - (x + y) / 2], row + 1 + x * 3);
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(rows)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+/**
+ * The drawer with what goes with a message: the orders table card and an order card, the order offered as a
+ * context chip ("Use as context"), a Markdown file and an image attached, and a draft waiting to be sent.
+ */
+async function drawerWithContext(p: Page) {
+  await openDrawer(p);
+  await askAndWait(p, "show my open orders");
+  await askAndWait(p, 'look up order number "A-1001"');
+  await p.getByTestId("agent-card-use-context").last().click();
+  await p.getByTestId("agent-file-input").setInputFiles([
+    {
+      name: "delivery-notes.md",
+      mimeType: "text/markdown",
+      buffer: Buffer.from("# Delivery notes\n\nLeave parcels for A-1001 at the back door.\n"),
+    },
+    { name: "damaged-box.png", mimeType: "image/png", buffer: gradientPng() },
+  ]);
+  await p
+    .locator('[data-testid="agent-file"][data-status="uploading"]')
+    .first()
+    .waitFor({ state: "detached" });
+  await p.getByTestId("agent-input").fill("Is this order late? My notes and a photo are attached.");
+  // The orders table at the top of the view, the order card under it.
+  await p
+    .locator('[data-testid="agent-card"][data-kind="table"]')
+    .evaluate((el) => el.scrollIntoView({ block: "start" }));
+}
+
 const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>][] = [
+  ["drawer-context", "member@acme.test", {}, drawerWithContext],
+  ["drawer-context-mobile", "member@acme.test", { width: 360, height: 780 }, drawerWithContext],
+  [
+    "drawer-ask-ledger",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await p.goto(`${base}/dev/agent/turns`);
+      await p.getByTestId("data-row").first().locator("td").first().click();
+      await p.getByTestId("detail-drawer").getByTestId("ask-assistant").click();
+      await p.getByTestId("agent-input").fill("Why was this turn so expensive?");
+    },
+  ],
+  [
+    "drawer-governance",
+    "admin@acme.test",
+    {},
+    async (p: Page) => {
+      await openDrawer(p);
+      await askAndWait(p, "which model cost us most this week, and who used it?");
+    },
+  ],
+  [
+    "drawer-governance-mobile",
+    "admin@acme.test",
+    { width: 360, height: 780 },
+    async (p: Page) => {
+      await openDrawer(p);
+      await askAndWait(p, "which model cost us most this week, and who used it?");
+      await p.locator('[data-testid="agent-card"][data-kind="table"]').first().scrollIntoViewIfNeeded();
+    },
+  ],
   ["drawer-empty", "member@acme.test", {}, async (p: Page) => openDrawer(p)],
   [
     "drawer-tool",

@@ -1,4 +1,7 @@
+import type { MessageInputs } from "@/features/drawer/contracts";
 import type { TurnSummary } from "@/lib/turns/events";
+import { cardsOf } from "./cards/format";
+import { hasInputs, inputsOf } from "./context-chips";
 import type {
   AgentEvent,
   ChatTurn,
@@ -15,12 +18,14 @@ let counter = 0;
 export const localKey = (prefix: string) =>
   `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
 
-export function newTurn(message: string): ChatTurn {
+export function newTurn(message: string, inputs?: MessageInputs): ChatTurn {
+  const sent = hasInputs(inputs) ? { inputs } : {};
   return {
     key: localKey("turn"),
     turnId: null,
     message,
-    parts: [{ type: "user", key: localKey("user"), text: message }],
+    ...sent,
+    parts: [{ type: "user", key: localKey("user"), text: message, ...sent }],
     phase: "streaming",
   };
 }
@@ -100,7 +105,12 @@ export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
     case "tool_result": {
       const status = event.ok ? "ok" : toolStatusOf(event.result) === "cancelled" ? "cancelled" : "error";
       const known = turn.parts.some((p) => p.type === "tool" && p.tool.callId === event.callId);
-      const done = { result: event.result, durationMs: event.durationMs, status } as const;
+      const done = {
+        result: event.result,
+        durationMs: event.durationMs,
+        status,
+        ...(event.cards?.length ? { cards: event.cards } : {}),
+      } as const;
       return known
         ? { ...turn, parts: updateTool(turn.parts, event.callId, (tool) => ({ ...tool, ...done })) }
         : {
@@ -196,8 +206,11 @@ export function turnsFromHistory(messages: HistoryMessage[]): ChatTurn[] {
     if (m.role === "user" && m.kind === "notification")
       current.parts.push({ type: "note", key, text: m.content });
     else if (m.role === "user") {
-      current.parts.push({ type: "user", key, text: m.content });
+      const inputs = inputsOf(m.data);
+      const sent = hasInputs(inputs) ? { inputs } : {};
+      current.parts.push({ type: "user", key, text: m.content, ...sent });
       current.message = m.content;
+      if (hasInputs(inputs)) current.inputs = inputs;
     } else if (m.role === "assistant" && m.kind === "display") {
       current.parts.push({ type: "display", key, content: m.content });
     } else if (m.role === "assistant") {
@@ -210,7 +223,12 @@ export function turnsFromHistory(messages: HistoryMessage[]): ChatTurn[] {
         });
       }
     } else if (m.role === "tool" && m.toolCallId) {
-      const result = { result: m.content, status: toolStatusOf(m.content) };
+      const cards = cardsOf(m.data);
+      const result = {
+        result: m.content,
+        status: toolStatusOf(m.content),
+        ...(cards.length ? { cards } : {}),
+      };
       current.parts = updateTool(current.parts, m.toolCallId, (tool) => ({ ...tool, ...result }));
     }
   }

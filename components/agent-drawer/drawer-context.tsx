@@ -11,6 +11,8 @@ import {
   useRef,
   useState,
 } from "react";
+import type { ContextChip } from "@/features/drawer/contracts";
+import { addChip, removeChip } from "./context-chips";
 import { readStored, STORAGE_KEYS, writeStored } from "./storage";
 
 /** "user": opened or closed just now by the person, so focus follows; "restore": reopened after a reload. */
@@ -23,6 +25,18 @@ type DrawerControl = {
   toggle: () => void;
   /** The top-bar button, where focus returns when the drawer closes. */
   toggleRef: RefObject<HTMLButtonElement | null>;
+  /**
+   * "Ask the assistant" about an object a page shows: opens the drawer with a removable chip for it above the
+   * composer, sent as a context item with the next message. Undefined where the drawer has no tenant to ask in.
+   */
+  askAssistant?: (item: ContextChip) => void;
+  /** The chips waiting for the next message, and whether the last one asked for was past the limit. */
+  chips: ContextChip[];
+  chipsFull: boolean;
+  removeChip: (key: string) => void;
+  clearChips: () => void;
+  /** Counts the asks, so the drawer moves focus to the composer even when it was open already. */
+  asks: number;
 };
 
 const DrawerContext = createContext<DrawerControl | null>(null);
@@ -36,9 +50,28 @@ export function useAgentDrawer(): DrawerControl {
 const isShortcut = (e: KeyboardEvent) =>
   (e.ctrlKey || e.metaKey) && !e.altKey && (e.key === "/" || e.code === "Slash");
 
-/** Open state shared by the top-bar button and the drawer, remembered across reloads. */
-export function AgentDrawerProvider({ children }: { children: ReactNode }) {
+/**
+ * Open state shared by the top-bar button and the drawer, remembered across reloads; and the context chips that
+ * pages add with "Ask the assistant" (`canAsk`: the user has a tenant, so the drawer can send them).
+ */
+export function AgentDrawerProvider({
+  children,
+  canAsk = false,
+  scope = "",
+}: {
+  children: ReactNode;
+  canAsk?: boolean;
+  /** The user and tenant the chips belong to: another tenant's object must not ride along after a switch. */
+  scope?: string;
+}) {
   const [state, setState] = useState<{ open: boolean; reason: Reason }>({ open: false, reason: "restore" });
+  const [context, setContext] = useState<{
+    chips: ContextChip[];
+    full: boolean;
+    asks: number;
+    scope: string;
+  }>({ chips: [], full: false, asks: 0, scope });
+  if (context.scope !== scope) setContext({ chips: [], full: false, asks: context.asks, scope });
   const toggleRef = useRef<HTMLButtonElement>(null);
 
   // The server cannot see localStorage, so the drawer renders closed and reopens once hydrated.
@@ -73,9 +106,34 @@ export function AgentDrawerProvider({ children }: { children: ReactNode }) {
     return () => window.removeEventListener("keydown", onKeyDown);
   }, [toggle, setOpen]);
 
+  const askAssistant = useCallback(
+    (item: ContextChip) => {
+      setContext((c) => ({ ...c, ...addChip(c.chips, item), asks: c.asks + 1 }));
+      setOpen(true);
+    },
+    [setOpen],
+  );
+  const dropChip = useCallback(
+    (key: string) => setContext((c) => ({ ...c, chips: removeChip(c.chips, key), full: false })),
+    [],
+  );
+  const clearChips = useCallback(() => setContext((c) => ({ ...c, chips: [], full: false })), []);
+
   const value = useMemo(
-    () => ({ open: state.open, reason: state.reason, setOpen, toggle, toggleRef }),
-    [state, setOpen, toggle],
+    () => ({
+      open: state.open,
+      reason: state.reason,
+      setOpen,
+      toggle,
+      toggleRef,
+      askAssistant: canAsk ? askAssistant : undefined,
+      chips: context.chips,
+      chipsFull: context.full,
+      removeChip: dropChip,
+      clearChips,
+      asks: context.asks,
+    }),
+    [state, setOpen, toggle, canAsk, askAssistant, context, dropChip, clearChips],
   );
   return <DrawerContext.Provider value={value}>{children}</DrawerContext.Provider>;
 }

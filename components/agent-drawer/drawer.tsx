@@ -2,6 +2,7 @@
 
 import { type RefObject, useCallback, useEffect, useRef, useState } from "react";
 import { useI18n } from "@/components/i18n";
+import type { MessageInputs } from "@/features/drawer/contracts";
 import { Composer } from "./composer";
 import { ConversationList, conversationTitle } from "./conversation-list";
 import { useAgentDrawer } from "./drawer-context";
@@ -12,6 +13,7 @@ import { ModelBar } from "./model-bar";
 import { TurnErrorView } from "./turn-error";
 import type { ChatTurn, ReplaceMode } from "./types";
 import { useAgentChat } from "./use-agent-chat";
+import { useAttachments } from "./use-attachments";
 import { useConversations } from "./use-conversations";
 import { useModels } from "./use-models";
 
@@ -51,24 +53,66 @@ function DrawerBody({ scope, inputRef }: { scope: string; inputRef: RefObject<HT
   const conversations = useConversations();
   const { refresh } = conversations;
   const chat = useAgentChat({ scope, onSettled: refresh });
+  const attachments = useAttachments();
   const [listOpen, setListOpen] = useState(false);
+  const [dragging, setDragging] = useState(false);
 
   useEffect(() => {
     void refresh();
   }, [refresh]);
 
   const focusInput = useCallback(() => inputRef.current?.focus(), [inputRef]);
-  const send = (text: string, options: { retryOf?: ChatTurn; mode?: ReplaceMode } = {}) => {
-    void chat.send(text, models.selected, { retryOf: options.retryOf?.key, mode: options.mode });
+  const send = (
+    text: string,
+    options: { retryOf?: ChatTurn; mode?: ReplaceMode; inputs?: MessageInputs } = {},
+  ) => {
+    void chat.send(text, models.selected, {
+      retryOf: options.retryOf?.key,
+      mode: options.mode,
+      inputs: options.inputs,
+    });
     focusInput();
   };
+  const hasFiles = (e: React.DragEvent) => e.dataTransfer.types.includes("Files");
 
   const current = conversations.list?.find((c) => c.id === chat.conversationId);
   const title = chat.conversationId ? conversationTitle(current, t) : t("agent.conversations.untitled");
   const streamed = chat.turns.find((turn) => turn.key === chat.streamedKey);
 
   return (
-    <>
+    // Files dropped anywhere on the drawer attach to the next message.
+    // biome-ignore lint/a11y/noStaticElementInteractions: dropping is the pointer's shortcut; the paperclip button is the keyboard's way
+    <div
+      data-testid="agent-drop-zone"
+      data-dragging={dragging || undefined}
+      className="relative flex min-h-0 flex-1 flex-col"
+      onDragEnter={(e) => {
+        if (hasFiles(e)) setDragging(true);
+      }}
+      onDragOver={(e) => {
+        if (!hasFiles(e)) return;
+        e.preventDefault();
+        e.dataTransfer.dropEffect = "copy";
+      }}
+      onDragLeave={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+      }}
+      onDrop={(e) => {
+        if (!hasFiles(e)) return;
+        e.preventDefault();
+        setDragging(false);
+        attachments.add([...e.dataTransfer.files]);
+        focusInput();
+      }}
+    >
+      {dragging && (
+        <div
+          aria-hidden="true"
+          className="pointer-events-none absolute inset-2 z-20 flex items-center justify-center rounded-lg border-2 border-dashed border-indigo-400 bg-indigo-50/90 text-sm font-medium text-indigo-800 dark:bg-indigo-950/90 dark:text-indigo-100"
+        >
+          {t("context.dropFiles")}
+        </div>
+      )}
       <div className="flex items-center gap-2 px-3 pt-3 pb-2">
         <h2 className="text-sm font-semibold text-slate-900 dark:text-slate-100">{t("agent.title")}</h2>
         <div className="ml-auto flex items-center gap-1">
@@ -158,7 +202,11 @@ function DrawerBody({ scope, inputRef }: { scope: string; inputRef: RefObject<HT
             onRetry={(turn) =>
               turn.message &&
               // A refused edit or regenerate never started: retrying does the same again.
-              send(turn.message, { retryOf: turn, mode: turn.turnId ? undefined : turn.mode })
+              send(turn.message, {
+                retryOf: turn,
+                mode: turn.turnId ? undefined : turn.mode,
+                inputs: turn.inputs,
+              })
             }
             onEdit={(text) => send(text, { mode: "edit" })}
             onRegenerate={(turn) => turn.message && send(turn.message, { mode: "regenerate" })}
@@ -174,10 +222,11 @@ function DrawerBody({ scope, inputRef }: { scope: string; inputRef: RefObject<HT
         inputRef={inputRef}
         running={chat.running}
         disabled={chat.loading}
-        onSend={(text) => send(text)}
+        attachments={attachments}
+        onSend={(text, inputs) => send(text, { inputs })}
         onStop={() => void chat.stop()}
       />
-    </>
+    </div>
   );
 }
 
@@ -202,7 +251,7 @@ function useTopBarHeight(active: boolean): number {
 /** The assistant panel on the right (full width on small screens), on every signed-in page. */
 export function AgentDrawer({ scope, hasTenant }: { scope: string; hasTenant: boolean }) {
   const { t } = useI18n();
-  const { open, reason, setOpen, toggleRef } = useAgentDrawer();
+  const { open, reason, setOpen, toggleRef, asks } = useAgentDrawer();
   const panelRef = useRef<HTMLElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   // Nothing is fetched until the drawer is first opened; after that it stays mounted so a turn keeps
@@ -211,6 +260,7 @@ export function AgentDrawer({ scope, hasTenant }: { scope: string; hasTenant: bo
   if (open && !started) setStarted(true);
   const top = useTopBarHeight(open);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each "Ask the assistant" brings focus to the composer
   useEffect(() => {
     if (reason !== "user") return;
     if (open) inputRef.current?.focus();
@@ -219,7 +269,7 @@ export function AgentDrawer({ scope, hasTenant }: { scope: string; hasTenant: bo
       if (!active || active === document.body || panelRef.current?.contains(active))
         toggleRef.current?.focus();
     }
-  }, [open, reason, toggleRef]);
+  }, [open, reason, toggleRef, asks]);
 
   return (
     <aside

@@ -1,20 +1,24 @@
 "use client";
 
 import { useI18n } from "@/components/i18n";
+import type { MessageInputs } from "@/features/drawer/contracts";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { MarkdownText } from "./markdown";
+import { SentInputs } from "./message-inputs";
 import type { NoticeCode } from "./types";
 
-export function UserBubble({ text }: { text: string }) {
+/** The user's words, with the context chips and files sent with them under the text. */
+export function UserBubble({ text, inputs }: { text: string; inputs?: MessageInputs }) {
   const { t } = useI18n();
   return (
     <div className="flex justify-end">
       <article
         data-testid="agent-message-user"
         aria-label={t("agent.you")}
-        className="max-w-[85%] rounded-2xl rounded-br-sm bg-indigo-600 px-3 py-2 text-sm whitespace-pre-wrap break-words text-white dark:bg-indigo-500"
+        className="max-w-[85%] min-w-0 rounded-2xl rounded-br-sm bg-indigo-600 px-3 py-2 text-sm text-white dark:bg-indigo-500"
       >
-        {text}
+        <p className="whitespace-pre-wrap break-words">{text}</p>
+        {inputs && <SentInputs inputs={inputs} />}
       </article>
     </div>
   );

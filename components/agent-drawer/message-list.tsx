@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { useI18n } from "@/components/i18n";
 import { AnswerFooter } from "./answer-footer";
+import { AgentCards } from "./cards/agent-card";
 import { lastReplaceable } from "./chat-model";
 import { ActionButton, ActionRow, CopyButton, EditMessageForm } from "./message-actions";
 import { AssistantBubble, Notice, StoppedMarker, SystemNote, Thinking, UserBubble } from "./message-bubble";
@@ -13,13 +14,18 @@ import type { ChatTurn, TurnPart } from "./types";
 function PartView({ part, streaming }: { part: TurnPart; streaming: boolean }) {
   switch (part.type) {
     case "user":
-      return <UserBubble text={part.text} />;
+      return <UserBubble text={part.text} inputs={part.inputs} />;
     case "text":
       return <AssistantBubble text={part.text} streaming={streaming} />;
     case "display":
       return <AssistantBubble text={part.content} display />;
     case "tool":
-      return <ToolCard tool={part.tool} />;
+      return (
+        <>
+          <ToolCard tool={part.tool} />
+          <AgentCards cards={part.tool.cards} />
+        </>
+      );
     case "notice":
       return <Notice code={part.code} message={part.message} />;
     case "note":
@@ -67,7 +73,7 @@ function TurnView({ turn, actions }: { turn: ChatTurn; actions: TurnActions }) {
               />
             ) : (
               <>
-                <UserBubble text={part.text} />
+                <UserBubble text={part.text} inputs={part.inputs} />
                 {!streaming && (
                   <ActionRow align="end">
                     <CopyButton text={part.text} label={t("drawer.copyMessage")} />

@@ -1,4 +1,6 @@
+import type { MessageInputs } from "@/features/drawer/contracts";
 import type { ModelInfo } from "@/lib/gateway/types";
+import type { AgentCard } from "@/lib/turns/cards";
 import type { AgentEvent, TurnStatus } from "@/lib/turns/events";
 
 // The JSON the drawer's API routes answer with, as the browser receives it (dates are strings).
@@ -51,11 +53,13 @@ export type ToolCardState = {
   status: "running" | "ok" | "error" | "cancelled";
   result?: string;
   durationMs?: number;
+  /** Cards the tool returned beside its result (live from `tool_result`, after a reload from `data.cards`). */
+  cards?: AgentCard[];
 };
 
 /** One piece of a turn, in the order it happened. */
 export type TurnPart =
-  | { type: "user"; key: string; text: string }
+  | { type: "user"; key: string; text: string; inputs?: MessageInputs }
   | { type: "text"; key: string; text: string }
   | { type: "display"; key: string; content: string }
   | { type: "tool"; key: string; tool: ToolCardState }
@@ -92,6 +96,8 @@ export type ChatTurn = {
   turnId: string | null;
   /** The user's words, kept so Retry can send them again. */
   message: string | null;
+  /** The context chips and files sent with them, sent again by Retry and an edit. */
+  inputs?: MessageInputs;
   /** This turn edits or regenerates the one before it (Retry of a refused start does the same again). */
   mode?: ReplaceMode;
   parts: TurnPart[];

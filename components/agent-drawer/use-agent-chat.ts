@@ -1,9 +1,11 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
+import type { MessageInputs } from "@/features/drawer/contracts";
 import { ApiError, errorFromResponse } from "@/lib/client/api";
 import { agentApi } from "./api";
 import { applyEvent, endTurn, lastReplaceable, newTurn, turnsFromHistory, withLedger } from "./chat-model";
+import { chipRefs } from "./context-chips";
 import { readEventBatches } from "./sse";
 import { readStored, STORAGE_KEYS, writeStored } from "./storage";
 import type { ChatTurn, ReplaceMode, TurnError } from "./types";
@@ -138,12 +140,13 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
    * Sends a turn. `retryOf` is the failed turn being retried; `mode` makes the turn replace the conversation's
    * last one (edit: `message` instead of its message; regenerate: its message again). The replaced turn leaves
    * the view at once; if the server refuses before the turn starts, nothing was replaced and it comes back.
+   * `inputs`: the context chips and files sent with the message.
    */
   const send = useCallback(
     async (
       message: string,
       model: string | null,
-      options: { retryOf?: string; mode?: ReplaceMode } = {},
+      options: { retryOf?: string; mode?: ReplaceMode; inputs?: MessageInputs } = {},
     ): Promise<void> => {
       const { retryOf, mode } = options;
       const text = message.trim();
@@ -151,7 +154,13 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
       if (!text || runRef.current || loadRef.current) return;
       const replaced = mode ? lastReplaceable(turnsRef.current.filter((t) => t.key !== retryOf)) : undefined;
       if (mode && (!replaced || !conversationRef.current)) return;
-      const turn = { ...newTurn(text), ...(mode ? { mode } : {}) };
+      // An edit keeps what the message had (its chips and files) unless told otherwise; a regenerate sends none
+      // and the server carries them over from the stored message.
+      const inputs =
+        mode === "regenerate"
+          ? undefined
+          : (options.inputs ?? (mode === "edit" ? replaced?.inputs : undefined));
+      const turn = { ...newTurn(text, inputs ?? replaced?.inputs), ...(mode ? { mode } : {}) };
       const run: Run = {
         key: turn.key,
         controller: new AbortController(),
@@ -177,6 +186,8 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
           body: JSON.stringify({
             ...(mode === "regenerate" ? { regenerate: true } : { message: text }),
             ...(mode === "edit" ? { replace: "last" } : {}),
+            ...(inputs?.context?.length ? { context: chipRefs(inputs.context) } : {}),
+            ...(inputs?.attachments?.length ? { attachments: inputs.attachments.map((f) => f.id) } : {}),
             ...(conversationRef.current ? { conversationId: conversationRef.current } : {}),
             ...(model ? { model } : {}),
           }),

@@ -1,9 +1,10 @@
 "use client";
 
 import { type KeyboardEvent, useEffect, useId, useRef } from "react";
+import { AskAssistantButton, shortId } from "@/components/agent-drawer/ask-assistant";
 import { useI18n } from "@/components/i18n";
 import { JsonView } from "@/components/ui/json-view";
-import type { DetailDef, Localized, Row, RowLinkDef } from "@/lib/schema-pages/types";
+import type { AssistantDef, DetailDef, Localized, Row, RowLinkDef } from "@/lib/schema-pages/types";
 import { type Detail, detailUrl } from "./api";
 import { Badge, CellValue } from "./cells";
 import { ErrorNote } from "./error-note";
@@ -38,7 +39,9 @@ function useDialogFocus(onClose: () => void) {
     return () => {
       document.removeEventListener("keydown", onKey);
       document.body.style.overflow = overflow;
-      if (previous?.isConnected) previous.focus();
+      // Back where it was, unless something else took focus on purpose (Ask the assistant focuses the drawer).
+      const lost = !document.activeElement || document.activeElement === document.body;
+      if (previous?.isConnected && lost) previous.focus();
     };
   }, []);
 
@@ -131,6 +134,21 @@ function DetailBody({ def, detail }: { def: DetailDef; detail: Detail }) {
   );
 }
 
+/** "Ask the assistant" about this row: the detail closes, and the drawer opens with the row as a chip. */
+function AskRow({ assistant, row, onAsk }: { assistant: AssistantDef; row: Row; onAsk: () => void }) {
+  const { t } = useI18n();
+  const id = row[assistant.idField];
+  if (id === null || id === undefined || id === "") return null;
+  const label = t(`context.label.${assistant.type}`, { id: shortId(String(id)), name: "", version: "" });
+  return (
+    <AskAssistantButton
+      item={{ type: assistant.type, id: String(id), label }}
+      before={onAsk}
+      className="inline-flex items-center gap-1 rounded-md border border-indigo-300 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-indigo-700 hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-indigo-800 dark:text-indigo-300 dark:hover:bg-indigo-950/50"
+    />
+  );
+}
+
 /** The row's detail on the right (full width on small screens); mounted per id, so nothing stale shows. */
 export function DetailDrawer(props: {
   schemaKey: string;
@@ -138,6 +156,7 @@ export function DetailDrawer(props: {
   id: string;
   onClose: () => void;
   links?: RowLinkDef[];
+  assistant?: AssistantDef;
 }) {
   const { t } = useI18n();
   const headingId = useId();
@@ -156,12 +175,16 @@ export function DetailDrawer(props: {
         onKeyDown={trapTab}
         className="relative flex h-full w-full flex-col border-l border-slate-200 bg-white text-slate-900 shadow-2xl sm:w-[36rem] dark:border-slate-800 dark:bg-slate-950 dark:text-slate-100"
       >
-        <div className="flex items-center gap-2 border-b border-slate-200 px-4 py-3 dark:border-slate-800">
+        {/* On a narrow screen the links and "Ask the assistant" wrap under the title. */}
+        <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-4 py-3 dark:border-slate-800">
           <h2 id={headingId} className="flex min-w-0 flex-1 items-baseline gap-2">
             <span className="font-semibold">{t("schema.details")}</span>
             <span className="truncate font-mono text-xs text-slate-500">{props.id}</span>
           </h2>
           {props.links && data && <RowLinks links={props.links} row={data.row} />}
+          {props.assistant && data && (
+            <AskRow assistant={props.assistant} row={data.row} onAsk={props.onClose} />
+          )}
           <button
             ref={closeRef}
             type="button"

@@ -154,6 +154,7 @@ function SchemaPageBody({
           schemaKey={schema.key}
           def={schema.detail}
           links={schema.rowLinks}
+          assistant={schema.assistant}
           id={query.detail}
           onClose={query.closeDetail}
         />

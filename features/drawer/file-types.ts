@@ -107,6 +107,14 @@ const LABEL: Record<FileType, string> = {
 
 export const ACCEPTED_DESCRIPTION = "PNG, JPEG, WebP or GIF images; text, Markdown, CSV, JSON or PDF files";
 
+/** Why a file of a type the assistant does not take is refused: the server's words, and the composer's pre-check. */
+export const unsupportedFileMessage = (name: string) =>
+  `${name} is not a file type the assistant takes; attach ${ACCEPTED_DESCRIPTION}`;
+
+/** Why a file over its type's limit is refused: the server's words, and the composer's pre-check. */
+export const tooBigMessage = (name: string, size: number, type: FileType) =>
+  `${name} is ${formatBytes(size)}; ${isImageType(type) ? "images" : "text and PDF files"} may be at most ${formatBytes(maxBytesFor(type))}`;
+
 /**
  * What a file is, by its content: an image or a PDF by its magic bytes (whatever its name says), else one of the
  * text types it claims (its bytes are checked as text on the server). A file that claims to be an image or a PDF
@@ -127,6 +135,6 @@ export function recogniseFile(name: string, declared: string, bytes: Uint8Array)
   return {
     ok: false,
     reason: "unsupported",
-    message: `${name} is not a file type the assistant takes; attach ${ACCEPTED_DESCRIPTION}`,
+    message: unsupportedFileMessage(name),
   };
 }

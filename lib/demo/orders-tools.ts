@@ -4,7 +4,9 @@ import { z } from "zod";
 import { type Database, getDb } from "@/db";
 import { type DemoOrder, demoOrder } from "@/db/schema";
 import { likeContains } from "@/db/sql-text";
+import { withCards } from "@/lib/agent/cards";
 import { defineTool, StaticToolSet } from "@/lib/agent/tool";
+import { orderCard, ordersTableCard } from "./order-cards";
 
 const STATUSES = ["open", "shipped", "delivered", "cancelled"] as const;
 
@@ -53,7 +55,9 @@ export function ordersToolSet(database: () => Promise<Database> = getDb): Static
         .where(and(...conditions))
         .orderBy(asc(demoOrder.number))
         .limit(limit ?? 20);
-      return { count: rows.length, orders: rows.map(view) };
+      const orders = rows.map(view);
+      // The model reads the plain list; the drawer shows it as a table.
+      return withCards({ count: rows.length, orders }, ordersTableCard(orders, { status, customer }));
     },
   });
   const getOrder = defineTool({
@@ -66,7 +70,8 @@ export function ordersToolSet(database: () => Promise<Database> = getDb): Static
       const row = await findDemoOrder(await database(), ctx.tenantId, orderId);
       // Another tenant's order is "not found", like one that does not exist.
       if (!row) throw new Error(`order ${orderId} not found`);
-      return view(row);
+      const order = view(row);
+      return withCards(order, orderCard(order));
     },
   });
   return new StaticToolSet(

@@ -1,4 +1,5 @@
 import * as charts from "./areas/charts";
+import * as context from "./areas/context";
 import * as drawer from "./areas/drawer";
 import * as evals from "./areas/evals";
 import * as nav from "./areas/nav";
@@ -409,6 +410,7 @@ export const en = {
   ...promptStats.en,
   ...prompts.en,
   ...evals.en,
+  ...context.en,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -793,6 +795,7 @@ export const zh: Record<MessageKey, string> = {
   ...promptStats.zh,
   ...prompts.zh,
   ...evals.zh,
+  ...context.zh,
 };
 
 export const LOCALES = ["en", "zh"] as const;

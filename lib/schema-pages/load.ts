@@ -34,6 +34,7 @@ export function parsePageSchema(raw: unknown, file: string, providers: readonly 
     );
   }
   checkColumnsAndBadges(page, file);
+  checkAssistant(page, file);
   const expected = `${page.key}.schema.json`;
   if (path.basename(file) !== expected)
     throw new PageSchemaError(`${file}: key is "${page.key}", so the file must be named ${expected}`);
@@ -66,6 +67,21 @@ function checkColumnsAndBadges(page: PageSchema, file: string) {
       throw new PageSchemaError(
         `${file}: badges.${field} names no badge column or detail field (badge fields: ${[...badgeFields].join(", ") || "none"})`,
       );
+}
+
+/** "Ask the assistant" lives in the detail view, and its id comes from a field the page's rows have. */
+function checkAssistant(page: PageSchema, file: string) {
+  if (!page.assistant) return;
+  if (!page.detail) throw new PageSchemaError(`${file}: assistant needs a detail view to live in`);
+  const fields = new Set([
+    page.idField,
+    ...page.columns.map((c) => c.field),
+    ...page.detail.sections.flatMap((s) => s.fields.map((f) => f.field)),
+  ]);
+  if (!fields.has(page.assistant.idField))
+    throw new PageSchemaError(
+      `${file}: assistant.idField is "${page.assistant.idField}", expected the id field or one of the columns' or detail's fields`,
+    );
 }
 
 /** Every page schema in schemas/, validated; the first bad file stops the load with its name and field. */

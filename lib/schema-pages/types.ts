@@ -105,6 +105,12 @@ export type RowActionDef = {
 /** A link on every row (and in its detail), or only in the detail with `detailOnly`, keeping the table narrow. */
 export type RowLinkDef = { key: string; label: Localized; href: string; detailOnly?: boolean };
 
+/** The drawer's context types (features/drawer/contracts.ts CONTEXT_TYPES; a test keeps the two lists equal). */
+export type AssistantContextType = "turn" | "audit_turn" | "prompt_version" | "eval_item" | "order";
+
+/** "Ask the assistant" in a row's detail: the row as a context item of `type`, its id from the row's `idField`. */
+export type AssistantDef = { type: AssistantContextType; idField: string };
+
 export type PageSchema = {
   key: string;
   provider: string;
@@ -126,6 +132,8 @@ export type PageSchema = {
   rowActions?: RowActionDef[];
   /** Links to another page from each row and from its detail view (e.g. a ledger row's replay). */
   rowLinks?: RowLinkDef[];
+  /** The detail view's "Ask the assistant" (needs `detail`). */
+  assistant?: AssistantDef;
   /** The row field that identifies a row (detail, keyset pagination). */
   idField: string;
   defaultSort: { field: string; direction: "asc" | "desc" };

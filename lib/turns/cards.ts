@@ -13,12 +13,34 @@ const href = z
 const cell = z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]);
 
 export const CARD_COLUMN_TYPES = ["text", "number", "money", "datetime", "link"] as const;
+export type CardColumnType = (typeof CARD_COLUMN_TYPES)[number];
+
+/**
+ * The object a card shows, offered as a context item ("Use as context" in the drawer): its type is one of the
+ * drawer's context types (features/drawer/contracts.ts CONTEXT_TYPES), checked again by the turn route.
+ */
+const cardContext = z.object({
+  type: z.string().min(1).max(40),
+  id: z.string().min(1).max(200),
+  label: z.string().min(1).max(200),
+});
 
 export const agentCard = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("kv"),
     title,
-    items: z.array(z.object({ label: z.string().max(200), value: cell, href: href.optional() })).max(50),
+    items: z
+      .array(
+        z.object({
+          label: z.string().max(200),
+          value: cell,
+          /** How the value reads (money, a localised time…); plain text when absent. */
+          type: z.enum(CARD_COLUMN_TYPES).optional(),
+          href: href.optional(),
+        }),
+      )
+      .max(50),
+    context: cardContext.optional(),
   }),
   z.object({
     kind: z.literal("table"),
@@ -28,6 +50,7 @@ export const agentCard = z.discriminatedUnion("kind", [
         z.object({
           key: z.string().max(100),
           label: z.string().max(200),
+          /** A link column's cell is an href (app path or http(s) URL); the row's `<key>Label` is its text. */
           type: z.enum(CARD_COLUMN_TYPES).default("text"),
         }),
       )

@@ -89,7 +89,11 @@ export function modelHistory(history: StoredMessage[]): ChatMessage[] {
       const missing = m.toolCalls.filter((c) => !answered.has(c.id));
       // Results must directly follow their call: emit the answered ones, then cancelled ones for the rest.
       let j = i + 1;
-      for (; j < visible.length && visible[j]!.role === "tool"; j++) out.push(visible[j] as ChatMessage);
+      for (; j < visible.length && visible[j]!.role === "tool"; j++) {
+        // A tool message's data (its cards) is the drawer's: the model reads the result only.
+        const { kind: _tk, data: _td, ...result } = visible[j]!;
+        out.push(result as ChatMessage);
+      }
       for (const c of missing) out.push(cancelledResult(c.id, c.name));
       i = j - 1;
     }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ResultWithCards } from "@/lib/agent/cards";
 import { ToolRegistry } from "@/lib/agent/registry";
 import { AgentService } from "@/lib/agent/service";
 import type { ToolContext } from "@/lib/agent/tool";
@@ -9,7 +10,8 @@ import { ordersToolSet } from "@/lib/demo/orders-tools";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
 import { addUsage, type Usage, ZERO_USAGE } from "@/lib/gateway/types";
-import { InMemoryConversationStore } from "@/lib/turns/conversation";
+import { agentCard } from "@/lib/turns/cards";
+import { InMemoryConversationStore, modelHistory } from "@/lib/turns/conversation";
 import type { AgentEvent } from "@/lib/turns/events";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
@@ -41,9 +43,11 @@ describe.each(testDbKinds)("agent tools on %s", (kind) => {
   });
   const tool = (name: string, set = ordersToolSet(async () => app.db)) =>
     set.tools().find((t) => t.name === name)!;
+  /** What the model receives of a tool's answer (cards are the drawer's). */
+  const plain = (value: unknown) => (value instanceof ResultWithCards ? value.result : value);
 
   it("the orders tools only ever see their own tenant's rows", async () => {
-    const mine = (await tool("query_orders").execute({}, toolCtx(acme, acmeUser))) as {
+    const mine = plain(await tool("query_orders").execute({}, toolCtx(acme, acmeUser))) as {
       orders: { orderId: string }[];
     };
     expect(mine.orders.map((o) => o.orderId)).toEqual([
@@ -54,21 +58,22 @@ describe.each(testDbKinds)("agent tools on %s", (kind) => {
       "A-1005",
       "A-1006",
     ]);
-    const theirs = (await tool("query_orders").execute({}, toolCtx(globex, acmeUser))) as {
+    const theirs = plain(await tool("query_orders").execute({}, toolCtx(globex, acmeUser))) as {
       orders: { orderId: string }[];
     };
     expect(theirs.orders.every((o) => o.orderId.startsWith("G-"))).toBe(true);
     await expect(tool("get_order").execute({ orderId: "G-2001" }, toolCtx(acme, acmeUser))).rejects.toThrow(
       "order G-2001 not found",
     );
-    expect(await tool("get_order").execute({ orderId: "a-1003" }, toolCtx(acme, acmeUser))).toMatchObject({
+    expect(
+      plain(await tool("get_order").execute({ orderId: "a-1003" }, toolCtx(acme, acmeUser))),
+    ).toMatchObject({
       customer: "Wile E. Coyote",
       totalUsd: "1999.00",
     });
-    const open = (await tool("query_orders").execute(
-      { status: "open", customer: "coyote" },
-      toolCtx(acme, acmeUser),
-    )) as { count: number };
+    const open = plain(
+      await tool("query_orders").execute({ status: "open", customer: "coyote" }, toolCtx(acme, acmeUser)),
+    ) as { count: number };
     expect(open.count).toBe(2);
   });
 
@@ -97,6 +102,73 @@ describe.each(testDbKinds)("agent tools on %s", (kind) => {
       type: "done",
       summary: { status: "success", servedAdapter: "offline", cost: "0" },
     });
+  });
+
+  it("the orders tools return valid cards for the drawer beside the plain result the model reads", async () => {
+    const listed = await tool("query_orders").execute({ status: "open" }, toolCtx(acme, acmeUser));
+    expect(listed).toBeInstanceOf(ResultWithCards);
+    const { result, cards } = listed as ResultWithCards;
+    expect(result).toMatchObject({ count: 3 });
+    expect(JSON.stringify(result)).not.toContain("columns");
+    const table = agentCard.parse(cards[0]);
+    expect(table).toMatchObject({ kind: "table", title: "Orders (open)" });
+    if (table.kind !== "table") throw new Error("a table card");
+    expect(table.columns.map((c) => [c.key, c.type])).toEqual([
+      ["orderId", "text"],
+      ["customer", "text"],
+      ["status", "text"],
+      ["totalUsd", "money"],
+      ["createdAt", "datetime"],
+    ]);
+    expect(table.rows.map((r) => r.orderId)).toEqual(["A-1001", "A-1003", "A-1006"]);
+
+    const one = (await tool("get_order").execute(
+      { orderId: "A-1003" },
+      toolCtx(acme, acmeUser),
+    )) as ResultWithCards;
+    const order = agentCard.parse(one.cards[0]);
+    expect(order).toMatchObject({
+      kind: "kv",
+      title: "Order A-1003",
+      context: { type: "order", id: "A-1003", label: "Order A-1003" },
+    });
+    if (order.kind !== "kv") throw new Error("a kv card");
+    expect(order.items.find((i) => i.label === "Total")).toEqual({
+      label: "Total",
+      value: "1999.00",
+      type: "money",
+    });
+  });
+
+  it("a turn streams the orders table card on its tool_result and stores it on the tool message, never in what the model reads", async () => {
+    const store = new InMemoryConversationStore();
+    const agent = new AgentService({
+      gateway: new Gateway(configFromEnvironment({ OFFLINE_CHUNK_DELAY_MS: "0" })),
+      registry: new ToolRegistry().register(ordersToolSet(async () => app.db)),
+      store,
+    });
+    const events: AgentEvent[] = [];
+    for await (const e of agent.send(
+      { tenantId: acme, userId: acmeUser, role: "member", conversationId: "c-cards" },
+      { message: "show my open orders" },
+      new AbortController().signal,
+    ))
+      events.push(e);
+    const result = events.find((e) => e.type === "tool_result");
+    if (result?.type !== "tool_result") throw new Error("a tool result");
+    expect(result.cards?.map((c) => c.kind)).toEqual(["table"]);
+    expect(result.result).not.toContain("columns");
+    expect(JSON.parse(result.result)).toMatchObject({ count: 3 });
+
+    const history = await store.history(acme, "c-cards");
+    const toolMessage = history.find((m) => m.role === "tool");
+    expect((toolMessage?.data?.cards as { kind: string }[] | undefined)?.map((c) => c.kind)).toEqual([
+      "table",
+    ]);
+    // What the model is sent on the next turn: the plain result only.
+    const forModel = modelHistory(history).find((m) => m.role === "tool");
+    expect(forModel).not.toHaveProperty("data");
+    expect(JSON.stringify(forModel)).not.toContain("columns");
   });
 
   it("memory notes are kept per user within the tenant", async () => {

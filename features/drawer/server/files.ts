@@ -11,6 +11,7 @@ import {
   maxBytesFor,
   PDF_TYPE,
   recogniseFile,
+  tooBigMessage,
 } from "@/features/drawer/file-types";
 import { AppError, notFound } from "@/lib/core/errors";
 import { PdfUnreadable, pdfText } from "./pdf-text";
@@ -67,10 +68,7 @@ export async function storeUpload(
   const type = recognised.type;
   const limit = maxBytesFor(type);
   if (bytes.byteLength > limit)
-    throw new AppError(
-      "payload_too_large",
-      `${name} is ${formatBytes(bytes.byteLength)}; ${isImageType(type) ? "images" : "text and PDF files"} may be at most ${formatBytes(limit)}`,
-    );
+    throw new AppError("payload_too_large", tooBigMessage(name, bytes.byteLength, type));
   const text = await textOf(name, type, bytes);
   const quota = options.quotaBytes ?? fileQuotaBytes();
   return db.transaction(async (tx) => {

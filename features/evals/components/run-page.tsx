@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { BUTTON, CARD, DANGER, DateText, ErrorNote, Pill } from "@/components/admin-kit/ui";
+import { AskAssistantButton, shortId } from "@/components/agent-drawer/ask-assistant";
 import { useI18n } from "@/components/i18n";
 import { formatDuration } from "@/components/schema-page/format";
 import { Money } from "@/components/ui/money";
@@ -220,7 +221,15 @@ function Verdict({ cell }: { cell: RunItemView }) {
 }
 
 /** One target's result for one item: verdict, score, latency, cost, replay link, the output, each scorer's reason. */
-function OutputBody({ cell, reference }: { cell: RunItemView; reference: string | null }) {
+function OutputBody({
+  runId,
+  cell,
+  reference,
+}: {
+  runId: string;
+  cell: RunItemView;
+  reference: string | null;
+}) {
   const { t } = useI18n();
   const words = cell.output === null ? null : markDifferences(cell.output, reference);
   return (
@@ -238,6 +247,15 @@ function OutputBody({ cell, reference }: { cell: RunItemView; reference: string 
             {t("evals.replay")}
           </Link>
         )}
+        <AskAssistantButton
+          item={{
+            type: "eval_item",
+            // The run page's own name for an item's result: run, dataset item, target.
+            id: `${runId}:${cell.itemId}:${cell.targetIndex}`,
+            label: t("context.label.eval_item", { id: `${shortId(cell.itemId)} #${cell.targetIndex + 1}` }),
+          }}
+          className="inline-flex items-center gap-1 text-indigo-600 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-500 dark:text-indigo-400"
+        />
       </div>
       {cell.error && <p className="mt-1 text-xs break-words text-red-700 dark:text-red-300">{cell.error}</p>}
       {words && (
@@ -281,7 +299,15 @@ function OutputBody({ cell, reference }: { cell: RunItemView; reference: string 
   );
 }
 
-function OutputCell({ cell, reference }: { cell: RunItemView | null; reference: string | null }) {
+function OutputCell({
+  runId,
+  cell,
+  reference,
+}: {
+  runId: string;
+  cell: RunItemView | null;
+  reference: string | null;
+}) {
   if (!cell) return <td className="px-3 py-2 text-slate-400">—</td>;
   return (
     <td
@@ -289,13 +315,13 @@ function OutputCell({ cell, reference }: { cell: RunItemView | null; reference: 
       data-target-index={cell.targetIndex}
       className="min-w-56 px-3 py-2 align-top"
     >
-      <OutputBody cell={cell} reference={reference} />
+      <OutputBody runId={runId} cell={cell} reference={reference} />
     </td>
   );
 }
 
 /** An item on a narrow screen: its input and expected output, then each target's result under the other. */
-function ItemCard({ row, targets }: { row: ComparedRow; targets: TargetSummary[] }) {
+function ItemCard({ runId, row, targets }: { runId: string; row: ComparedRow; targets: TargetSummary[] }) {
   const { t } = useI18n();
   const reference = row.cells[0]?.output ?? null;
   return (
@@ -315,14 +341,22 @@ function ItemCard({ row, targets }: { row: ComparedRow; targets: TargetSummary[]
           className="border-l-2 border-slate-200 pl-2 dark:border-slate-700"
         >
           <p className="font-mono text-xs text-slate-500">{targets[i] ? targetLabel(targets[i]) : i}</p>
-          {cell ? <OutputBody cell={cell} reference={i === 0 ? null : reference} /> : "—"}
+          {cell ? <OutputBody runId={runId} cell={cell} reference={i === 0 ? null : reference} /> : "—"}
         </div>
       ))}
     </li>
   );
 }
 
-function ItemTable({ rows, targets }: { rows: ComparedRow[]; targets: TargetSummary[] }) {
+function ItemTable({
+  runId,
+  rows,
+  targets,
+}: {
+  runId: string;
+  rows: ComparedRow[];
+  targets: TargetSummary[];
+}) {
   const { t } = useI18n();
   const [onlyDisagree, setOnlyDisagree] = useState(false);
   const shown = onlyDisagree ? rows.filter((r) => r.disagree) : rows;
@@ -356,7 +390,7 @@ function ItemTable({ rows, targets }: { rows: ComparedRow[]; targets: TargetSumm
           </li>
         )}
         {shown.map((row) => (
-          <ItemCard key={row.itemId} row={row} targets={targets} />
+          <ItemCard key={row.itemId} runId={runId} row={row} targets={targets} />
         ))}
       </ul>
       <div className={`${CARD} hidden overflow-x-auto md:block`}>
@@ -397,6 +431,7 @@ function ItemTable({ rows, targets }: { rows: ComparedRow[]; targets: TargetSumm
                   </td>
                   {row.cells.map((cell, i) => (
                     <OutputCell
+                      runId={runId}
                       // biome-ignore lint/suspicious/noArrayIndexKey: one cell per target index
                       key={i}
                       cell={cell}
@@ -507,7 +542,7 @@ export function RunPage({ id }: { id: string }) {
           )}
         </div>
       </section>
-      <ItemTable rows={rows} targets={view.targets} />
+      <ItemTable runId={view.id} rows={rows} targets={view.targets} />
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useState } from "react";
 import { BUTTON, CARD, ErrorNote, Pill } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
+import { AskAssistantButton } from "@/components/agent-drawer/ask-assistant";
 import { useI18n } from "@/components/i18n";
 import { promptsApi } from "@/features/prompts/client";
 import type { PromptVersionView } from "@/features/prompts/contracts";
@@ -110,16 +111,25 @@ export function PromptPage({ name }: { name: string }) {
           <span className="text-sm text-slate-500">
             {selected.message ?? t("prompts.noMessage")} · {selected.createdBy}
           </span>
-          {rights.edit && !selected.archived && selected.labels.length === 0 && (
-            <button
-              type="button"
-              data-testid="archive-version"
-              onClick={() => void archive()}
-              className={`${BUTTON} ml-auto`}
-            >
-              {t("prompts.archive")}
-            </button>
-          )}
+          <span className="ml-auto flex flex-wrap gap-2">
+            <AskAssistantButton
+              item={{
+                type: "prompt_version",
+                id: `${name}@${selected.version}`,
+                label: t("context.label.prompt_version", { name, version: String(selected.version) }),
+              }}
+            />
+            {rights.edit && !selected.archived && selected.labels.length === 0 && (
+              <button
+                type="button"
+                data-testid="archive-version"
+                onClick={() => void archive()}
+                className={BUTTON}
+              >
+                {t("prompts.archive")}
+              </button>
+            )}
+          </span>
         </header>
         {archiveError && <ErrorNote testId="archive-error" message={archiveError} />}
         <LabelBar

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 import { useCopyText } from "@/components/admin-kit/use-copy-text";
+import { AskAssistantButton, shortId } from "@/components/agent-drawer/ask-assistant";
 import { useI18n } from "@/components/i18n";
 import { Badge } from "@/components/schema-page/cells";
 import { formatDateTime, formatDuration, formatTokens } from "@/components/schema-page/format";
@@ -147,6 +148,13 @@ export function ReplayView({ data, superAdmin }: { data: ReplayResponse; superAd
         {!superAdmin && (
           <div className="flex flex-wrap items-start gap-2">
             <AddToDatasetButton turnId={turn.id} />
+            <AskAssistantButton
+              item={{
+                type: "audit_turn",
+                id: turn.id,
+                label: t("context.label.audit_turn", { id: shortId(turn.id) }),
+              }}
+            />
           </div>
         )}
         {turn.errorClass && (

@@ -1,0 +1,17 @@
+import { renderToStaticMarkup } from "react-dom/server";
+import { AgentCardView } from "@/components/agent-drawer/cards/agent-card";
+import { AgentDrawerProvider } from "@/components/agent-drawer/drawer-context";
+import { I18nProvider } from "@/components/i18n";
+import type { Locale } from "@/lib/i18n/messages";
+import type { AgentCard } from "@/lib/turns/cards";
+
+/** A card's HTML as the drawer renders it; `canAsk`: the drawer has a tenant to send context in. */
+export function renderCard(card: AgentCard, options: { canAsk?: boolean; locale?: Locale } = {}): string {
+  return renderToStaticMarkup(
+    <I18nProvider locale={options.locale ?? "en"}>
+      <AgentDrawerProvider canAsk={options.canAsk ?? true}>
+        <AgentCardView card={card} />
+      </AgentDrawerProvider>
+    </I18nProvider>,
+  );
+}
