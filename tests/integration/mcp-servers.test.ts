@@ -487,10 +487,14 @@ describe.each(testDbKinds)("tenant MCP servers on %s", (kind) => {
     expect(frames.some((f) => f.event === "tool_call")).toBe(false);
   });
 
-  it("works with a server that only speaks HTTP+SSE", async () => {
-    const res = await register({ name: "legacy", url: fake.sseUrl, headers: { Authorization: SECRET } });
+  it("works with a server that only speaks HTTP+SSE, and masks a key in its URL", async () => {
+    const url = `${fake.sseUrl}?api_key=k3y0123456789abc`;
+    const res = await register({ name: "legacy", url, headers: { Authorization: SECRET } });
     expect(res.status).toBe(201);
     expect(res.body.status.connectedTransport).toBe("sse");
+    // A key in the URL is used, and not shown back.
+    expect(fake.requests.some((r) => r.path === "/sse?api_key=k3y0123456789abc")).toBe(true);
+    expect(res.body.url).toBe(`${fake.sseUrl}?api_key=[masked]`);
     const result = await testCall(res.body.id, "echo", { text: "over sse" });
     expect(result.body).toMatchObject({ ok: true, content: "echo: over sse" });
     expect(fake.calls.at(-1)).toMatchObject({ name: "echo", transport: "sse" });

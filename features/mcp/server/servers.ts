@@ -17,6 +17,7 @@ import type {
 import { runToolCall } from "@/lib/agent/run-tools";
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { AppError, notFound } from "@/lib/core/errors";
+import { maskText } from "@/lib/core/mask";
 import { type Mcp, McpFailure, type McpServerConfig } from "@/lib/mcp";
 import { exposedToolNames } from "@/lib/mcp/names";
 import { serverOf, serversOf, settingsOf } from "@/lib/mcp/store";
@@ -358,7 +359,8 @@ function viewOf(row: McpServerRow): McpServerView {
   return {
     id: row.id,
     name: row.name,
-    url: row.url,
+    // A key some servers take in the URL (a path segment, `?api_key=`) is not shown back either.
+    url: maskText(row.url),
     transport: row.transport,
     headerNames: row.headers.map((h) => h.name),
     timeoutMs: row.timeoutMs,
