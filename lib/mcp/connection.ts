@@ -34,6 +34,8 @@ export const MAX_TOOLS = 200;
 const MAX_PAGES = 20;
 const MAX_DESCRIPTION = 4_000;
 const MAX_TOOL_JSON = 64_000;
+/** The handshake and a listing wait at most this long, however long the server's tools may run. */
+const HANDSHAKE_MAX_MS = 30_000;
 
 /** One live MCP session (official SDK Client) over Streamable HTTP or the older HTTP+SSE transport. */
 export class McpConnection {
@@ -75,7 +77,10 @@ export class McpConnection {
           ? new StreamableHTTPClientTransport(url, { fetch: options.fetch, requestInit: init })
           : new SSEClientTransport(url, { fetch: options.fetch, requestInit: init });
       try {
-        await client.connect(transport, { timeout: endpoint.timeoutMs, signal: options.signal });
+        await client.connect(transport, {
+          timeout: Math.min(endpoint.timeoutMs, HANDSHAKE_MAX_MS),
+          signal: options.signal,
+        });
         connection = new McpConnection(client, transport, kind, endpoint.timeoutMs);
         const made = connection;
         client.onclose = () => {
@@ -108,7 +113,7 @@ export class McpConnection {
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES && tools.length < MAX_TOOLS; page++) {
       const answer = await this.client.listTools(cursor ? { cursor } : undefined, {
-        timeout: this.timeoutMs,
+        timeout: Math.min(this.timeoutMs, HANDSHAKE_MAX_MS),
         signal,
       });
       for (const tool of answer.tools) {
