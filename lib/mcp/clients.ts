@@ -8,6 +8,7 @@ import { BlockedAddressError, type Resolver } from "@/lib/agent/toolsets/web/net
 import { log } from "@/lib/core/log";
 import { maskText } from "@/lib/core/mask";
 import { type McpConnection as Connection, failureText, McpConnection } from "./connection";
+import { McpFailure } from "./errors";
 import { guardedFetch } from "./guarded-fetch";
 import type { McpCallResult } from "./results";
 import { headerContext, type SecretBox } from "./secrets";
@@ -33,23 +34,6 @@ export type McpClientsOptions = {
   /** Told after a server's stored tool list changed (a tools/list_changed from the server, a refresh). */
   onToolsChanged?: (tenantId: string, serverId: string) => void;
 };
-
-/**
- * A failure to use an MCP server, its message masked and short: `connect` when no session could be opened (the
- * address guard refused it, nothing answered, the handshake failed), `request` when the session's request failed
- * (a JSON-RPC error, a timeout, the connection dropped).
- */
-export class McpFailure extends Error {
-  override name = "McpFailure";
-  constructor(
-    readonly stage: "connect" | "request",
-    message: string,
-    /** The address guard refused the URL (not a network failure). */
-    readonly refused = false,
-  ) {
-    super(message);
-  }
-}
 
 type Live = {
   tenantId: string;

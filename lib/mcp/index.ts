@@ -5,7 +5,8 @@ import { McpClients } from "./clients";
 import { secretBoxFromEnv } from "./secrets";
 import { McpToolSource } from "./tool-source";
 
-export { type McpClients, McpFailure, type McpServerConfig } from "./clients";
+export type { McpClients, McpServerConfig } from "./clients";
+export { McpFailure } from "./errors";
 export type { McpToolSource } from "./tool-source";
 
 /** The tenants' MCP servers as the process uses them: one set of sessions, and the tool sets offered to turns. */

@@ -1,6 +1,6 @@
 // The pure parts of the MCP client: tools defined from raw JSON Schema, the names the model sees, result
 // mapping, and header sealing.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { defineJsonTool, parseToolArgs } from "@/lib/agent/tool";
 import { pickTool } from "@/lib/gateway/adapters/offline";
 import { exposedToolNames, toolKeywords } from "@/lib/mcp/names";
@@ -151,5 +151,17 @@ describe("sealed header values", () => {
     expect(() => secretBoxFromEnv({ MCP_SECRET_KEY: Buffer.alloc(16).toString("base64") })).toThrow(
       /32 bytes/,
     );
+  });
+});
+
+describe("McpFailure across copies of its module", () => {
+  it("is recognised by a route's copy when the container's copy threw it", async () => {
+    const first = await import("@/lib/mcp/errors");
+    vi.resetModules();
+    const second = await import("@/lib/mcp/errors");
+    expect(second.McpFailure).not.toBe(first.McpFailure);
+    const thrown = new first.McpFailure("connect", "refused: 127.0.0.1 is a loopback address", true);
+    expect(thrown instanceof second.McpFailure).toBe(true);
+    expect(new Error("plain") instanceof second.McpFailure).toBe(false);
   });
 });
