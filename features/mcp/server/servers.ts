@@ -331,7 +331,7 @@ const nameTaken = (name: string) =>
 function unreachable(error: unknown): unknown {
   if (!(error instanceof McpFailure)) return error;
   const message = error.refused
-    ? `the URL is refused: ${error.message}${/loopback|private|link-local|unique-local|carrier-grade/.test(error.message) ? " (an operator can open internal ranges with WEB_FETCH_ALLOW)" : ""}`
+    ? `the URL is refused: ${error.message.replace(/^refused: /, "")}${/loopback|private|link-local|unique-local|carrier-grade/.test(error.message) ? " (an operator can open internal ranges with WEB_FETCH_ALLOW)" : ""}`
     : `the server could not be used: ${error.message}`;
   return new AppError("bad_request", message, { fields: { url: [message] } });
 }
