@@ -22,8 +22,8 @@ const isNextAuth = (pathname: string) => pathname.startsWith("/api/auth/");
 const UPLOAD_ENDPOINTS = new Set(["/api/agent/files"]);
 
 /**
- * The one place every request to the app's own pages and /api passes (the /v1 API is not here: it is called
- * with API keys, never cookies, so a cross-site page cannot borrow a session there):
+ * The one place every request to the app's own pages and /api passes (the /v1 API and /mcp are not here: they are
+ * called with API keys, never cookies, so a cross-site page cannot borrow a session there):
  * - CSRF: a state-changing request must come from this site, and one with a body to a JSON endpoint must be
  *   JSON (403 / 415 in the app's error shape), before any handler, server action or next-auth parses it; the
  *   upload endpoint takes multipart/form-data too;
@@ -83,7 +83,9 @@ function withSecurityHeaders<R extends Response>(req: NextRequest, res: R, nonce
 }
 
 export const config = {
-  // Pages, server actions and /api. Not /v1 (API keys, no cookies; its headers come from next.config.mjs),
-  // nor static files.
-  matcher: ["/((?!v1/|v1$|_next/static|_next/image|favicon.ico|.*\\.(?:png|svg|jpg|ico|css|js)$).*)"],
+  // Pages, server actions and /api. Not /v1 nor /mcp (API keys, no cookies; their headers come from
+  // next.config.mjs), nor static files.
+  matcher: [
+    "/((?!v1/|v1$|mcp/|mcp$|_next/static|_next/image|favicon.ico|.*\\.(?:png|svg|jpg|ico|css|js)$).*)",
+  ],
 };

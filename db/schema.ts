@@ -365,8 +365,11 @@ export const agentFiles = pgTable(
 );
 export type AgentFile = typeof agentFiles.$inferSelect;
 
-/** Where a turn came from: the drawer, a /v1 call, a schedule, a prompt's playground, or an evaluation run. */
-export const TURN_SOURCES = ["drawer", "api", "schedule", "playground", "eval"] as const;
+/**
+ * Where a turn came from: the drawer, a /v1 call, a schedule, a prompt's playground, an evaluation run, or a tool
+ * call over /mcp. A text column without a check: a new source needs no migration.
+ */
+export const TURN_SOURCES = ["drawer", "api", "schedule", "playground", "eval", "mcp"] as const;
 export const TURN_STATUSES = ["running", "success", "failed", "stopped", "limit", "interrupted"] as const;
 /** How a turn's cost was reached (lib/gateway/types.ts CostStatus): priced, unpriced (cost unknown) or assumed. */
 export const COST_STATUSES = ["priced", "unpriced", "assumed"] as const;

@@ -349,7 +349,9 @@ export function buildReplay(turn: ReplayTurn, events: ReplayEvent[]): Replay {
   }
 
   // A turn recorded with its model calls that has no answer event showed none (it failed or stopped first).
-  if (!answer && !recorded && turn.source !== "api" && turn.status !== "interrupted") missing.push("answer");
+  // An API call has no answer event by design, and a tool called over /mcp no model at all.
+  const answerless = turn.source === "api" || turn.source === "mcp";
+  if (!answer && !recorded && !answerless && turn.status !== "interrupted") missing.push("answer");
 
   keyed.sort((a, b) => a.key - b.key);
   const steps = keyed.map((k) => k.step);

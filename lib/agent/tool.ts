@@ -34,6 +34,12 @@ export type ToolDefinition<P extends z.ZodObject = z.ZodObject> = {
   keywords?: string[];
   /** Per-tool timeout; the agent's default (30 s) otherwise. */
   timeoutMs?: number;
+  /**
+   * What it needs besides its tenant: a conversation (state kept per conversation: the plan, tasks, schedules) or
+   * a signed-in user (their notes; model calls made and metered as them). /mcp, where a call has only an API key,
+   * does not offer such tools.
+   */
+  needs?: "conversation" | "user";
   /** The turn pauses before running it until the user approves (Approve / Deny in the drawer; no answer = deny). */
   requiresConfirmation?: boolean;
   parameters: P;

@@ -15,6 +15,7 @@ import { mintProcessIdentity, type ProcessIdentity } from "@/lib/governance/inst
 import { GovernanceRecorder } from "@/lib/governance/recorder";
 import { type ApiKeyCache, processKeyCache } from "@/lib/keys/api-keys";
 import { createMcp, type Mcp } from "@/lib/mcp";
+import { createMcpHandler } from "@/lib/mcp-server/handler";
 import { Pipeline, type PipelineStores, pipelineStoresFromEnv } from "@/lib/pipeline";
 import { PageCatalog } from "@/lib/schema-pages";
 import type { ConversationStore } from "@/lib/turns/conversation";
@@ -57,6 +58,8 @@ export type Container = {
   /** The per-turn ledger and audit recorder of the agent's turns and playground runs (/v1 batches its own). */
   readonly recorder: TurnObserver;
   readonly v1: V1Api;
+  /** /mcp: the tenant's governed tools for outside agents, with a tenant API key (stateless, per request). */
+  readonly mcpServer: (req: Request) => Promise<Response>;
   /** This process's evaluation runner (start-up starts it; SIGTERM stops its claiming). */
   readonly evals: EvalRunner;
   /** Secret → live key; revocations from every instance reach it once start-up starts its feed. */
@@ -119,6 +122,14 @@ export function createContainer(options: ContainerOptions = {}): Container {
     registerBatcher({ name: "v1", flush: api.flush, stats: () => api.recorder.stats() });
     return api;
   });
+  const mcpServer = once(() =>
+    createMcpHandler({
+      db,
+      registry: () => tools().registry,
+      pipeline,
+      recorder,
+    }),
+  );
   const evals = once(
     () =>
       new EvalRunner({
@@ -161,6 +172,9 @@ export function createContainer(options: ContainerOptions = {}): Container {
     },
     get v1() {
       return v1();
+    },
+    get mcpServer() {
+      return mcpServer();
     },
     get evals() {
       return evals();

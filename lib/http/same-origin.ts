@@ -33,7 +33,8 @@ export function expectedOrigin(headers: Headers, env: Env = process.env): { orig
   return forwardedProto ? { origin: `${forwardedProto}://${host}` } : { host };
 }
 
-function sameOrigin(candidate: string, expected: { origin?: string; host?: string }): boolean {
+/** Whether an `Origin` (or `Referer`) is the expected one: the whole origin when known, else the host. */
+export function sameOrigin(candidate: string, expected: { origin?: string; host?: string }): boolean {
   let url: URL;
   try {
     url = new URL(candidate);

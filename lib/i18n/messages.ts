@@ -2,6 +2,7 @@ import * as charts from "./areas/charts";
 import * as context from "./areas/context";
 import * as drawer from "./areas/drawer";
 import * as evals from "./areas/evals";
+import * as mcpKeys from "./areas/mcp-keys";
 import * as nav from "./areas/nav";
 import * as promptStats from "./areas/prompt-stats";
 import * as prompts from "./areas/prompts";
@@ -411,6 +412,7 @@ export const en = {
   ...prompts.en,
   ...evals.en,
   ...context.en,
+  ...mcpKeys.en,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -796,6 +798,7 @@ export const zh: Record<MessageKey, string> = {
   ...prompts.zh,
   ...evals.zh,
   ...context.zh,
+  ...mcpKeys.zh,
 };
 
 export const LOCALES = ["en", "zh"] as const;

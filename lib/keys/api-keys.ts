@@ -17,7 +17,13 @@ export const hashSecret = (secret: string) => createHash("sha256").update(secret
 /** A new key's secret, in the form find() recognises; only its hash is ever stored. */
 export const newSecret = () => `${PREFIX}${randomBytes(24).toString("base64url")}`;
 
-export type ResolvedKey = { id: string; tenantId: string; createdBy: string };
+export type ResolvedKey = {
+  id: string;
+  tenantId: string;
+  createdBy: string;
+  /** The tools it may call over /mcp; null: every tool the tenant offers there. */
+  allowedTools: string[] | null;
+};
 
 type Entry = { key: ResolvedKey | null; at: number };
 
@@ -47,7 +53,12 @@ export class ApiKeyCache implements KeyEventSink {
     if (hit && hit.at + ttl > now) return hit.key;
     const generation = this.generation;
     const [row] = await db
-      .select({ id: apiKey.id, tenantId: apiKey.tenantId, createdBy: apiKey.createdBy })
+      .select({
+        id: apiKey.id,
+        tenantId: apiKey.tenantId,
+        createdBy: apiKey.createdBy,
+        allowedTools: apiKey.allowedTools,
+      })
       .from(apiKey)
       .innerJoin(tenant, eq(tenant.id, apiKey.tenantId))
       .where(and(eq(apiKey.secretHash, hash), isNull(apiKey.revokedAt), eq(tenant.disabled, false)))
@@ -96,8 +107,9 @@ export function findApiKey(db: Database, secret: string, now = Date.now()): Prom
 }
 
 /**
- * After a committed change a key depends on (the key revoked, its tenant disabled): this process's cache forgets
- * at once, and instances listening on Redis hear of it (PostgreSQL listeners had the transaction's NOTIFY).
+ * After a committed change a key depends on (the key revoked or its allowed tools changed, its tenant disabled):
+ * this process's cache forgets at once, and instances listening on Redis hear of it (PostgreSQL listeners had the
+ * transaction's NOTIFY).
  */
 export async function announceKeyEvent(event: KeyEvent): Promise<void> {
   processKeyCache().apply(event);

@@ -63,6 +63,7 @@ const inference: Next = async function* (call) {
  */
 export class Pipeline {
   private readonly steps: Step[];
+  private readonly requestRate: Step;
   constructor(
     private readonly deps: PipelineDeps,
     steps: Step[] = [
@@ -74,6 +75,29 @@ export class Pipeline {
     ],
   ) {
     this.steps = steps;
+    this.requestRate = rateLimitStep(deps.counters, deps.now);
+  }
+
+  /**
+   * A request that calls no model (a tool called over /mcp) through the rate-limit step alone: it counts against
+   * the caller's requests per minute (the tenant's, and the key's or the user's), and is refused while one of
+   * those is used up or a tokens-per-minute window is spent. Budgets do not apply: it costs nothing. Answers the
+   * step's events: a refusal is a blocking `guardrail` and an `error`; an admitted request may have a
+   * `rate_limit_state`.
+   */
+  async admit(caller: Call["caller"]): Promise<PipelineEvent[]> {
+    const call: Call = {
+      caller,
+      request: { model: "", messages: [] },
+      stream: false,
+      noCache: true,
+      policy: await this.policy(caller),
+      gateway: this.deps.gateway(),
+    };
+    const events: PipelineEvent[] = [];
+    if (!this.requestRate.applies?.(call)) return events;
+    for await (const event of this.requestRate(call, async function* () {})) events.push(event);
+    return events;
   }
 
   async *run(

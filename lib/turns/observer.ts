@@ -2,8 +2,11 @@ import type { TurnEvent, TurnSummary } from "./events";
 
 /** Where a turn of the agent loop comes from; each belongs to a conversation. */
 export type ChatTurnSource = "drawer" | "schedule";
-/** A call of its own (no conversation): a /v1 call, a prompt's playground run, or an evaluation run's call. */
-export type CallTurnSource = "api" | "playground" | "eval";
+/**
+ * A call of its own (no conversation): a /v1 call, a prompt's playground run, an evaluation run's call, or a tool
+ * called over /mcp by an outside agent.
+ */
+export type CallTurnSource = "api" | "playground" | "eval" | "mcp";
 export type TurnSource = ChatTurnSource | CallTurnSource;
 
 /** The stored prompt version a turn used (the prompt store); it lands on the ledger row. */

@@ -274,6 +274,48 @@ describe("building a turn's replay", () => {
     expect(replay.waterfall.map((r) => r.kind)).toEqual(["model"]);
   });
 
+  it("shows a tool called over /mcp as its request and the tool, with no model step and nothing missing", () => {
+    seq = 0;
+    const events = [
+      ev("request", {
+        model: "tool:query_orders",
+        source: "mcp",
+        message: "query_orders {}",
+        toolsOffered: [],
+      }),
+      ev("tool_call", { callId: "m1", name: "query_orders", args: {}, round: 0, atMs: 2 }),
+      ev("tool_result", {
+        callId: "m1",
+        name: "query_orders",
+        ok: true,
+        durationMs: 30,
+        result: "{}",
+        atMs: 32,
+      }),
+    ];
+    const replay = buildReplay(
+      turn({
+        source: "mcp",
+        conversationId: null,
+        requestedModel: "tool:query_orders",
+        servedProvider: null,
+        servedAdapter: null,
+        servedModel: null,
+        rounds: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        cost: "0",
+        firstTokenMs: null,
+        latencyMs: 35,
+      }),
+      events,
+    );
+    expect(replay.steps.map((s) => s.kind)).toEqual(["request", "tool"]);
+    expect(replay.steps[1]).toMatchObject({ name: "query_orders", ok: true, startMs: 2, durationMs: 30 });
+    expect(replay.missing).toEqual([]);
+    expect(replay.waterfall.map((r) => r.kind)).toEqual(["tool"]);
+  });
+
   it("places guardrails, fallbacks, errors and stops where they happened", () => {
     seq = 0;
     const events = [

@@ -14,10 +14,10 @@ export const GET = withTenantAdmin(async (_req, { auth }) => {
 /** Creates a key; the response carries the secret, shown this once. */
 export const POST = withTenantAdmin(async (req, { auth, requestId }) => {
   const tenant = activeTenantOrThrow(auth);
-  const { name } = await readJson(req, createKeyInput);
+  const { name, allowedTools } = await readJson(req, createKeyInput);
   const created = await createApiKey(
     await getDb(),
-    { tenantId: tenant.id, name, createdBy: auth.user.id },
+    { tenantId: tenant.id, name, createdBy: auth.user.id, allowedTools },
     actorOf(auth, requestId),
   );
   return Response.json(created, { status: 201 });

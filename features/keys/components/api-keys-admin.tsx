@@ -11,10 +11,12 @@ import { limitsApi } from "@/features/limits/client";
 import { LimitsForm, limitsSummary } from "@/features/limits/components/limits-form";
 import type { LimitView } from "@/features/limits/contracts";
 import { type Json, toApiError } from "@/lib/client/api";
+import { allowedToolsSummary } from "../allowed-tools";
 import { keysApi } from "../client";
 import type { KeyListItem } from "../contracts";
+import { AllowedToolsForm } from "./allowed-tools-form";
 import { CreateKeyForm } from "./create-key-form";
-import { HowToCall } from "./how-to-call";
+import { HowToCall, HowToUseMcp } from "./how-to-call";
 
 type KeyRow = Json<KeyListItem> & { limits: LimitView | null };
 
@@ -34,6 +36,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
   const { data, error, loading, reload } = useLoad(loadKeys);
   const [created, setCreated] = useState<{ secret: string; name: string } | null>(null);
   const [limitsOpen, setLimitsOpen] = useState<string | null>(null);
+  const [toolsOpen, setToolsOpen] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
@@ -45,6 +48,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
       await keysApi.revoke(key.id);
       setConfirming(null);
       if (limitsOpen === key.id) setLimitsOpen(null);
+      if (toolsOpen === key.id) setToolsOpen(null);
       reload();
     } catch (e) {
       setActionError(toApiError(e).message);
@@ -54,6 +58,11 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
   };
 
   const keys = data?.keys ?? [];
+  const toolWords = {
+    all: t("mcpKeys.all"),
+    none: t("mcpKeys.noneAllowed"),
+    count: (count: number) => t("mcpKeys.count", { count: String(count) }),
+  };
   const model = data?.aliases[0] ?? "default";
   return (
     <div className="min-w-0 space-y-6">
@@ -105,6 +114,9 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                 </th>
                 <th scope="col" className={`${TH} hidden lg:table-cell`}>
                   {t("gov.keys.limits")}
+                </th>
+                <th scope="col" className={`${TH} hidden lg:table-cell`}>
+                  {t("mcpKeys.column")}
                 </th>
                 <th scope="col" className={`${TH} hidden sm:table-cell`}>
                   {t("gov.keys.status")}
@@ -165,6 +177,13 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                       >
                         {limitsSummary(key.limits, t)}
                       </td>
+                      <td
+                        data-testid="key-tools-summary"
+                        title={key.allowedTools?.join(", ")}
+                        className={`${TD} hidden max-w-48 truncate font-mono text-xs text-slate-600 lg:table-cell dark:text-slate-300`}
+                      >
+                        {allowedToolsSummary(key.allowedTools, toolWords)}
+                      </td>
                       <td className={`${TD} hidden sm:table-cell`}>
                         <span data-testid="key-status" data-status={revoked ? "revoked" : "active"}>
                           {status}
@@ -216,6 +235,16 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                                 </button>
                                 <button
                                   type="button"
+                                  data-testid="key-tools-toggle"
+                                  aria-expanded={toolsOpen === key.id}
+                                  aria-label={t("mcpKeys.editOf", { name: key.name })}
+                                  onClick={() => setToolsOpen((open) => (open === key.id ? null : key.id))}
+                                  className={BUTTON}
+                                >
+                                  {t("mcpKeys.edit")}
+                                </button>
+                                <button
+                                  type="button"
                                   data-testid="key-revoke"
                                   aria-label={t("gov.keys.revokeOf", { name: key.name })}
                                   onClick={() => setConfirming(key.id)}
@@ -231,7 +260,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                     </tr>
                     {limitsOpen === key.id && !revoked && (
                       <tr data-testid="key-limits-row">
-                        <td colSpan={9} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
+                        <td colSpan={10} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
                           <p className="mb-2 text-sm font-medium">
                             {t("gov.keys.limitsOf", { name: key.name })}
                           </p>
@@ -246,12 +275,25 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                         </td>
                       </tr>
                     )}
+                    {toolsOpen === key.id && !revoked && (
+                      <tr data-testid="key-tools-row">
+                        <td colSpan={10} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
+                          <AllowedToolsForm
+                            keyId={key.id}
+                            keyName={key.name}
+                            allowedTools={key.allowedTools}
+                            onSaved={reload}
+                            onClose={() => setToolsOpen(null)}
+                          />
+                        </td>
+                      </tr>
+                    )}
                   </Fragment>
                 );
               })}
               {keys.length === 0 && (
                 <tr>
-                  <td colSpan={9} className="px-3 py-8 text-center text-slate-500 dark:text-slate-400">
+                  <td colSpan={10} className="px-3 py-8 text-center text-slate-500 dark:text-slate-400">
                     {loading ? t("gov.loading") : t("gov.keys.none")}
                   </td>
                 </tr>
@@ -262,6 +304,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
       </section>
 
       <HowToCall origin={origin} model={model} />
+      <HowToUseMcp origin={origin} />
     </div>
   );
 }

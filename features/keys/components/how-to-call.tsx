@@ -27,3 +27,24 @@ export function HowToCall({ origin, model }: { origin: string; model: string }) 
     </Section>
   );
 }
+
+/** How an outside agent uses the tenant's tools: an MCP client pointed at /mcp with a key as its Bearer token. */
+export function HowToUseMcp({ origin }: { origin: string }) {
+  const { t } = useI18n();
+  const config = JSON.stringify(
+    {
+      mcpServers: {
+        tollgate: { type: "http", url: `${origin}/mcp`, headers: { Authorization: "Bearer tg_…" } },
+      },
+    },
+    null,
+    2,
+  );
+  return (
+    <Section title={t("mcpKeys.howTitle")} lead={t("mcpKeys.howLead")} testId="how-to-use-mcp">
+      <pre data-testid="how-to-use-mcp-config" className={CODE}>
+        {config}
+      </pre>
+    </Section>
+  );
+}

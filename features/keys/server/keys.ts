@@ -18,6 +18,7 @@ const view = (k: typeof apiKey.$inferSelect): KeyView => ({
   createdAt: k.createdAt,
   lastUsedAt: k.lastUsedAt,
   revokedAt: k.revokedAt,
+  allowedTools: k.allowedTools,
 });
 
 /**
@@ -26,7 +27,7 @@ const view = (k: typeof apiKey.$inferSelect): KeyView => ({
  */
 export async function createApiKey(
   db: Database,
-  input: { tenantId: string; name: string; createdBy: string },
+  input: { tenantId: string; name: string; createdBy: string; allowedTools?: string[] | null },
   actor?: Actor,
 ): Promise<CreatedKey> {
   const secret = newSecret();
@@ -39,6 +40,7 @@ export async function createApiKey(
         prefix: secret.slice(0, 10),
         secretHash: hashSecret(secret),
         createdBy: input.createdBy,
+        allowedTools: input.allowedTools ?? null,
       })
       .returning();
     if (actor)
@@ -48,7 +50,7 @@ export async function createApiKey(
         objectType: "api_key",
         objectId: created!.id,
         before: null,
-        after: { name: created!.name, prefix: created!.prefix },
+        after: { name: created!.name, prefix: created!.prefix, allowedTools: created!.allowedTools },
       });
     return created!;
   });
@@ -138,6 +140,44 @@ export async function revokeApiKey(
         after: { name: revoked.name, prefix: revoked.prefix, status: "revoked" },
       });
     return revoked;
+  });
+  await announceKeyEvent({ kind: "key", keyId: row.id });
+  return view(row);
+}
+
+/**
+ * Sets the tools a live key of this tenant may call over /mcp (null: every tool the tenant offers there), with its
+ * admin-change row; every instance's key cache forgets the key at once, so the next /mcp call sees the new list.
+ * Another tenant's id, or a revoked key, is 404.
+ */
+export async function setKeyAllowedTools(
+  db: Database,
+  q: { tenantId: string; id: string; allowedTools: string[] | null },
+  actor?: Actor,
+): Promise<KeyView> {
+  const row = await db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ allowedTools: apiKey.allowedTools })
+      .from(apiKey)
+      .where(and(eq(apiKey.tenantId, q.tenantId), eq(apiKey.id, q.id), isNull(apiKey.revokedAt)))
+      .for("update");
+    if (!before) throw notFound("API key");
+    const [updated] = await tx
+      .update(apiKey)
+      .set({ allowedTools: q.allowedTools })
+      .where(and(eq(apiKey.tenantId, q.tenantId), eq(apiKey.id, q.id)))
+      .returning();
+    await notifyInTransaction(tx, { kind: "key", keyId: q.id });
+    if (actor)
+      await recordChange(tx, actor, {
+        tenantId: q.tenantId,
+        action: "api_key.tools_changed",
+        objectType: "api_key",
+        objectId: q.id,
+        before: { name: updated!.name, allowedTools: before.allowedTools },
+        after: { name: updated!.name, allowedTools: updated!.allowedTools },
+      });
+    return updated!;
   });
   await announceKeyEvent({ kind: "key", keyId: row.id });
   return view(row);

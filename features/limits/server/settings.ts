@@ -57,6 +57,7 @@ export async function readGovernanceSettings(
         createdAt: apiKey.createdAt,
         lastUsedAt: apiKey.lastUsedAt,
         revokedAt: apiKey.revokedAt,
+        allowedTools: apiKey.allowedTools,
       })
       .from(apiKey)
       .where(eq(apiKey.tenantId, tenantId))

@@ -44,6 +44,7 @@ export class ClockToolSet extends ToolSet {
     super();
     const create = defineTool({
       name: "schedule_create",
+      needs: "conversation",
       description:
         "Schedule a message to be sent to you in this conversation at recurring times (a reminder, a daily report). Returns the schedule with its next run time.",
       category: "clock",
@@ -74,6 +75,7 @@ export class ClockToolSet extends ToolSet {
     });
     const list = defineTool({
       name: "schedule_list",
+      needs: "conversation",
       description: "List the schedules of this conversation with their next run times.",
       category: "clock",
       keywords: ["schedules", "reminders", "scheduled"],
@@ -86,6 +88,7 @@ export class ClockToolSet extends ToolSet {
     });
     const update = defineTool({
       name: "schedule_update",
+      needs: "conversation",
       description:
         "Change a schedule of this conversation (its times, message or time zone), or pause/resume it with enabled.",
       category: "clock",
@@ -116,6 +119,7 @@ export class ClockToolSet extends ToolSet {
     });
     const remove = defineTool({
       name: "schedule_delete",
+      needs: "conversation",
       description:
         "Delete a schedule of this conversation for good (use schedule_update with enabled false to pause it).",
       category: "clock",

@@ -12,6 +12,7 @@ const MAX_NOTES_PER_USER = 200;
 export function memoryToolSet(database: () => Promise<Database> = getDb): StaticToolSet {
   const remember = defineTool({
     name: "remember",
+    needs: "user",
     description:
       "Save a short note about the user (a preference, a fact they asked you to keep) for later conversations.",
     category: "memory",
@@ -37,6 +38,7 @@ export function memoryToolSet(database: () => Promise<Database> = getDb): Static
   });
   const recall = defineTool({
     name: "recall",
+    needs: "user",
     description:
       "List the notes saved about the user, newest first, optionally only those containing some words.",
     category: "memory",
@@ -59,6 +61,7 @@ export function memoryToolSet(database: () => Promise<Database> = getDb): Static
   });
   const forget = defineTool({
     name: "forget",
+    needs: "user",
     description: "Delete one saved note by its id.",
     category: "memory",
     keywords: ["forget", "delete note"],

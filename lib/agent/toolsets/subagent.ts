@@ -65,6 +65,7 @@ export async function runSubagent(
 export function subagentToolSet(options: SubagentOptions): StaticToolSet {
   const delegate = defineTool({
     name: "delegate",
+    needs: "user",
     description:
       "Hand a self-contained sub-task to a sub-agent with its own tools (orders, time, memory, web) and get its answer back. Use it for a side investigation that would clutter this conversation.",
     category: "agents",

@@ -10,6 +10,7 @@ export function tasksToolSet(manager: TaskManager): StaticToolSet {
     .join("; ");
   const start = defineTool({
     name: "task_start",
+    needs: "conversation",
     description: `Start a background task and return its id at once; when it finishes, its result is delivered to this conversation. Kinds: ${described}.`,
     category: "tasks",
     keywords: ["background", "task", "report"],
@@ -21,6 +22,7 @@ export function tasksToolSet(manager: TaskManager): StaticToolSet {
   });
   const output = defineTool({
     name: "task_output",
+    needs: "conversation",
     description: "The status and full output of a background task started in this conversation.",
     category: "tasks",
     parameters: z.object({ taskId: z.string().describe("The id task_start returned") }),
@@ -28,6 +30,7 @@ export function tasksToolSet(manager: TaskManager): StaticToolSet {
   });
   const stop = defineTool({
     name: "task_stop",
+    needs: "conversation",
     description: "Stop a queued or running background task (it then sends no result).",
     category: "tasks",
     parameters: z.object({ taskId: z.string().describe("The id task_start returned") }),

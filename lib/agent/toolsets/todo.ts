@@ -25,6 +25,7 @@ export class TodoToolSet extends ToolSet {
 
   private readonly tool = defineTool({
     name: "todo_list",
+    needs: "conversation",
     description:
       "Keep a short plan for a multi-step request. Send the whole plan each time (it replaces the previous one); mark one step in_progress at a time and steps completed as you finish them. An empty plan clears it.",
     category: "planning",

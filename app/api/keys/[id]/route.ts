@@ -1,7 +1,9 @@
 import { getDb } from "@/db";
-import { revokeApiKey } from "@/features/keys/server/keys";
+import { updateKeyInput } from "@/features/keys/contracts";
+import { revokeApiKey, setKeyAllowedTools } from "@/features/keys/server/keys";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
+import { readJson } from "@/lib/http/route";
 import { uuidOr404 } from "@/lib/schema-pages/sql-provider";
 
 /** Revokes the key at once; it answers 401 from then on. Another tenant's key is 404. */
@@ -11,6 +13,20 @@ export const DELETE = withTenantAdmin<{ id: string }>(async (_req, { auth, param
     key: await revokeApiKey(
       await getDb(),
       { tenantId: tenant.id, id: uuidOr404(params.id) },
+      actorOf(auth, requestId),
+    ),
+  });
+});
+
+/** Sets the tools the key may call over /mcp (`allowedTools`: names, or null for all); seen by the next call. */
+export const PATCH = withTenantAdmin<{ id: string }>(async (req, { auth, params, requestId }) => {
+  const tenant = activeTenantOrThrow(auth);
+  const id = uuidOr404(params.id);
+  const { allowedTools } = await readJson(req, updateKeyInput);
+  return Response.json({
+    key: await setKeyAllowedTools(
+      await getDb(),
+      { tenantId: tenant.id, id, allowedTools },
       actorOf(auth, requestId),
     ),
   });
