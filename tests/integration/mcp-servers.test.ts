@@ -1,15 +1,19 @@
 // Tenant MCP servers end to end: an admin registers a real MCP server (the official SDK's) through the routes,
 // sets its tools' roles, and the drawer's turns call them under the loop's rules (roles, timeouts, error results,
 // Stop, audit masking, tools/list_changed); secrets never come back and are stored sealed.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminChange, mcpServer, sysAgentAudit, sysAgentMessage } from "@/db/schema";
+import { createApiKey } from "@/features/keys/server/keys";
 import type { SessionClaims } from "@/lib/auth/session";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { type FakeMcpServer, startFakeMcpServer } from "../fakes/mcp-server";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { serveRoutes } from "../helpers/web-server";
 
 const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
 vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
@@ -21,6 +25,7 @@ const toolRoute = await import("@/app/api/mcp/servers/[id]/tools/[tool]/route");
 const callRoute = await import("@/app/api/mcp/servers/[id]/tools/[tool]/call/route");
 const turns = await import("@/app/api/agent/turns/route");
 const stopRoute = await import("@/app/api/agent/turns/[id]/stop/route");
+const mcpRoute = await import("@/app/mcp/route");
 
 // A fixed key for the tests only (32 bytes, base64).
 const TEST_KEY = Buffer.alloc(32, 42).toString("base64");
@@ -500,5 +505,33 @@ describe.each(testDbKinds)("tenant MCP servers on %s", (kind) => {
     const result = await testCall(res.body.id, "echo", { text: "over sse" });
     expect(result.body).toMatchObject({ ok: true, content: "echo: over sse" });
     expect(fake.calls.at(-1)).toMatchObject({ name: "echo", transport: "sse" });
+  });
+
+  it("an outside agent calls a registered server's tool through /mcp, under the same settings", async () => {
+    const { id } = await helpdesk();
+    await setTool(id, "crash", { roles: ["admin"] });
+    const { secret } = await createApiKey(app.db, {
+      tenantId: await app.tenantId("acme"),
+      name: "outside agent",
+      createdBy: await app.userId("admin@acme.test"),
+    });
+    const web = await serveRoutes({ POST: mcpRoute.POST, GET: mcpRoute.GET, DELETE: mcpRoute.DELETE });
+    const client = new Client({ name: "outside-agent", version: "1.0.0" });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${web.url}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+        }),
+      );
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["helpdesk__echo", "helpdesk__create_ticket"]));
+      expect(names).not.toContain("helpdesk__crash");
+      const result = await client.callTool({ name: "helpdesk__echo", arguments: { text: "via /mcp" } });
+      expect(result.content).toEqual([{ type: "text", text: "echo: via /mcp" }]);
+      expect(fake.calls.at(-1)).toMatchObject({ name: "echo", arguments: { text: "via /mcp" } });
+    } finally {
+      await client.close();
+      await web.close();
+    }
   });
 });
