@@ -461,6 +461,8 @@ export const AUDIT_TYPES = [
   "answer",
   "tool_call",
   "tool_result",
+  // The user's Approve / Deny on a call that needed it (or no answer in time), in a drawer turn.
+  "confirmation",
   "guardrail",
   "fallback",
   "error",

@@ -1,6 +1,12 @@
 import "server-only";
 import { type Database, type DatabaseHandle, openAppDatabase } from "@/db";
-import { type AgentRuntime, type AgentTools, createAgentRuntime, createAgentTools } from "@/lib/agent";
+import {
+  type AgentRuntime,
+  type AgentTools,
+  confirmationTimeoutFromEnv,
+  createAgentRuntime,
+  createAgentTools,
+} from "@/lib/agent";
 import type { ToolSet } from "@/lib/agent/tool";
 import { SchemaContext } from "@/lib/copilot/schema-context";
 import { governanceToolSet } from "@/lib/copilot/tools";
@@ -115,7 +121,12 @@ export function createContainer(options: ContainerOptions = {}): Container {
   // Every turn of the agent (and every playground run) leaves a ledger row and an audit trail, stamped with this
   // process.
   const recorder = once(() => new GovernanceRecorder(db, { instanceId: instance().id }));
-  const agent = once(() => createAgentRuntime({ ...toolDeps(), observer: recorder() }, tools()));
+  const agent = once(() =>
+    createAgentRuntime(
+      { ...toolDeps(), observer: recorder(), confirmationTimeoutMs: confirmationTimeoutFromEnv(env) },
+      tools(),
+    ),
+  );
   const v1 = once(() => {
     const api = createV1Api({ db, gateway, pipeline: pipeline() });
     // Flushed on SIGTERM/SIGINT (lib/governance/shutdown.ts), its lag shown on /api/health.
