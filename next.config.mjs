@@ -16,8 +16,16 @@ const nextConfig = {
     "/**": ["./db/migrations/**/*", "./schemas/**/*", "./node_modules/@electric-sql/pglite/dist/**/*"],
   },
   // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled; unpdf (PDF.js,
-  // 1.7 MB, importing itself dynamically) is loaded from node_modules when the first PDF is uploaded.
-  serverExternalPackages: ["@electric-sql/pglite", "pino", "postgres", "bcryptjs", "unpdf"],
+  // 1.7 MB, importing itself dynamically) is loaded from node_modules when the first PDF is uploaded; the MCP SDK
+  // (subpath exports, and one copy of its error classes for every route) is loaded from node_modules too.
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pino",
+    "postgres",
+    "bcryptjs",
+    "unpdf",
+    "@modelcontextprotocol/sdk",
+  ],
   experimental: {
     authInterrupts: true,
     // proxy.ts makes Next buffer request bodies, silently cutting them at this size (10 MB by default); an upload

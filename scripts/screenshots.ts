@@ -4,6 +4,7 @@
 import { deflateSync } from "node:zlib";
 import { chromium, type Page } from "@playwright/test";
 import { CHROMIUM_ARGS } from "../playwright.config";
+import { type FakeMcpServer, startFakeMcpServer } from "../tests/fakes/mcp-server";
 
 const base = process.env.BASE_URL ?? "http://127.0.0.1:3000";
 const out = "docs/screenshots";
@@ -166,7 +167,78 @@ async function drawerWithContext(p: Page) {
     .evaluate((el) => el.scrollIntoView({ block: "start" }));
 }
 
+/**
+ * The MCP shots' server: the test MCP server, started here and registered for Acme as `helpdesk` (once per run;
+ * the e2e server allows 127.0.0.1), its `echo` tool set to ask the user first.
+ */
+const mcp: { server: FakeMcpServer | null } = { server: null };
+async function helpdeskRegistered(p: Page) {
+  mcp.server ??= await startFakeMcpServer();
+  const mcpServer = mcp.server;
+  const headers = { origin: base };
+  const { servers } = (await (await p.request.get(`${base}/api/mcp/servers`)).json()) as {
+    servers: { id: string; name: string; url: string }[];
+  };
+  let server = servers.find((s) => s.name === "helpdesk" && s.url === mcpServer.url);
+  for (const stale of servers.filter((s) => s.name === "helpdesk" && s !== server))
+    await p.request.delete(`${base}/api/mcp/servers/${stale.id}`, { headers });
+  if (!server) {
+    const created = await p.request.post(`${base}/api/mcp/servers`, {
+      data: { name: "helpdesk", url: mcpServer.url, headers: { Authorization: "Bearer not-shown-again" } },
+      headers,
+    });
+    server = (await created.json()) as { id: string; name: string; url: string };
+  }
+  await p.request.put(`${base}/api/mcp/servers/${server.id}/tools/echo`, {
+    data: { requiresConfirmation: true },
+    headers,
+  });
+  await p.request.put(`${base}/api/mcp/servers/${server.id}/tools/failing_lookup`, {
+    data: { roles: ["admin"] },
+    headers,
+  });
+}
+
+/** The MCP page with the helpdesk server's tools open and a test call's result (nested arguments) on screen. */
+async function mcpPage(p: Page) {
+  await helpdeskRegistered(p);
+  await p.goto(`${base}/dev/admin/mcp`);
+  const server = p.locator('[data-testid="mcp-server"][data-server-name="helpdesk"]');
+  await server.getByTestId("mcp-server-tools-toggle").click();
+  const ticket = server.locator('[data-testid="mcp-tool"][data-tool-name="create_ticket"]');
+  await ticket.getByTestId("mcp-tool-test-toggle").click();
+  await ticket
+    .getByTestId("mcp-test-args")
+    .fill(JSON.stringify({ title: "Parcel arrived damaged", customer: { name: "Acme Retail" } }, null, 2));
+  await ticket.getByTestId("mcp-test-run").click();
+  await ticket.getByTestId("mcp-test-result").waitFor();
+  // The server's status at the top (below the sticky top bar), its first tools and the test call's result.
+  await server.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 72));
+}
+
+/** The drawer asking the user to approve a call of the helpdesk server's echo tool. */
+async function drawerConfirm(p: Page) {
+  await helpdeskRegistered(p);
+  await p.reload();
+  await openDrawer(p);
+  await p.getByTestId("agent-input").fill('Please echo "refund order A-1002 in full"');
+  await p.getByTestId("agent-input").press("Enter");
+  await p.getByTestId("agent-confirm").waitFor({ timeout: 20_000 });
+  await p.waitForTimeout(1_200);
+}
+
 const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>][] = [
+  ["mcp-servers", "admin@acme.test", {}, mcpPage],
+  [
+    "mcp-servers-mobile",
+    "admin@acme.test",
+    { width: 360, height: 780 },
+    async (p: Page) => {
+      await mcpPage(p);
+    },
+  ],
+  ["drawer-confirm", "admin@acme.test", {}, drawerConfirm],
+  ["drawer-confirm-mobile", "admin@acme.test", { width: 360, height: 780 }, drawerConfirm],
   ["drawer-context", "member@acme.test", {}, drawerWithContext],
   ["drawer-context-mobile", "member@acme.test", { width: 360, height: 780 }, drawerWithContext],
   [
@@ -550,3 +622,4 @@ for (const [name, email, options, act] of shots) {
   console.log(`${out}/${name}.png`);
 }
 await browser.close();
+await mcp.server?.close();

@@ -1,3 +1,4 @@
+import type { ConfirmCallInput, ConfirmCallResult } from "@/features/drawer/contracts";
 import { fetchJson, sendJson } from "@/lib/client/api";
 import type { ConversationSummary, HistoryMessage, LedgerTurn, ModelInfo } from "./types";
 
@@ -20,6 +21,12 @@ export const agentApi = {
     sendJson<{ conversation: ConversationSummary }>("PATCH", conversationPath(id), { title }),
   remove: (id: string) => sendJson<void>("DELETE", conversationPath(id)),
   turn: (turnId: string) => fetchJson<{ turn: LedgerTurn }>(`/api/agent/turns/${encodeURIComponent(turnId)}`),
+  /** The user's Approve (true) or Deny (false) on a call of their running turn that waits for it. */
+  confirm: (turnId: string, callId: string, approve: boolean) =>
+    sendJson<ConfirmCallResult>("POST", `/api/agent/turns/${encodeURIComponent(turnId)}/confirm`, {
+      callId,
+      approve,
+    } satisfies ConfirmCallInput),
   /** True when this server stopped the turn; false when it is not running here (409). */
   stop: async (turnId: string): Promise<boolean> => {
     const res = await fetch(`/api/agent/turns/${encodeURIComponent(turnId)}/stop`, { method: "POST" });

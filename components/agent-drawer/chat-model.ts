@@ -70,13 +70,43 @@ export function footerFromLedger(row: LedgerTurn): FooterInfo {
 const updateTool = (parts: TurnPart[], callId: string, change: (tool: ToolCardState) => ToolCardState) =>
   parts.map((p) => (p.type === "tool" && p.tool.callId === callId ? { ...p, tool: change(p.tool) } : p));
 
-/** Tool calls still running when a turn ends never got a result: they were cancelled. */
+/**
+ * Tool calls still running when a turn ends never got a result: they were cancelled, and so was any question
+ * still waiting for the user's answer.
+ */
 const settleTools = (parts: TurnPart[]) =>
   parts.map((p) =>
     p.type === "tool" && p.tool.status === "running"
-      ? { ...p, tool: { ...p.tool, status: "cancelled" as const } }
+      ? {
+          ...p,
+          tool: {
+            ...p.tool,
+            status: "cancelled" as const,
+            ...(p.tool.confirmation?.state === "pending"
+              ? { confirmation: { state: "decided" as const, decision: "cancelled" as const } }
+              : {}),
+          },
+        }
       : p,
   );
+
+/** Whether the turn only waits for the user: a call asks for approval and nothing else runs meanwhile. */
+export function waitsForUser(turn: ChatTurn): boolean {
+  const running = turn.parts.flatMap((p) =>
+    p.type === "tool" && p.tool.status === "running" ? [p.tool] : [],
+  );
+  return running.length > 0 && running.every((tool) => tool.confirmation?.state === "pending");
+}
+
+const DECISIONS = new Set<unknown>(["approve", "deny", "timeout"]);
+
+/** The decision stored with a tool result (`data.confirmation`), for a turn loaded from history. */
+export function confirmationOf(data: Record<string, unknown> | undefined): ToolCardState["confirmation"] {
+  const decision = data?.confirmation;
+  return DECISIONS.has(decision)
+    ? { state: "decided", decision: decision as "approve" | "deny" | "timeout" }
+    : undefined;
+}
 
 export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
   switch (event.type) {
@@ -155,6 +185,27 @@ export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
         ...turn,
         parts: [...turn.parts, { type: "display", key: localKey("display"), content: event.content }],
       };
+    case "confirm":
+      // The countdown runs on this browser's clock from the limit the server gave, whatever the clocks say.
+      return {
+        ...turn,
+        parts: updateTool(turn.parts, event.callId, (tool) => ({
+          ...tool,
+          confirmation: {
+            state: "pending",
+            deadline: Date.now() + event.timeoutMs,
+            timeoutMs: event.timeoutMs,
+          },
+        })),
+      };
+    case "confirmation":
+      return {
+        ...turn,
+        parts: updateTool(turn.parts, event.callId, (tool) => ({
+          ...tool,
+          confirmation: { state: "decided", decision: event.decision },
+        })),
+      };
     case "error":
       return { ...turn, error: { kind: "failed", message: event.message } };
     case "done": {
@@ -224,10 +275,12 @@ export function turnsFromHistory(messages: HistoryMessage[]): ChatTurn[] {
       }
     } else if (m.role === "tool" && m.toolCallId) {
       const cards = cardsOf(m.data);
+      const confirmation = confirmationOf(m.data);
       const result = {
         result: m.content,
         status: toolStatusOf(m.content),
         ...(cards.length ? { cards } : {}),
+        ...(confirmation ? { confirmation } : {}),
       };
       current.parts = updateTool(current.parts, m.toolCallId, (tool) => ({ ...tool, ...result }));
     }

@@ -4,14 +4,22 @@ import { useEffect, useRef, useState } from "react";
 import { useI18n } from "@/components/i18n";
 import { AnswerFooter } from "./answer-footer";
 import { AgentCards } from "./cards/agent-card";
-import { lastReplaceable } from "./chat-model";
+import { lastReplaceable, waitsForUser } from "./chat-model";
 import { ActionButton, ActionRow, CopyButton, EditMessageForm } from "./message-actions";
 import { AssistantBubble, Notice, StoppedMarker, SystemNote, Thinking, UserBubble } from "./message-bubble";
 import { ToolCard } from "./tool-card";
 import { TurnErrorView } from "./turn-error";
 import type { ChatTurn, TurnPart } from "./types";
 
-function PartView({ part, streaming }: { part: TurnPart; streaming: boolean }) {
+function PartView({
+  part,
+  streaming,
+  turnId,
+}: {
+  part: TurnPart;
+  streaming: boolean;
+  turnId: string | null;
+}) {
   switch (part.type) {
     case "user":
       return <UserBubble text={part.text} inputs={part.inputs} />;
@@ -22,7 +30,7 @@ function PartView({ part, streaming }: { part: TurnPart; streaming: boolean }) {
     case "tool":
       return (
         <>
-          <ToolCard tool={part.tool} />
+          <ToolCard tool={part.tool} turnId={turnId} />
           <AgentCards cards={part.tool.cards} />
         </>
       );
@@ -92,10 +100,11 @@ function TurnView({ turn, actions }: { turn: ChatTurn; actions: TurnActions }) {
             )}
           </div>
         ) : (
-          <PartView key={part.key} part={part} streaming={streaming && part === last} />
+          <PartView key={part.key} part={part} streaming={streaming && part === last} turnId={turn.turnId} />
         ),
       )}
-      {streaming && last?.type !== "text" && <Thinking />}
+      {/* Not "working" while the turn only waits for the user's Approve / Deny: the card says so. */}
+      {streaming && last?.type !== "text" && !waitsForUser(turn) && <Thinking />}
       {isStopped(turn) && <StoppedMarker />}
       {turn.error && <TurnErrorView error={turn.error} onRetry={actions.onRetry} />}
       {!streaming && (answer || actions.replaceable) && (

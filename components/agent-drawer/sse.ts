@@ -8,6 +8,8 @@ const EVENT_TYPES = new Set<AgentEvent["type"]>([
   "notice",
   "guardrail",
   "message",
+  "confirm",
+  "confirmation",
   "error",
   "done",
 ]);

@@ -2,6 +2,7 @@
 
 import { useI18n } from "@/components/i18n";
 import type { MessageKey } from "@/lib/i18n/messages";
+import { ConfirmCard } from "./confirm-card";
 import { oneLine, prettyJson } from "./format";
 import type { ToolCardState } from "./types";
 
@@ -11,6 +12,8 @@ const STATUS_STYLE: Record<ToolCardState["status"], string> = {
   error: "bg-red-100 text-red-700 dark:bg-red-950 dark:text-red-300",
   cancelled: "bg-slate-200 text-slate-600 dark:bg-slate-800 dark:text-slate-300",
 };
+
+const ASKING_STYLE = "bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200";
 
 const STATUS_LABEL: Record<ToolCardState["status"], MessageKey> = {
   running: "agent.tool.running",
@@ -36,16 +39,23 @@ function errorMessageOf(result: string | undefined): string | null {
 
 const duration = (ms: number) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
-/** One tool call, compact: name, status and duration; arguments and a result preview; full JSON on demand. */
-export function ToolCard({ tool }: { tool: ToolCardState }) {
+/**
+ * One tool call, compact: name, status and duration; arguments and a result preview; full JSON on demand. A call
+ * that needs the user's confirmation carries its Approve / Deny (then the decision) under the name.
+ */
+export function ToolCard({ tool, turnId }: { tool: ToolCardState; turnId: string | null }) {
   const { t } = useI18n();
   const failed = tool.status === "error";
+  const asking = tool.status === "running" && tool.confirmation?.state === "pending";
   const hasArgs = Object.keys(tool.args).length > 0;
   return (
     <section
       data-testid="agent-tool-card"
       data-tool-name={tool.name}
       data-status={tool.status}
+      data-confirmation={
+        tool.confirmation?.state === "pending" ? "pending" : (tool.confirmation?.decision ?? undefined)
+      }
       aria-label={t("agent.tool.label", { name: tool.name })}
       className={`rounded-md border px-3 py-2 text-xs ${
         failed
@@ -60,13 +70,15 @@ export function ToolCard({ tool }: { tool: ToolCardState }) {
         <code className="font-mono font-semibold break-all text-slate-800 dark:text-slate-100">
           {tool.name}
         </code>
-        <span className={`rounded px-1.5 py-0.5 text-[0.7rem] ${STATUS_STYLE[tool.status]}`}>
+        <span
+          className={`rounded px-1.5 py-0.5 text-[0.7rem] ${asking ? ASKING_STYLE : STATUS_STYLE[tool.status]}`}
+        >
           {tool.status === "running" && (
             <span aria-hidden="true" className="mr-1 inline-block animate-pulse">
               ●
             </span>
           )}
-          {t(STATUS_LABEL[tool.status])}
+          {asking ? t("agent.tool.waiting") : t(STATUS_LABEL[tool.status])}
         </span>
         {tool.durationMs !== undefined && (
           <span className="ml-auto text-slate-500 dark:text-slate-400" data-testid="agent-tool-duration">
@@ -74,7 +86,16 @@ export function ToolCard({ tool }: { tool: ToolCardState }) {
           </span>
         )}
       </div>
-      {hasArgs && (
+      {tool.confirmation && (
+        <ConfirmCard
+          turnId={turnId}
+          callId={tool.callId}
+          name={tool.name}
+          args={tool.args}
+          confirmation={tool.confirmation}
+        />
+      )}
+      {hasArgs && !asking && (
         <p
           className="mt-1 truncate font-mono text-slate-600 dark:text-slate-300"
           title={JSON.stringify(tool.args)}
@@ -95,7 +116,7 @@ export function ToolCard({ tool }: { tool: ToolCardState }) {
           </p>
         )
       )}
-      {(hasArgs || tool.result !== undefined) && (
+      {!asking && (hasArgs || tool.result !== undefined) && (
         <details className="mt-1">
           <summary className="cursor-pointer text-indigo-600 dark:text-indigo-400">
             {t("agent.tool.details")}

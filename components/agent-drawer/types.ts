@@ -1,11 +1,11 @@
 import type { MessageInputs } from "@/features/drawer/contracts";
 import type { ModelInfo } from "@/lib/gateway/types";
 import type { AgentCard } from "@/lib/turns/cards";
-import type { AgentEvent, TurnStatus } from "@/lib/turns/events";
+import type { AgentEvent, ConfirmDecision, TurnStatus } from "@/lib/turns/events";
 
 // The JSON the drawer's API routes answer with, as the browser receives it (dates are strings).
 
-export type { AgentEvent, ModelInfo };
+export type { AgentEvent, ConfirmDecision, ModelInfo };
 
 export type ConversationSummary = {
   id: string;
@@ -46,6 +46,14 @@ export type LedgerTurn = {
 
 export type NoticeCode = Extract<AgentEvent, { type: "notice" }>["code"] | "guardrail" | "budget_warning";
 
+/**
+ * A call that needs the user's Approve / Deny: waiting until `deadline` (this browser's clock, from the time limit
+ * the server gave), or what became of it (`cancelled`: the turn ended, by Stop, before anyone decided).
+ */
+export type ConfirmationState =
+  | { state: "pending"; deadline: number; timeoutMs: number }
+  | { state: "decided"; decision: ConfirmDecision | "cancelled" };
+
 export type ToolCardState = {
   callId: string;
   name: string;
@@ -55,6 +63,8 @@ export type ToolCardState = {
   durationMs?: number;
   /** Cards the tool returned beside its result (live from `tool_result`, after a reload from `data.cards`). */
   cards?: AgentCard[];
+  /** The call needed the user's confirmation (live from `confirm`, after a reload from `data.confirmation`). */
+  confirmation?: ConfirmationState;
 };
 
 /** One piece of a turn, in the order it happened. */

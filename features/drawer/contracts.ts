@@ -71,3 +71,13 @@ export type ContextChip = ContextItemRef & { label: string };
 
 /** What a user message carries besides its text, in the stored message's `data` and the `message` history. */
 export type MessageInputs = { context?: ContextChip[]; attachments?: UploadedFile[] };
+
+/** POST /api/agent/turns/{turnId}/confirm: the user's Approve (true) or Deny (false) on a call that waits for it. */
+export const confirmCallInput = z.object({
+  callId: z.string().trim().min(1, "name the tool call (its callId)").max(200, "callId is too long"),
+  approve: z.boolean("approve is true (run the call) or false (deny it)"),
+});
+export type ConfirmCallInput = z.infer<typeof confirmCallInput>;
+
+/** What the confirm route answers: the decision now taken. */
+export type ConfirmCallResult = { callId: string; decision: "approve" | "deny" };

@@ -66,7 +66,7 @@ export type ToolStep = {
   parallel: boolean;
 };
 export type NoteStep = {
-  kind: "guardrail" | "fallback" | "error" | "stop" | "other";
+  kind: "guardrail" | "fallback" | "error" | "stop" | "confirmation" | "other";
   seq: number;
   type: string;
   atMs: number | null;
@@ -311,7 +311,8 @@ export function buildReplay(turn: ReplayTurn, events: ReplayEvent[]): Replay {
           event.type === "guardrail" ||
           event.type === "fallback" ||
           event.type === "error" ||
-          event.type === "stop"
+          event.type === "stop" ||
+          event.type === "confirmation"
             ? event.type
             : "other";
         keyed.push({

@@ -5,6 +5,7 @@ import type { Gateway } from "@/lib/gateway";
 import type { Pipeline } from "@/lib/pipeline";
 import type { ConversationStore } from "@/lib/turns/conversation";
 import type { TurnObserver } from "@/lib/turns/observer";
+import { Confirmations } from "./confirmations";
 import { ToolRegistry } from "./registry";
 import { Scheduler } from "./scheduler";
 import { AgentService } from "./service";
@@ -34,14 +35,33 @@ export type AgentToolDeps = {
   adminToolSets?: () => ToolSet[];
 };
 
-/** What the agent runtime adds: the recorder of every turn (ledger row and audit trail). */
-export type AgentDeps = AgentToolDeps & { observer: TurnObserver };
+/**
+ * What the agent runtime adds: the recorder of every turn (ledger row and audit trail), and how long a user has to
+ * approve a call that needs it (default 60 s).
+ */
+export type AgentDeps = AgentToolDeps & { observer: TurnObserver; confirmationTimeoutMs?: number };
+
+export const DEFAULT_CONFIRMATION_TIMEOUT_MS = 60_000;
+
+/** TOOL_CONFIRMATION_TIMEOUT_MS: how long a drawer user has to Approve / Deny a call (100 ms to 1 h; unset: 60 s). */
+export function confirmationTimeoutFromEnv(env: Record<string, string | undefined>): number {
+  const raw = env.TOOL_CONFIRMATION_TIMEOUT_MS;
+  if (raw === undefined || raw.trim() === "") return DEFAULT_CONFIRMATION_TIMEOUT_MS;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000)
+    throw new Error(
+      `TOOL_CONFIRMATION_TIMEOUT_MS must be a whole number of ms from 100 to 3600000 (got "${raw}")`,
+    );
+  return ms;
+}
 
 /** The registered tool sets and the background tasks they start; nothing runs until `tasks.startRunner()`. */
 export type AgentTools = { registry: ToolRegistry; tasks: TaskManager };
 
 export type AgentRuntime = AgentTools & {
   agent: AgentService;
+  /** The calls of this process's drawer turns waiting for the user's Approve / Deny. */
+  confirmations: Confirmations;
   scheduler: Scheduler;
   store: ConversationStore;
 };
@@ -95,19 +115,23 @@ export function createAgentRuntime(
   deps: AgentDeps,
   tools: AgentTools = createAgentTools(deps),
 ): AgentRuntime {
+  const confirmations = new Confirmations({
+    timeoutMs: deps.confirmationTimeoutMs ?? DEFAULT_CONFIRMATION_TIMEOUT_MS,
+  });
   const agent = new AgentService({
     gateway: deps.gateway,
     pipeline: deps.pipeline,
     registry: tools.registry,
     store: deps.store,
     observer: deps.observer,
+    confirmations,
   });
   const scheduler = new Scheduler({
     db: deps.db,
     agent,
     log: { info: (m) => log.info(m), error: (m, err) => log.error({ err }, m) },
   });
-  return { ...tools, agent, scheduler, store: deps.store };
+  return { ...tools, agent, confirmations, scheduler, store: deps.store };
 }
 
 function registerAll(registry: ToolRegistry, sets: ToolSet[]): ToolRegistry {

@@ -1,7 +1,9 @@
+import { maskSecrets } from "@/lib/core/mask";
 import type { ToolCall } from "@/lib/gateway/types";
 import { cancelledResult, type StoredMessage } from "@/lib/turns/conversation";
 import type { AgentEvent, ToolTraceEntry } from "@/lib/turns/events";
-import { runToolCall, type ToolOutcome } from "./run-tools";
+import type { Confirmations } from "./confirmations";
+import { type ConfirmGate, runToolCall, type ToolOutcome } from "./run-tools";
 import type { Tool, ToolContext } from "./tool";
 
 /** The same tool with the same arguments, counted across the rounds of one turn. */
@@ -16,6 +18,8 @@ export type RoundTools = {
   repeats: RepeatCounter;
   signal: AbortSignal;
   limits: { maxConcurrentTools: number; toolTimeoutMs: number; maxRepeatedCalls: number };
+  /** Where calls wait for the user's Approve / Deny; absent: no user can be asked (tools needing it do not run). */
+  confirmations?: Confirmations;
 };
 
 /**
@@ -44,7 +48,17 @@ async function* runConcurrently(
 ): AsyncGenerator<AgentEvent, (ToolOutcome | undefined)[]> {
   const { limits, signal } = round;
   const outcomes: (ToolOutcome | undefined)[] = new Array(calls.length);
+  // Events the running calls produce before they finish (a message a tool adds, a confirmation asked), streamed
+  // while the round waits: `wake` ends the wait so they go out at once.
   const emitted: AgentEvent[] = [];
+  let wake = () => {};
+  let woken = new Promise<"woken">((resolve) => {
+    wake = () => resolve("woken");
+  });
+  const live = (event: AgentEvent) => {
+    emitted.push(event);
+    wake();
+  };
   const repeated = calls.map((call) => {
     const key = `${call.name}\n${JSON.stringify(call.args)}`;
     round.repeats.count = key === round.repeats.key ? round.repeats.count + 1 : 1;
@@ -61,7 +75,7 @@ async function* runConcurrently(
         data: { ...message.data, toolCallId: call.id },
         kind: "display",
       });
-      emitted.push({ type: "message", content: message.content, data: message.data });
+      live({ type: "message", content: message.content, data: message.data });
     },
     addUsage: round.addUsage,
   });
@@ -72,6 +86,7 @@ async function* runConcurrently(
     defaultTimeoutMs: limits.toolTimeoutMs,
     context,
     signal,
+    confirm: round.confirmations ? confirmGate(round, round.confirmations, live) : undefined,
   };
   const stopped = new Promise<"stopped">((resolve) => {
     if (signal.aborted) resolve("stopped");
@@ -92,8 +107,15 @@ async function* runConcurrently(
       );
     }
     if (!running.size) break;
-    const first = await Promise.race([...running.values(), stopped]);
+    const first = await Promise.race([...running.values(), stopped, woken]);
     if (first === "stopped") break;
+    if (first === "woken") {
+      woken = new Promise((resolve) => {
+        wake = () => resolve("woken");
+      });
+      yield* emitted.splice(0);
+      continue;
+    }
     running.delete(first.index);
     outcomes[first.index] = first.outcome;
     if (repeated[first.index]) {
@@ -109,14 +131,52 @@ async function* runConcurrently(
   return outcomes;
 }
 
-/** The tool's result for the model; its cards ride in the stored message's data, for the drawer's history. */
-function toolMessage(call: ToolCall, { content, cards }: ToolOutcome): StoredMessage {
+/**
+ * Asks the turn's user about a call: the `confirm` event goes out while the call waits (its arguments masked, as
+ * the audit keeps them), and the decision (not a cancelled wait: Stop has its own event) as `confirmation`.
+ */
+function confirmGate(
+  round: RoundTools,
+  confirmations: Confirmations,
+  live: (e: AgentEvent) => void,
+): ConfirmGate {
+  const { turnId, tenantId, userId } = round.caller;
+  return async (call, args, signal) => {
+    const pending = confirmations.ask({ turnId, callId: call.id, tenantId, userId }, signal);
+    live({
+      type: "confirm",
+      callId: call.id,
+      name: call.name,
+      args: maskSecrets(args && typeof args === "object" ? (args as Record<string, unknown>) : {}),
+      expiresAt: pending.expiresAt.toISOString(),
+      timeoutMs: pending.timeoutMs,
+    });
+    const outcome = await pending.outcome;
+    if (outcome.decision !== "cancelled")
+      live({
+        type: "confirmation",
+        callId: call.id,
+        name: call.name,
+        decision: outcome.decision,
+        by: outcome.by,
+        waitedMs: outcome.waitedMs,
+      });
+    return { ...outcome, timeoutMs: pending.timeoutMs };
+  };
+}
+
+/**
+ * The tool's result for the model; its cards and the user's decision on it ride in the stored message's data, for
+ * the drawer's history.
+ */
+function toolMessage(call: ToolCall, { content, cards, confirmation }: ToolOutcome): StoredMessage {
+  const data = { ...(cards ? { cards } : {}), ...(confirmation ? { confirmation } : {}) };
   return {
     role: "tool",
     toolCallId: call.id,
     name: call.name,
     content,
-    ...(cards ? { data: { cards } } : {}),
+    ...(Object.keys(data).length ? { data } : {}),
   };
 }
 

@@ -3,6 +3,13 @@ import type { ToolCall } from "@/lib/gateway/types";
 import type { AgentCard } from "@/lib/turns/cards";
 import type { AgentEvent, ToolTraceEntry } from "@/lib/turns/events";
 import { ResultWithCards, validCards } from "./cards";
+import {
+  type ConfirmDecision,
+  type ConfirmOutcome,
+  cannotAskMessage,
+  DENIED_MESSAGE,
+  timedOutMessage,
+} from "./confirmations";
 import { parseToolArgs, type Tool, type ToolContext } from "./tool";
 
 export const RESULT_LIMIT = 8_000;
@@ -15,7 +22,19 @@ export type ToolRunOptions = {
   defaultTimeoutMs: number;
   context: (call: ToolCall, signal: AbortSignal) => ToolContext;
   signal: AbortSignal;
+  /**
+   * Asks the user to approve a call of a tool that requires it, and waits (the call keeps its place among the
+   * round's running calls). Absent (a schedule, a sub-agent, /mcp): such tools are not run.
+   */
+  confirm?: ConfirmGate;
 };
+
+/** Waits for the user's decision on a call; `timeoutMs` is the limit it was given. */
+export type ConfirmGate = (
+  call: ToolCall,
+  args: unknown,
+  signal: AbortSignal,
+) => Promise<ConfirmOutcome & { timeoutMs: number }>;
 
 export type ToolOutcome = {
   content: string;
@@ -24,6 +43,8 @@ export type ToolOutcome = {
   events: AgentEvent[];
   /** Cards for the drawer (stored on the tool message's data); the model reads only `content`. */
   cards?: AgentCard[];
+  /** What the user decided, for a tool that needed their confirmation (stored on the tool message's data). */
+  confirmation?: ConfirmDecision;
 };
 
 /** Cuts a result that would flood the model's context, and says how much was cut. */
@@ -39,8 +60,9 @@ const errorResult = (message: string) => JSON.stringify({ error: message });
  * and thrown errors all become `{"error": …}` results the model can read and correct itself from.
  */
 export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise<ToolOutcome> {
-  const started = performance.now();
+  let started = performance.now();
   const events: AgentEvent[] = [];
+  let confirmation: ConfirmDecision | undefined;
   const finish = (content: string, ok: boolean, error?: string, cards?: AgentCard[]): ToolOutcome => {
     const durationMs = Math.round(performance.now() - started);
     const result = truncateResult(content);
@@ -57,6 +79,7 @@ export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise
       content: result,
       ok,
       ...(cards?.length ? { cards } : {}),
+      ...(confirmation ? { confirmation } : {}),
       trace: { callId: call.id, name: call.name, durationMs, ok, error },
       events,
     };
@@ -74,6 +97,24 @@ export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise
   }
   const args = parseToolArgs(tool, call.args);
   if (!args.ok) return finish(errorResult(args.error), false, "invalid arguments");
+  if (tool.requiresConfirmation) {
+    if (!opts.confirm) return finish(errorResult(cannotAskMessage(call.name)), false, "not confirmed");
+    let answer: Awaited<ReturnType<ConfirmGate>>;
+    try {
+      answer = await opts.confirm(call, args.value, opts.signal);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return finish(errorResult(maskText(message)), false, "error");
+    }
+    if (answer.decision === "cancelled" || opts.signal.aborted)
+      return finish(errorResult("cancelled"), false, "cancelled");
+    confirmation = answer.decision;
+    if (answer.decision === "deny") return finish(errorResult(DENIED_MESSAGE), false, "denied");
+    if (answer.decision === "timeout")
+      return finish(errorResult(timedOutMessage(answer.timeoutMs)), false, "not confirmed");
+    // The tool's own time (and its timeout) starts once it is approved.
+    started = performance.now();
+  }
 
   const timeoutMs = tool.timeoutMs ?? opts.defaultTimeoutMs;
   const timeout = new AbortController();

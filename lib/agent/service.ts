@@ -15,6 +15,7 @@ import {
 } from "@/lib/turns/conversation";
 import { type AgentEvent, isRecordOnly, type TurnEvent } from "@/lib/turns/events";
 import type { ChatTurnSource, TurnObserver, TurnPrompt, TurnReplacement } from "@/lib/turns/observer";
+import type { Confirmations } from "./confirmations";
 import type { ToolRegistry } from "./registry";
 import { type RepeatCounter, runRoundTools } from "./round-tools";
 import type { Tool, ToolSet } from "./tool";
@@ -95,6 +96,11 @@ export class AgentService {
       observer?: TurnObserver;
       /** The request pipeline (cache, rate limits, budgets); without it calls go straight to the gateway. */
       pipeline?: Pipeline;
+      /**
+       * Where drawer turns' calls wait for the user's Approve / Deny; without it (or in a scheduled turn, where no
+       * one watches) a tool that requires confirmation is not run.
+       */
+      confirmations?: Confirmations;
     },
     config: Partial<AgentConfig> = {},
   ) {
@@ -281,6 +287,8 @@ export class AgentService {
         repeats: turn.repeats,
         signal: turn.signal,
         limits: this.config,
+        // Only a drawer turn has its user watching the stream, able to answer.
+        confirmations: (turn.request.source ?? "drawer") === "drawer" ? this.deps.confirmations : undefined,
       },
       progress.messages,
       progress.trace,

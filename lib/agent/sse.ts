@@ -8,6 +8,10 @@ export function sseFrame(event: AgentEvent): Uint8Array {
   return encoder.encode(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
+/** A comment line (SSE readers skip it) sent this often, so a quiet stream keeps its connection. */
+const KEEP_ALIVE_MS = 15_000;
+const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
+
 export const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
   "cache-control": "no-cache, no-transform",
@@ -27,13 +31,20 @@ export function sseResponse(
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       let open = true;
-      for await (const event of events) {
-        if (!open) continue;
+      const send = (frame: Uint8Array) => {
+        if (!open) return;
         try {
-          controller.enqueue(sseFrame(event));
+          controller.enqueue(frame);
         } catch {
           open = false; // the client left; keep draining so the turn finishes and is recorded
         }
+      };
+      // A quiet stream (a slow tool, a call waiting for the user's Approve) must not look dead to a proxy.
+      const keepAlive = setInterval(() => send(KEEP_ALIVE), KEEP_ALIVE_MS);
+      try {
+        for await (const event of events) send(sseFrame(event));
+      } finally {
+        clearInterval(keepAlive);
       }
       if (open) controller.close();
     },

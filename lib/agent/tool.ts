@@ -1,4 +1,6 @@
 import "server-only";
+import { Ajv } from "ajv";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
 import { z } from "zod";
 import type { MembershipRole } from "@/db/schema";
 import type { CostStatus, ToolSchema, Usage } from "@/lib/gateway/types";
@@ -44,7 +46,18 @@ export type ToolDefinition<P extends z.ZodObject = z.ZodObject> = {
   execute(args: z.output<P>, ctx: ToolContext): Promise<unknown>;
 };
 
-export type Tool = ToolDefinition & { schema: ToolSchema };
+export type Tool = ToolDefinition & {
+  schema: ToolSchema;
+  /** A tool defined from a raw JSON Schema (defineJsonTool): what is wrong with the arguments, or null. */
+  checkArgs?: (args: Record<string, unknown>) => string[] | null;
+};
+
+/** A tool whose parameters are a JSON Schema given as data (an MCP server's tool), not a zod object. */
+export type JsonToolDefinition = Omit<ToolDefinition, "parameters" | "execute"> & {
+  /** Offered to the model as it is; the model's arguments are checked against it (ajv) before `execute`. */
+  inputSchema: Record<string, unknown>;
+  execute(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+};
 
 /** Declares a tool; its JSON Schema comes from the zod parameters. */
 export function defineTool<P extends z.ZodObject>(definition: ToolDefinition<P>): Tool {
@@ -62,6 +75,91 @@ export function defineTool<P extends z.ZodObject>(definition: ToolDefinition<P>)
       keywords: definition.keywords,
     },
   };
+}
+
+/**
+ * Declares a tool from a JSON Schema: offered with that schema, its arguments checked by ajv (compiled on the
+ * first call); a schema ajv cannot compile only requires an object, and the tool's own server checks the rest.
+ */
+export function defineJsonTool(definition: JsonToolDefinition): Tool {
+  const { inputSchema, execute, ...rest } = definition;
+  // Offered without `$schema` (as zod tools are); the dialect is kept for the validator.
+  const { $schema, ...offered } = inputSchema;
+  const parameters: Record<string, unknown> = { type: "object", properties: {}, ...offered };
+  const tool = defineTool({
+    ...rest,
+    parameters: z.looseObject({}),
+    execute: (args, ctx) => execute(args, ctx),
+  });
+  return {
+    ...tool,
+    schema: { ...tool.schema, parameters },
+    checkArgs: (args) => {
+      const validate = argsValidator({ ...parameters, $schema });
+      if (!validate || validate(args)) return null;
+      return (validate.errors ?? []).slice(0, 5).map(argumentProblem);
+    },
+  };
+}
+
+// Draft 2020-12 is MCP's default dialect; a schema that names draft-07 (or uses its forms) gets draft-07.
+const ajv2020 = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+const ajv07 = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+
+// Compiled validators by schema text: tool sets are rebuilt often, their schemas rarely change. A pure memo
+// (a copy per bundle only costs a compile), bounded.
+const validators = new Map<string, ValidateFunction | null>();
+const MAX_VALIDATORS = 500;
+
+function argsValidator(schema: Record<string, unknown>): ValidateFunction | null {
+  const key = JSON.stringify(schema);
+  const known = validators.get(key);
+  if (known !== undefined) return known;
+  const compiled = compileArgsSchema(schema);
+  validators.set(key, compiled);
+  if (validators.size > MAX_VALIDATORS) validators.delete(validators.keys().next().value!);
+  return compiled;
+}
+
+function compileArgsSchema(schema: Record<string, unknown>): ValidateFunction | null {
+  // A server's `pattern` would run its regular expression on our event loop (the server checks those itself);
+  // an `$id` would be registered in ajv's shared table and clash with the next compile of the same schema.
+  const safe = withoutKeys(schema) as Record<string, unknown>;
+  const dialect = typeof safe.$schema === "string" ? safe.$schema : "";
+  // ajv resolves `$schema` by id and refuses one it does not know: the dialect only picks the validator.
+  delete safe.$schema;
+  const order = /draft-0[4-7]/.test(dialect) ? [ajv07, ajv2020] : [ajv2020, ajv07];
+  for (const ajv of order) {
+    try {
+      const validate = ajv.compile(safe);
+      // ajv keeps every compiled schema; the memo above keeps what is needed.
+      ajv.removeSchema(safe);
+      return validate;
+    } catch {}
+  }
+  return null;
+}
+
+function withoutKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutKeys);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, v]) => !((key === "pattern" || key === "$id") && typeof v === "string"))
+      .map(([key, v]) => [key, withoutKeys(v)]),
+  );
+}
+
+function argumentProblem(error: ErrorObject): string {
+  const path = error.instancePath.replace(/^\//, "").split("/").filter(Boolean).join(".");
+  const at = (field: string) => (path ? `${path}.${field}` : field);
+  if (error.keyword === "required")
+    return `${at((error.params as { missingProperty: string }).missingProperty)}: required`;
+  if (error.keyword === "additionalProperties")
+    return `${at((error.params as { additionalProperty: string }).additionalProperty)}: not a known field`;
+  if (error.keyword === "enum")
+    return `${path || "(arguments)"}: must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
+  return `${path || "(arguments)"}: ${error.message ?? "is invalid"}`;
 }
 
 /**
@@ -85,10 +183,10 @@ export function parseToolArgs(
   args: unknown,
 ): { ok: true; value: unknown } | { ok: false; error: string } {
   const parsed = tool.parameters.safeParse(args);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const problems = parsed.error.issues.map(
-    (i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`,
-  );
+  const problems = parsed.success
+    ? (tool.checkArgs?.(parsed.data as Record<string, unknown>) ?? [])
+    : parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`);
+  if (parsed.success && !problems.length) return { ok: true, value: parsed.data };
   return { ok: false, error: `invalid arguments for ${tool.name}: ${problems.join("; ")}` };
 }
 

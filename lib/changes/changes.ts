@@ -20,7 +20,8 @@ export type ChangeObject =
   | "usage_rollup"
   | "prompt"
   | "eval_dataset"
-  | "eval_run";
+  | "eval_run"
+  | "mcp_server";
 
 export type Change = {
   tenantId: string;

@@ -1,6 +1,12 @@
 import "server-only";
 import { type Database, type DatabaseHandle, openAppDatabase } from "@/db";
-import { type AgentRuntime, type AgentTools, createAgentRuntime, createAgentTools } from "@/lib/agent";
+import {
+  type AgentRuntime,
+  type AgentTools,
+  confirmationTimeoutFromEnv,
+  createAgentRuntime,
+  createAgentTools,
+} from "@/lib/agent";
 import type { ToolSet } from "@/lib/agent/tool";
 import { SchemaContext } from "@/lib/copilot/schema-context";
 import { governanceToolSet } from "@/lib/copilot/tools";
@@ -14,6 +20,7 @@ import { DrizzleConversationStore } from "@/lib/governance/conversations";
 import { mintProcessIdentity, type ProcessIdentity } from "@/lib/governance/instance";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
 import { type ApiKeyCache, processKeyCache } from "@/lib/keys/api-keys";
+import { createMcp, type Mcp } from "@/lib/mcp";
 import { createMcpHandler } from "@/lib/mcp-server/handler";
 import { Pipeline, type PipelineStores, pipelineStoresFromEnv } from "@/lib/pipeline";
 import { PageCatalog } from "@/lib/schema-pages";
@@ -30,6 +37,8 @@ export type ContainerOptions = {
   gateway?: Gateway | GatewayConfig;
   /** Whether this deployment runs the demo (its orders tool set is registered); default: SEED_DEMO is not 0. */
   demo?: boolean;
+  /** The MCP client's options besides the database and environment (tests: a resolver, short idle times). */
+  mcp?: Omit<Parameters<typeof createMcp>[0], "db" | "env">;
 };
 
 /**
@@ -49,6 +58,8 @@ export type Container = {
   readonly conversations: ConversationStore;
   /** The registered tool sets, without the agent's loop, scheduler or task runner. */
   readonly tools: AgentTools;
+  /** The tenants' MCP servers: their sessions, and their tool sets (the registry's tenant source). */
+  readonly mcp: Mcp;
   readonly agent: AgentRuntime;
   /** The per-turn ledger and audit recorder of the agent's turns and playground runs (/v1 batches its own). */
   readonly recorder: TurnObserver;
@@ -100,11 +111,22 @@ export function createContainer(options: ContainerOptions = {}): Container {
     dataToolSets,
     adminToolSets: () => [governanceToolSet(pages())],
   });
-  const tools: Once<AgentTools> = once(() => createAgentTools(toolDeps()));
+  const mcp = once(() => createMcp({ db, env, ...options.mcp }));
+  const tools: Once<AgentTools> = once(() => {
+    const built = createAgentTools(toolDeps());
+    // Each tenant's registered MCP servers join its turns' tools, after the app's own.
+    built.registry.setTenantSource(mcp().source);
+    return built;
+  });
   // Every turn of the agent (and every playground run) leaves a ledger row and an audit trail, stamped with this
   // process.
   const recorder = once(() => new GovernanceRecorder(db, { instanceId: instance().id }));
-  const agent = once(() => createAgentRuntime({ ...toolDeps(), observer: recorder() }, tools()));
+  const agent = once(() =>
+    createAgentRuntime(
+      { ...toolDeps(), observer: recorder(), confirmationTimeoutMs: confirmationTimeoutFromEnv(env) },
+      tools(),
+    ),
+  );
   const v1 = once(() => {
     const api = createV1Api({ db, gateway, pipeline: pipeline() });
     // Flushed on SIGTERM/SIGINT (lib/governance/shutdown.ts), its lag shown on /api/health.
@@ -150,6 +172,9 @@ export function createContainer(options: ContainerOptions = {}): Container {
     get tools() {
       return tools();
     },
+    get mcp() {
+      return mcp();
+    },
     get agent() {
       return agent();
     },
@@ -178,6 +203,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
     close: async () => {
       if (evals.built()) evals().stop();
       if (stores.built()) await stores().close();
+      if (mcp.built()) await mcp().clients.close();
     },
   };
 }

@@ -210,6 +210,17 @@ export function auditOf(event: TurnEvent): Audit | null {
           result: clip(event.result),
         },
       };
+    case "confirmation":
+      return {
+        type: "confirmation",
+        payload: {
+          callId: event.callId,
+          tool: event.name,
+          decision: event.decision,
+          by: event.by,
+          waitedMs: event.waitedMs,
+        },
+      };
     case "guardrail":
       return {
         type: "guardrail",

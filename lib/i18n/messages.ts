@@ -2,6 +2,7 @@ import * as charts from "./areas/charts";
 import * as context from "./areas/context";
 import * as drawer from "./areas/drawer";
 import * as evals from "./areas/evals";
+import * as mcp from "./areas/mcp";
 import * as mcpKeys from "./areas/mcp-keys";
 import * as nav from "./areas/nav";
 import * as promptStats from "./areas/prompt-stats";
@@ -412,6 +413,7 @@ export const en = {
   ...prompts.en,
   ...evals.en,
   ...context.en,
+  ...mcp.en,
   ...mcpKeys.en,
 } as const;
 
@@ -798,6 +800,7 @@ export const zh: Record<MessageKey, string> = {
   ...prompts.zh,
   ...evals.zh,
   ...context.zh,
+  ...mcp.zh,
   ...mcpKeys.zh,
 };
 

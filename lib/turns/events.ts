@@ -1,6 +1,9 @@
 import { type CostStatus, type Stamp, type ToolCall, type Usage, ZERO_USAGE } from "@/lib/gateway/types";
 import type { AgentCard } from "./cards";
 
+/** What the user decided about a call that needed their confirmation; `timeout`: no answer in time (a denial). */
+export type ConfirmDecision = "approve" | "deny" | "timeout";
+
 /** `interrupted`: cut by the process stopping (the shutdown deadline), not by the caller. */
 export type TurnStatus = "success" | "failed" | "stopped" | "limit" | "interrupted";
 
@@ -90,6 +93,26 @@ export type AgentEvent =
       message: string;
     }
   | { type: "message"; content: string; data?: Record<string, unknown> }
+  | {
+      /** A call waits for the user's Approve / Deny (POST /api/agent/turns/{turnId}/confirm) until `expiresAt`. */
+      type: "confirm";
+      callId: string;
+      name: string;
+      /** The call's arguments, masked. */
+      args: Record<string, unknown>;
+      expiresAt: string;
+      /** The time limit from when it was asked (a browser counts down from it, whatever its clock says). */
+      timeoutMs: number;
+    }
+  | {
+      /** What became of a confirmation: approved or denied by `by`, or no answer in time (a denial). */
+      type: "confirmation";
+      callId: string;
+      name: string;
+      decision: ConfirmDecision;
+      by: string | null;
+      waitedMs: number;
+    }
   | { type: "error"; class: string; message: string }
   | { type: "done"; summary: ChatTurnSummary };
 

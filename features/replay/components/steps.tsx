@@ -260,6 +260,7 @@ const NOTE_TONE: Record<NoteStep["kind"], string> = {
   fallback: "border-amber-300 dark:border-amber-800",
   error: "border-red-300 dark:border-red-800",
   stop: "border-amber-300 dark:border-amber-800",
+  confirmation: "border-sky-300 dark:border-sky-800",
   other: BORDER,
 };
 
@@ -267,9 +268,13 @@ function NoteCard({ step }: { step: NoteStep }) {
   const { t } = useI18n();
   const { message, ...rest } = step.payload;
   const extra = Object.fromEntries(
-    Object.entries(rest).filter(([k]) => !["sample", "atMs", "class", "code", "reason"].includes(k)),
+    Object.entries(rest).filter(
+      ([k]) => !["sample", "atMs", "class", "code", "reason", "decision"].includes(k),
+    ),
   );
-  const label = String(step.payload.class ?? step.payload.code ?? step.payload.reason ?? "");
+  const label = String(
+    step.payload.class ?? step.payload.code ?? step.payload.reason ?? step.payload.decision ?? "",
+  );
   return (
     <>
       <Head title={t(`replay.note.${step.kind}`)} seq={step.seq}>
@@ -320,6 +325,7 @@ export function Steps({ steps, highlighted }: { steps: Step[]; highlighted: numb
           step.kind === "fallback" ||
           step.kind === "error" ||
           step.kind === "stop" ||
+          step.kind === "confirmation" ||
           step.kind === "other"
             ? NOTE_TONE[step.kind]
             : step.kind === "answer"
@@ -344,6 +350,7 @@ export function Steps({ steps, highlighted }: { steps: Step[]; highlighted: numb
               step.kind === "fallback" ||
               step.kind === "error" ||
               step.kind === "stop" ||
+              step.kind === "confirmation" ||
               step.kind === "other") && <NoteCard step={step} />}
           </li>
         );

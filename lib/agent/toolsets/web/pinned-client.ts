@@ -60,7 +60,7 @@ export class PinnedClient {
           resolver: this.options.resolver,
           signal,
         });
-        const res = await request(url, checked, signal);
+        const res = await pinnedRequest(url, checked, signal);
         const location = res.headers.location;
         if (REDIRECTS.has(res.statusCode ?? 0) && location) {
           res.destroy();
@@ -125,16 +125,31 @@ function httpUrl(text: string): URL {
   return url;
 }
 
-/** One GET whose socket can only connect to the address the guard checked. */
-function request(url: URL, checked: ResolvedAddress, signal: AbortSignal): Promise<http.IncomingMessage> {
+/** What a pinned request sends besides its URL (a GET with the web tools' headers by default). */
+export type PinnedRequestInit = {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+};
+
+/**
+ * One HTTP(S) request whose socket can only connect to the address the guard checked (TLS still checks the
+ * certificate against the URL's host name). Resolves at the response's headers; the body is the caller's to read.
+ */
+export function pinnedRequest(
+  url: URL,
+  checked: ResolvedAddress,
+  signal: AbortSignal,
+  init: PinnedRequestInit = {},
+): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const req = (url.protocol === "https:" ? https : http).request({
       hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"),
       port: url.port || undefined,
       path: `${url.pathname}${url.search}`,
-      method: "GET",
-      headers: HEADERS,
+      method: init.method ?? "GET",
+      headers: init.headers ?? HEADERS,
       // A fresh agent: no pooled socket from another tool set (with another allow-list) is reused.
       agent: false,
       lookup: pinnedLookup(checked),
@@ -143,13 +158,17 @@ function request(url: URL, checked: ResolvedAddress, signal: AbortSignal): Promi
     signal.addEventListener("abort", onAbort, { once: true });
     req.on("response", (res) => {
       signal.removeEventListener("abort", onAbort);
+      // A Stop after the headers must still end the body's stream.
+      const onLateAbort = () => res.destroy(signal.reason);
+      signal.addEventListener("abort", onLateAbort, { once: true });
+      res.once("close", () => signal.removeEventListener("abort", onLateAbort));
       resolve(res);
     });
     req.on("error", (error) => {
       signal.removeEventListener("abort", onAbort);
       reject(error);
     });
-    req.end();
+    req.end(init.body);
   });
 }
 

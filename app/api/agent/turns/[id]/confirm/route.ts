@@ -1,0 +1,34 @@
+import { confirmCallInput } from "@/features/drawer/contracts";
+import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
+import { container } from "@/lib/container";
+import { AppError } from "@/lib/core/errors";
+import { readJson } from "@/lib/http/route";
+
+/**
+ * The user's Approve / Deny on a call of their running turn that waits for it. 404 when no such call waits for
+ * this user here (another user's, unknown, or a turn running on another instance); 409 when it was already
+ * decided, timed out or cancelled by Stop.
+ */
+export const POST = withUser<{ id: string }>(async (req, { auth, params }) => {
+  const tenant = activeTenantOrThrow(auth);
+  const { callId, approve } = await readJson(req, confirmCallInput);
+  const result = container().agent.confirmations.decide(
+    { turnId: params.id, callId },
+    { tenantId: tenant.id, userId: auth.user.id },
+    approve,
+  );
+  if (result.status === "unknown")
+    throw new AppError(
+      "not_found",
+      "no call of yours waits for a decision under this id: the turn has ended, or it runs on another server",
+    );
+  if (result.status === "settled") throw new AppError("conflict", SETTLED_MESSAGE[result.decision]);
+  return Response.json({ callId, decision: approve ? "approve" : "deny" }, { status: 200 });
+});
+
+const SETTLED_MESSAGE = {
+  approve: "this call was already approved",
+  deny: "this call was already denied",
+  timeout: "the time to answer ran out: the call was denied",
+  cancelled: "the turn was stopped while the call waited: it did not run",
+} as const;
