@@ -37,11 +37,12 @@ describe.each(testDbKinds)("background work under one leader (%s)", (kind) => {
 
   it("two app instances and one worker on one database run each maintenance job once; another takes over when the leader stops", async () => {
     test = await createMigratedDatabase(kind);
-    // Three processes: on PostgreSQL each with its own connection pool (its own sessions); an embedded database
-    // belongs to one process, so there the three share its handle.
+    // Three processes: on PostgreSQL each with its own connection pool (its own sessions; the app's default
+    // size, since the jobs here all reach the first one's through getDatabase()); an embedded database belongs to
+    // one process, so there the three share its handle.
     const handles =
       kind === "postgres"
-        ? await Promise.all([0, 1, 2].map(() => openDatabase({ kind: "postgres", url: test!.url!, max: 3 })))
+        ? await Promise.all([0, 1, 2].map(() => openDatabase({ kind: "postgres", url: test!.url!, max: 10 })))
         : [test.handle, test.handle, test.handle];
     if (kind === "postgres") extra.push(...handles);
     const names = ["app-a", "app-b", "worker"];
