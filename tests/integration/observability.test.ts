@@ -415,5 +415,22 @@ describe.each(testDbKinds)("observability on %s", (kind) => {
     );
     // Both calls wrote their one line, the refused one too.
     expect(callLines(info).map((l) => l.fields.status)).toEqual(["success", "failed"]);
+    // A call refused before it is a model call (a bad key) writes its one line too, without the key.
+    const bad = await fetch(`${root}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer tg_not_a_key", "content-type": "application/json" },
+      body: JSON.stringify({ model: "offline-demo", messages: [{ role: "user", content: "hello" }] }),
+    });
+    expect(bad.status).toBe(401);
+    const refused = info.mock.calls.filter(([, msg]) => msg === "request").map(([fields]) => fields);
+    expect(refused).toEqual([
+      {
+        requestId: bad.headers.get("x-request-id"),
+        method: "POST",
+        path: "/v1/chat/completions",
+        status: 401,
+        latencyMs: expect.any(Number),
+      },
+    ]);
   });
 });
