@@ -37,6 +37,9 @@ export function tracedStep(step: Step): Step {
     try {
       for await (const event of step(call, handOn) as AsyncGenerator<PipelineEvent>) {
         if (open && event.type === "guardrail" && event.blocking) refused = true;
+        // The step ended the call itself: closed now, since a caller may stop reading at its last event.
+        if (open && (event.type === "error" || event.type === "done"))
+          close(refused ? "refused" : "answered");
         yield event;
       }
     } finally {

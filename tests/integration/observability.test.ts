@@ -392,14 +392,35 @@ describe.each(testDbKinds)("observability on %s", (kind) => {
     expect(await ok.text()).toContain("# TYPE tollgate_requests_total counter");
 
     const before = await scrape();
-    const ask = () =>
+    const ask = (traceparent: string) =>
       fetch(`${root}/v1/chat/completions`, {
         method: "POST",
-        headers: { authorization: `Bearer ${limited.secret}`, "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${limited.secret}`,
+          "content-type": "application/json",
+          traceparent,
+        },
         body: JSON.stringify({ model: "offline-demo", messages: [{ role: "user", content: "hello" }] }),
       });
-    const statuses = [(await ask()).status, (await ask()).status];
+    const [passed, limitedOut] = [callerTrace(), callerTrace()];
+    const statuses = [(await ask(passed.header)).status, (await ask(limitedOut.header)).status];
     expect(statuses).toEqual([200, 429]);
+    // The rate-limit step has its span in each call's trace, under the call: passed, then refused.
+    for (const [caller, outcome] of [
+      [passed, "pass"],
+      [limitedOut, "refused"],
+    ] as const) {
+      const spans = await spansOf(caller.traceId, (s) => s.some((x) => x.name === "tollgate.rate_limit"));
+      const step = spans.find((s) => s.name === "tollgate.rate_limit")!;
+      expect(step.attributes).toMatchObject({
+        "tollgate.step.outcome": outcome,
+        "tollgate.tenant_id": tenantId,
+      });
+      expect(step.parentSpanId).toBe(spans.find((s) => s.name === "tollgate api")!.spanId);
+    }
+    expect(
+      receiver.trace(limitedOut.traceId).find((s) => s.name === "POST /v1/chat/completions")!.attributes,
+    ).toMatchObject({ "http.response.status_code": 429 });
     const after = await scrape();
     expect(sample(after, "tollgate_rate_limit_refusals_total", { tenant: tenantId, source: "api" })).toBe(
       sample(before, "tollgate_rate_limit_refusals_total", { tenant: tenantId, source: "api" }) + 1,
