@@ -11,7 +11,7 @@ const nextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled; unpdf (PDF.js,
   // 1.7 MB, importing itself dynamically) is loaded from node_modules when the first PDF is uploaded; the MCP SDK
   // (subpath exports, and one copy of its error classes for every route) is loaded from node_modules too.
-  // The metrics registry and the OpenTelemetry SDK load once from node_modules too (one tracer provider).
+  // So are the metrics registry and the OpenTelemetry SDK (one tracer provider, one global API).
   serverExternalPackages: [
     "@electric-sql/pglite",
     "pino",
