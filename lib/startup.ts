@@ -7,6 +7,7 @@ import { GatewayConfigError, PRICE_CATALOG, unpricedCandidates } from "@/lib/gat
 import { startGovernanceMaintenance } from "@/lib/governance/maintenance";
 import { installShutdownFlush } from "@/lib/governance/shutdown";
 import { startKeyEvents } from "@/lib/keys/key-events";
+import { stopTracing } from "@/lib/observability";
 import { PageSchemaError } from "@/lib/schema-pages/load";
 
 /**
@@ -50,6 +51,8 @@ export async function startServer(): Promise<void> {
       // The embedded database is closed cleanly, so the next start finds every row it was given.
       after: async () => {
         if (handle.kind === "pglite") await handle.close();
+        // The last turns' spans go out before the process ends (tracing on).
+        await stopTracing().catch(() => {});
       },
     });
     // A broken page schema stops the start, naming the file and the field.

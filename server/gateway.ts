@@ -9,9 +9,13 @@ import { log } from "@/lib/core/log";
 import { drainBatchers } from "@/lib/governance/shutdown";
 import { apiBodyLimits } from "@/lib/http/limits";
 import { startKeyEvents } from "@/lib/keys/key-events";
+import { startTracing, stopTracing } from "@/lib/observability";
+import { isMetrics, serveMetrics } from "./metrics";
 import { serveApi } from "./serve";
 
 const port = Number(process.env.GATEWAY_PORT ?? 3001);
+// Before anything serves: spans go to OTEL_EXPORTER_OTLP_ENDPOINT when it is set (else tracing stays off).
+startTracing();
 const app = installContainer(createContainer());
 try {
   void app.gateway;
@@ -27,7 +31,10 @@ try {
 // Bodies past MAX_BODY_BYTES are refused (413) while they stream in, before the handler or a provider sees them.
 const { maxBytes: maxBodyBytes } = apiBodyLimits();
 // node:http straight into the transport-neutral handler: no Web Request or Response is built for a call.
-const server = createServer(serveApi(app.v1.core, { maxBodyBytes }));
+const api = serveApi(app.v1.core, { maxBodyBytes });
+const server = createServer((incoming, outgoing) =>
+  isMetrics(incoming) ? void serveMetrics(app.telemetry, incoming, outgoing) : api(incoming, outgoing),
+);
 server.listen(port, "0.0.0.0", () => log.info({ port, maxBodyBytes }, "tollgate lean gateway listening"));
 // On stop: new calls are refused (503), the calls in progress finish, and every ledger row is written before the
 // process ends (at the latest 5 s after the signal).
@@ -36,6 +43,7 @@ const stop = async () => {
   server.close();
   server.closeIdleConnections();
   await drainBatchers(Date.now() + 5_000);
+  await stopTracing().catch(() => {});
   process.exit(0);
 };
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stop());
