@@ -3,6 +3,8 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.NEXT_PHASE === "phase-production-build") return;
   // Before the first request: route handlers learn the client's socket address from a header only we set.
   (await import("./lib/http/client-address")).recordSocketAddresses();
+  // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT when it is set (else tracing stays off); Next's own spans join ours.
+  (await import("./lib/observability/tracing")).startTracing();
   const { startServer } = await import("./lib/startup");
   await startServer();
 }

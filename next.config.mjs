@@ -18,6 +18,7 @@ const nextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled; unpdf (PDF.js,
   // 1.7 MB, importing itself dynamically) is loaded from node_modules when the first PDF is uploaded; the MCP SDK
   // (subpath exports, and one copy of its error classes for every route) is loaded from node_modules too.
+  // So are the metrics registry and the OpenTelemetry SDK (one tracer provider, one global API).
   serverExternalPackages: [
     "@electric-sql/pglite",
     "pino",
@@ -25,6 +26,11 @@ const nextConfig = {
     "bcryptjs",
     "unpdf",
     "@modelcontextprotocol/sdk",
+    "prom-client",
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-trace-node",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/resources",
   ],
   experimental: {
     authInterrupts: true,

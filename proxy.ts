@@ -96,8 +96,8 @@ function withSecurityHeaders<R extends Response>(req: NextRequest, res: R, nonce
 
 export const config = {
   // Pages, server actions and /api. Not /v1 nor /mcp (API keys, no cookies; their headers come from
-  // next.config.mjs), nor static files.
+  // next.config.mjs), nor /metrics (a scraper's bearer token), nor static files.
   matcher: [
-    "/((?!v1/|v1$|mcp/|mcp$|_next/static|_next/image|favicon.ico|.*\\.(?:png|svg|jpg|ico|css|js)$).*)",
+    "/((?!v1/|v1$|mcp/|mcp$|metrics$|_next/static|_next/image|favicon.ico|.*\\.(?:png|svg|jpg|ico|css|js)$).*)",
   ],
 };

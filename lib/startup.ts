@@ -9,6 +9,7 @@ import { GatewayConfigError, PRICE_CATALOG, unpricedCandidates } from "@/lib/gat
 import { interruptOwnTurns, startHeartbeat } from "@/lib/governance/maintenance";
 import { installShutdownFlush } from "@/lib/governance/shutdown";
 import { startKeyEvents } from "@/lib/keys/key-events";
+import { stopTracing } from "@/lib/observability";
 import { PageSchemaError } from "@/lib/schema-pages/load";
 
 /**
@@ -58,6 +59,8 @@ export async function startServer(): Promise<void> {
         await interruptOwnTurns(handle.db, app.instance.id);
         // The embedded database is closed cleanly, so the next start finds every row it was given.
         if (handle.kind === "pglite") await handle.close();
+        // The last turns' spans go out before the process ends (tracing on).
+        await stopTracing().catch(() => {});
       },
     });
     // A broken page schema stops the start, naming the file and the field.

@@ -16,18 +16,23 @@ import { log } from "@/lib/core/log";
 import { drainBatchers } from "@/lib/governance/shutdown";
 import { apiBodyLimits } from "@/lib/http/limits";
 import { startKeyEvents } from "@/lib/keys/key-events";
+import { startTracing, stopTracing } from "@/lib/observability";
+import { isMetrics, serveMetrics } from "./metrics";
 import { serveProbe } from "./probes";
 import { serveApi } from "./serve";
 
 const port = Number(process.env.GATEWAY_PORT ?? 3001);
+// Before anything serves: spans go to OTEL_EXPORTER_OTLP_ENDPOINT when it is set (else tracing stays off).
+startTracing();
 const app = installContainer(createContainer());
 // Bodies past MAX_BODY_BYTES are refused (413) while they stream in, before the handler or a provider sees them.
 const { maxBytes: maxBodyBytes } = apiBodyLimits();
 let api: RequestListener | null = null;
 // node:http straight into the transport-neutral handler: no Web Request or Response is built for a call. The
-// probes answer from the first moment; calls wait for the start (503 until then, like the readiness probe).
+// probes (and /metrics) answer from the first moment; calls wait for the start (503 until then, like readiness).
 const server = createServer((incoming, outgoing) => {
   if (serveProbe(incoming, outgoing)) return;
+  if (isMetrics(incoming)) return void serveMetrics(app.telemetry, incoming, outgoing);
   if (api) return api(incoming, outgoing);
   const body = JSON.stringify({ error: { message: "Tollgate is starting; retry.", type: "starting" } });
   outgoing.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close" });
@@ -63,6 +68,7 @@ const stop = async () => {
   const written = await drainBatchers(deadline);
   clearTimeout(cut);
   if (written) log.info("ledger flushed; exiting");
+  await stopTracing().catch(() => {});
   process.exit(0);
 };
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stop());

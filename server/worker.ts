@@ -12,6 +12,7 @@ import { markStarted, shutdownTimeoutMs } from "@/lib/core/lifecycle";
 import { log } from "@/lib/core/log";
 import { interruptOwnTurns, startHeartbeat } from "@/lib/governance/maintenance";
 import { installShutdownFlush } from "@/lib/governance/shutdown";
+import { startTracing, stopTracing } from "@/lib/observability";
 import { serveProbe } from "./probes";
 
 const healthPort = process.env.WORKER_HEALTH_PORT ? Number(process.env.WORKER_HEALTH_PORT) : null;
@@ -22,6 +23,8 @@ if (healthPort !== null) {
   });
   probes.listen(healthPort, "0.0.0.0", () => log.info({ port: healthPort }, "worker probes listening"));
 }
+// Scheduled turns and evaluation items are model calls too: traced when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+startTracing();
 const app = installContainer(createContainer());
 try {
   void app.gateway;
@@ -39,6 +42,7 @@ try {
     after: async () => {
       await interruptOwnTurns(handle.db, app.instance.id);
       if (handle.kind === "pglite") await handle.close();
+      await stopTracing().catch(() => {});
     },
   });
   markStarted();

@@ -22,6 +22,7 @@ import { GovernanceRecorder } from "@/lib/governance/recorder";
 import { type ApiKeyCache, processKeyCache } from "@/lib/keys/api-keys";
 import { createMcp, type Mcp } from "@/lib/mcp";
 import { createMcpHandler } from "@/lib/mcp-server/handler";
+import { createTelemetry, type Telemetry, tracedApi } from "@/lib/observability";
 import { Pipeline, type PipelineStores, pipelineStoresFromEnv } from "@/lib/pipeline";
 import { PageCatalog } from "@/lib/schema-pages";
 import type { ConversationStore } from "@/lib/turns/conversation";
@@ -75,6 +76,8 @@ export type Container = {
   readonly demo: boolean;
   /** The page schemas summarised for the model (tenant admins' and the super admin's turns), built once per role. */
   readonly schemaContext: SchemaContext;
+  /** The process's metrics (one Prometheus registry), and the observer that feeds them, logs and traces turns. */
+  readonly telemetry: Telemetry;
   /** Lets go of the connections the container opened besides the database (Redis). */
   close(): Promise<void>;
 };
@@ -118,9 +121,12 @@ export function createContainer(options: ContainerOptions = {}): Container {
     built.registry.setTenantSource(mcp().source);
     return built;
   });
+  const telemetry = once(() =>
+    createTelemetry({ env, providerType: (name) => gateway().config.providers[name]?.type }),
+  );
   // Every turn of the agent (and every playground run) leaves a ledger row and an audit trail, stamped with this
-  // process.
-  const recorder = once(() => new GovernanceRecorder(db, { instanceId: instance().id }));
+  // process; where the row closes, the turn counts in the metrics, writes its log line and its spans.
+  const recorder = once(() => telemetry().observe(new GovernanceRecorder(db, { instanceId: instance().id })));
   const agent = once(() =>
     createAgentRuntime(
       { ...toolDeps(), observer: recorder(), confirmationTimeoutMs: confirmationTimeoutFromEnv(env) },
@@ -128,7 +134,13 @@ export function createContainer(options: ContainerOptions = {}): Container {
     ),
   );
   const v1 = once(() => {
-    const api = createV1Api({ db, gateway, pipeline: pipeline() });
+    const api = createV1Api({
+      db,
+      gateway,
+      pipeline: pipeline(),
+      observe: telemetry().observe,
+      wrap: tracedApi,
+    });
     // Flushed on SIGTERM/SIGINT (lib/governance/shutdown.ts), its lag shown on /api/health.
     registerBatcher({ name: "v1", flush: api.flush, stats: () => api.recorder.stats() });
     return api;
@@ -199,6 +211,9 @@ export function createContainer(options: ContainerOptions = {}): Container {
     demo,
     get schemaContext() {
       return schemaContext();
+    },
+    get telemetry() {
+      return telemetry();
     },
     close: async () => {
       if (evals.built()) evals().stop();

@@ -2,6 +2,7 @@ import "server-only";
 import type { Database } from "@/db";
 import { countFailure } from "@/lib/core/failures";
 import { log } from "@/lib/core/log";
+import { tracing } from "@/lib/core/trace";
 import { GatewayError } from "@/lib/gateway/errors";
 import type { Gateway } from "@/lib/gateway/gateway";
 import type { ChatRequest } from "@/lib/gateway/types";
@@ -12,7 +13,8 @@ import type { ResponseCacheStore } from "./cache-store";
 import type { CounterStore } from "./counters";
 import { type Caller, DEFAULT_MAX_OUTPUT_TOKENS, loadPolicy, type Policy } from "./policy";
 import { rateLimitStep } from "./rate-limit";
-import { type Call, emptyStamp, type Next, type PipelineEvent, type Step } from "./types";
+import { tracedStep } from "./traced-step";
+import { type Call, emptyStamp, labelled, type Next, type PipelineEvent, type Step } from "./types";
 
 export type PipelineDeps = {
   db: () => Promise<Database>;
@@ -67,15 +69,15 @@ export class Pipeline {
   constructor(
     private readonly deps: PipelineDeps,
     steps: Step[] = [
-      cacheStep(deps.cache),
-      rateLimitStep(deps.counters, deps.now),
-      budgetStep(deps.counters, deps.now),
+      labelled("cache", cacheStep(deps.cache)),
+      labelled("rate_limit", rateLimitStep(deps.counters, deps.now)),
+      labelled("budget", budgetStep(deps.counters, deps.now)),
       // Inside the budget step, so the budget settles what the tenant's assumed price makes of the call.
-      assumedPriceStep(),
+      labelled("assumed_price", assumedPriceStep()),
     ],
   ) {
     this.steps = steps;
-    this.requestRate = rateLimitStep(deps.counters, deps.now);
+    this.requestRate = labelled("rate_limit", rateLimitStep(deps.counters, deps.now));
   }
 
   /**
@@ -96,7 +98,8 @@ export class Pipeline {
     };
     const events: PipelineEvent[] = [];
     if (!this.requestRate.applies?.(call)) return events;
-    for await (const event of this.requestRate(call, async function* () {})) events.push(event);
+    const step = tracing() ? tracedStep(this.requestRate) : this.requestRate;
+    for await (const event of step(call, async function* () {})) events.push(event);
     return events;
   }
 
@@ -116,7 +119,9 @@ export class Pipeline {
     };
     // Only the steps with something to do for this call: with no limit and no cached alias (the common case)
     // it goes straight to the gateway.
-    const active = this.steps.filter((step) => step.applies?.(call) ?? true);
+    const applying = this.steps.filter((step) => step.applies?.(call) ?? true);
+    // Tracing on: each step has its span. Off: the steps as they are (no wrapper, no span objects).
+    const active = tracing() ? applying.map(tracedStep) : applying;
     yield* active.reduceRight<Next>((next, step) => (c) => step(c, next), inference)(call);
   }
 

@@ -54,7 +54,12 @@ export type Next = (call: Call) => AsyncGenerator<PipelineEvent>;
  */
 export type Step = ((call: Call, next: Next) => AsyncGenerator<PipelineEvent>) & {
   applies?: (call: Call) => boolean;
+  /** The step's name on its trace span (`tollgate.<label>`). */
+  label?: string;
 };
+
+/** A step with its name (its trace span's). */
+export const labelled = (label: string, step: Step): Step => Object.assign(step, { label });
 
 export function emptyStamp(model: string): Stamp {
   return {

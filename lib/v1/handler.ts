@@ -58,15 +58,30 @@ export function createV1Core(deps: V1Deps): ApiHandler {
   return async (req) => {
     // Always our own id (a call's ledger row id): a client's x-request-id is only logged beside it.
     const requestId = uuidv7();
+    const started = performance.now();
+    const call: CallState = { turn: false };
     let res: ApiAnswer;
     try {
-      res = await answer(req, requestId, deps);
+      res = await answer(req, requestId, deps, call);
     } catch (error) {
       const clientRequestId = headerOf(req, "x-request-id")?.slice(0, 200) || undefined;
       log.error({ err: error, requestId, clientRequestId }, "/v1 request failed");
       res = dialectOf(req.path).error(500, `internal error (request id ${requestId})`, "internal_error");
     }
     res.headers["x-request-id"] = requestId;
+    // A model call writes its line when its ledger row closes; every other request (a refusal before the call
+    // opened, a GET) writes its own here, so each API call has one.
+    if (!call.turn)
+      log.info(
+        {
+          requestId,
+          method: req.method,
+          path: req.path,
+          status: res.status,
+          latencyMs: Math.round(performance.now() - started),
+        },
+        "request",
+      );
     return res;
   };
 }
@@ -91,7 +106,10 @@ export function createV1Handler(deps: V1Deps): (req: Request) => Promise<Respons
   return v1WebHandler(createV1Core(deps));
 }
 
-async function answer(req: ApiRequest, requestId: string, deps: V1Deps): Promise<ApiAnswer> {
+/** Whether the request became a model call with a ledger row (which then writes the call's log line). */
+type CallState = { turn: boolean };
+
+async function answer(req: ApiRequest, requestId: string, deps: V1Deps, call: CallState): Promise<ApiAnswer> {
   const { path } = req;
   const dialect = dialectOf(path);
   const key = await authenticate(req, deps);
@@ -111,7 +129,7 @@ async function answer(req: ApiRequest, requestId: string, deps: V1Deps): Promise
   if (req.method === "POST" && path.endsWith("/v1/messages/count_tokens"))
     return countTokens(req, gateway, dialect);
   const endpoint = Object.entries(ENDPOINTS).find(([suffix]) => path.endsWith(suffix))?.[1];
-  if (req.method === "POST" && endpoint) return await modelCall(req, requestId, key, deps, endpoint);
+  if (req.method === "POST" && endpoint) return await modelCall(req, requestId, key, deps, endpoint, call);
   return dialect.error(404, `Unknown endpoint: ${req.method} ${path}`, "unknown_url");
 }
 
@@ -166,6 +184,7 @@ async function modelCall(
   key: ResolvedKey,
   deps: V1Deps,
   endpoint: { format: WireFormat; dialect: Dialect },
+  call: CallState,
 ): Promise<ApiAnswer> {
   const { format, dialect } = endpoint;
   const read = readBody(req, dialect);
@@ -217,6 +236,7 @@ async function modelCall(
     attribution,
     prompt,
   });
+  call.turn = true;
   let closed = false;
   const close = async (stamp: Stamp | undefined, stopped: TurnStatus, error?: TurnError) => {
     if (closed) return;

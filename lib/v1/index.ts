@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import { isDraining } from "@/lib/core/lifecycle";
 import { BatchedGovernanceRecorder, type BatchOptions } from "@/lib/governance/batched-recorder";
+import type { TurnObserver } from "@/lib/turns/observer";
 import type { ApiHandler } from "./exchange";
 import { createV1Core, dialectOf, type V1Deps, v1WebHandler } from "./handler";
 
@@ -56,13 +57,23 @@ export type V1Api = {
   flush(): Promise<void>;
 };
 
-/** The /v1 handler over the database, gateway and pipeline, its ledger written in batches with backpressure. */
+/**
+ * The /v1 handler over the database, gateway and pipeline, its ledger written in batches with backpressure.
+ * `observe` wraps the ledger's recorder (metrics, the log line, spans where each row closes); `wrap` the whole
+ * handler (its HTTP server span).
+ */
 export function createV1Api(
-  deps: Omit<V1Deps, "recorder">,
+  deps: Omit<V1Deps, "recorder"> & {
+    observe?: (recorder: TurnObserver) => TurnObserver;
+    wrap?: (handler: ApiHandler) => ApiHandler;
+  },
   ledger: BatchOptions = ledgerOptionsFromEnv(),
 ): V1Api {
+  const { observe, wrap, ...coreDeps } = deps;
   // API calls are short: their ledger rows and audit events are written in batches, off the request's path.
   const recorder = new BatchedGovernanceRecorder(deps.db, ledger);
-  const core = withLedgerBackpressure(recorder, createV1Core({ ...deps, recorder }));
+  const observed = observe ? observe(recorder) : recorder;
+  const backpressured = withLedgerBackpressure(recorder, createV1Core({ ...coreDeps, recorder: observed }));
+  const core = wrap ? wrap(backpressured) : backpressured;
   return { core, handler: v1WebHandler(core), recorder, flush: () => recorder.flush() };
 }

@@ -14,6 +14,7 @@ import {
   supersedeTurn,
 } from "@/lib/governance/conversations";
 import { readJson } from "@/lib/http/route";
+import { tracedRoute } from "@/lib/observability";
 import { assistantPrompt } from "@/lib/prompts/assistant";
 
 /**
@@ -22,7 +23,7 @@ import { assistantPrompt } from "@/lib/prompts/assistant";
  * Edit (`replace: "last"`) and regenerate replace the last turn: its messages are marked superseded by the new
  * turn once the turn has its id (before the agent reads the history), never deleted.
  */
-export const POST = withUser(async (req, { auth }) => {
+const send = withUser(async (req, { auth }) => {
   const input = await readJson(req, sendTurnInput);
   const tenant = activeTenantOrThrow(auth);
   const app = container();
@@ -114,3 +115,6 @@ export const POST = withUser(async (req, { auth }) => {
   }
   return sseResponse(withStopRegistration(), { "x-conversation-id": conversation.id });
 });
+
+/** Tracing on: the turn is one trace under its HTTP server span (a caller's traceparent honoured). */
+export const POST = tracedRoute(send);
