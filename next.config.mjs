@@ -8,6 +8,13 @@ const securityHeaders = JSON.parse(
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
+  // The container image runs .next/standalone/server.js (a traced, minimal node_modules); `next start` still works.
+  output: "standalone",
+  // Read from the working directory at run time (the standalone server runs in .next/standalone): migrations,
+  // page schemas and the JSON Schemas that validate them and the gateway config, and PGlite's WASM and data.
+  outputFileTracingIncludes: {
+    "/**": ["./db/migrations/**/*", "./schemas/**/*", "./node_modules/@electric-sql/pglite/dist/**/*"],
+  },
   // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled; unpdf (PDF.js,
   // 1.7 MB, importing itself dynamically) is loaded from node_modules when the first PDF is uploaded; the MCP SDK
   // (subpath exports, and one copy of its error classes for every route) is loaded from node_modules too.

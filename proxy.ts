@@ -1,5 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { AppError, toErrorResponse } from "@/lib/core/errors";
+import { isDraining } from "@/lib/core/lifecycle";
 import { csrfRefusal } from "@/lib/http/same-origin";
 import {
   contentSecurityPolicy,
@@ -34,6 +35,17 @@ const UPLOAD_ENDPOINTS = new Set(["/api/agent/files"]);
  */
 export function proxy(req: NextRequest) {
   const { pathname, search } = req.nextUrl;
+  // A stopping instance (SIGTERM) takes no new work: the client retries elsewhere; reads and probes still answer.
+  if (isDraining() && isApi(pathname) && req.method !== "GET" && req.method !== "HEAD") {
+    const answer = toErrorResponse(
+      new AppError("unavailable", "This Tollgate instance is shutting down; retry.", {
+        retryAfterSeconds: 1,
+      }),
+      crypto.randomUUID(),
+    );
+    const res = Response.json(answer.body, { status: answer.status, headers: answer.headers });
+    return withSecurityHeaders(req, res, newNonce());
+  }
   const refusal = csrfRefusal(req, {
     jsonEndpoint: isApi(pathname) && !isNextAuth(pathname),
     uploadEndpoint: UPLOAD_ENDPOINTS.has(pathname),

@@ -21,7 +21,19 @@ export type DatabaseHandle = {
   withAdvisoryLock<T>(lockId: number, fn: () => Promise<T>): Promise<T>;
   /** Runs `fn` only if the lock is free right now; null when another session holds it. */
   tryAdvisoryLock<T>(lockId: number, fn: () => Promise<T>): Promise<T | null>;
+  /**
+   * Takes a session-level advisory lock and keeps it (on a connection of its own) until released or the
+   * connection is lost; null when another session holds it. On PGlite (one process) it is held in the process.
+   */
+  holdAdvisoryLock(lockId: number): Promise<HeldLock | null>;
   close(): Promise<void>;
+};
+
+/** A lock kept by `holdAdvisoryLock`. */
+export type HeldLock = {
+  /** Whether the lock is still held (false once its connection is gone or it was released). */
+  stillHeld(): Promise<boolean>;
+  release(): Promise<void>;
 };
 
 export type DatabaseOptions =
@@ -80,6 +92,7 @@ async function openPostgres(url: string, max = 10): Promise<DatabaseHandle> {
     withAdvisoryLock: async (lockId, fn) =>
       (await lockedOn(client, lockId, true, fn)) as Awaited<ReturnType<typeof fn>>,
     tryAdvisoryLock: (lockId, fn) => lockedOn(client, lockId, false, fn),
+    holdAdvisoryLock: (lockId) => heldOn(client, lockId),
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -108,6 +121,47 @@ async function lockedOn<T>(
   }
 }
 
+/** A session-level advisory lock kept on a reserved connection (see DatabaseHandle.holdAdvisoryLock). */
+async function heldOn(client: Sql, lockId: number): Promise<HeldLock | null> {
+  const conn = await client.reserve();
+  try {
+    const [row] = await conn<{ ok: boolean }[]>`select pg_try_advisory_lock(${lockId}) as ok`;
+    if (!row?.ok) {
+      conn.release();
+      return null;
+    }
+  } catch (error) {
+    conn.release();
+    throw error;
+  }
+  let released = false;
+  return {
+    // Asked of pg_locks on the same session: a connection that was silently re-established holds nothing.
+    stillHeld: async () => {
+      if (released) return false;
+      try {
+        const [row] = await conn<{ held: boolean }[]>`
+          select exists (select 1 from pg_locks where locktype = 'advisory' and pid = pg_backend_pid()
+            and classid = 0 and objid = ${lockId} and objsubid = 1 and granted) as held`;
+        return row?.held === true;
+      } catch {
+        return false;
+      }
+    },
+    release: async () => {
+      if (released) return;
+      released = true;
+      try {
+        await conn`select pg_advisory_unlock(${lockId})`;
+      } catch {
+        // The connection is gone, and the lock with it.
+      } finally {
+        conn.release();
+      }
+    },
+  };
+}
+
 async function openPglite(dataDir?: string): Promise<DatabaseHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
@@ -121,12 +175,26 @@ async function openPglite(dataDir?: string): Promise<DatabaseHandle> {
     );
   }
   const db = drizzle({ client, schema }) as unknown as Database;
+  const held = new Set<number>();
   return {
     kind: "pglite",
     db,
     label: dataDir ? `embedded PGlite in ${dataDir}` : "embedded PGlite in memory",
     withAdvisoryLock: (_lockId, fn) => fn(),
     tryAdvisoryLock: (_lockId, fn) => fn(),
+    // One process owns an embedded database: the lock is this handle's, held by whoever took it first.
+    holdAdvisoryLock: async (lockId) => {
+      if (held.has(lockId)) return null;
+      held.add(lockId);
+      let released = false;
+      return {
+        stillHeld: async () => !released,
+        release: async () => {
+          if (!released) held.delete(lockId);
+          released = true;
+        },
+      };
+    },
     close: () => client.close(),
   };
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { type DatabaseHandle, databaseOptionsFromEnv, openDatabase } from "./client";
 import { prepareDatabase } from "./migrate";
 
-export type { Database, DatabaseHandle, Executor } from "./client";
+export type { Database, DatabaseHandle, Executor, HeldLock } from "./client";
 
 /** Where the process's database comes from: opened once by whoever installed it, the same handle every call. */
 export type DatabaseSource = () => Promise<DatabaseHandle>;

@@ -1,10 +1,12 @@
 import "server-only";
 import { DatabaseUnavailableError } from "@/db/client";
 import { migrationStatus } from "@/db/migrate";
+import { backgroundWork, type LeaderWork, workerModeFromEnv } from "@/lib/background";
 import { createContainer, installContainer } from "@/lib/container";
+import { markStarted, setClaimsBackgroundWork, shutdownTimeoutMs } from "@/lib/core/lifecycle";
 import { log } from "@/lib/core/log";
 import { GatewayConfigError, PRICE_CATALOG, unpricedCandidates } from "@/lib/gateway";
-import { startGovernanceMaintenance } from "@/lib/governance/maintenance";
+import { interruptOwnTurns, startHeartbeat } from "@/lib/governance/maintenance";
 import { installShutdownFlush } from "@/lib/governance/shutdown";
 import { startKeyEvents } from "@/lib/keys/key-events";
 import { stopTracing } from "@/lib/observability";
@@ -12,8 +14,8 @@ import { PageSchemaError } from "@/lib/schema-pages/load";
 
 /**
  * Builds the process's container and starts what it runs: the gateway config and the database at once (either one
- * unusable stops the process with one line that says why), maintenance, the agent's schedules and tasks, the key
- * revocation feed, the shutdown flush, and the page schemas.
+ * unusable stops the process with one line that says why), the heartbeat, the background work (here or in the
+ * worker), the key revocation feed, the shutdown flush, and the page schemas; then the readiness probe says ready.
  */
 export async function startServer(): Promise<void> {
   try {
@@ -33,23 +35,29 @@ export async function startServer(): Promise<void> {
     // The demo (accounts, orders, sample usage) is seeded into an empty database unless SEED_DEMO=0.
     const handle = await app.database();
     const migration = await migrationStatus(handle);
-    // This process's heartbeat first, so its turns never look orphaned; turns of dead processes are swept.
-    await startGovernanceMaintenance(app.instance);
-    // Tool sets are registered here, so a tool name clash stops the start; clock schedules begin firing and
-    // background tasks (queued, or left by a dead process) are picked up.
-    const runtime = app.agent;
-    runtime.scheduler.start();
-    runtime.tasks.startRunner();
-    // Evaluation runs (queued, or left by a dead process) are worked through; from SIGTERM on (the shutdown
-    // flush marks the process draining) nothing more is claimed, and what a killed process held is claimed again.
-    app.evals.start();
+    // This process's heartbeat first, so its turns never look orphaned to another instance's sweep.
+    await startHeartbeat(app.instance);
+    // Tool sets are registered here, so a tool name clash stops the start.
+    void app.agent;
+    // Background work (sweeps, retention, reconciliation, clock schedules, background tasks, evaluation runs):
+    // here under the leader lock (one instance of N runs it), or only in `npm run worker` (TOLLGATE_WORKER).
+    let work: LeaderWork | null = null;
+    if (workerModeFromEnv() === "inline") {
+      work = backgroundWork(app);
+      await work.start();
+    } else setClaimsBackgroundWork(false);
     // Revoked keys and disabled tenants are refused at once on every instance.
     startKeyEvents(app.keyCache);
-    // SIGTERM/SIGINT write the API ledger's backlog before the process ends (alongside next start's own handler).
+    // SIGTERM/SIGINT: readiness goes false, the API ledger's backlog is written, and what this process could not
+    // finish by TOLLGATE_SHUTDOWN_TIMEOUT_MS is recorded as interrupted before it exits (next start's own
+    // handler stops taking requests and waits for the ones in progress meanwhile).
     installShutdownFlush({
-      deadlineMs: Number(process.env.TOLLGATE_SHUTDOWN_TIMEOUT_MS) || 10_000,
-      // The embedded database is closed cleanly, so the next start finds every row it was given.
+      deadlineMs: shutdownTimeoutMs(),
+      // Background work stops claiming and finishes what it runs; then another instance (or the worker) leads.
+      settle: async () => work?.stop(),
       after: async () => {
+        await interruptOwnTurns(handle.db, app.instance.id);
+        // The embedded database is closed cleanly, so the next start finds every row it was given.
         if (handle.kind === "pglite") await handle.close();
         // The last turns' spans go out before the process ends (tracing on).
         await stopTracing().catch(() => {});
@@ -57,6 +65,7 @@ export async function startServer(): Promise<void> {
     });
     // A broken page schema stops the start, naming the file and the field.
     void app.pages;
+    markStarted();
     log.info({ database: handle.label, migration }, "tollgate ready");
   } catch (error) {
     const reason =

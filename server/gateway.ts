@@ -1,22 +1,44 @@
 /**
  * The lean gateway: serves the /v1 handler from plain Node (no Next) on GATEWAY_PORT (default 3001), with the
  * app's configuration and database, for deployments that need throughput.   npm run gateway
+ * Probes: /health/live and /health/ready. It runs no background work (the app or `npm run worker` does).
  */
-import { createServer } from "node:http";
+import { createServer, type RequestListener } from "node:http";
 import { createContainer, installContainer } from "@/lib/container";
-import { startDraining } from "@/lib/core/lifecycle";
+import {
+  isDraining,
+  markStarted,
+  reachShutdownDeadline,
+  shutdownTimeoutMs,
+  startDraining,
+} from "@/lib/core/lifecycle";
 import { log } from "@/lib/core/log";
 import { drainBatchers } from "@/lib/governance/shutdown";
 import { apiBodyLimits } from "@/lib/http/limits";
 import { startKeyEvents } from "@/lib/keys/key-events";
 import { startTracing, stopTracing } from "@/lib/observability";
 import { isMetrics, serveMetrics } from "./metrics";
+import { serveProbe } from "./probes";
 import { serveApi } from "./serve";
 
 const port = Number(process.env.GATEWAY_PORT ?? 3001);
 // Before anything serves: spans go to OTEL_EXPORTER_OTLP_ENDPOINT when it is set (else tracing stays off).
 startTracing();
 const app = installContainer(createContainer());
+// Bodies past MAX_BODY_BYTES are refused (413) while they stream in, before the handler or a provider sees them.
+const { maxBytes: maxBodyBytes } = apiBodyLimits();
+let api: RequestListener | null = null;
+// node:http straight into the transport-neutral handler: no Web Request or Response is built for a call. The
+// probes (and /metrics) answer from the first moment; calls wait for the start (503 until then, like readiness).
+const server = createServer((incoming, outgoing) => {
+  if (serveProbe(incoming, outgoing)) return;
+  if (isMetrics(incoming)) return void serveMetrics(app.telemetry, incoming, outgoing);
+  if (api) return api(incoming, outgoing);
+  const body = JSON.stringify({ error: { message: "Tollgate is starting; retry.", type: "starting" } });
+  outgoing.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close" });
+  outgoing.end(body);
+});
+server.listen(port, "0.0.0.0", () => log.info({ port, maxBodyBytes }, "tollgate lean gateway listening"));
 try {
   void app.gateway;
   await app.database();
@@ -28,21 +50,24 @@ try {
   );
   process.exit(1);
 }
-// Bodies past MAX_BODY_BYTES are refused (413) while they stream in, before the handler or a provider sees them.
-const { maxBytes: maxBodyBytes } = apiBodyLimits();
-// node:http straight into the transport-neutral handler: no Web Request or Response is built for a call.
-const api = serveApi(app.v1.core, { maxBodyBytes });
-const server = createServer((incoming, outgoing) =>
-  isMetrics(incoming) ? void serveMetrics(app.telemetry, incoming, outgoing) : api(incoming, outgoing),
-);
-server.listen(port, "0.0.0.0", () => log.info({ port, maxBodyBytes }, "tollgate lean gateway listening"));
-// On stop: new calls are refused (503), the calls in progress finish, and every ledger row is written before the
-// process ends (at the latest 5 s after the signal).
+api = serveApi(app.v1.core, { maxBodyBytes });
+markStarted();
+log.info("tollgate lean gateway ready");
+
+// On stop: readiness goes false and new calls are refused (503 with Retry-After and Connection: close; the port
+// stays open so probes and late callers get an answer, not a refused connection); the calls in progress get until
+// the final quarter of TOLLGATE_SHUTDOWN_TIMEOUT_MS (at most 2 s before it) to finish, then are cut and recorded as
+// interrupted; every ledger row is written before the process ends.
 const stop = async () => {
+  if (isDraining()) return;
   startDraining();
-  server.close();
+  const timeoutMs = shutdownTimeoutMs();
+  const deadline = Date.now() + timeoutMs;
   server.closeIdleConnections();
-  await drainBatchers(Date.now() + 5_000);
+  const cut = setTimeout(reachShutdownDeadline, timeoutMs - Math.min(2_000, timeoutMs / 4));
+  const written = await drainBatchers(deadline);
+  clearTimeout(cut);
+  if (written) log.info("ledger flushed; exiting");
   await stopTracing().catch(() => {});
   process.exit(0);
 };

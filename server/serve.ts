@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isDraining, trackInFlight } from "@/lib/core/lifecycle";
 import { log } from "@/lib/core/log";
 import { apiBodyLimits, declaredTooLarge } from "@/lib/http/limits";
 import { type ApiAnswer, type ApiHandler, jsonAnswer, pathOf, queryOf } from "@/lib/v1/exchange";
@@ -62,9 +63,14 @@ export function serveApi(handler: ApiHandler, options: { maxBodyBytes?: number }
 
   async function serveOne(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const controller = new AbortController();
+    // Cut at the shutdown deadline if still running then (recorded as interrupted).
+    const untrack = trackInFlight(controller);
     outgoing.on("close", () => {
+      untrack();
       if (!outgoing.writableFinished) controller.abort();
     });
+    // A stopping server asks keep-alive clients to go elsewhere for their next call.
+    if (isDraining()) outgoing.setHeader("connection", "close");
     const method = incoming.method ?? "GET";
     const path = pathOf(incoming.url ?? "/");
     let body: Buffer | null = null;

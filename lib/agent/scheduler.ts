@@ -74,14 +74,17 @@ export class Scheduler {
     this.log = deps.log ?? consoleLog;
   }
 
-  /** Ticks every intervalMs until stop(); the timer never keeps the process alive. */
+  /** Ticks now and every intervalMs until stop(); the timer never keeps the process alive. */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
+    const tick = () => {
       // A slow tick is not overlapped by the next one; that one just waits for the following interval.
       if (!this.current) this.tick().catch((error) => this.log.error("tick failed", error));
-    }, this.deps.intervalMs ?? 15_000);
+    };
+    this.timer = setInterval(tick, this.deps.intervalMs ?? 15_000);
     this.timer.unref();
+    // What fell due while no process led (a restart, a new leader) runs at once.
+    tick();
   }
 
   /** Stops ticking; resolves once the tick in flight (if any) has finished its runs. */

@@ -1,3 +1,4 @@
+import { claimsBackgroundWork } from "./lifecycle";
 import { log } from "./log";
 
 /**
@@ -45,6 +46,8 @@ export class LeaseLoop {
 
   /** Claims now (after any claim under way); resolves to how many were claimed. */
   tick(): Promise<number> {
+    // Another process (the worker) claims the work: a kick here (a task just queued) leaves it to that one.
+    if (!claimsBackgroundWork()) return Promise.resolve(0);
     const previous = this.ticking ?? Promise.resolve(0);
     const run: Promise<number> = previous
       .catch(() => 0)

@@ -110,6 +110,28 @@ export async function sweepInterruptedTurns(
 }
 
 /**
+ * Marks the turns this process (`instanceId`) still has `running` as `interrupted`, with their rollup lines, as
+ * the sweep would: the last step of a graceful shutdown, so nothing it could not finish is left `running`.
+ */
+export async function interruptTurnsOf(db: Pick<Database, "execute">, instanceId: string): Promise<number> {
+  const result = await db.execute(sql`
+    with swept as (
+      update sys_agent_turn t
+      set status = 'interrupted', error_class = 'interrupted', error_message = ${INTERRUPTED_MESSAGE}
+      where t.status = 'running' and t.instance_id = ${instanceId}
+      returning t.*
+    ), rollup as (
+      insert into usage_daily (${ROLLUP_COLUMNS})
+      select ${LEDGER_ROLLUP_SELECT} from swept where ${IN_ROLLUP}
+      group by ${ROLLUP_GROUP} order by ${ROLLUP_GROUP}
+      ${ROLLUP_UPSERT}
+    )
+    select count(*)::int as n from swept`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[];
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
  * For the recorder closing a turn: when a sweep marked this turn `interrupted` while its process was in fact
  * alive (its heartbeat stalled), takes the sweep's rollup line back, so the closing line that follows is the
  * only one. Runs inside the closing transaction. It locks the row first, whatever its status: a sweep that

@@ -1,5 +1,5 @@
 import "server-only";
-import { getDatabase } from "@/db";
+import { type Database, getDatabase } from "@/db";
 import { log } from "@/lib/core/log";
 import { sweepExpiredPipelineRows } from "@/lib/pipeline/cache-store";
 import {
@@ -9,7 +9,7 @@ import {
   markDeadNeighbours,
   type ProcessIdentity,
 } from "./instance";
-import { sweepInterruptedTurns } from "./ledger";
+import { interruptTurnsOf, sweepInterruptedTurns } from "./ledger";
 import { reconcileRollups } from "./reconcile";
 import { applyRetention } from "./retention";
 
@@ -20,12 +20,22 @@ const RETENTION_LOCK_ID = 727_100_002;
 // One instance at a time reconciles the rollups with the ledger.
 const RECONCILE_LOCK_ID = 727_100_003;
 
+/** A maintenance job: run by the one process that holds the background leader lock (lib/background). */
+export type MaintenanceJob = {
+  name: string;
+  /** First run this long after the process took the lead. */
+  firstAfterMs: number;
+  everyMs: number;
+  run(): Promise<void>;
+};
+
 /**
- * This process's heartbeat (as `self`) and the interrupted-turn sweep, now and every 10 s; expired cache and counter rows
- * every minute; retention and the rollups' reconciliation with the ledger daily. The first heartbeat is written before this resolves, so no turn of this
- * process can look orphaned to another instance. Timers never keep the process alive; failures are logged.
+ * This process's heartbeat (as `self`), now and every 10 s, in every process that runs turns (the app, the
+ * worker): another process's sweep knows from it that this one's running turns are alive. The first beat (and
+ * the marking of dead processes of this host) is written before this resolves. Timers never keep the process
+ * alive; failures are logged.
  */
-export async function startGovernanceMaintenance(self: ProcessIdentity): Promise<void> {
+export async function startHeartbeat(self: ProcessIdentity): Promise<void> {
   const heartbeat = async (first: boolean) => {
     try {
       const { db } = await getDatabase();
@@ -34,45 +44,69 @@ export async function startGovernanceMaintenance(self: ProcessIdentity): Promise
         const dead = await markDeadNeighbours(db, self);
         if (dead.length) log.warn({ instances: dead }, "earlier processes on this host are gone");
       }
-      const n = await sweepInterruptedTurns(db);
-      if (n) log.warn({ turns: n }, "marked turns left running by a stopped process as interrupted");
     } catch (error) {
-      log.error({ err: error }, "heartbeat or interrupted-turn sweep failed");
-    }
-  };
-  const sweep = async () => {
-    try {
-      const { db } = await getDatabase();
-      await sweepExpiredPipelineRows(db);
-      await forgetDeadInstances(db);
-    } catch (error) {
-      log.error({ err: error }, "sweep of expired cache entries, counter windows and instances failed");
-    }
-  };
-  const retention = async () => {
-    try {
-      const result = await runRetentionOnce();
-      if (result) log.info(result, "retention applied");
-    } catch (error) {
-      log.error({ err: error }, "retention failed");
-    }
-  };
-  const reconcile = async () => {
-    try {
-      // Drift is logged at warn level by reconcileRollups itself, line by line.
-      await runReconcileOnce();
-    } catch (error) {
-      log.error({ err: error }, "reconciliation of the daily rollups with the ledger failed");
+      log.error({ err: error }, "heartbeat failed");
     }
   };
   await heartbeat(true);
   setInterval(() => void heartbeat(false), HEARTBEAT_INTERVAL_MS).unref();
-  void sweep();
-  setInterval(sweep, MINUTE).unref();
-  setTimeout(retention, 5 * MINUTE).unref();
-  setInterval(retention, DAY).unref();
-  setTimeout(reconcile, 10 * MINUTE).unref();
-  setInterval(reconcile, DAY).unref();
+}
+
+/** The last step of a graceful shutdown: what this process still runs is recorded as interrupted (logged). */
+export async function interruptOwnTurns(db: Database, instanceId: string): Promise<void> {
+  try {
+    const n = await interruptTurnsOf(db, instanceId);
+    if (n) log.warn({ turns: n }, "turns still running at the shutdown deadline were marked interrupted");
+  } catch (error) {
+    log.error({ err: error }, "could not mark this process's running turns interrupted");
+  }
+}
+
+/**
+ * The maintenance jobs, run once across every instance (by the leader): the interrupted-turn sweep at once and
+ * every 10 s; expired cache and counter rows, and dead instances, every minute; retention and the rollups'
+ * reconciliation with the ledger daily (5 and 10 minutes after taking the lead first). A failure is logged, and
+ * the job runs again at its next time.
+ */
+export function maintenanceJobs(): MaintenanceJob[] {
+  return [
+    {
+      name: "interrupted-turn sweep",
+      firstAfterMs: 0,
+      everyMs: HEARTBEAT_INTERVAL_MS,
+      run: async () => {
+        const { db } = await getDatabase();
+        const n = await sweepInterruptedTurns(db);
+        if (n) log.warn({ turns: n }, "marked turns left running by a stopped process as interrupted");
+      },
+    },
+    {
+      name: "expired-row sweep",
+      firstAfterMs: 0,
+      everyMs: MINUTE,
+      run: async () => {
+        const { db } = await getDatabase();
+        await sweepExpiredPipelineRows(db);
+        await forgetDeadInstances(db);
+      },
+    },
+    {
+      name: "retention",
+      firstAfterMs: 5 * MINUTE,
+      everyMs: DAY,
+      run: async () => {
+        const result = await runRetentionOnce();
+        if (result) log.info(result, "retention applied");
+      },
+    },
+    {
+      name: "reconciliation",
+      firstAfterMs: 10 * MINUTE,
+      everyMs: DAY,
+      // Drift is logged at warn level by reconcileRollups itself, line by line.
+      run: async () => void (await runReconcileOnce()),
+    },
+  ];
 }
 
 /** Applies retention unless another instance is doing it right now (then returns null). */

@@ -1,5 +1,5 @@
 import { batchers } from "@/lib/core/failures";
-import { startDraining } from "@/lib/core/lifecycle";
+import { reachShutdownDeadline, startDraining } from "@/lib/core/lifecycle";
 import { log } from "@/lib/core/log";
 import { processSlot } from "@/lib/core/process-state";
 
@@ -9,6 +9,11 @@ const EXIT_CODES: Record<Signal, number> = { SIGINT: 130, SIGTERM: 143 };
 export type ShutdownOptions = {
   /** From the signal to the forced exit, flushing included (ms). */
   deadlineMs?: number;
+  /**
+   * What runs here is given until the cut (the last quarter of the deadline, at most 2 s before it) to finish:
+   * e.g. background work stops claiming and waits for its runs. Then calls still in flight are cut.
+   */
+  settle?: () => Promise<void>;
   /** Runs after the last flush (e.g. closing an embedded database), within the deadline. */
   after?: () => Promise<void>;
 };
@@ -65,10 +70,15 @@ export function installShutdownFlush(options: ShutdownOptions = {}): void {
   const deadlineMs = options.deadlineMs ?? 10_000;
   const realExit = process.exit.bind(process);
   let stopping: Promise<void> | null = null;
+  let settling: Promise<void> = Promise.resolve();
   let deadline = 0;
+  const cutMs = deadlineMs - Math.min(2_000, deadlineMs / 4);
 
   const finish = (code: number): Promise<void> => {
     stopping ??= (async () => {
+      await Promise.race([settling, sleep(deadline - (deadlineMs - cutMs) - Date.now())]);
+      // Calls and turns still running are cut now (recorded as interrupted), so their rows can be written.
+      reachShutdownDeadline();
       const ok = await drainBatchers(deadline);
       if (ok) log.info("ledger flushed; exiting");
       if (options.after) await Promise.race([options.after().catch(() => {}), sleep(deadline - Date.now())]);
@@ -87,10 +97,11 @@ export function installShutdownFlush(options: ShutdownOptions = {}): void {
     }) as typeof process.exit;
     // Rows of calls that already ended are written while the server drains the rest.
     void flushBatchers(deadlineMs);
+    settling = options.settle?.().catch(() => {}) ?? Promise.resolve();
     // Alone on this signal (no next start around us): nobody else will exit.
     if (process.listenerCount(signal) === 1) void finish(EXIT_CODES[signal]);
     // Whatever keeps the server from exiting, the last rows get the final quarter of the deadline (up to 2 s).
-    setTimeout(() => void finish(EXIT_CODES[signal]), deadlineMs - Math.min(2_000, deadlineMs / 4)).unref();
+    setTimeout(() => void finish(EXIT_CODES[signal]), cutMs).unref();
   };
   for (const signal of Object.keys(EXIT_CODES) as Signal[]) process.on(signal, () => onSignal(signal));
 }

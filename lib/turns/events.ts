@@ -4,7 +4,8 @@ import type { AgentCard } from "./cards";
 /** What the user decided about a call that needed their confirmation; `timeout`: no answer in time (a denial). */
 export type ConfirmDecision = "approve" | "deny" | "timeout";
 
-export type TurnStatus = "success" | "failed" | "stopped" | "limit";
+/** `interrupted`: cut by the process stopping (the shutdown deadline), not by the caller. */
+export type TurnStatus = "success" | "failed" | "stopped" | "limit" | "interrupted";
 
 export type ToolTraceEntry = {
   callId: string;

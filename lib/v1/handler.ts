@@ -1,6 +1,7 @@
 import "server-only";
 import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
+import { isShutdownDeadline } from "@/lib/core/lifecycle";
 import { log } from "@/lib/core/log";
 import { describeRequest, offeredTools, type WireFormat } from "@/lib/gateway/forward/formats";
 import type { Gateway } from "@/lib/gateway/gateway";
@@ -237,9 +238,11 @@ async function modelCall(
   });
   call.turn = true;
   let closed = false;
-  const close = async (stamp: Stamp | undefined, status: TurnStatus, error?: TurnError) => {
+  const close = async (stamp: Stamp | undefined, stopped: TurnStatus, error?: TurnError) => {
     if (closed) return;
     closed = true;
+    // Cut by the server's shutdown deadline rather than by the caller: recorded as interrupted.
+    const status = stopped === "stopped" && isShutdownDeadline(req.signal.reason) ? "interrupted" : stopped;
     await deps.recorder.end(
       callSummary(turnId, alias, stamp, status, Math.round(performance.now() - started), error),
     );

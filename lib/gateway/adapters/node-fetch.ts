@@ -2,6 +2,7 @@ import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
 import zlib from "node:zlib";
+import { proxyRoute } from "./proxy";
 
 // Kept-alive connections to each provider, as Node's fetch keeps them.
 const agents = {
@@ -55,7 +56,7 @@ export function nodeRequest(
       settled = true;
       reject(signal?.aborted ? abortReason(signal) : new TypeError("fetch failed", { cause: error }));
     };
-    const req = (url.protocol === "https:" ? https : http).request(url, { method, headers, agent }, (res) => {
+    const onResponse = (res: http.IncomingMessage) => {
       onHeaders?.();
       const responseHeaders = res.headers;
       let stream: Readable = res;
@@ -97,7 +98,8 @@ export function nodeRequest(
         resolve({ status, statusText, headers: responseHeaders, kind: "whole", body });
       });
       stream.on("error", fail);
-    });
+    };
+    const req = send(url, method, headers, agent, onResponse);
     req.on("error", fail);
     if (signal) {
       const onAbort = () => {
@@ -113,6 +115,44 @@ export function nodeRequest(
     }
     req.end(init.body);
   });
+}
+
+/**
+ * Sends the request directly, through a CONNECT tunnel (https, when HTTPS_PROXY applies), or as an absolute-URI
+ * request to the proxy (http, when HTTP_PROXY applies): see ./proxy.ts.
+ */
+function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  direct: http.Agent,
+  onResponse: (res: http.IncomingMessage) => void,
+): http.ClientRequest {
+  const route = proxyRoute(url);
+  if (route.kind === "direct")
+    return (url.protocol === "https:" ? https : http).request(
+      url,
+      { method, headers, agent: direct },
+      onResponse,
+    );
+  if (route.kind === "tunnel") return https.request(url, { method, headers, agent: route.agent }, onResponse);
+  const { proxy } = route;
+  const viaTls = proxy.protocol === "https:";
+  return (viaTls ? https : http).request(
+    {
+      host: proxy.hostname,
+      port: proxy.port || (viaTls ? 443 : 80),
+      path: url.href,
+      method,
+      headers: {
+        ...headers,
+        host: url.host,
+        ...(route.authorization ? { "proxy-authorization": route.authorization } : {}),
+      },
+      agent: route.agent,
+    },
+    onResponse,
+  );
 }
 
 // Providers' endpoints are few and called again and again: each is parsed once.

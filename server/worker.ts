@@ -1,0 +1,57 @@
+/**
+ * The worker: runs Tollgate's background work (the interrupted-turn and expired-row sweeps, retention, the
+ * rollups' reconciliation, clock schedules, background tasks and evaluation runs) under the leader lock, so any
+ * number of workers and apps on one database run each job once. Run it with TOLLGATE_WORKER=external on the
+ * apps, which then run none of it.   npm run worker
+ * Probes on WORKER_HEALTH_PORT when set: /health/live and /health/ready.
+ */
+import { createServer } from "node:http";
+import { backgroundWork } from "@/lib/background";
+import { createContainer, installContainer } from "@/lib/container";
+import { markStarted, shutdownTimeoutMs } from "@/lib/core/lifecycle";
+import { log } from "@/lib/core/log";
+import { interruptOwnTurns, startHeartbeat } from "@/lib/governance/maintenance";
+import { installShutdownFlush } from "@/lib/governance/shutdown";
+import { startTracing, stopTracing } from "@/lib/observability";
+import { serveProbe } from "./probes";
+
+const healthPort = process.env.WORKER_HEALTH_PORT ? Number(process.env.WORKER_HEALTH_PORT) : null;
+if (healthPort !== null) {
+  const probes = createServer((incoming, outgoing) => {
+    if (serveProbe(incoming, outgoing)) return;
+    outgoing.writeHead(404).end();
+  });
+  probes.listen(healthPort, "0.0.0.0", () => log.info({ port: healthPort }, "worker probes listening"));
+}
+// Scheduled turns and evaluation items are model calls too: traced when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+startTracing();
+const app = installContainer(createContainer());
+try {
+  void app.gateway;
+  const handle = await app.database();
+  // The heartbeat first: the turns this worker runs (clock schedules, evaluation items) are never swept as orphans.
+  await startHeartbeat(app.instance);
+  // Tool sets are registered here, so a tool name clash stops the start.
+  void app.agent;
+  const work = backgroundWork(app);
+  await work.start();
+  // On SIGTERM: nothing more is claimed, what runs gets until the cut to finish, what did not is interrupted.
+  installShutdownFlush({
+    deadlineMs: shutdownTimeoutMs(),
+    settle: () => work.stop(),
+    after: async () => {
+      await interruptOwnTurns(handle.db, app.instance.id);
+      if (handle.kind === "pglite") await handle.close();
+      await stopTracing().catch(() => {});
+    },
+  });
+  markStarted();
+  log.info({ database: handle.label, leading: work.leading }, "tollgate worker ready");
+} catch (error) {
+  process.stderr.write(
+    `Tollgate worker cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+}
+// Every timer of the background work lets the process end; the worker lives until it is stopped.
+setInterval(() => {}, 1 << 30);
