@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type SysAgentAudit, type SysAgentTurn, sysAgentAudit, sysAgentTurn } from "@/db/schema";
 import { notFound } from "@/lib/core/errors";
@@ -84,11 +84,9 @@ export async function sweepInterruptedTurns(
 ): Promise<number> {
   const cutoff = new Date((opts.now ?? new Date()).getTime() - (opts.olderThanMs ?? INTERRUPTED_AFTER_MS));
   const timeout = `${opts.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS} milliseconds`;
-  const result = await db.execute(sql`
-    with swept as (
-      update sys_agent_turn t
-      set status = 'interrupted', error_class = 'interrupted', error_message = ${INTERRUPTED_MESSAGE}
-      where t.status = 'running' and (
+  return markInterrupted(
+    db,
+    sql`(
         (t.instance_id is null and t.started_at < ${cutoff.toISOString()}::timestamptz)
         or (t.instance_id is not null and not exists (
           select 1 from instance i where i.id = t.instance_id and i.heartbeat_at > now() - ${timeout}::interval
@@ -96,17 +94,8 @@ export async function sweepInterruptedTurns(
           exists (select 1 from instance i where i.id = t.instance_id)
           or t.started_at < now() - ${timeout}::interval
         ))
-      )
-      returning t.*
-    ), rollup as (
-      insert into usage_daily (${ROLLUP_COLUMNS})
-      select ${LEDGER_ROLLUP_SELECT} from swept where ${IN_ROLLUP}
-      group by ${ROLLUP_GROUP} order by ${ROLLUP_GROUP}
-      ${ROLLUP_UPSERT}
-    )
-    select count(*)::int as n from swept`);
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[];
-  return Number(rows[0]?.n ?? 0);
+      )`,
+  );
 }
 
 /**
@@ -114,11 +103,20 @@ export async function sweepInterruptedTurns(
  * the sweep would: the last step of a graceful shutdown, so nothing it could not finish is left `running`.
  */
 export async function interruptTurnsOf(db: Pick<Database, "execute">, instanceId: string): Promise<number> {
+  return markInterrupted(db, sql`t.instance_id = ${instanceId}`);
+}
+
+/**
+ * Sets the `running` turns that `which` selects (a condition on `t`) to `interrupted` and adds them to the daily
+ * rollups in the same statement, as closing a turn does; returns how many. The update re-checks
+ * `status = 'running'` on the locked row, so two callers never count a turn twice.
+ */
+async function markInterrupted(db: Pick<Database, "execute">, which: SQL): Promise<number> {
   const result = await db.execute(sql`
     with swept as (
       update sys_agent_turn t
       set status = 'interrupted', error_class = 'interrupted', error_message = ${INTERRUPTED_MESSAGE}
-      where t.status = 'running' and t.instance_id = ${instanceId}
+      where t.status = 'running' and (${which})
       returning t.*
     ), rollup as (
       insert into usage_daily (${ROLLUP_COLUMNS})

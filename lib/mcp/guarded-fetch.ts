@@ -2,7 +2,6 @@ import "server-only";
 import type { IncomingMessage } from "node:http";
 import type { BlockList } from "node:net";
 import { Readable } from "node:stream";
-import zlib from "node:zlib";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   BlockedAddressError,
@@ -10,7 +9,7 @@ import {
   type Resolver,
   resolveAllowed,
 } from "@/lib/agent/toolsets/web/net-guard";
-import { pinnedRequest } from "@/lib/agent/toolsets/web/pinned-client";
+import { contentDecoder, pinnedRequest } from "@/lib/agent/toolsets/web/pinned-client";
 
 export type GuardOptions = {
   /** Ranges the operator opens despite the address policy (WEB_FETCH_ALLOW). */
@@ -97,15 +96,7 @@ function requestBody(body: RequestInit["body"]): string | Uint8Array | undefined
 
 /** The body with its content coding undone (the headers then describe the decoded bytes). */
 function decoded(res: IncomingMessage, headers: Headers): Readable {
-  const encoding = String(res.headers["content-encoding"] ?? "").toLowerCase();
-  const decoder =
-    encoding === "gzip" || encoding === "x-gzip"
-      ? zlib.createGunzip()
-      : encoding === "deflate"
-        ? zlib.createInflate()
-        : encoding === "br"
-          ? zlib.createBrotliDecompress()
-          : null;
+  const decoder = contentDecoder(res);
   if (!decoder) return res;
   headers.delete("content-encoding");
   headers.delete("content-length");

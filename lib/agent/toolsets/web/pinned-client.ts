@@ -172,21 +172,24 @@ export function pinnedRequest(
   });
 }
 
+/** A stream undoing the response's content coding (gzip, deflate, br), or null when it has none. */
+export function contentDecoder(
+  res: http.IncomingMessage,
+): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | null {
+  const encoding = String(res.headers["content-encoding"] ?? "").toLowerCase();
+  if (encoding === "gzip" || encoding === "x-gzip") return zlib.createGunzip();
+  if (encoding === "deflate") return zlib.createInflate();
+  if (encoding === "br") return zlib.createBrotliDecompress();
+  return null;
+}
+
 /** Reads at most `maxBytes` of the decompressed body, then hangs up. */
 function readBody(
   res: http.IncomingMessage,
   maxBytes: number,
   signal: AbortSignal,
 ): Promise<{ body: Buffer; truncated: boolean }> {
-  const encoding = String(res.headers["content-encoding"] ?? "").toLowerCase();
-  const decoder =
-    encoding === "gzip" || encoding === "x-gzip"
-      ? zlib.createGunzip()
-      : encoding === "deflate"
-        ? zlib.createInflate()
-        : encoding === "br"
-          ? zlib.createBrotliDecompress()
-          : null;
+  const decoder = contentDecoder(res);
   const stream: Readable = decoder ? res.pipe(decoder) : res;
   if (decoder) res.on("error", (error) => decoder.destroy(error));
   return new Promise((resolve, reject) => {
