@@ -15,7 +15,7 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 
 # The production build: Next's standalone output (.next/standalone: server.js and a traced node_modules).
 FROM deps AS build
-ENV NEXT_TELEMETRY_DISABLED=1
+ENV NEXT_TELEMETRY_DISABLED=1 TOLLGATE_STANDALONE=1
 COPY . .
 RUN npx next build
 

@@ -8,8 +8,10 @@ const securityHeaders = JSON.parse(
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // The container image runs .next/standalone/server.js (a traced, minimal node_modules); `next start` still works.
-  output: "standalone",
+  // The container image runs .next/standalone/server.js (a traced, minimal node_modules): its build sets
+  // TOLLGATE_STANDALONE=1 (the Dockerfile, and CI's standalone check). Otherwise the build is for `next start`, which
+  // refuses to be quiet about a standalone output (it prints a warning on every start).
+  ...(process.env.TOLLGATE_STANDALONE === "1" ? { output: "standalone" } : {}),
   // Read from the working directory at run time (the standalone server runs in .next/standalone): migrations,
   // page schemas and the JSON Schemas that validate them and the gateway config, and PGlite's WASM and data.
   outputFileTracingIncludes: {

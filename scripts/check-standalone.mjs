@@ -1,13 +1,23 @@
-// CI's check of what the container image runs (no container runtime here): after `next build`, Next's standalone
-// server is completed as the Dockerfile completes it (static files and public/ copied in), started with
+// CI's check of what the container image runs (no container runtime here): Next's standalone output is built (with
+// TOLLGATE_STANDALONE=1, as the Dockerfile builds it), its server is completed as the Dockerfile completes it (static files and public/ copied in), started with
 // `node .next/standalone/server.js` on an embedded database of its own, and must answer /api/health/live and
 // /api/health/ready within a minute; then it is stopped with SIGTERM and must exit.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
+// The standalone build is its own (`npm run build` makes the one `next start` serves): built here as the
+// Dockerfile builds it.
+const build = spawnSync("npx", ["next", "build"], {
+  stdio: "inherit",
+  env: { ...process.env, TOLLGATE_STANDALONE: "1", NEXT_TELEMETRY_DISABLED: "1" },
+});
+if (build.status !== 0) {
+  console.error("the standalone build failed");
+  process.exit(1);
+}
 const root = ".next/standalone";
 if (!existsSync(path.join(root, "server.js"))) {
   console.error(

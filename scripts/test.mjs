@@ -53,8 +53,6 @@ const steps = [
       report: () => countVitest(`reports/vitest-node${major}.json`),
     })),
   { name: "production build", cmd: ["npx", "next", "build"] },
-  // What the container image runs: Next's standalone server starts and answers its probes.
-  { name: "standalone server", cmd: ["node", "scripts/check-standalone.mjs"] },
   {
     name: "end-to-end tests (Playwright, Chromium)",
     cmd: ["npx", "playwright", "test"],
@@ -62,6 +60,9 @@ const steps = [
     env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --conditions=react-server`.trim() },
     report: () => countPlaywright("reports/playwright.json"),
   },
+  // What the container image runs: Next's standalone server (built again with TOLLGATE_STANDALONE=1, after the
+  // browser tests that use the `next start` build) starts and answers its probes.
+  { name: "standalone server", cmd: ["node", "scripts/check-standalone.mjs"] },
 ];
 
 if (!process.env.TEST_DATABASE_URL && !process.env.DATABASE_URL) {
