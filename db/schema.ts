@@ -48,6 +48,10 @@ export const tenant = pgTable("tenant", {
   maxOutputTokensDefault: integer("max_output_tokens_default").notNull().default(4096),
   // Single sign-on: people whose verified email is at one of these domains may join as members on first sign-in.
   ssoDomains: jsonb("sso_domains").$type<string[]>().notNull().default([]),
+  // What web_fetch may reach for this tenant: nothing (off), the listed domains and their subdomains, or any
+  // public address (the address guard always applies).
+  webFetchMode: text("web_fetch_mode").$type<"off" | "allowlist" | "any">().notNull().default("any"),
+  webFetchDomains: jsonb("web_fetch_domains").$type<string[]>().notNull().default([]),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
