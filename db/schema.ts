@@ -89,10 +89,7 @@ export const userIdentity = pgTable(
       .references(() => appUser.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
   },
-  (t) => [
-    primaryKey({ columns: [t.issuer, t.subject] }),
-    index("user_identity_user_idx").on(t.userId),
-  ],
+  (t) => [primaryKey({ columns: [t.issuer, t.subject] }), index("user_identity_user_idx").on(t.userId)],
 );
 export type UserIdentity = typeof userIdentity.$inferSelect;
 

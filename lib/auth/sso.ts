@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { OIDCConfig, Provider } from "next-auth/providers";
 import type { Database, Executor } from "@/db";
 import { type AppUser, appUser, membership, tenant, tenantSsoDomain, userIdentity } from "@/db/schema";
