@@ -31,14 +31,14 @@ test.describe("single sign-on (OpenID Connect)", () => {
     // The platform admin lets two SSO-only domains join; Ada's first sign-in makes her account, then she is
     // made Acme's admin, so the tests below find an existing admin by the provider's subject.
     const root = await rootPage(browser);
-    await grantSsoDomains(root, "Acme", ["acme-sso.test"]);
-    await grantSsoDomains(root, "Globex", ["globex-sso.test"]);
+    await grantSsoDomains(root.request, "Acme", ["acme-sso.test"]);
+    await grantSsoDomains(root.request, "Globex", ["globex-sso.test"]);
     const page = await (await browser.newContext({ baseURL: BASE })).newPage();
     await signInWithSso(page, ACME_ADMIN);
     await expectSignedIn(page);
     const ada = await me(page);
     await page.context().close();
-    await switchToTenant(root, "Acme");
+    await switchToTenant(root.request, "Acme");
     const promoted = await root.request.patch(`/api/admin/members/${ada.user.id}`, {
       data: { role: "admin" },
     });
@@ -48,8 +48,8 @@ test.describe("single sign-on (OpenID Connect)", () => {
 
   test.afterAll(async ({ browser }) => {
     const root = await rootPage(browser);
-    await grantSsoDomains(root, "Acme", []);
-    await grantSsoDomains(root, "Globex", []);
+    await grantSsoDomains(root.request, "Acme", []);
+    await grantSsoDomains(root.request, "Globex", []);
     await root.context().close();
   });
 
@@ -134,7 +134,9 @@ test.describe("single sign-on (OpenID Connect)", () => {
     expect(claimed.status()).toBe(403);
     await adminContext.close();
     const root = await rootPage(browser);
-    expect((await grantSsoDomains(root, "Globex", ["Initech.test"])).ssoDomains).toEqual(["initech.test"]);
+    expect((await grantSsoDomains(root.request, "Globex", ["Initech.test"])).ssoDomains).toEqual([
+      "initech.test",
+    ]);
 
     try {
       const context = await browser.newContext({ baseURL });
@@ -160,7 +162,7 @@ test.describe("single sign-on (OpenID Connect)", () => {
       await expect(new LoginPage(otherPage).error()).toHaveText(UNKNOWN_MESSAGE);
       await other.close();
     } finally {
-      await grantSsoDomains(root, "Globex", ["globex-sso.test"]);
+      await grantSsoDomains(root.request, "Globex", ["globex-sso.test"]);
       await root.context().close();
     }
   });
