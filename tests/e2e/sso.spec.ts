@@ -120,6 +120,26 @@ test.describe("single sign-on (OpenID Connect)", () => {
     await expect(page.getByRole("button", { name: "使用 Test SSO 登录" })).toBeVisible();
   });
 
+  test("a tenant admin sees the granted domains read-only; the platform admin edits them", async ({
+    browser,
+  }) => {
+    const admin = await (await browser.newContext({ baseURL: BASE })).newPage();
+    await signInAs(admin, "admin@acme.test");
+    await admin.goto("/dev/admin/members");
+    await expect(admin.getByTestId("sso-domains")).toContainText("acme-sso.test");
+    await expect(admin.getByTestId("sso-domains-granted")).toHaveText(
+      "The platform admin grants these domains; ask them to add or remove one. A domain belongs to one tenant only.",
+    );
+    await expect(admin.getByTestId("field-ssoDomains")).toHaveCount(0);
+    await admin.context().close();
+
+    const root = await rootPage(browser);
+    await switchToTenant(root.request, "Acme");
+    await root.goto("/dev/admin/members");
+    await expect(root.getByTestId("field-ssoDomains")).toHaveValue("acme-sso.test");
+    await root.context().close();
+  });
+
   test("a new email at a domain the platform admin granted joins that tenant as a member", async ({
     browser,
     baseURL,
