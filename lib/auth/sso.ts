@@ -43,12 +43,18 @@ function ssoEnv() {
 export function ssoProviders(): Provider[] {
   const env = ssoEnv();
   if (!env) return [];
-  const warned = processSlot("sso.urlWarned", () => ({ once: false }));
+  const warned = processSlot("sso.urlWarned", () => ({ once: false, trust: false }));
   if (!process.env.AUTH_URL && !process.env.NEXTAUTH_URL && !warned.once) {
     warned.once = true;
     // Next.js hands route handlers http://localhost:<port>, so the redirect URI would not be the public one.
     log.warn(
       "single sign-on without AUTH_URL: the OIDC redirect URI is http://localhost:<port>/api/auth/callback/oidc; set AUTH_URL to Tollgate's public URL",
+    );
+  }
+  if (process.env.OIDC_TRUST_EMAIL === "1" && !warned.trust) {
+    warned.trust = true;
+    log.warn(
+      "OIDC_TRUST_EMAIL=1: emails without email_verified are taken as verified; unsafe with a multi-tenant identity provider (anyone there may claim any email), and never accepted for a super admin",
     );
   }
   const provider: OIDCConfig<OidcClaims> = {
