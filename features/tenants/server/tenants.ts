@@ -166,12 +166,12 @@ export async function saveSignInSettings(
       const fields = Object.fromEntries(
         rows.map((r) => [
           `ssoDomains.${input.ssoDomains.indexOf(r.domain)}`,
-          [`${r.domain} belongs to the tenant "${r.tenantName}"`],
+          [`already belongs to the tenant "${r.tenantName}"`],
         ]),
       );
       throw new AppError(
         "conflict",
-        `${rows.map((r) => r.domain).join(", ")} already ${rows.length === 1 ? "belongs" : "belong"} to another tenant ("${rows[0]!.tenantName}"): a domain joins one tenant only; remove it there first`,
+        `${rows.map((r) => `${r.domain} (tenant "${r.tenantName}")`).join(", ")} already ${rows.length === 1 ? "belongs" : "belong"} to another tenant: a domain joins one tenant only; remove it there first`,
         { fields },
       );
     };
