@@ -46,8 +46,6 @@ export const tenant = pgTable("tenant", {
   cacheTtlSeconds: integer("cache_ttl_seconds").notNull().default(3600),
   // Under a hard budget, a call that sets no max_tokens is sent with this many, so its reservation bounds it.
   maxOutputTokensDefault: integer("max_output_tokens_default").notNull().default(4096),
-  // Single sign-on: people whose verified email is at one of these domains may join as members on first sign-in.
-  ssoDomains: jsonb("sso_domains").$type<string[]>().notNull().default([]),
   // What web_fetch may reach for this tenant: nothing (off), the listed domains and their subdomains, or any
   // public address (the address guard always applies).
   webFetchMode: text("web_fetch_mode").$type<"off" | "allowlist" | "any">().notNull().default("any"),
@@ -69,12 +67,45 @@ export const appUser = pgTable(
     disabled: boolean("disabled").notNull().default(false),
     // Sessions carry the epoch they were issued in; raising it signs out every other session at once.
     sessionEpoch: integer("session_epoch").notNull().default(0),
+    // Whether whoever holds this account proved the email (operator, demo seed, an identity provider's verified
+    // claim). An account made from an invitation link is not: anyone holding the link could have made it.
+    emailVerified: boolean("email_verified").notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [uniqueIndex("app_user_email_lower_idx").on(sql`lower(${t.email})`)],
 );
 export type AppUser = typeof appUser.$inferSelect;
+
+// Single sign-on identities: the identity provider's subject for an account. Once linked, a sign-in from that
+// issuer finds the account by subject, never by email again.
+export const userIdentity = pgTable(
+  "user_identity",
+  {
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => appUser.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.issuer, t.subject] }), index("user_identity_user_idx").on(t.userId)],
+);
+export type UserIdentity = typeof userIdentity.$inferSelect;
+
+// Email domains whose people may join a tenant as members on their first single sign-on. The platform super
+// admin grants them; a domain belongs to at most one tenant.
+export const tenantSsoDomain = pgTable(
+  "tenant_sso_domain",
+  {
+    domain: text("domain").primaryKey(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenant.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("tenant_sso_domain_tenant_idx").on(t.tenantId)],
+);
 
 // Most tables belong to a tenant (and many to a user); deleting the tenant or user deletes their rows.
 const tenantRef = () =>

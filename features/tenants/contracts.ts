@@ -59,5 +59,8 @@ export type TenantSummary = {
   spendThisMonth: string;
 };
 
-/** GET/PUT /api/admin/sign-in-settings: the domains, and the single sign-on provider's name (null: none). */
-export type SignInSettings = { ssoDomains: string[]; sso: string | null };
+/**
+ * GET/PUT /api/admin/sign-in-settings: the domains, the single sign-on provider's name (null: none), and whether
+ * this user may change the domains (the platform super admin only).
+ */
+export type SignInSettings = { ssoDomains: string[]; sso: string | null; canEdit: boolean };

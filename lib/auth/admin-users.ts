@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Database } from "@/db";
 import { appUser } from "@/db/schema";
 import { hashPassword, passwordProblem } from "./password";
+import { endAllSessions } from "./sessions";
 import { findUserByEmail } from "./users";
 
 export const superAdminInput = z.object({
@@ -17,7 +18,7 @@ export const superAdminInput = z.object({
 
 /**
  * Creates the platform super admin for a real deployment, or promotes an existing user and sets the new
- * password (the operator is the authority here). Returns what it did.
+ * password (the operator is the authority here), ending its sessions. Returns what it did.
  */
 export async function createSuperAdmin(
   db: Database,
@@ -27,15 +28,19 @@ export async function createSuperAdmin(
   const passwordHash = await hashPassword(password);
   const existing = await findUserByEmail(db, email);
   if (existing) {
-    await db
-      .update(appUser)
-      .set({ isSuperAdmin: true, disabled: false, passwordHash, name })
-      .where(eq(appUser.id, existing.id));
+    await db.transaction(async (tx) => {
+      await tx
+        .update(appUser)
+        .set({ isSuperAdmin: true, disabled: false, passwordHash, name, emailVerified: true })
+        .where(eq(appUser.id, existing.id));
+      // Whoever held the account until now (it may have come from an invitation link) is signed out.
+      await endAllSessions(tx, existing.id);
+    });
     return { userId: existing.id, created: false };
   }
   const [row] = await db
     .insert(appUser)
-    .values({ email, name, passwordHash, isSuperAdmin: true })
+    .values({ email, name, passwordHash, isSuperAdmin: true, emailVerified: true })
     .returning();
   return { userId: row!.id, created: true };
 }

@@ -10,7 +10,7 @@ import { verifyEpochProof } from "./epoch";
 import { verifyPassword } from "./password";
 import { getAuthSecret } from "./secret";
 import { openSession, revokeSession } from "./sessions";
-import { resolveSsoSignIn, ssoProviders } from "./sso";
+import { resolveSsoSignIn, ssoIssuer, ssoProviders } from "./sso";
 import { clearSignInFailures, recordSignInFailure } from "./throttle";
 import { findUserByEmail, loadUserContext, mayEnter } from "./users";
 
@@ -83,7 +83,12 @@ export const { handlers, auth, signIn, signOut, unstable_update } = NextAuth({
   callbacks: {
     async signIn({ user, account, profile }) {
       if (account?.type !== "oidc" && account?.type !== "oauth") return true;
-      const result = await resolveSsoSignIn(await getDb(), { provider: account.provider, profile });
+      // The profile is the ID token's validated claims: `iss` and `sub` name the identity, ssoIssuer() if no `iss`.
+      const result = await resolveSsoSignIn(await getDb(), {
+        provider: account.provider,
+        issuer: ssoIssuer() ?? "",
+        profile,
+      });
       if (!result.ok) return `/login?error=${result.reason}`;
       // The session names the Tollgate user, not the provider's subject (the jwt callback reads user.id).
       user.id = result.userId;

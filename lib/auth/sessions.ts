@@ -1,7 +1,7 @@
 import "server-only";
-import { and, eq, isNull, lt } from "drizzle-orm";
-import type { Database } from "@/db";
-import { authSession } from "@/db/schema";
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import type { Database, Executor } from "@/db";
+import { appUser, authSession } from "@/db/schema";
 
 /** `last_seen_at` is refreshed at most this often, so an active session costs a write every few minutes, not per request. */
 const LAST_SEEN_EVERY_MS = 5 * 60 * 1000;
@@ -64,4 +64,19 @@ export async function revokeSession(db: Database, sessionId: string, now = new D
     .update(authSession)
     .set({ revokedAt: now })
     .where(and(eq(authSession.id, sessionId), isNull(authSession.revokedAt)));
+}
+
+/**
+ * Ends every session of a user at once: raises the session epoch (cookies issued before are refused) and revokes
+ * their open `auth_session` rows. Run it in the transaction that changes who holds the account.
+ */
+export async function endAllSessions(db: Executor, userId: string, now = new Date()): Promise<void> {
+  await db
+    .update(appUser)
+    .set({ sessionEpoch: sql`${appUser.sessionEpoch} + 1` })
+    .where(eq(appUser.id, userId));
+  await db
+    .update(authSession)
+    .set({ revokedAt: now })
+    .where(and(eq(authSession.userId, userId), isNull(authSession.revokedAt)));
 }

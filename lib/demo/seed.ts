@@ -39,7 +39,13 @@ export async function seedDemo(db: Database): Promise<boolean> {
     for (const u of DEMO_USERS) {
       const [user] = await tx
         .insert(appUser)
-        .values({ email: u.email, name: u.name, passwordHash, isSuperAdmin: "superAdmin" in u })
+        .values({
+          email: u.email,
+          name: u.name,
+          passwordHash,
+          isSuperAdmin: "superAdmin" in u,
+          emailVerified: true,
+        })
         .returning();
       for (const [slug, role] of u.memberships) {
         await tx.insert(membership).values({ tenantId: tenantId(slug), userId: user!.id, role });

@@ -51,6 +51,10 @@ const baseEn = {
   "login.error.SsoEmailUnverified":
     "Your identity provider did not confirm a verified email address, so Tollgate cannot match you to an account.",
   "login.error.SsoRefused": "This account may not sign in. Ask your admin.",
+  "login.error.SsoIdentityMismatch":
+    "This email's Tollgate account is linked to another identity at your provider, so it cannot be yours. Ask your admin.",
+  "login.error.SsoSuperAdminUnverified":
+    "The platform admin account needs an email your identity provider marks as verified. Sign in with your password.",
   "login.error.AccessDenied": "Sign-in was refused.",
   "login.error.Configuration":
     "Single sign-on is not working right now (a server configuration problem). Try again later or ask your admin.",
@@ -357,6 +361,9 @@ const baseEn = {
     "One per line, or separated by commas. Leave empty so that nobody joins this way.",
   "admin.signIn.ssoOn": "Single sign-on on this server: {name}.",
   "admin.signIn.ssoOff": "Single sign-on is not set up on this server, so these domains have no effect yet.",
+  "admin.signIn.grantedByPlatform":
+    "The platform admin grants these domains; ask them to add or remove one. A domain belongs to one tenant only.",
+  "admin.signIn.none": "No domain may join this tenant.",
   "account.title": "Your account",
   "account.lead": "Your password and where you are signed in.",
   "account.name": "Name",
@@ -459,6 +466,9 @@ const baseZh: Record<keyof typeof baseEn, string> = {
     "没有 Tollgate 账户使用此邮箱，也没有租户允许该邮箱域名加入。请向管理员索取邀请。",
   "login.error.SsoEmailUnverified": "身份提供方未确认已验证的邮箱地址，Tollgate 无法将你匹配到账户。",
   "login.error.SsoRefused": "此账户不能登录，请联系管理员。",
+  "login.error.SsoIdentityMismatch":
+    "此邮箱的 Tollgate 账户已关联到身份提供方的另一个身份，不能由你登录。请联系管理员。",
+  "login.error.SsoSuperAdminUnverified": "平台管理员账户需要身份提供方标记为已验证的邮箱。请用密码登录。",
   "login.error.AccessDenied": "登录被拒绝。",
   "login.error.Configuration": "单点登录暂时不可用（服务器配置问题）。请稍后再试或联系管理员。",
   "login.error.OAuthSignInError": "无法连接单点登录提供方，请稍后再试。",
@@ -749,6 +759,9 @@ const baseZh: Record<keyof typeof baseEn, string> = {
   "admin.signIn.domainsHint": "每行一个，或用逗号分隔。留空表示不允许通过此方式加入。",
   "admin.signIn.ssoOn": "本服务器的单点登录：{name}。",
   "admin.signIn.ssoOff": "本服务器尚未配置单点登录，这些域名暂不生效。",
+  "admin.signIn.grantedByPlatform":
+    "这些域名由平台管理员授予；如需添加或移除，请联系平台管理员。一个域名只属于一个租户。",
+  "admin.signIn.none": "没有域名可以加入本租户。",
   "account.title": "我的账户",
   "account.lead": "你的密码以及登录的设备。",
   "account.name": "姓名",

@@ -1,67 +1,78 @@
-import { expect, type Page, test } from "@playwright/test";
+import { type Browser, expect, type Page, test } from "@playwright/test";
 import { LoginPage, signInAs } from "./pages";
+import { expectSignedIn, grantSsoDomains, me, OIDC, signInWithSso, switchToTenant } from "./sso-flow";
 
-// Single sign-on against a real OpenID Connect provider (oidc-provider, started by scripts/e2e-server.ts as
-// "Test SSO"): its own development login page accepts any login, which becomes the ID token's email; a login
-// starting with "unverified" comes back with email_verified: false.
-const OIDC = `http://127.0.0.1:${process.env.E2E_OIDC_PORT ?? 3192}`;
+// A first single sign-on links the provider's subject to a Tollgate account, and adopting an existing password
+// account by email clears its password: so these tests sign in people single sign-on made (at domains the platform
+// admin granted), never the demo accounts later specs sign in with by password.
 
 // On localhost, not 127.0.0.1: Next.js gives next-auth's route handlers http://localhost:<port> as their URL (it
 // rewrites loopback addresses), so that is where the redirect URI points and where next-auth's cookies must be.
 // A deployment sets AUTH_URL to its public URL instead.
-test.use({ baseURL: `http://localhost:${process.env.E2E_PORT ?? "3100"}` });
+const BASE = `http://localhost:${process.env.E2E_PORT ?? "3100"}`;
+test.use({ baseURL: BASE });
 
 const UNKNOWN_MESSAGE =
   "No Tollgate account uses this email, and no tenant lets its domain join. Ask your admin for an invitation.";
 
-/** From the Tollgate login page through the provider's login and consent pages, back to Tollgate. */
-async function signInWithSso(page: Page, email: string, path = "/login") {
-  await page.goto(path);
-  await page.getByRole("button", { name: "Sign in with Test SSO" }).click();
-  await expect(page).toHaveURL((url) => url.origin === OIDC && url.pathname.startsWith("/interaction/"));
-  await page.locator('input[name="login"]').fill(email);
-  await page.locator('input[name="password"]').fill("any password: the test provider accepts everyone");
-  await page.getByRole("button", { name: "Sign-in" }).click();
-  await page.getByRole("button", { name: "Continue" }).click();
-}
+const ACME_ADMIN = "ada@acme-sso.test";
+const GLOBEX_MEMBER = "gus@globex-sso.test";
 
-async function me(page: Page) {
-  const res = await page.request.get("/api/me");
-  expect(res.status()).toBe(200);
-  return (await res.json()) as {
-    user: { email: string; name: string; isSuperAdmin: boolean };
-    tenant: { name: string } | null;
-    role: string | null;
-    tenants: { name: string; role: string }[];
-  };
-}
-
-async function expectSignedIn(page: Page) {
-  await expect(page).toHaveURL((url) => url.origin !== OIDC && url.pathname === "/");
-  await expect(page.getByTestId("user-menu")).toBeVisible();
+/** A signed-in super admin in a context of its own. */
+async function rootPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({ baseURL: BASE });
+  const root = await context.newPage();
+  await signInAs(root, "root@tollgate.test");
+  return root;
 }
 
 test.describe("single sign-on (OpenID Connect)", () => {
+  test.beforeAll(async ({ browser }) => {
+    // The platform admin lets two SSO-only domains join; Ada's first sign-in makes her account, then she is
+    // made Acme's admin, so the tests below find an existing admin by the provider's subject.
+    const root = await rootPage(browser);
+    await grantSsoDomains(root.request, "Acme", ["acme-sso.test"]);
+    await grantSsoDomains(root.request, "Globex", ["globex-sso.test"]);
+    const page = await (await browser.newContext({ baseURL: BASE })).newPage();
+    await signInWithSso(page, ACME_ADMIN);
+    await expectSignedIn(page);
+    const ada = await me(page);
+    await page.context().close();
+    await switchToTenant(root.request, "Acme");
+    const promoted = await root.request.patch(`/api/admin/members/${ada.user.id}`, {
+      data: { role: "admin" },
+    });
+    expect(promoted.status(), await promoted.text()).toBe(200);
+    await root.context().close();
+  });
+
+  test.afterAll(async ({ browser }) => {
+    const root = await rootPage(browser);
+    await grantSsoDomains(root.request, "Acme", []);
+    await grantSsoDomains(root.request, "Globex", []);
+    await root.context().close();
+  });
+
   test("the login page offers single sign-on below the password form", async ({ page }) => {
     await new LoginPage(page).goto();
     await expect(page.getByRole("button", { name: "Sign in with Test SSO" })).toBeVisible();
   });
 
   test("an Acme admin signs in through the provider and lands in Acme as admin", async ({ page }) => {
-    await signInWithSso(page, "admin@acme.test");
+    await signInWithSso(page, ACME_ADMIN);
     await expectSignedIn(page);
-    await expect(page.getByTestId("user-menu")).toContainText("Ada Admin (Acme)");
+    await expect(page.getByTestId("user-menu")).toContainText("Ada (SSO)");
     const who = await me(page);
-    expect(who.user.email).toBe("admin@acme.test");
+    expect(who.user.email).toBe(ACME_ADMIN);
     expect(who.tenant?.name).toBe("Acme");
     expect(who.role).toBe("admin");
   });
 
   test("a Globex member signs in through the provider and lands in Globex as member", async ({ page }) => {
-    await signInWithSso(page, "member@globex.test");
+    await signInWithSso(page, GLOBEX_MEMBER);
     await expectSignedIn(page);
     const who = await me(page);
-    expect(who.user.email).toBe("member@globex.test");
+    expect(who.user.email).toBe(GLOBEX_MEMBER);
     expect(who.tenant?.name).toBe("Globex");
     expect(who.role).toBe("member");
   });
@@ -69,7 +80,7 @@ test.describe("single sign-on (OpenID Connect)", () => {
   test("single sign-on returns to the page the visitor asked for", async ({ page }) => {
     await page.goto("/dev/agent/cost");
     await expect(page).toHaveURL(/\/login\?callbackUrl=%2Fdev%2Fagent%2Fcost/);
-    await signInWithSso(page, "admin@acme.test", page.url());
+    await signInWithSso(page, ACME_ADMIN, page.url());
     await expect(page).toHaveURL((url) => url.origin !== OIDC && url.pathname === "/dev/agent/cost");
     await expect(page.getByRole("heading", { name: "Cost dashboard" })).toBeVisible();
   });
@@ -109,19 +120,43 @@ test.describe("single sign-on (OpenID Connect)", () => {
     await expect(page.getByRole("button", { name: "使用 Test SSO 登录" })).toBeVisible();
   });
 
-  test("a new email at a domain a tenant admin allowed joins that tenant as a member", async ({
+  test("a tenant admin sees the granted domains read-only; the platform admin edits them", async ({
+    browser,
+  }) => {
+    const admin = await (await browser.newContext({ baseURL: BASE })).newPage();
+    await signInAs(admin, "admin@acme.test");
+    await admin.goto("/dev/admin/members");
+    await expect(admin.getByTestId("sso-domains")).toContainText("acme-sso.test");
+    await expect(admin.getByTestId("sso-domains-granted")).toHaveText(
+      "The platform admin grants these domains; ask them to add or remove one. A domain belongs to one tenant only.",
+    );
+    await expect(admin.getByTestId("field-ssoDomains")).toHaveCount(0);
+    await admin.context().close();
+
+    const root = await rootPage(browser);
+    await switchToTenant(root.request, "Acme");
+    await root.goto("/dev/admin/members");
+    await expect(root.getByTestId("field-ssoDomains")).toHaveValue("acme-sso.test");
+    await root.context().close();
+  });
+
+  test("a new email at a domain the platform admin granted joins that tenant as a member", async ({
     browser,
     baseURL,
   }) => {
-    // The Globex admin lets initech.test join Globex.
+    // Globex's own admin may not claim a domain; the platform admin grants initech.test to Globex.
     const adminContext = await browser.newContext({ baseURL });
     const admin = await adminContext.newPage();
     await signInAs(admin, "admin@globex.test");
-    const saved = await admin.request.put("/api/admin/sign-in-settings", {
+    const claimed = await admin.request.put("/api/admin/sign-in-settings", {
       data: { ssoDomains: ["Initech.test"] },
     });
-    expect(saved.status(), await saved.text()).toBe(200);
-    expect((await saved.json()).ssoDomains).toEqual(["initech.test"]);
+    expect(claimed.status()).toBe(403);
+    await adminContext.close();
+    const root = await rootPage(browser);
+    expect((await grantSsoDomains(root.request, "Globex", ["Initech.test"])).ssoDomains).toEqual([
+      "initech.test",
+    ]);
 
     try {
       const context = await browser.newContext({ baseURL });
@@ -147,8 +182,8 @@ test.describe("single sign-on (OpenID Connect)", () => {
       await expect(new LoginPage(otherPage).error()).toHaveText(UNKNOWN_MESSAGE);
       await other.close();
     } finally {
-      await admin.request.put("/api/admin/sign-in-settings", { data: { ssoDomains: [] } });
-      await adminContext.close();
+      await grantSsoDomains(root.request, "Globex", ["globex-sso.test"]);
+      await root.context().close();
     }
   });
 });

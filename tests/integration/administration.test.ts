@@ -341,9 +341,14 @@ describe.each(testDbKinds)("tenant and member administration on %s", (kind) => {
         cacheTtlSeconds: settings.body.cacheTtlSeconds,
       },
     );
+    // Email domains are the platform's to grant: the tenant admin is refused, the super admin (in Acme) saves.
+    const refused = await call(signInRoute.PUT, "PUT", {}, { ssoDomains: ["Acme.test"] });
+    expect(refused.status).toBe(403);
+    await as("root@tollgate.test", "acme");
     const badDomain = await call(signInRoute.PUT, "PUT", {}, { ssoDomains: ["not a domain"] });
     expect(badDomain.status).toBe(422);
-    await call(signInRoute.PUT, "PUT", {}, { ssoDomains: ["Acme.test"] });
+    expect((await call(signInRoute.PUT, "PUT", {}, { ssoDomains: ["Acme.test"] })).status).toBe(200);
+    await as("admin@acme.test", "acme");
     const rows = (await app.db.select().from(adminChange)).filter((r) => !seen.has(r.id));
     expect(rows.map((r) => r.action).sort()).toEqual([
       "api_key.created",

@@ -33,7 +33,8 @@ const routes = {
 };
 
 type Handler = (req: Request, segment: { params: Promise<never> }) => Promise<Response>;
-type Who = "admin" | "root";
+// rootAcme: the super admin with Acme as the active tenant (what tenant routes for the super admin act on).
+type Who = "admin" | "root" | "rootAcme";
 /** One hostile request and the answer it must get: a 4xx in the documented shape, never a 500. */
 type Case = {
   name: string;
@@ -425,6 +426,7 @@ const adminCases: Case[] = [
   },
   {
     name: "sign-in settings: domains as a string",
+    as: "rootAcme",
     handler: routes.signIn.PUT as Handler,
     method: "PUT",
     body: { ssoDomains: "example.com" },
@@ -538,6 +540,7 @@ describe.each(testDbKinds)("bad input on %s", (kind) => {
     for (const [who, email, slug] of [
       ["admin", "admin@acme.test", "acme"],
       ["root", "root@tollgate.test", null],
+      ["rootAcme", "root@tollgate.test", "acme"],
     ] as const) {
       const userId = await app.userId(email);
       const [u] = await app.db.select().from(appUser).where(eq(appUser.id, userId));

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { appUser } from "@/db/schema";
 import { createSuperAdmin } from "@/lib/auth/admin-users";
 import { verifyPassword } from "@/lib/auth/password";
+import { isSessionOpen, openSession } from "@/lib/auth/sessions";
 import { createMigratedDatabase, type TestDatabase, testDbKinds } from "../helpers/db";
 
 const run = promisify(execFile);
@@ -26,6 +27,7 @@ describe.each(testDbKinds)("creating the first super admin on %s", (kind) => {
     expect(created.created).toBe(true);
     const [row] = await test.handle.db.select().from(appUser).where(eq(appUser.id, created.userId));
     expect(row?.isSuperAdmin).toBe(true);
+    expect(row?.emailVerified).toBe(true);
     expect(await verifyPassword("a long secret", row?.passwordHash)).toBe(true);
 
     const again = await createSuperAdmin(test.handle.db, {
@@ -34,6 +36,24 @@ describe.each(testDbKinds)("creating the first super admin on %s", (kind) => {
       password: "another secret",
     });
     expect(again).toEqual({ userId: created.userId, created: false });
+  });
+
+  it("promoting an account someone made from an invitation verifies it and ends its sessions", async () => {
+    test = await createMigratedDatabase(kind);
+    const db = test.handle.db;
+    const [made] = await db
+      .insert(appUser)
+      .values({ email: "ops@example.com", name: "Squatter", passwordHash: "theirs", emailVerified: false })
+      .returning();
+    const sid = await openSession(db, { userId: made!.id, maxAgeSeconds: 3600 });
+    await createSuperAdmin(db, { email: "ops@example.com", name: "Ops", password: "a long secret" });
+    const [row] = await db.select().from(appUser).where(eq(appUser.id, made!.id));
+    expect(row).toMatchObject({
+      emailVerified: true,
+      isSuperAdmin: true,
+      sessionEpoch: made!.sessionEpoch + 1,
+    });
+    expect(await isSessionOpen(db, sid, made!.id)).toBe(false);
   });
 
   it("refuses a weak password or a bad email with the field named", async () => {

@@ -1,10 +1,13 @@
 import { execFile } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { promisify } from "node:util";
 import { count, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError, openDatabase } from "@/db/client";
-import { migrateDatabase, migrationStatus, readJournal } from "@/db/migrate";
-import { appUser, membership, tenant } from "@/db/schema";
+import { MIGRATIONS_DIR, migrateDatabase, migrationStatus, readJournal } from "@/db/migrate";
+import { appUser, membership, tenant, tenantSsoDomain } from "@/db/schema";
 import { DEMO_USERS, seedDemo } from "@/lib/demo/seed";
 import { createEmptyDatabase, type TestDatabase, testDbKinds } from "../helpers/db";
 
@@ -38,6 +41,60 @@ describe.each(testDbKinds)("migrations on %s", (kind) => {
     expect((await db.select({ n: count() }).from(tenant))[0]?.n).toBe(2);
     expect((await db.select({ n: count() }).from(appUser))[0]?.n).toBe(DEMO_USERS.length);
     expect((await db.select({ n: count() }).from(membership))[0]?.n).toBe(6);
+    // The demo accounts are the operator's: verified, so single sign-on may adopt them (clearing the password).
+    expect((await db.select({ v: appUser.emailVerified }).from(appUser)).every((u) => u.v)).toBe(true);
+  });
+});
+
+/** The committed migrations up to and including `tag`, in a folder of their own. */
+function migrationsUpTo(tag: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "tollgate-migrations-"));
+  cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+  const journal = readJournal();
+  const entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === tag) + 1);
+  writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ ...journal, entries }));
+  return dir;
+}
+
+describe.each(testDbKinds)("migration 0018 (account proof) on %s", (kind) => {
+  let test: TestDatabase | undefined;
+  afterEach(async () => {
+    await test?.drop();
+    test = undefined;
+  });
+
+  it("gives each listed domain to the first tenant that listed it and takes existing accounts as verified", async () => {
+    test = await createEmptyDatabase(kind);
+    const before = migrationsUpTo("0017_web_fetch_policy");
+    try {
+      await migrateDatabase(test.handle, before);
+    } finally {
+      rmSync(before, { recursive: true, force: true });
+    }
+    const db = test.handle.db;
+    await db.execute(sql`insert into tenant (id, name, slug, sso_domains, created_at) values
+      ('00000000-0000-7000-8000-000000000001', 'First', 'first', '["corp.test", "Shared.test"]', now() - interval '2 days'),
+      ('00000000-0000-7000-8000-000000000002', 'Second', 'second', '["shared.test", "own.test"]', now() - interval '1 day')`);
+    await db.execute(
+      sql`insert into app_user (id, email, name, password_hash) values ('00000000-0000-7000-8000-0000000000aa', 'old@corp.test', 'Old', 'h')`,
+    );
+
+    await migrateDatabase(test.handle);
+    const domains = await db
+      .select({ domain: tenantSsoDomain.domain, tenantId: tenantSsoDomain.tenantId })
+      .from(tenantSsoDomain)
+      .orderBy(tenantSsoDomain.domain);
+    expect(domains.map((r) => [r.domain, r.tenantId])).toEqual([
+      ["corp.test", "00000000-0000-7000-8000-000000000001"],
+      ["own.test", "00000000-0000-7000-8000-000000000002"],
+      ["shared.test", "00000000-0000-7000-8000-000000000001"],
+    ]);
+    expect(await db.select({ email: appUser.email, v: appUser.emailVerified }).from(appUser)).toEqual([
+      { email: "old@corp.test", v: true },
+    ]);
+    // New accounts say it themselves: unverified unless whoever makes them says so.
+    const [fresh] = await db.insert(appUser).values({ email: "new@corp.test", name: "New" }).returning();
+    expect(fresh!.emailVerified).toBe(false);
   });
 });
 

@@ -382,9 +382,16 @@ export async function acceptInvitation(
         throw new AppError("validation_failed", "the request is invalid", {
           fields: { name: ["enter your name"] },
         });
+      // Whoever opened the link set this password, and the link may have gone no further than the inviting
+      // admin: the account stays unverified, so single sign-on never adopts it as the email's owner.
       [user] = await tx
         .insert(appUser)
-        .values({ email: inv.email, name: input.name, passwordHash: await hashPassword(input.password) })
+        .values({
+          email: inv.email,
+          name: input.name,
+          passwordHash: await hashPassword(input.password),
+          emailVerified: false,
+        })
         .returning();
     }
     // Someone who is a member already keeps their role: an invitation never demotes.

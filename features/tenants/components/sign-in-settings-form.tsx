@@ -24,7 +24,7 @@ function domainMessages(fields: Record<string, string[]>, domains: string[]): st
   });
 }
 
-/** Which email domains may join the tenant through single sign-on (as members). */
+/** Which email domains may join the tenant through single sign-on (as members): the super admin edits them. */
 export function SignInSettingsForm() {
   const { t } = useI18n();
   const loaded = useLoad((signal) => tenantsApi.signInSettings(signal));
@@ -32,11 +32,49 @@ export function SignInSettingsForm() {
     <Section title={t("admin.signIn.title")} lead={t("admin.signIn.lead")} testId="sign-in-settings">
       {loaded.error && <ErrorNote message={loaded.error.message} />}
       {loaded.data ? (
-        <DomainsForm settings={loaded.data} />
+        loaded.data.canEdit ? (
+          <DomainsForm settings={loaded.data} />
+        ) : (
+          <GrantedDomains settings={loaded.data} />
+        )
       ) : (
         !loaded.error && <p className="text-sm text-slate-500">{t("schema.loading")}</p>
       )}
     </Section>
+  );
+}
+
+function SsoStatus({ settings }: { settings: SignInSettings }) {
+  const { t } = useI18n();
+  return (
+    <p data-testid="sso-status" className="text-sm text-slate-600 dark:text-slate-300">
+      {settings.sso ? t("admin.signIn.ssoOn", { name: settings.sso }) : t("admin.signIn.ssoOff")}
+    </p>
+  );
+}
+
+/** What a tenant admin sees: the domains the platform admin granted, read-only. */
+function GrantedDomains({ settings }: { settings: SignInSettings }) {
+  const { t } = useI18n();
+  return (
+    <div data-testid="sign-in-settings-readonly" className="space-y-2">
+      <SsoStatus settings={settings} />
+      <p className={LABEL}>{t("admin.signIn.domains")}</p>
+      {settings.ssoDomains.length ? (
+        <ul data-testid="sso-domains" className="font-mono text-sm">
+          {settings.ssoDomains.map((d) => (
+            <li key={d}>{d}</li>
+          ))}
+        </ul>
+      ) : (
+        <p data-testid="sso-domains" className="text-sm text-slate-500 dark:text-slate-400">
+          {t("admin.signIn.none")}
+        </p>
+      )}
+      <p data-testid="sso-domains-granted" className="text-xs text-slate-500 dark:text-slate-400">
+        {t("admin.signIn.grantedByPlatform")}
+      </p>
+    </div>
   );
 }
 
@@ -72,9 +110,7 @@ function DomainsForm({ settings }: { settings: SignInSettings }) {
   const invalid = messages.length > 0;
   return (
     <form noValidate onSubmit={onSubmit} data-testid="sign-in-settings-form" className="space-y-3">
-      <p data-testid="sso-status" className="text-sm text-slate-600 dark:text-slate-300">
-        {settings.sso ? t("admin.signIn.ssoOn", { name: settings.sso }) : t("admin.signIn.ssoOff")}
-      </p>
+      <SsoStatus settings={settings} />
       <div>
         <label htmlFor={`${id}-domains`} className={LABEL}>
           {t("admin.signIn.domains")}

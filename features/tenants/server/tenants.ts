@@ -1,8 +1,8 @@
 import "server-only";
-import { desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, ne, notInArray, sql } from "drizzle-orm";
 import type { z } from "zod";
-import type { Database } from "@/db";
-import { membership, sysAgentTurn, tenant, usageDaily } from "@/db/schema";
+import type { Database, Executor } from "@/db";
+import { membership, sysAgentTurn, tenant, tenantSsoDomain, usageDaily } from "@/db/schema";
 import type {
   createTenantInput,
   signInSettingsInput,
@@ -117,16 +117,26 @@ export async function updateTenant(
   return getTenantSummary(db, id);
 }
 
-export async function readSignInSettings(db: Database, tenantId: string) {
-  const [row] = await db
-    .select({ ssoDomains: tenant.ssoDomains })
-    .from(tenant)
-    .where(eq(tenant.id, tenantId));
-  if (!row) throw notFound("tenant");
-  return row;
+async function domainsOf(db: Executor, tenantId: string): Promise<string[]> {
+  const rows = await db
+    .select({ domain: tenantSsoDomain.domain })
+    .from(tenantSsoDomain)
+    .where(eq(tenantSsoDomain.tenantId, tenantId))
+    .orderBy(asc(tenantSsoDomain.domain));
+  return rows.map((r) => r.domain);
 }
 
-/** Which email domains may join this tenant through single sign-on (as members). */
+export async function readSignInSettings(db: Database, tenantId: string) {
+  const [row] = await db.select({ id: tenant.id }).from(tenant).where(eq(tenant.id, tenantId));
+  if (!row) throw notFound("tenant");
+  return { ssoDomains: await domainsOf(db, tenantId) };
+}
+
+/**
+ * Which email domains may join this tenant through single sign-on (as members). The platform super admin's to
+ * grant (the route checks): whoever holds a domain receives everyone who signs in with it. A domain belongs to at
+ * most one tenant; claiming one another tenant holds is a 409 naming it.
+ */
 export async function saveSignInSettings(
   db: Database,
   actor: Actor,
@@ -135,20 +145,58 @@ export async function saveSignInSettings(
 ) {
   const ssoDomains = [...new Set(input.ssoDomains)].sort();
   return db.transaction(async (tx) => {
-    const [before] = await tx
-      .select({ ssoDomains: tenant.ssoDomains })
+    const [locked] = await tx
+      .select({ id: tenant.id })
       .from(tenant)
       .where(eq(tenant.id, tenantId))
       .for("update");
-    if (!before) throw notFound("tenant");
-    await tx.update(tenant).set({ ssoDomains }).where(eq(tenant.id, tenantId));
-    if (JSON.stringify(before.ssoDomains) !== JSON.stringify(ssoDomains))
+    if (!locked) throw notFound("tenant");
+    const before = await domainsOf(tx, tenantId);
+    const taken = async () =>
+      ssoDomains.length === 0
+        ? []
+        : tx
+            .select({ domain: tenantSsoDomain.domain, tenantName: tenant.name })
+            .from(tenantSsoDomain)
+            .innerJoin(tenant, eq(tenant.id, tenantSsoDomain.tenantId))
+            .where(and(inArray(tenantSsoDomain.domain, ssoDomains), ne(tenantSsoDomain.tenantId, tenantId)))
+            .orderBy(asc(tenantSsoDomain.domain));
+    const refuseTaken = (rows: { domain: string; tenantName: string }[]) => {
+      if (!rows.length) return;
+      const fields = Object.fromEntries(
+        rows.map((r) => [
+          `ssoDomains.${input.ssoDomains.indexOf(r.domain)}`,
+          [`already belongs to the tenant "${r.tenantName}"`],
+        ]),
+      );
+      throw new AppError(
+        "conflict",
+        `${rows.map((r) => `${r.domain} (tenant "${r.tenantName}")`).join(", ")} already ${rows.length === 1 ? "belongs" : "belong"} to another tenant: a domain joins one tenant only; remove it there first`,
+        { fields },
+      );
+    };
+    refuseTaken(await taken());
+    await tx
+      .delete(tenantSsoDomain)
+      .where(
+        ssoDomains.length
+          ? and(eq(tenantSsoDomain.tenantId, tenantId), notInArray(tenantSsoDomain.domain, ssoDomains))
+          : eq(tenantSsoDomain.tenantId, tenantId),
+      );
+    if (ssoDomains.length)
+      await tx
+        .insert(tenantSsoDomain)
+        .values(ssoDomains.map((domain) => ({ domain, tenantId })))
+        .onConflictDoNothing();
+    // Another tenant may have claimed one between the check and the insert: the primary key kept it theirs.
+    refuseTaken(await taken());
+    if (JSON.stringify(before) !== JSON.stringify(ssoDomains))
       await recordChange(tx, actor, {
         tenantId,
         action: "sign_in_settings.updated",
         objectType: "sign_in_settings",
         objectId: tenantId,
-        before,
+        before: { ssoDomains: before },
         after: { ssoDomains },
       });
     return { ssoDomains };
