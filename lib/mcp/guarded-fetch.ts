@@ -161,9 +161,13 @@ class ByteLimit extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    const over = this.perEvent ? this.eventTooLarge(chunk) : (this.count += chunk.length) > this.max;
-    if (over) return done(this.tooLarge());
-    done(null, chunk);
+    if (this.perEvent ? this.eventTooLarge(chunk) : this.bodyTooLarge(chunk)) done(this.tooLarge());
+    else done(null, chunk);
+  }
+
+  private bodyTooLarge(chunk: Buffer): boolean {
+    this.count += chunk.length;
+    return this.count > this.max;
   }
 
   private eventTooLarge(chunk: Buffer): boolean {
