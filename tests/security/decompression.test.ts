@@ -10,6 +10,7 @@ import type { SessionClaims } from "@/lib/auth/session";
 import { DEFAULT_POLICY, mcpTools } from "@/lib/mcp/tool-source";
 import { type FakeMcpServer, type McpBomb, startFakeMcpServer } from "../fakes/mcp-server";
 import { useSeededAppDatabase } from "../helpers/app-db";
+import { testDbKinds } from "../helpers/db";
 
 const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
 vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
@@ -47,12 +48,12 @@ async function peakGrowth<T>(work: () => Promise<T>): Promise<{ value: T; growth
   }
 }
 
-describe("MCP responses are cut at MCP_MAX_RESPONSE_BYTES", () => {
+describe.each(testDbKinds)("MCP responses are cut at MCP_MAX_RESPONSE_BYTES, on %s", (kind) => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;
   let fake: FakeMcpServer;
 
   beforeAll(async () => {
-    app = await useSeededAppDatabase("pglite");
+    app = await useSeededAppDatabase(kind);
     fake = await startFakeMcpServer();
   });
   afterAll(async () => {

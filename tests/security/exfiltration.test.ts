@@ -197,6 +197,33 @@ describe.each(testDbKinds)("injection to exfiltration through web_fetch, on %s",
     expect(stolen).toEqual([]);
   });
 
+  it("a governance_query result (ledger rows API callers wrote) makes the next web_fetch ask too", async () => {
+    await withScript(
+      new ScriptedModel([
+        { toolCalls: [call("governance_query", { page: "agent-turns", limit: 5 }, "read")] },
+        followsInjection,
+        { text: "Nothing sent." },
+      ]),
+    );
+    const frames = await adminTurn(
+      { message: "what did the API callers ask today?", model: "scripted" },
+      answer(false),
+    );
+    expect(frames.find((f) => f.event === "tool_result" && f.data.callId === "read")?.data.ok).toBe(true);
+    expect(frames.find((f) => f.event === "confirm")?.data.reason).toMatchObject({
+      message: expect.stringContaining("(results of governance_query)"),
+    });
+    expect(stolen).toEqual([]);
+  });
+
+  it("a turn with no outside text fetches without asking (the user's own request)", async () => {
+    await withScript(new ScriptedModel([followsInjection, { text: "Fetched." }]));
+    const frames = await adminTurn({ message: `read ${attackerUrl}/`, model: "scripted" });
+    expect(frames.some((f) => f.event === "confirm")).toBe(false);
+    expect(resultOf(frames)?.data.ok).toBe(true);
+    expect(stolen).toHaveLength(1);
+  });
+
   it("with no answer in time the call is denied and nothing reaches the attacker", async () => {
     await withScript(new ScriptedModel([followsInjection, { text: "Nothing sent." }]), 300);
     const frames = await askAboutPoisonedRow();
