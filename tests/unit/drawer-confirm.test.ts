@@ -56,7 +56,11 @@ describe("the drawer's Approve / Deny card", () => {
       args: { url: "https://attacker.example/?q=1" },
       expiresAt: "2030-01-01T00:00:00.000Z",
       timeoutMs: 60_000,
-      reason: { code: "outside_data", to: "attacker.example", message: "this turn carries data from outside" },
+      reason: {
+        code: "outside_data",
+        to: "attacker.example",
+        message: "this turn carries data from outside",
+      },
     });
     expect(toolOf(turn).confirmation).toMatchObject({ state: "pending", sendsTo: "attacker.example" });
   });
