@@ -1,11 +1,15 @@
 // Decompression bombs from a registered MCP server: a few MB of gzip on the wire that would decode to gigabytes,
 // answered to tools/list (at registration) and to tools/call, as JSON and as an SSE stream. The client cuts each
 // at MCP_MAX_RESPONSE_BYTES, the process's memory stays bounded, and the error names the server and the limit.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { mcpServer } from "@/db/schema";
 import { runToolCall } from "@/lib/agent/run-tools";
 import type { ToolContext } from "@/lib/agent/tool";
+import { WebToolSet } from "@/lib/agent/toolsets/web";
 import type { SessionClaims } from "@/lib/auth/session";
 import { DEFAULT_POLICY, mcpTools } from "@/lib/mcp/tool-source";
 import { type FakeMcpServer, type McpBomb, startFakeMcpServer } from "../fakes/mcp-server";
@@ -145,5 +149,37 @@ describe.each(testDbKinds)("MCP responses are cut at MCP_MAX_RESPONSE_BYTES, on 
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(LIMIT_TEXT);
     const [row] = await app.db.select().from(mcpServer).where(eq(mcpServer.id, id));
     expect(row!.lastError).toContain(LIMIT_TEXT);
+  });
+});
+
+describe("web_fetch's decoder (the one the MCP transport shares) keeps its own bound", () => {
+  it("reads a gzip bomb of 4 GB only up to WEB_FETCH_MAX_BYTES, then hangs up", async () => {
+    const piece = gzipSync(Buffer.alloc(16 * 1024 * 1024, "a"));
+    let hungUp = false;
+    const server = http.createServer(async (_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" });
+      res.on("close", () => {
+        hungUp = true;
+      });
+      for (let i = 0; i < 256 && !hungUp; i++)
+        if (!res.write(piece)) await new Promise((resolve) => res.once("drain", resolve));
+      if (!hungUp) res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const web = new WebToolSet({ allow: "127.0.0.1/32", maxBytes: 100_000 });
+      const { value: page, growth } = await peakGrowth(() =>
+        web.fetchPage(
+          `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+          new AbortController().signal,
+        ),
+      );
+      expect(page.truncated).toBe(true);
+      expect(page.text).toContain("[page cut: only the first 100000 bytes were read]");
+      expect(growth).toBeLessThan(MAX_RSS_GROWTH);
+      await expect.poll(() => hungUp).toBe(true);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
