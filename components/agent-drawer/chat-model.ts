@@ -195,6 +195,7 @@ export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
             state: "pending",
             deadline: Date.now() + event.timeoutMs,
             timeoutMs: event.timeoutMs,
+            ...(event.reason ? { sendsTo: event.reason.to } : {}),
           },
         })),
       };

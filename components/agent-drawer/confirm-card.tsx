@@ -96,6 +96,14 @@ export function ConfirmCard(props: {
           s: String(Math.round(confirmation.timeoutMs / 1000)),
         })}
       </p>
+      {confirmation.sendsTo && (
+        <p
+          data-testid="agent-confirm-reason"
+          className="mt-1 text-xs font-medium text-amber-900 dark:text-amber-200"
+        >
+          {t("agent.confirm.outsideData", { to: confirmation.sendsTo })}
+        </p>
+      )}
       <details className="mt-1" open={hasArgs && Object.keys(props.args).length <= 4}>
         <summary className="cursor-pointer text-xs text-indigo-700 dark:text-indigo-300">
           {t("agent.confirm.args")}

@@ -51,7 +51,13 @@ export type NoticeCode = Extract<AgentEvent, { type: "notice" }>["code"] | "guar
  * the server gave), or what became of it (`cancelled`: the turn ended, by Stop, before anyone decided).
  */
 export type ConfirmationState =
-  | { state: "pending"; deadline: number; timeoutMs: number }
+  | {
+      state: "pending";
+      deadline: number;
+      timeoutMs: number;
+      /** Where the call would send the turn's outside data (why a tool that does not always ask, asks). */
+      sendsTo?: string;
+    }
   | { state: "decided"; decision: ConfirmDecision | "cancelled" };
 
 export type ToolCardState = {

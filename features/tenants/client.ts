@@ -1,9 +1,17 @@
 // The tenant and sign-in-settings routes as the browser calls them (dates arrive as strings).
 import type { z } from "zod";
 import { fetchJson, type Json, sendJson } from "@/lib/client/api";
-import type { createTenantInput, SignInSettings, signInSettingsInput, TenantSummary } from "./contracts";
+import type {
+  createTenantInput,
+  SignInSettings,
+  signInSettingsInput,
+  TenantSummary,
+  WebFetchSettings,
+  webFetchSettingsInput,
+} from "./contracts";
 
 const SIGN_IN_SETTINGS = "/api/admin/sign-in-settings";
+const WEB_FETCH_SETTINGS = "/api/admin/web-fetch-settings";
 
 export const tenantsApi = {
   create: (input: z.input<typeof createTenantInput>) =>
@@ -11,4 +19,7 @@ export const tenantsApi = {
   signInSettings: (signal?: AbortSignal) => fetchJson<SignInSettings>(SIGN_IN_SETTINGS, signal),
   saveSignInSettings: (input: z.input<typeof signInSettingsInput>) =>
     sendJson<SignInSettings>("PUT", SIGN_IN_SETTINGS, input),
+  webFetchSettings: (signal?: AbortSignal) => fetchJson<WebFetchSettings>(WEB_FETCH_SETTINGS, signal),
+  saveWebFetchSettings: (input: z.input<typeof webFetchSettingsInput>) =>
+    sendJson<WebFetchSettings>("PUT", WEB_FETCH_SETTINGS, input),
 };

@@ -64,3 +64,29 @@ export type TenantSummary = {
  * this user may change the domains (the platform super admin only).
  */
 export type SignInSettings = { ssoDomains: string[]; sso: string | null; canEdit: boolean };
+
+/** PUT /api/admin/web-fetch-settings: web_fetch off, only to the listed domains (and their subdomains), or any. */
+export const webFetchSettingsInput = z
+  .object({
+    mode: z.enum(["off", "allowlist", "any"], { error: "mode must be one of: off, allowlist, any" }),
+    domains: z
+      .array(
+        z
+          .string()
+          .trim()
+          .toLowerCase()
+          .regex(
+            /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+            "a domain such as example.com",
+          ),
+      )
+      .max(100, "at most 100 domains")
+      .default([]),
+  })
+  .refine((v) => v.mode !== "allowlist" || v.domains.length > 0, {
+    message: "list at least one domain for allowlist mode (or choose off)",
+    path: ["domains"],
+  });
+
+/** GET/PUT /api/admin/web-fetch-settings */
+export type WebFetchSettings = z.output<typeof webFetchSettingsInput>;

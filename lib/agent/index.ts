@@ -19,6 +19,7 @@ import { tasksToolSet } from "./toolsets/tasks";
 import { timeToolSet } from "./toolsets/time";
 import { TodoToolSet } from "./toolsets/todo";
 import { webToolSetFromEnv } from "./toolsets/web";
+import { webFetchPolicyOf } from "./web-policy";
 
 /** What the agent's tools need: the database, the gateway and the pipeline every model call goes through. */
 export type AgentToolDeps = {
@@ -33,6 +34,8 @@ export type AgentToolDeps = {
    * tools' roles; the main agent's only, never a sub-agent's.
    */
   adminToolSets?: () => ToolSet[];
+  /** What the web tools read (WEB_FETCH_ALLOW, WEB_SEARCH_URL…); default process.env. */
+  env?: Record<string, string | undefined>;
 };
 
 /**
@@ -73,12 +76,17 @@ export type AgentRuntime = AgentTools & {
 export function createAgentTools(deps: AgentToolDeps): AgentTools {
   const { gateway, pipeline, store } = deps;
   const dataToolSets = deps.dataToolSets ?? (() => []);
+  // web_fetch reads the tenant's setting (off / allow-listed domains / any) on every call.
+  const web = () =>
+    webToolSetFromEnv(deps.env ?? process.env, async (tenantId) =>
+      webFetchPolicyOf(await deps.db(), tenantId),
+    );
   // What a sub-agent may use: everything but delegation, background tasks and schedules (no recursion).
   const subRegistry = registerAll(new ToolRegistry(), [
     timeToolSet(),
     memoryToolSet(),
     ...dataToolSets(),
-    webToolSetFromEnv(),
+    web(),
   ]);
   // Every model call, the sub-agents' too, goes through the request pipeline (cache, rate limits, budgets).
   const subagent = { gateway, pipeline, registry: subRegistry };
@@ -98,7 +106,7 @@ export function createAgentTools(deps: AgentToolDeps): AgentTools {
     timeToolSet(),
     memoryToolSet(),
     ...dataToolSets(),
-    webToolSetFromEnv(),
+    web(),
     subagentToolSet(subagent),
     tasksToolSet(tasks),
     new ClockToolSet(),

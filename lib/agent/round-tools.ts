@@ -20,6 +20,8 @@ export type RoundTools = {
   limits: { maxConcurrentTools: number; toolTimeoutMs: number; maxRepeatedCalls: number };
   /** Where calls wait for the user's Approve / Deny; absent: no user can be asked (tools needing it do not run). */
   confirmations?: Confirmations;
+  /** Where outside text entered the turn so far (null: none did): tools that send data out then need a yes. */
+  outsideText?: () => string | null;
 };
 
 /**
@@ -87,6 +89,7 @@ async function* runConcurrently(
     context,
     signal,
     confirm: round.confirmations ? confirmGate(round, round.confirmations, live) : undefined,
+    outsideText: round.outsideText,
   };
   const stopped = new Promise<"stopped">((resolve) => {
     if (signal.aborted) resolve("stopped");
@@ -141,7 +144,7 @@ function confirmGate(
   live: (e: AgentEvent) => void,
 ): ConfirmGate {
   const { turnId, tenantId, userId } = round.caller;
-  return async (call, args, signal) => {
+  return async (call, args, signal, reason) => {
     const pending = confirmations.ask({ turnId, callId: call.id, tenantId, userId }, signal);
     live({
       type: "confirm",
@@ -150,6 +153,7 @@ function confirmGate(
       args: maskSecrets(args && typeof args === "object" ? (args as Record<string, unknown>) : {}),
       expiresAt: pending.expiresAt.toISOString(),
       timeoutMs: pending.timeoutMs,
+      ...(reason ? { reason } : {}),
     });
     const outcome = await pending.outcome;
     if (outcome.decision !== "cancelled")

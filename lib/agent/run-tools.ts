@@ -10,6 +10,7 @@ import {
   DENIED_MESSAGE,
   timedOutMessage,
 } from "./confirmations";
+import { type EgressReason, egressReason } from "./outside-text";
 import { parseToolArgs, type Tool, type ToolContext } from "./tool";
 
 export const RESULT_LIMIT = 8_000;
@@ -27,6 +28,11 @@ export type ToolRunOptions = {
    * round's running calls). Absent (a schedule, a sub-agent, /mcp): such tools are not run.
    */
   confirm?: ConfirmGate;
+  /**
+   * Where outside text entered the turn (null: none did); then a tool that sends data out needs the user's
+   * confirmation too.
+   */
+  outsideText?: () => string | null;
 };
 
 /** Waits for the user's decision on a call; `timeoutMs` is the limit it was given. */
@@ -34,6 +40,7 @@ export type ConfirmGate = (
   call: ToolCall,
   args: unknown,
   signal: AbortSignal,
+  reason?: EgressReason,
 ) => Promise<ConfirmOutcome & { timeoutMs: number }>;
 
 export type ToolOutcome = {
@@ -97,11 +104,19 @@ export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise
   }
   const args = parseToolArgs(tool, call.args);
   if (!args.ok) return finish(errorResult(args.error), false, "invalid arguments");
-  if (tool.requiresConfirmation) {
-    if (!opts.confirm) return finish(errorResult(cannotAskMessage(call.name)), false, "not confirmed");
+  const egress = egressReason(tool, args.value, opts.outsideText?.() ?? null);
+  if (tool.requiresConfirmation || egress) {
+    if (!opts.confirm)
+      return finish(
+        errorResult(
+          egress ? `${egress.message}: ${cannotAskMessage(call.name)}` : cannotAskMessage(call.name),
+        ),
+        false,
+        "not confirmed",
+      );
     let answer: Awaited<ReturnType<ConfirmGate>>;
     try {
-      answer = await opts.confirm(call, args.value, opts.signal);
+      answer = await opts.confirm(call, args.value, opts.signal, egress ?? undefined);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return finish(errorResult(maskText(message)), false, "error");

@@ -16,6 +16,7 @@ import {
 import { type AgentEvent, isRecordOnly, type TurnEvent } from "@/lib/turns/events";
 import type { ChatTurnSource, TurnObserver, TurnPrompt, TurnReplacement } from "@/lib/turns/observer";
 import type { Confirmations } from "./confirmations";
+import { outsideTextSource } from "./outside-text";
 import type { ToolRegistry } from "./registry";
 import { type RepeatCounter, runRoundTools } from "./round-tools";
 import type { Tool, ToolSet } from "./tool";
@@ -214,7 +215,9 @@ export class AgentService {
     progress.storedCount = await this.storeEarly(ctx, progress.turnId, progress.messages);
 
     const tools = new Map<string, Tool>(toolSets.flatMap((s) => s.tools()).map((t) => [t.name, t]));
-    const mayCall = (t: Tool) => !t.roles || t.roles.includes(ctx.role);
+    // A tool the tenant switched off (web_fetch's setting) is neither offered nor run.
+    const switchedOff = await unavailableTools(tools.values(), ctx.tenantId);
+    const mayCall = (t: Tool) => (!t.roles || t.roles.includes(ctx.role)) && !switchedOff.has(t.name);
     const modelInfo = gateway.models().find((m) => m.alias === model);
     let offered =
       request.enableTools === false ? [] : [...tools.values()].filter((t) => !t.hidden && mayCall(t));
@@ -289,6 +292,7 @@ export class AgentService {
         limits: this.config,
         // Only a drawer turn has its user watching the stream, able to answer.
         confirmations: (turn.request.source ?? "drawer") === "drawer" ? this.deps.confirmations : undefined,
+        outsideText: () => outsideTextSource([...turn.history, ...progress.messages], turn.tools),
       },
       progress.messages,
       progress.trace,
@@ -507,6 +511,13 @@ export class AgentService {
     else turn.push({ role: "assistant", content: text });
     yield { type: "text", delta: text };
   }
+}
+
+/** The names of the tools the tenant has switched off now (their `available` says no). */
+async function unavailableTools(tools: Iterable<Tool>, tenantId: string): Promise<Set<string>> {
+  const asked = [...tools].filter((t) => t.available);
+  const answers = await Promise.all(asked.map((t) => t.available!(tenantId)));
+  return new Set(asked.filter((_, i) => !answers[i]).map((t) => t.name));
 }
 
 type TurnInput = { ctx: AgentContext; request: SendRequest; signal: AbortSignal };

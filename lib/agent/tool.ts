@@ -42,6 +42,18 @@ export type ToolDefinition<P extends z.ZodObject = z.ZodObject> = {
   needs?: "conversation" | "user";
   /** The turn pauses before running it until the user approves (Approve / Deny in the drawer; no answer = deny). */
   requiresConfirmation?: boolean;
+  /** Whether the tenant has it on now (a tenant setting); false: not offered, and a call of it is refused. */
+  available?: (tenantId: string) => Promise<boolean>;
+  /**
+   * Its results carry text others control (web pages, MCP servers' answers, ledger rows written by API callers): a
+   * turn that read one must not send data out without the user's yes (see `sendsTo`).
+   */
+  readsOutsideText?: boolean;
+  /**
+   * It sends its arguments out of Tollgate: where to (a host), for the confirmation card. In a turn that carries
+   * outside text such a call waits for the user's Approve / Deny, whatever `requiresConfirmation` says.
+   */
+  sendsTo?: (args: Record<string, unknown>) => string;
   parameters: P;
   execute(args: z.output<P>, ctx: ToolContext): Promise<unknown>;
 };

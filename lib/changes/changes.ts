@@ -16,6 +16,7 @@ export type ChangeObject =
   | "limits"
   | "tenant_settings"
   | "sign_in_settings"
+  | "web_fetch_settings"
   | "assumed_price"
   | "usage_rollup"
   | "prompt"

@@ -113,6 +113,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
     store: conversations(),
     dataToolSets,
     adminToolSets: () => [governanceToolSet(pages())],
+    env,
   });
   const mcp = once(() => createMcp({ db, env, ...options.mcp }));
   const tools: Once<AgentTools> = once(() => {

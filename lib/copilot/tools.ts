@@ -121,6 +121,8 @@ function queryTool(pages: Map<string, PageSchema>, open: Open, now: () => Date):
     description:
       "Read rows of one of this organisation's admin pages (the usage ledger agent-turns, the audit trail agent-audit, daily cost rollups agent-cost, prompts, evaluation runs and datasets, tools, admin changes, members) in the signed-in admin's tenant, through the page's own data source. Filter with the page's filters; at most 50 rows a call, `cursor` from the last answer reads on. Answers rows, the total count and a link to the page with the same filters.",
     category: "governance",
+    // Ledger rows hold what API callers wrote (prompts, endUser, tags): text others control.
+    readsOutsideText: true,
     roles: ["admin"],
     keywords: ["ledger", "usage ledger", "audit trail", "recent turns", "admin changes", "evaluation runs"],
     parameters: z.object({
@@ -201,6 +203,8 @@ function metricsTool(pages: Map<string, PageSchema>, open: Open, now: () => Date
     description:
       "The totals of a page's metric cards for a set of filters, exactly as the page shows them: e.g. the usage ledger's requests, tokens and total cost (agent-turns), or the cost rollups' (agent-cost). Money is USD, exact.",
     category: "governance",
+    // Ledger rows hold what API callers wrote (prompts, endUser, tags): text others control.
+    readsOutsideText: true,
     roles: ["admin"],
     keywords: ["total cost", "totals", "total", "metrics", "how many requests", "tokens used"],
     parameters: z.object({
@@ -276,6 +280,8 @@ function chartTool(
     name: "governance_chart",
     description: `A page's chart as data, top items first: ${chartList}. With drillBy, the top item is also broken down by another dimension, through the page's chart by it filtered to that item: chart=costByModel with drillBy=user answers "which model cost most, and who used it?" in one call. Answers the points, the total, and links: the page with these filters and the ledger's turns behind the top item.`,
     category: "governance",
+    // Ledger rows hold what API callers wrote (prompts, endUser, tags): text others control.
+    readsOutsideText: true,
     roles: ["admin"],
     keywords: ["cost", "spend", "spent", "who used", "by model", "most expensive", "breakdown", "chart"],
     parameters: z.object({

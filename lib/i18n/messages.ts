@@ -9,6 +9,7 @@ import * as promptStats from "./areas/prompt-stats";
 import * as prompts from "./areas/prompts";
 import * as replay from "./areas/replay";
 import * as tables from "./areas/tables";
+import * as webFetch from "./areas/web-fetch";
 
 const baseEn = {
   "app.name": "Tollgate",
@@ -422,6 +423,7 @@ export const en = {
   ...context.en,
   ...mcp.en,
   ...mcpKeys.en,
+  ...webFetch.en,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -815,6 +817,7 @@ export const zh: Record<MessageKey, string> = {
   ...context.zh,
   ...mcp.zh,
   ...mcpKeys.zh,
+  ...webFetch.zh,
 };
 
 export const LOCALES = ["en", "zh"] as const;

@@ -48,7 +48,8 @@ export async function mcpOffer(
   const offer: McpOffer = { offered: new Map(), withheld: new Map() };
   for (const tool of tools) {
     if (offer.offered.has(tool.name) || offer.withheld.has(tool.name)) continue;
-    const reason = withheldReason(tool, allowedTools);
+    const off = tool.available && !(await tool.available(tenantId));
+    const reason = off ? "the organisation switched it off" : withheldReason(tool, allowedTools);
     if (reason) offer.withheld.set(tool.name, reason);
     else offer.offered.set(tool.name, tool);
   }

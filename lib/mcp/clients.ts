@@ -9,7 +9,7 @@ import { log } from "@/lib/core/log";
 import { maskText } from "@/lib/core/mask";
 import { type McpConnection as Connection, failureText, McpConnection } from "./connection";
 import { McpFailure } from "./errors";
-import { guardedFetch } from "./guarded-fetch";
+import { DEFAULT_MAX_RESPONSE_BYTES, guardedFetch } from "./guarded-fetch";
 import type { McpCallResult } from "./results";
 import { headerContext, type SecretBox } from "./secrets";
 import { type McpListing, recordFailure, recordListing, recordReached } from "./store";
@@ -25,6 +25,8 @@ export type McpClientsOptions = {
   /** WEB_FETCH_ALLOW: the ranges opened despite the address guard (shared with web_fetch). */
   allow: BlockList;
   resolver?: Resolver;
+  /** MCP_MAX_RESPONSE_BYTES: decoded bytes one response (or one event of a stream) may carry; default 4 MB. */
+  maxResponseBytes?: number;
   /** Opens the sealed header values; null when MCP_SECRET_KEY is not set. */
   box: SecretBox | null;
   /** A connection unused this long is closed (default 5 minutes). */
@@ -206,6 +208,14 @@ export class McpClients {
   /** Opens a session; the stored status says whether (and how fast) the server was reached. */
   private async connect(server: McpServerConfig, live: Live): Promise<Connection> {
     const started = performance.now();
+    // A response past the size limit ends the session: its waiting requests fail with the limit's message.
+    const tripwire = new AbortController();
+    const tooLarge = (error: Error) => {
+      if (tripwire.signal.aborted) return;
+      tripwire.abort(error);
+      log.warn({ serverId: server.id, err: error }, "an MCP server's response passed the size limit");
+      this.dropIfCurrent(server.id, live);
+    };
     let connection: Connection;
     try {
       connection = await McpConnection.open(
@@ -216,7 +226,13 @@ export class McpClients {
           timeoutMs: server.timeoutMs,
         },
         {
-          fetch: guardedFetch({ allow: this.options.allow, resolver: this.options.resolver }),
+          fetch: guardedFetch({
+            allow: this.options.allow,
+            resolver: this.options.resolver,
+            maxResponseBytes: this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+            onTooLarge: tooLarge,
+          }),
+          failed: tripwire.signal,
           onToolsChanged: () => void this.toolsChanged(server, live),
           onClosed: () => this.dropIfCurrent(server.id, live),
         },

@@ -26,6 +26,11 @@ export type ConnectOptions = {
   /** Called once when the connection ends (the server went away, or close()). */
   onClosed?: () => void;
   signal?: AbortSignal;
+  /**
+   * Aborts when the session can no longer be trusted (a response passed the size limit): the handshake and every
+   * waiting request fail at once with its reason, rather than waiting for their timeout.
+   */
+  failed?: AbortSignal;
 };
 
 const CLIENT_INFO = { name: "tollgate", version: "0.1.0" };
@@ -46,6 +51,7 @@ export class McpConnection {
     private readonly session: Transport,
     readonly transport: "streamable" | "sse",
     private readonly timeoutMs: number,
+    private readonly failed: AbortSignal | undefined,
   ) {}
 
   /**
@@ -79,9 +85,9 @@ export class McpConnection {
       try {
         await client.connect(transport, {
           timeout: Math.min(endpoint.timeoutMs, HANDSHAKE_MAX_MS),
-          signal: options.signal,
+          signal: either(options.signal, options.failed),
         });
-        connection = new McpConnection(client, transport, kind, endpoint.timeoutMs);
+        connection = new McpConnection(client, transport, kind, endpoint.timeoutMs, options.failed);
         const made = connection;
         client.onclose = () => {
           if (made.closed) return;
@@ -89,8 +95,9 @@ export class McpConnection {
           options.onClosed?.();
         };
         return connection;
-      } catch (error) {
+      } catch (thrown) {
         await client.close().catch(() => {});
+        const error = options.failed?.aborted ? options.failed.reason : thrown;
         const fallBack = kind === "streamable" && i < kinds.length - 1 && isHttp4xx(error);
         if (!fallBack) {
           if (error instanceof BlockedAddressError || options.signal?.aborted) throw error;
@@ -112,10 +119,12 @@ export class McpConnection {
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES && tools.length < MAX_TOOLS; page++) {
-      const answer = await this.client.listTools(cursor ? { cursor } : undefined, {
-        timeout: Math.min(this.timeoutMs, HANDSHAKE_MAX_MS),
-        signal,
-      });
+      const answer = await this.guard(() =>
+        this.client.listTools(cursor ? { cursor } : undefined, {
+          timeout: Math.min(this.timeoutMs, HANDSHAKE_MAX_MS),
+          signal: either(signal, this.failed),
+        }),
+      );
       for (const tool of answer.tools) {
         const info = toolInfo(tool);
         if (info && tools.length < MAX_TOOLS) tools.push(info);
@@ -132,10 +141,21 @@ export class McpConnection {
     args: Record<string, unknown>,
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<McpCallResult> {
-    return (await this.client.callTool({ name, arguments: args }, undefined, {
-      signal: options.signal,
-      timeout: options.timeoutMs ?? this.timeoutMs,
-    })) as McpCallResult;
+    return (await this.guard(() =>
+      this.client.callTool({ name, arguments: args }, undefined, {
+        signal: either(options.signal, this.failed),
+        timeout: options.timeoutMs ?? this.timeoutMs,
+      }),
+    )) as McpCallResult;
+  }
+
+  /** A request's failure, or the session's own when it failed meanwhile (the clearer reason). */
+  private async guard<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw this.failed?.aborted ? this.failed.reason : error;
+    }
   }
 
   /** Ends the session: a Streamable HTTP one is deleted on the server first (briefly; a dead server is not awaited). */
@@ -149,6 +169,9 @@ export class McpConnection {
     await this.client.close().catch(() => {});
   }
 }
+
+const either = (a?: AbortSignal, b?: AbortSignal): AbortSignal | undefined =>
+  a && b ? AbortSignal.any([a, b]) : (a ?? b);
 
 const label = (kind: "streamable" | "sse") => (kind === "streamable" ? "Streamable HTTP" : "HTTP+SSE");
 

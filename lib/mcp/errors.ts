@@ -25,3 +25,20 @@ export class McpFailure extends Error {
     super(message);
   }
 }
+
+/**
+ * An MCP server answered more (decoded) bytes than MCP_MAX_RESPONSE_BYTES allows in one response (or, on a
+ * long-lived event stream, in one event): the response is cut and the request fails with this message.
+ */
+export class McpResponseTooLarge extends Error {
+  override name = "McpResponseTooLarge";
+  readonly code = "mcp_response_too_large";
+  constructor(
+    readonly origin: string,
+    readonly limit: number,
+  ) {
+    super(
+      `the MCP server at ${origin} sent a response larger than ${limit} bytes (MCP_MAX_RESPONSE_BYTES); it was cut off`,
+    );
+  }
+}

@@ -1,7 +1,7 @@
 import "server-only";
 import type { IncomingMessage } from "node:http";
 import type { BlockList } from "node:net";
-import { Readable } from "node:stream";
+import { Readable, Transform, type TransformCallback } from "node:stream";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   BlockedAddressError,
@@ -10,13 +10,36 @@ import {
   resolveAllowed,
 } from "@/lib/agent/toolsets/web/net-guard";
 import { contentDecoder, pinnedRequest } from "@/lib/agent/toolsets/web/pinned-client";
+import { McpResponseTooLarge } from "./errors";
 
 export type GuardOptions = {
   /** Ranges the operator opens despite the address policy (WEB_FETCH_ALLOW). */
   allow: BlockList;
   /** Host name resolution; tests inject one, production uses dns.lookup. */
   resolver?: Resolver;
+  /**
+   * Decoded bytes one response may carry (MCP_MAX_RESPONSE_BYTES); on a long-lived event stream (a GET), bytes
+   * one event may carry. Past it the body is cut with McpResponseTooLarge.
+   */
+  maxResponseBytes: number;
+  /** Told when a response passed the limit (the connection then fails its waiting requests with the error). */
+  onTooLarge?: (error: McpResponseTooLarge) => void;
 };
+
+/** MCP_MAX_RESPONSE_BYTES when unset: 4 MB, far above any real tools/list or tool result. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/** MCP_MAX_RESPONSE_BYTES: a whole number of bytes from 1 KB to 1 GB (unset: 4 MB). */
+export function maxResponseBytesFromEnv(env: Record<string, string | undefined>): number {
+  const raw = env.MCP_MAX_RESPONSE_BYTES;
+  if (raw === undefined || raw.trim() === "") return DEFAULT_MAX_RESPONSE_BYTES;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1024 || n > 1024 ** 3)
+    throw new Error(
+      `MCP_MAX_RESPONSE_BYTES must be a whole number of bytes from 1024 to 1073741824 (got "${raw}")`,
+    );
+  return n;
+}
 
 const NO_BODY = new Set([204, 205, 304]);
 
@@ -76,7 +99,21 @@ export function guardedFetch(options: GuardOptions): FetchLike {
       if (value === undefined) continue;
       for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
     }
-    const stream = decoded(res, headers);
+    const eventStream =
+      method === "GET" && /^text\/event-stream\b/i.test(String(res.headers["content-type"] ?? ""));
+    const limit = new ByteLimit(options.maxResponseBytes, eventStream, () => {
+      const error = new McpResponseTooLarge(url.origin, options.maxResponseBytes);
+      options.onTooLarge?.(error);
+      return error;
+    });
+    const body = decoded(res, headers);
+    body.on("error", (error) => limit.destroy(error));
+    const stream = body.pipe(limit);
+    // Cut: stop reading (and decoding) at once.
+    limit.once("error", () => {
+      res.destroy();
+      body.destroy();
+    });
     const empty = NO_BODY.has(status) || method === "HEAD";
     if (empty) res.resume();
     return new Response(empty ? null : (Readable.toWeb(stream) as ReadableStream<Uint8Array>), {
@@ -102,4 +139,50 @@ function decoded(res: IncomingMessage, headers: Headers): Readable {
   headers.delete("content-length");
   res.on("error", (error) => decoder.destroy(error));
   return res.pipe(decoder);
+}
+
+/**
+ * Passes a body through while counting its (decoded) bytes; past `max` it fails with the error `tooLarge` makes.
+ * On a long-lived event stream the count restarts at every event's end (a blank line), so a session that lives
+ * for hours is not cut, but one event (or a stream with no event end) still is.
+ */
+class ByteLimit extends Transform {
+  private count = 0;
+  /** At the start of a line (the last byte ended one); `cr` when that byte was a CR (a CRLF's LF follows). */
+  private lineStart = true;
+  private cr = false;
+
+  constructor(
+    private readonly max: number,
+    private readonly perEvent: boolean,
+    private readonly tooLarge: () => Error,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    if (this.perEvent ? this.eventTooLarge(chunk) : this.bodyTooLarge(chunk)) done(this.tooLarge());
+    else done(null, chunk);
+  }
+
+  private bodyTooLarge(chunk: Buffer): boolean {
+    this.count += chunk.length;
+    return this.count > this.max;
+  }
+
+  private eventTooLarge(chunk: Buffer): boolean {
+    for (const byte of chunk) {
+      if (++this.count > this.max) return true;
+      if (byte === 0x0a && this.cr) {
+        this.cr = false;
+        continue;
+      }
+      this.cr = byte === 0x0d;
+      if (byte === 0x0a || byte === 0x0d) {
+        if (this.lineStart) this.count = 0;
+        this.lineStart = true;
+      } else this.lineStart = false;
+    }
+    return false;
+  }
 }

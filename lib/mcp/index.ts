@@ -2,6 +2,7 @@ import "server-only";
 import type { Database } from "@/db";
 import { parseAllowList, type Resolver } from "@/lib/agent/toolsets/web/net-guard";
 import { McpClients } from "./clients";
+import { maxResponseBytesFromEnv } from "./guarded-fetch";
 import { secretBoxFromEnv } from "./secrets";
 import { McpToolSource } from "./tool-source";
 
@@ -14,7 +15,10 @@ export type Mcp = { clients: McpClients; source: McpToolSource };
 
 export type McpOptions = {
   db: () => Promise<Database>;
-  /** Reads MCP_SECRET_KEY (header sealing) and WEB_FETCH_ALLOW (the address guard's allow-list, as web_fetch). */
+  /**
+   * Reads MCP_SECRET_KEY (header sealing), WEB_FETCH_ALLOW (the address guard's allow-list, as web_fetch) and
+   * MCP_MAX_RESPONSE_BYTES (the size limit of a server's response).
+   */
   env: Record<string, string | undefined>;
   resolver?: Resolver;
   idleMs?: number;
@@ -28,6 +32,7 @@ export function createMcp(options: McpOptions): Mcp {
     db: options.db,
     allow: parseAllowList(options.env.WEB_FETCH_ALLOW),
     resolver: options.resolver,
+    maxResponseBytes: maxResponseBytesFromEnv(options.env),
     box: secretBoxFromEnv(options.env),
     idleMs: options.idleMs,
     onToolsChanged: (tenantId) => source?.invalidate(tenantId),

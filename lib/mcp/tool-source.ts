@@ -102,6 +102,10 @@ export function mcpTools(
       roles: policy.roles ?? undefined,
       requiresConfirmation: policy.requiresConfirmation,
       keywords: toolKeywords(info.name, info.title),
+      // An MCP server's answers (and its tool descriptions) are its own text; a tool that does not say it only
+      // reads (annotations.readOnlyHint) may send what it is given anywhere.
+      readsOutsideText: true,
+      ...(info.annotations?.readOnlyHint === true ? {} : { sendsTo: () => serverHost(server.url) }),
       timeoutMs: server.timeoutMs,
       inputSchema: info.inputSchema,
       execute: async (args, ctx) =>
@@ -113,4 +117,13 @@ export function mcpTools(
         ),
     });
   });
+}
+
+/** The server's host, for the confirmation card. */
+function serverHost(url: string): string {
+  try {
+    return `${new URL(url).host} (MCP server)`;
+  } catch {
+    return "an MCP server";
+  }
 }

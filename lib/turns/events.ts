@@ -103,6 +103,11 @@ export type AgentEvent =
       expiresAt: string;
       /** The time limit from when it was asked (a browser counts down from it, whatever its clock says). */
       timeoutMs: number;
+      /**
+       * Why a tool that does not always ask asks now: the turn carries outside text and the call would send data to
+       * `to` (a host).
+       */
+      reason?: { code: "outside_data"; to: string; message: string };
     }
   | {
       /** What became of a confirmation: approved or denied by `by`, or no answer in time (a denial). */

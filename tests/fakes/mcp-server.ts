@@ -2,10 +2,12 @@
 // HTTP+SSE transport at /sse (+ /messages), on 127.0.0.1 with a random port. It records every HTTP request and
 // JSON-RPC message it receives (headers included), and offers tools that exercise a client: nested object and
 // array schemas, a dotted name, a slow tool that honours cancellation, tools that fail three ways, and one that
-// changes the tool list (notifications/tools/list_changed to every open session).
+// changes the tool list (notifications/tools/list_changed to every open session). `bomb()` makes it answer one
+// JSON-RPC method with a gzip bomb (a few MB on the wire, gigabytes decoded), streamed as it is sent.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { gzipSync } from "node:zlib";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -45,6 +47,14 @@ export type FakeMcpOptions = {
   slowSeconds?: number;
 };
 
+/** A gzip bomb answering one JSON-RPC method over Streamable HTTP: as a JSON body or as an SSE stream. */
+export type McpBomb = {
+  method: "tools/list" | "tools/call";
+  as: "json" | "sse";
+  /** Decoded bytes it would expand to if read to the end (default 4 GB). */
+  decodedBytes?: number;
+};
+
 export type FakeMcpServer = {
   /** The Streamable HTTP endpoint (POST, GET and DELETE). */
   url: string;
@@ -67,6 +77,10 @@ export type FakeMcpServer = {
   removeTool(name: string): void;
   /** Forgets every session, as a restarted server would (their next request gets 404). */
   dropSessions(): Promise<void>;
+  /** Answers `method` with a gzip bomb from now on (null: answer normally again). */
+  bomb(spec: McpBomb | null): void;
+  /** Compressed bytes the bombs wrote, and how many bombs were cut off by the client hanging up. */
+  bombed: { sentBytes: number; hungUp: number };
   /** Open sessions, by transport. */
   sessions(): { streamable: number; sse: number };
   /** Resolves once `check` holds (polled), or rejects after `timeoutMs`. */
@@ -274,6 +288,8 @@ class ServerState {
   readonly cancelled: { name: string; reason: string }[] = [];
   readonly sessions = new Map<string, Session>();
   catalog: Catalog = new Map();
+  bomb: McpBomb | null = null;
+  readonly bombed = { sentBytes: 0, hungUp: 0 };
   constructor(readonly slowSeconds: number) {}
 
   record(name: string, args: Record<string, unknown>, extra: ToolExtra): void {
@@ -385,6 +401,9 @@ export async function startFakeMcpServer(options: FakeMcpOptions = {}): Promise<
         );
         return;
       }
+      const bomb = state.bomb;
+      if (req.method === "POST" && bomb && rpcMethods(body).includes(bomb.method))
+        return sendBomb(res, sessionId, bomb, state.bombed);
       const refused = req.method === "POST" ? protocolErrorFor(body) : null;
       if (refused) {
         res.writeHead(200, { "content-type": "application/json", "mcp-session-id": sessionId });
@@ -454,6 +473,10 @@ export async function startFakeMcpServer(options: FakeMcpOptions = {}): Promise<
       state.sessions.clear();
       for (const session of all) await session.server.close().catch(() => {});
     },
+    bomb: (spec) => {
+      state.bomb = spec;
+    },
+    bombed: state.bombed,
     sessions: () => {
       const all = [...state.sessions.values()];
       return {
@@ -473,6 +496,9 @@ export async function startFakeMcpServer(options: FakeMcpOptions = {}): Promise<
       state.requests.length = 0;
       state.calls.length = 0;
       state.cancelled.length = 0;
+      state.bomb = null;
+      state.bombed.sentBytes = 0;
+      state.bombed.hungUp = 0;
       const wanted = initialCatalog();
       for (const name of [...state.catalog.keys()]) if (!wanted.has(name)) state.removeTool(name);
     },
@@ -485,6 +511,53 @@ export async function startFakeMcpServer(options: FakeMcpOptions = {}): Promise<
       });
     },
   };
+}
+
+/** 16 MB of spaces, gzipped once (about 16 KB): gzip members concatenate, so the bomb repeats it. */
+const BOMB_PIECE_BYTES = 16 * 1024 * 1024;
+let bombPiece: Buffer | null = null;
+
+/**
+ * The start of a valid answer, then spaces that never end it (one endless JSON value, or one SSE line with no end),
+ * gzipped; written as the client reads it (backpressure), stopped when it hangs up.
+ */
+async function sendBomb(
+  res: ServerResponse,
+  sessionId: string,
+  bomb: McpBomb,
+  bombed: { sentBytes: number; hungUp: number },
+): Promise<void> {
+  bombPiece ??= gzipSync(Buffer.alloc(BOMB_PIECE_BYTES, " "));
+  const start =
+    bomb.as === "sse"
+      ? 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"tools":['
+      : '{"jsonrpc":"2.0","id":1,"result":{"tools":[';
+  res.writeHead(200, {
+    "content-type": bomb.as === "sse" ? "text/event-stream" : "application/json",
+    "content-encoding": "gzip",
+    "mcp-session-id": sessionId,
+  });
+  let closed = false;
+  res.on("close", () => {
+    closed = true;
+  });
+  const write = (chunk: Buffer) =>
+    new Promise<void>((resolve) => {
+      bombed.sentBytes += chunk.length;
+      if (res.write(chunk)) return resolve();
+      const done = () => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.on("drain", done);
+      res.on("close", done);
+    });
+  await write(gzipSync(start));
+  const pieces = Math.ceil((bomb.decodedBytes ?? 4 * 1024 ** 3) / BOMB_PIECE_BYTES);
+  for (let i = 0; i < pieces && !closed; i++) await write(bombPiece);
+  if (closed) bombed.hungUp++;
+  else res.end();
 }
 
 /** A JSON-RPC error answering a tools/call of `protocol_error` (as a server that fails before any result would). */

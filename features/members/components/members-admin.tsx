@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { SchemaPageClient } from "@/components/schema-page/schema-page";
 import { SignInSettingsForm } from "@/features/tenants/components/sign-in-settings-form";
+import { WebFetchSettingsForm } from "@/features/tenants/components/web-fetch-settings-form";
 import type { PageSchema } from "@/lib/schema-pages/types";
 import { InviteForm } from "./invite-form";
 
@@ -29,6 +30,7 @@ export function MembersAdmin(props: {
         refresh={invited}
       />
       <SignInSettingsForm />
+      <WebFetchSettingsForm />
     </div>
   );
 }

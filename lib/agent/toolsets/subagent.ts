@@ -71,6 +71,9 @@ export function subagentToolSet(options: SubagentOptions): StaticToolSet {
     category: "agents",
     keywords: ["delegate", "sub-agent", "subagent"],
     timeoutMs: 120_000,
+    // The sub-agent has web_fetch and asks no one: in a turn carrying outside text, delegating is sending out.
+    sendsTo: () => "the web, through a sub-agent",
+    readsOutsideText: true,
     parameters: z.object({
       task: z
         .string()

@@ -14,6 +14,8 @@ export function tasksToolSet(manager: TaskManager): StaticToolSet {
     description: `Start a background task and return its id at once; when it finishes, its result is delivered to this conversation. Kinds: ${described}.`,
     category: "tasks",
     keywords: ["background", "task", "report"],
+    // A research task is a sub-agent with web_fetch that asks no one (its report arrives as a notification).
+    sendsTo: () => "the web, through a background sub-agent",
     parameters: z.object({
       kind: z.enum(kinds).describe("What kind of task to run"),
       instructions: z.string().max(4000).describe("What the task should do"),

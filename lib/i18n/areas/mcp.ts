@@ -3,6 +3,8 @@ export const en = {
   "agent.tool.waiting": "needs your approval",
   "agent.confirm.title": "Approve this call?",
   "agent.confirm.lead": "{name} runs only if you approve it. No answer within {s} s denies it.",
+  "agent.confirm.outsideData":
+    "This turn carries data from outside Tollgate (context items, web pages, ledger rows or tool results others wrote); the tool would send it to {to}. Approve only if you asked for this.",
   "agent.confirm.args": "Arguments",
   "agent.confirm.noArgs": "(no arguments)",
   "agent.confirm.approve": "Approve",
@@ -114,6 +116,8 @@ export const zh: Record<keyof typeof en, string> = {
   "agent.tool.waiting": "等待你的批准",
   "agent.confirm.title": "批准这次调用？",
   "agent.confirm.lead": "{name} 只有在你批准后才会运行。{s} 秒内未回答即视为拒绝。",
+  "agent.confirm.outsideData":
+    "本轮对话包含来自 Tollgate 之外的数据（上下文项、网页、台账记录或他人写入的工具结果）；该工具会把它发送到 {to}。只有在你确实要求这样做时才批准。",
   "agent.confirm.args": "参数",
   "agent.confirm.noArgs": "（无参数）",
   "agent.confirm.approve": "批准",

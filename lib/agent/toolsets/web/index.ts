@@ -4,6 +4,9 @@ import { defineTool, type Tool, type ToolContext, ToolSet } from "@/lib/agent/to
 import { htmlToText } from "./html-to-text";
 import { parseAllowList, type Resolver } from "./net-guard";
 import { contentKind, decodeBody, PinnedClient } from "./pinned-client";
+import { OPEN_POLICY, policyRefusal, type WebFetchPolicy } from "./policy";
+
+export type { WebFetchMode, WebFetchPolicy } from "./policy";
 
 export type WebToolSetOptions = {
   /** CIDR ranges the operator opens despite the SSRF policy (e.g. an intranet wiki, a local search engine). */
@@ -17,6 +20,8 @@ export type WebToolSetOptions = {
   maxRedirects?: number;
   /** Host name resolution; tests inject one, production uses dns.lookup. */
   resolver?: Resolver;
+  /** The tenant's web_fetch setting, read on every call (absent: any public address). */
+  policy?: (tenantId: string) => Promise<WebFetchPolicy>;
 };
 
 export type WebPage = {
@@ -35,6 +40,7 @@ export class WebToolSet extends ToolSet {
   private readonly client: PinnedClient;
   private readonly searchUrl: string | null;
   private readonly list: Tool[];
+  private readonly policyOf: (tenantId: string) => Promise<WebFetchPolicy>;
 
   constructor(options: WebToolSetOptions = {}) {
     super();
@@ -46,6 +52,7 @@ export class WebToolSet extends ToolSet {
       maxRedirects: options.maxRedirects ?? 3,
     });
     this.searchUrl = options.searchUrl || null;
+    this.policyOf = options.policy ?? (async () => OPEN_POLICY);
     if (this.searchUrl && (!this.searchUrl.includes("{query}") || !/^https?:\/\//i.test(this.searchUrl))) {
       throw new Error(`search URL "${this.searchUrl}" must be an http(s) URL containing {query}`);
     }
@@ -57,6 +64,10 @@ export class WebToolSet extends ToolSet {
       category: "web",
       keywords: ["fetch", "url", "web page", "website"],
       timeoutMs,
+      available: async (tenantId) => (await this.policyOf(tenantId)).mode !== "off",
+      // A page is text anyone can write; its URL (query string included) goes to whoever the host is.
+      readsOutsideText: true,
+      sendsTo: (args) => hostOf(args.url),
       parameters: z.object({
         url: z
           .string()
@@ -64,7 +75,10 @@ export class WebToolSet extends ToolSet {
           .max(4096)
           .describe("The absolute http:// or https:// address of the page to read"),
       }),
-      execute: ({ url }, ctx) => this.fetchPage(url, ctx.signal),
+      execute: async ({ url }, ctx) => {
+        const policy = await this.policyOf(ctx.tenantId);
+        return this.fetchPage(url, ctx.signal, (hop) => policyRefusal(policy, hop));
+      },
     });
     const searchTool = defineTool({
       name: "web_search",
@@ -72,6 +86,8 @@ export class WebToolSet extends ToolSet {
       category: "web",
       keywords: ["search", "web", "look up"],
       timeoutMs,
+      // Results are outside text; the query goes to the operator's own search endpoint (WEB_SEARCH_URL).
+      readsOutsideText: true,
       parameters: z.object({
         query: z
           .string()
@@ -103,9 +119,9 @@ export class WebToolSet extends ToolSet {
     return this.searchUrl ? fetch + search : fetch;
   }
 
-  /** Fetches a page through the SSRF guard and turns it into readable text. */
-  async fetchPage(url: string, signal: AbortSignal): Promise<WebPage> {
-    const raw = await this.client.get(url, signal);
+  /** Fetches a page through the SSRF guard (and `refusal`, on every hop) and turns it into readable text. */
+  async fetchPage(url: string, signal: AbortSignal, refusal?: (url: URL) => string | null): Promise<WebPage> {
+    const raw = await this.client.get(url, signal, refusal);
     const kind = contentKind(raw.contentType, raw.body);
     const decoded = decodeBody(raw.body, raw.contentType);
     const page = kind === "html" ? htmlToText(decoded) : { text: decoded };
@@ -155,9 +171,22 @@ export class WebToolSet extends ToolSet {
   }
 }
 
-/** The tool set as the environment configures it. */
-export function webToolSetFromEnv(env: Record<string, string | undefined> = process.env): WebToolSet {
+/** The host a URL names, for the confirmation card ("?" when it is not a URL: the fetch refuses it anyway). */
+function hostOf(url: unknown): string {
+  try {
+    return new URL(String(url)).host || "?";
+  } catch {
+    return "?";
+  }
+}
+
+/** The tool set as the environment configures it; `policy` reads the tenant's web_fetch setting. */
+export function webToolSetFromEnv(
+  env: Record<string, string | undefined> = process.env,
+  policy?: WebToolSetOptions["policy"],
+): WebToolSet {
   return new WebToolSet({
+    policy,
     allow: env.WEB_FETCH_ALLOW,
     searchUrl: env.WEB_SEARCH_URL?.trim() || undefined,
     timeoutMs: positiveInt(env.WEB_FETCH_TIMEOUT_MS, "WEB_FETCH_TIMEOUT_MS"),

@@ -40,8 +40,15 @@ const HEADERS = {
 export class PinnedClient {
   constructor(readonly options: PinnedClientOptions) {}
 
-  /** GET with the guard on every hop, a total time limit, Stop, and a size limit. */
-  async get(startUrl: string, stop: AbortSignal): Promise<RawResponse> {
+  /**
+   * GET with the guard on every hop, a total time limit, Stop, and a size limit. `refusal` is asked about every
+   * hop's URL before it is resolved or requested (the tenant's domain setting); a reason refuses it.
+   */
+  async get(
+    startUrl: string,
+    stop: AbortSignal,
+    refusal: (url: URL) => string | null = () => null,
+  ): Promise<RawResponse> {
     const { timeoutMs, maxBytes, maxRedirects } = this.options;
     const controller = new AbortController();
     const signal = controller.signal;
@@ -55,6 +62,8 @@ export class PinnedClient {
     try {
       let url = httpUrl(startUrl);
       for (let hop = 0; ; hop++) {
+        const refused = refusal(url);
+        if (refused) throw new Error(hop ? `${refused} (redirected to ${url.href})` : refused);
         const checked = await resolveAllowed(url.hostname, {
           allow: this.options.allow,
           resolver: this.options.resolver,
