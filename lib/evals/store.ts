@@ -13,6 +13,7 @@ import {
   sysAgentTurn,
 } from "@/db/schema";
 import { type Actor, recordChange } from "@/lib/changes/changes";
+import { csvField } from "@/lib/core/csv";
 import { AppError, notFound } from "@/lib/core/errors";
 import { isUuid } from "@/lib/core/uuid";
 import { describeRef, findVersion } from "@/lib/prompts/store";
@@ -613,9 +614,7 @@ export async function cancelRun(db: Database, tenantId: string, id: string, acto
 const csvCell = (value: unknown): string => {
   const text =
     value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
-  // A leading =, +, - or @ would run as a formula in a spreadsheet.
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  return csvField(text);
 };
 
 /** The run's items as CSV, one line per item and target, with exact costs. */
