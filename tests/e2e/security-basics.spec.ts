@@ -7,7 +7,10 @@ test.describe("sign-in never sends the browser to another site", () => {
     page.on("request", (request) => {
       if (new URL(request.url()).hostname.endsWith("evil.example")) offsite.push(request.url());
     });
-    await page.route((url) => url.hostname.endsWith("evil.example"), (route) => route.abort());
+    await page.route(
+      (url) => url.hostname.endsWith("evil.example"),
+      (route) => route.abort(),
+    );
 
     const login = new LoginPage(page);
     await login.goto("/login?callbackUrl=/%09/evil.example");
