@@ -20,9 +20,10 @@ COPY . .
 RUN npx next build
 
 # The Next app: only the standalone output, its static files and public/ (which standalone leaves out).
+# No image seeds the demo accounts (SEED_DEMO=0), not even on its embedded database.
 FROM ${NODE_IMAGE} AS app
 WORKDIR /app
-ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 HOSTNAME=0.0.0.0 PORT=3000
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 HOSTNAME=0.0.0.0 PORT=3000 SEED_DEMO=0
 COPY --from=build --chown=node:node /app/.next/standalone ./
 COPY --from=build --chown=node:node /app/.next/static ./.next/static
 COPY --from=build --chown=node:node /app/public ./public
@@ -36,7 +37,7 @@ CMD ["node", "server.js"]
 # The lean gateway and the worker run from source on Node with tsx (as `npm run gateway` / `npm run worker`).
 FROM ${NODE_IMAGE} AS source
 WORKDIR /app
-ENV NODE_ENV=production
+ENV NODE_ENV=production SEED_DEMO=0
 COPY --from=deps /app/node_modules ./node_modules
 COPY --chown=node:node package.json tsconfig.json ./
 COPY --chown=node:node lib ./lib

@@ -5,6 +5,7 @@ import { backgroundWork, type LeaderWork, workerModeFromEnv } from "@/lib/backgr
 import { createContainer, installContainer } from "@/lib/container";
 import { markStarted, setClaimsBackgroundWork, shutdownTimeoutMs } from "@/lib/core/lifecycle";
 import { log } from "@/lib/core/log";
+import { warnIfDemoPasswordsRemain } from "@/lib/demo";
 import { GatewayConfigError, PRICE_CATALOG, unpricedCandidates } from "@/lib/gateway";
 import { interruptOwnTurns, startHeartbeat } from "@/lib/governance/maintenance";
 import { installShutdownFlush } from "@/lib/governance/shutdown";
@@ -32,8 +33,13 @@ export async function startServer(): Promise<void> {
         "model has no price: neither the config's prices nor the price catalog name it",
       );
     }
-    // The demo (accounts, orders, sample usage) is seeded into an empty database unless SEED_DEMO=0.
+    // The demo (accounts, orders, sample usage) is seeded into an empty database where `demoEnabled`: SEED_DEMO=1,
+    // or SEED_DEMO unset on the embedded database; never on PostgreSQL by default.
     const handle = await app.database();
+    // A real deployment still holding the published demo password says so once, without delaying the start.
+    void warnIfDemoPasswordsRemain(handle).catch((error: unknown) =>
+      log.warn({ err: error }, "could not check for demo accounts"),
+    );
     const migration = await migrationStatus(handle);
     // This process's heartbeat first, so its turns never look orphaned to another instance's sweep.
     await startHeartbeat(app.instance);

@@ -93,6 +93,8 @@ const env: NodeJS.ProcessEnv = {
   OIDC_CLIENT_ID: oidc.clientId,
   OIDC_CLIENT_SECRET: oidc.clientSecret,
   OIDC_NAME: "Test SSO",
+  // The app registers the demo's orders tools on PostgreSQL too (the demo is seeded above either way).
+  SEED_DEMO: "1",
   // The MCP specs register a test MCP server they start on 127.0.0.1: the operator allow-list opens loopback
   // (web_fetch's address guard, which MCP server URLs share), and header values are sealed under a test key.
   WEB_FETCH_ALLOW: "127.0.0.1/32",

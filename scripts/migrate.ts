@@ -1,4 +1,4 @@
-/** Applies migrations (and the demo seed unless SEED_DEMO=0) to DATABASE_URL or the embedded database. */
+/** Applies migrations (and the demo seed where it is enabled: SEED_DEMO=1, or unset on the embedded database) to DATABASE_URL or the embedded database. */
 import { migrationStatus, prepareDatabase } from "@/db/migrate";
 import { demoPreparation } from "@/lib/demo";
 import { runCli } from "./cli";

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { type Database, getDb } from "@/db";
 import { AppError } from "@/lib/core/errors";
 import { clientAddress } from "@/lib/http/client-address";
+import { safeCallbackPath } from "./callback-path";
 import { signIn } from "./index";
 import { signInGate, type ThrottleKeys } from "./throttle";
 
@@ -14,20 +15,14 @@ export const loginSchema = z.object({
   callbackUrl: z.string().max(2000).optional(),
 });
 
+export { safeCallbackPath } from "./callback-path";
+
 export const WRONG_CREDENTIALS = "Wrong email or password.";
 
 export const tooManySignIns = (retryAfterSeconds: number) =>
   new AppError("rate_limited", "Too many failed sign-in attempts. Wait a few minutes and try again.", {
     retryAfterSeconds,
   });
-
-/** Only same-site paths are followed after sign-in, so a crafted link cannot send the user elsewhere. */
-export function safeCallbackPath(callbackUrl: string | undefined): string {
-  if (!callbackUrl?.startsWith("/") || callbackUrl.startsWith("//") || callbackUrl.includes("\\")) {
-    return "/";
-  }
-  return callbackUrl.startsWith("/login") ? "/" : callbackUrl;
-}
 
 /**
  * Every password check passes here first: 429 while the address, or this email from this address, is blocked;

@@ -32,11 +32,11 @@ import { createV1Api, type V1Api } from "@/lib/v1";
 export type ContainerOptions = {
   /** The environment the defaults read (process.env unless a test gives its own). */
   env?: NodeJS.ProcessEnv;
-  /** An open, migrated database; default: the one the environment names, migrated and (SEED_DEMO) seeded. */
+  /** An open, migrated database; default: the one the environment names, migrated and (where `demoEnabled`) seeded. */
   database?: DatabaseHandle;
   /** Default: gateway.config.json (or GATEWAY_CONFIG), else the environment's providers. */
   gateway?: Gateway | GatewayConfig;
-  /** Whether this deployment runs the demo (its orders tool set is registered); default: SEED_DEMO is not 0. */
+  /** Whether this deployment runs the demo (its orders tool set is registered); default: `demoEnabled(env)` (SEED_DEMO=1, or unset on the embedded database). */
   demo?: boolean;
   /** The MCP client's options besides the database and environment (tests: a resolver, short idle times). */
   mcp?: Omit<Parameters<typeof createMcp>[0], "db" | "env">;

@@ -13,6 +13,7 @@ import {
   sysAgentTurn,
 } from "@/db/schema";
 import { type Actor, recordChange } from "@/lib/changes/changes";
+import { csvField } from "@/lib/core/csv";
 import { AppError, notFound } from "@/lib/core/errors";
 import { isUuid } from "@/lib/core/uuid";
 import { describeRef, findVersion } from "@/lib/prompts/store";
@@ -250,22 +251,33 @@ export function messagesOfRequest(text: string): Message[] {
     .filter((m) => m.content.trim() !== "");
 }
 
+/** Who asks for a turn's content: a tenant admin reads any turn of the tenant, anyone else only their own. */
+export type TurnReader = { userId: string; admin: boolean };
+
 /**
  * An item made from a ledger turn ("Add to dataset"): a drawer turn gives its conversation's messages up to it
  * (the users' messages and the answers between them) with its own answer as the expected output; an API call
  * (or a playground or eval call) gives the request's messages from its `request` audit event, and its answer when
- * one was recorded.
+ * one was recorded. The ledger and audit are the admins', so a prompt editor may use only their own turns; any
+ * other turn is not found, exactly like a turn id that does not exist.
  */
 export async function itemFromTurn(
   db: Database,
   tenantId: string,
   turnId: string,
+  reader: TurnReader,
 ): Promise<{ input: EvalInput; expected: string | null; metadata: Record<string, unknown> }> {
   if (!isUuid(turnId)) throw notFound("turn");
   const [turn] = await db
     .select()
     .from(sysAgentTurn)
-    .where(and(eq(sysAgentTurn.tenantId, tenantId), eq(sysAgentTurn.id, turnId)));
+    .where(
+      and(
+        eq(sysAgentTurn.tenantId, tenantId),
+        eq(sysAgentTurn.id, turnId),
+        reader.admin ? undefined : eq(sysAgentTurn.userId, reader.userId),
+      ),
+    );
   if (!turn) throw notFound("turn");
   const audit = await db
     .select({ type: sysAgentAudit.type, payload: sysAgentAudit.payload })
@@ -602,9 +614,7 @@ export async function cancelRun(db: Database, tenantId: string, id: string, acto
 const csvCell = (value: unknown): string => {
   const text =
     value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
-  // A leading =, +, - or @ would run as a formula in a spreadsheet.
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  return csvField(text);
 };
 
 /** The run's items as CSV, one line per item and target, with exact costs. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { csvField } from "@/lib/core/csv";
 import { AppError } from "@/lib/core/errors";
 import { log } from "@/lib/core/log";
 import { isUuid } from "@/lib/core/uuid";
@@ -202,9 +203,7 @@ const csvCell = (value: unknown): string => {
       : typeof value === "object"
         ? JSON.stringify(value)
         : String(value);
-  // Quote everything that needs it; a leading =,+,-,@ is prefixed so spreadsheets do not run it as a formula.
-  const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
-  return /[",\n\r]/.test(safe) || safe !== text ? `"${safe.replace(/"/g, '""')}"` : safe;
+  return csvField(text);
 };
 
 /** The row that ends an export which failed after its headers were sent, so a cut file never looks whole. */

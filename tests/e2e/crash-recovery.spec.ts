@@ -78,6 +78,8 @@ test.beforeAll(async () => {
     NEXT_TELEMETRY_DISABLED: "1",
     LOG_LEVEL: "warn",
     GATEWAY_CONFIG: gatewayConfig,
+    // The demo accounts on PostgreSQL too (seeded there only when asked for).
+    SEED_DEMO: "1",
     SEED_SAMPLE_TURNS: "0",
   };
   delete env.OIDC_ISSUER;

@@ -57,6 +57,8 @@ test.describe("the API ledger when the production server is stopped", () => {
       LOG_LEVEL: "warn",
       GATEWAY_CONFIG: gatewayConfig,
       E2E_FAKE_OPENAI_KEY: "sk-e2e-fake",
+      // The demo accounts on PostgreSQL too (seeded there only when asked for).
+      SEED_DEMO: "1",
       SEED_SAMPLE_TURNS: "0",
     };
     dropDatabase = await serverDatabase(env, { adminUrl, prefix: "tollgate_e2e_shutdown", work });

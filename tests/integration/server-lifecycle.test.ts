@@ -68,6 +68,8 @@ describe("the lean server and the worker, started and stopped as processes", () 
       LOG_LEVEL: "warn",
       GATEWAY_CONFIG: gatewayConfig,
       LIFECYCLE_FAKE_KEY: "sk-fake",
+      // The demo accounts on PostgreSQL too (seeded there only when asked for).
+      SEED_DEMO: "1",
       SEED_SAMPLE_TURNS: "0",
       TOLLGATE_SHUTDOWN_TIMEOUT_MS: "4000",
     };

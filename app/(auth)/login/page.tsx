@@ -4,6 +4,7 @@ import { LoginForm } from "@/features/account/components/login-form";
 import { currentUser } from "@/lib/auth/guards";
 import { safeCallbackPath } from "@/lib/auth/sign-in";
 import { SSO_REFUSALS, ssoProviderName } from "@/lib/auth/sso";
+import { demoHintShown } from "@/lib/demo";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
@@ -34,6 +35,7 @@ export default async function LoginPage({
   if (await currentUser()) redirect(safeCallbackPath(callbackUrl));
   const t = await getTranslator();
   const ssoName = ssoProviderName();
+  const showDemoHint = await demoHintShown();
   return (
     <main className="flex min-h-screen items-center justify-center p-4">
       <div className="w-full max-w-sm">
@@ -64,7 +66,11 @@ export default async function LoginPage({
             </form>
           )}
         </div>
-        <p className="mt-4 text-center text-xs text-slate-500">{t("login.demoHint")}</p>
+        {showDemoHint && (
+          <p className="mt-4 text-center text-xs text-slate-500" data-testid="demo-hint">
+            {t("login.demoHint")}
+          </p>
+        )}
       </div>
     </main>
   );

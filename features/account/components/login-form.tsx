@@ -2,6 +2,7 @@
 
 import { type FormEvent, useState } from "react";
 import { useI18n } from "@/components/i18n";
+import { safeCallbackPath } from "@/lib/auth/callback-path";
 import { toApiError } from "@/lib/client/api";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { accountApi } from "../client";
@@ -35,8 +36,9 @@ export function LoginForm({
         password: String(form.get("password") ?? ""),
         callbackUrl,
       });
-      // A full navigation, so every server component renders with the new session.
-      window.location.assign(redirectTo);
+      // A full navigation, so every server component renders with the new session; the browser checks the target
+      // against its own origin too, with the server's rule.
+      window.location.assign(safeCallbackPath(redirectTo, window.location.origin));
       return;
     } catch (cause) {
       setError(MESSAGE_BY_STATUS[toApiError(cause).status] ?? "login.failed");

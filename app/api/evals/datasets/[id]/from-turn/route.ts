@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
-import { withUser } from "@/lib/auth/guards";
+import { isTenantAdmin, withUser } from "@/lib/auth/guards";
 import { appendItems, itemFromTurn } from "@/lib/evals/store";
 import { readJson } from "@/lib/http/route";
 
@@ -10,13 +10,15 @@ const fromTurnInput = z.object({ turnId: z.uuid("turnId must be a turn id") }).s
 
 /**
  * "Add to dataset" on a ledger turn: a drawer turn's conversation up to it (its answer expected), or an API
- * call's request messages (its answer expected, when recorded). `{turnId}` → the item added.
+ * call's request messages (its answer expected, when recorded). `{turnId}` → the item added. Tenant admins may use
+ * any turn of the tenant; prompt editors only their own.
  */
 export const POST = withUser<Params>(async (req, { auth, params }) => {
   const { turnId } = await readJson(req, fromTurnInput);
   const db = await getDb();
   const { tenantId } = evalAccess(auth);
-  const item = await itemFromTurn(db, tenantId, turnId);
+  // Admins read the whole ledger; a prompt editor only their own turns (another's is 404, so ids say nothing).
+  const item = await itemFromTurn(db, tenantId, turnId, { userId: auth.user.id, admin: isTenantAdmin(auth) });
   const { ids } = await appendItems(db, tenantId, params.id, [
     {
       input: item.input,
