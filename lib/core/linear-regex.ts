@@ -45,6 +45,8 @@ export function compileLinear(pattern: string, flags = ""): RE2JS {
 
 /** The first match of `pattern` in `text` (its text), or null. */
 export function firstMatch(re: RE2JS, text: string): string | null {
+  // test() runs on RE2's DFA, several times faster than finding the match's bounds: most answers that fail stop here.
+  if (!re.test(text)) return null;
   const matcher = re.matcher(text);
   return matcher.find() ? (matcher.group(0) ?? "") : null;
 }

@@ -211,7 +211,7 @@ const MAYBE_SECRET =
  * The longest string masked whole (characters): a longer one is cut here first, and the cut is marked, so masking
  * costs at most this much per string (each rule is linear) and an audit row never holds megabytes of one value.
  */
-export const MAX_MASKED_LENGTH = 65_536;
+export const MAX_MASKED_LENGTH = 32_768;
 
 // Characters a secret token is made of: a cut never leaves the first half of one behind.
 const TOKEN_CHAR = /[\w+/=.~-]/;
