@@ -51,7 +51,7 @@ export function firstMatch(re: RE2JS, text: string): string | null {
   return matcher.find() ? (matcher.group(0) ?? "") : null;
 }
 
-type RegExpLike = { test: (text: string) => boolean };
+type RegExpLike = { test: (text: string) => boolean; toString: () => string };
 
 /**
  * An ajv `code.regExp` engine: JSON Schema `pattern` and `patternProperties` compile on RE2 (with Unicode, as

@@ -40,12 +40,15 @@ parentPort.postMessage("started");
 
 export type Probe = { ms: number; status: number; error?: string };
 
+// The app's own liveness handler, answered on this (the test's) event loop.
+const healthRoutes = { GET: async () => live() };
+
 /**
  * Serves the app's real liveness route (/api/health/live) on this thread's event loop, polls it every 10 ms from
  * another thread while `work` runs here, and returns every probe's latency.
  */
 export async function probeWhile(work: () => Promise<void>): Promise<Probe[]> {
-  const server = await serveRoutes({ GET: async () => live() });
+  const server = await serveRoutes(healthRoutes);
   const worker = new Worker(PROBER, { eval: true, workerData: { url: `${server.url}/api/health/live` } });
   try {
     await new Promise<void>((resolve) => worker.once("message", () => resolve()));
