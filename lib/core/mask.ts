@@ -31,6 +31,8 @@ function looksLikeToken(token: string): boolean {
 
 // Basic credentials are base64("user:password"): decoding is a precise test that spares "basic idea".
 function isBasicCredential(token: string): boolean {
+  // atob throws on anything else, and a thrown error costs microseconds: "Basic Basic Basic…" paid it per word.
+  if (token.length < 4 || token.length % 4 === 1 || !/^[A-Za-z0-9+/]+={0,2}$/.test(token)) return false;
   let decoded: string;
   try {
     decoded = atob(token);
@@ -59,21 +61,40 @@ const alreadyMasked = (value: string) => value.startsWith("[masked");
 
 /**
  * Applied in order; every pattern is anchored by a lookbehind or a literal prefix so a long
- * token-like run (a base64 blob) is scanned once rather than from every position in it.
+ * token-like run (a base64 blob) is scanned once rather than from every position in it, and every part of a
+ * pattern is either bounded or cannot overlap the part after it, so no input makes one backtrack: the cost
+ * is linear in the string's length (tests/security/redos.test.ts holds each rule to that with its worst input).
  */
 const RULES: Rule[] = [
   {
     kind: "private_key",
-    // An unterminated block (a truncated payload) is masked to the end rather than leaked.
+    // An unterminated block (a truncated payload) is masked to the end rather than leaked. The label's words
+    // ("RSA", "ENCRYPTED", "OPENSSH"; "BLOCK" after it for PGP) are bounded: unbounded, "-----BEGIN " followed
+    // by "PRIVATE KEY " many times took quadratic time.
     pattern:
-      /-----BEGIN[A-Z ]*PRIVATE KEY[A-Z ]*-----(?:[\s\S]*?-----END[A-Z ]*PRIVATE KEY[A-Z ]*-----|[\s\S]*$)/g,
+      /-----BEGIN (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)/g,
     replace: () => marker("private_key"),
   },
   {
     kind: "password",
-    // The password is greedy up to the authority's last "@", so an unencoded "@" in it is masked too.
-    pattern: /(?<![\w+.-])([a-z][\w+.-]*:\/\/[^\s:/?#@"'<>]*:)[^\s/?#"'<>]+@/gi,
+    // The password is greedy up to the authority's last "@", so an unencoded "@" in it is masked too. Scheme,
+    // user and password are bounded, so a long run without "@" costs one bounded scan per scheme.
+    pattern: /(?<![\w+.-])([a-z][\w+.-]{0,31}:\/\/[^\s:/?#@"'<>]{0,256}:)[^\s/?#"'<>]{1,256}@/gi,
     replace: (_match, prefix) => `${prefix}${marker("password")}@`,
+  },
+  {
+    kind: "tollgate_key",
+    // Tollgate's own API keys (lib/keys: "tg_" and 24 random bytes in base64url, 32 characters), first among the
+    // vendor rules so none of them takes a piece of one.
+    pattern: /(?<![\w-])tg_[A-Za-z0-9_-]{32}(?![\w-])/g,
+    replace: () => marker("tollgate_key"),
+  },
+  {
+    kind: "jwt",
+    // A signed JWT (three parts, the signature empty for alg "none") or an encrypted one (five parts, the key
+    // part empty for "dir": Auth.js session cookies). Parts are split by "." which no part holds: no backtracking.
+    pattern: /(?<![\w-])eyJ[\w-]+\.(?:[\w-]*\.[\w-]+\.[\w-]+\.[\w-]+|[\w-]+\.[\w-]*)/g,
+    replace: () => marker("jwt"),
   },
   {
     kind: "anthropic_key",
@@ -125,7 +146,7 @@ const RULES: Rule[] = [
     kind: "aws_secret_key",
     // Only after a hint: any 40-character run (a commit id, a hash) would match the shape alone.
     pattern:
-      /((?:aws[_-]?)?secret[_-]?access[_-]?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi,
+      /((?:aws[_-]?)?secret[_-]?access[_-]?key["']?\s{0,16}[:=]\s{0,16}["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi,
     replace: (_match, hint) => `${hint}${marker("aws_secret_key")}`,
   },
   {
@@ -136,11 +157,6 @@ const RULES: Rule[] = [
       const secret = isBearer ? looksLikeToken(token) : isBasicCredential(token);
       return secret ? `${scheme}${space}${marker(isBearer ? "bearer" : "basic")}` : match;
     },
-  },
-  {
-    kind: "jwt",
-    pattern: /(?<![\w-])eyJ[\w-]+\.[\w-]+\.[\w-]*/g,
-    replace: () => marker("jwt"),
   },
   {
     kind: "card",
@@ -189,9 +205,29 @@ function asGlobal(pattern: RegExp): RegExp {
  * returned after this one scan instead of fifteen (most audit strings: model names, keys, short prose).
  */
 const MAYBE_SECRET =
-  /-----BEGIN|:\/\/|sk-|gh[pousr]_|github_pat_|_live_|_test_|whsec_|xox|xapp-|hooks\.slack|AIza|AKIA|ASIA|secret|bearer|basic|eyJ|\d[ -]?\d[ -]?\d[ -]?\d|[=:]/i;
+  /-----BEGIN|:\/\/|tg_|sk-|gh[pousr]_|github_pat_|_live_|_test_|whsec_|xox|xapp-|hooks\.slack|AIza|AKIA|ASIA|secret|bearer|basic|eyJ|\d[ -]?\d[ -]?\d[ -]?\d|[=:]/i;
 
-function maskWith(text: string, custom: RegExp[]): string {
+/**
+ * The longest string masked whole (characters): a longer one is cut here first, and the cut is marked, so masking
+ * costs at most this much per string (each rule is linear) and an audit row never holds megabytes of one value.
+ */
+export const MAX_MASKED_LENGTH = 32_768;
+
+// Characters a secret token is made of: a cut never leaves the first half of one behind.
+const TOKEN_CHAR = /[\w+/=.~-]/;
+const MAX_TOKEN_BACKUP = 1_024;
+
+/** The string cut to MAX_MASKED_LENGTH, ending before any token the cut would split, with a marker saying so. */
+export function cutForMasking(text: string): string {
+  if (text.length <= MAX_MASKED_LENGTH) return text;
+  let end = MAX_MASKED_LENGTH;
+  const floor = end - MAX_TOKEN_BACKUP;
+  while (end > floor && TOKEN_CHAR.test(text[end - 1]!) && TOKEN_CHAR.test(text[end]!)) end--;
+  return `${text.slice(0, end)}…[cut: ${text.length - end} more characters]`;
+}
+
+function maskWith(input: string, custom: RegExp[]): string {
+  const text = cutForMasking(input);
   if (!custom.length && !MAYBE_SECRET.test(text)) return text;
   let out = text;
   for (const rule of RULES) out = out.replace(rule.pattern, rule.replace);

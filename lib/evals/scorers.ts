@@ -2,6 +2,7 @@ import "server-only";
 import { Ajv2020 } from "ajv/dist/2020";
 import Big from "big.js";
 import type { EvalInput } from "@/db/schema";
+import { compileLinear, firstMatch, linearRegExpEngine } from "@/lib/core/linear-regex";
 import { BUDGET_CLASSES, type EvalCallResult } from "./call";
 import type { ScoreResult, Scorer } from "./types";
 
@@ -25,7 +26,8 @@ export type Judge = (
 /** The scorer a run uses when neither it nor its dataset names any. */
 export const DEFAULT_SCORERS: Scorer[] = [{ type: "contains" }];
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+// Tenants write these schemas: their `pattern`s run on RE2 (linear time), like the regex scorer's.
+const ajv = new Ajv2020({ allErrors: true, strict: false, code: { regExp: linearRegExpEngine } });
 const MAX_REASON = 2_000;
 
 const result = (type: string, passed: boolean, reason: string, score = passed ? 1 : 0): ScoreResult => ({
@@ -44,18 +46,19 @@ export function expectedText(expected: unknown): string | null {
 const quote = (text: string, max = 80) => JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 
 /**
- * Problems with scorers that no answer could fix (a bad regular expression, a JSON Schema ajv cannot compile),
- * by index, so a run is refused with a 422 naming them instead of failing every item.
+ * Problems with scorers that no answer could fix (a regular expression RE2 cannot compile, a JSON Schema ajv cannot
+ * compile or whose patterns RE2 cannot), by index, so a run is refused with a 422 naming them instead of failing
+ * every item.
  */
 export function scorerProblems(scorers: Scorer[]): Record<string, string[]> {
   const problems: Record<string, string[]> = {};
   scorers.forEach((s, i) => {
     try {
-      if (s.type === "regex") new RegExp(s.pattern, s.flags);
+      if (s.type === "regex") compileLinear(s.pattern, s.flags);
       if (s.type === "json_schema") ajv.compile(s.schema);
     } catch (error) {
       problems[`scorers.${i}`] = [
-        `${s.type === "regex" ? "invalid regular expression" : "invalid JSON Schema"}: ${error instanceof Error ? error.message : String(error)}`,
+        `${s.type} scorer: ${s.type === "regex" ? "invalid regular expression" : "invalid JSON Schema"}: ${error instanceof Error ? error.message : String(error)}`,
       ];
     }
   });
@@ -113,17 +116,17 @@ export function scoreOne(scorer: Exclude<Scorer, { type: "llm_judge" }>, ctx: Sc
       );
     }
     case "regex": {
-      let re: RegExp;
+      let re: ReturnType<typeof compileLinear>;
       try {
-        re = new RegExp(scorer.pattern, scorer.flags);
+        re = compileLinear(scorer.pattern, scorer.flags);
       } catch (error) {
         return result("regex", false, `invalid regular expression: ${(error as Error).message}`);
       }
-      const match = ctx.output.match(re);
+      const match = firstMatch(re, ctx.output);
       return result(
         "regex",
         match !== null,
-        match ? `matched ${quote(match[0])}` : `no match for /${scorer.pattern}/${scorer.flags ?? ""}`,
+        match !== null ? `matched ${quote(match)}` : `no match for /${scorer.pattern}/${scorer.flags ?? ""}`,
       );
     }
     case "json_schema": {
