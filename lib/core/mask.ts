@@ -3,6 +3,8 @@
  * before they are written. Two passes: object keys that name a credential hide their whole value,
  * and known secret shapes are replaced inside any string, wherever they sit in it.
  */
+import type { RE2JS } from "re2js";
+import { compileLinear } from "./linear-regex";
 
 export type MaskOptions = { extraPatterns?: RegExp[] };
 
@@ -186,15 +188,15 @@ const RULES: Rule[] = [
   },
 ];
 
-const globalCopies = new WeakMap<RegExp, RegExp>();
+const linearCopies = new WeakMap<RegExp, RE2JS>();
 
-// Operator patterns may arrive without the "g" flag; replace() would then mask only the first hit.
-function asGlobal(pattern: RegExp): RegExp {
-  if (pattern.global) return pattern;
-  let copy = globalCopies.get(pattern);
+// Operator patterns see outside text, so they run on RE2 (linear time), never on V8's backtracking engine; every
+// match is masked, whether or not the pattern has the "g" flag.
+function asLinear(pattern: RegExp): RE2JS {
+  let copy = linearCopies.get(pattern);
   if (!copy) {
-    copy = new RegExp(pattern.source, `${pattern.flags}g`);
-    globalCopies.set(pattern, copy);
+    copy = compileLinear(pattern.source, pattern.flags.replace(/[gyd]/g, ""));
+    linearCopies.set(pattern, copy);
   }
   return copy;
 }
@@ -226,21 +228,21 @@ export function cutForMasking(text: string): string {
   return `${text.slice(0, end)}…[cut: ${text.length - end} more characters]`;
 }
 
-function maskWith(input: string, custom: RegExp[]): string {
+function maskWith(input: string, custom: RE2JS[]): string {
   const text = cutForMasking(input);
   if (!custom.length && !MAYBE_SECRET.test(text)) return text;
   let out = text;
   for (const rule of RULES) out = out.replace(rule.pattern, rule.replace);
   for (const pattern of custom) {
     // An empty match would insert a marker between every character.
-    out = out.replace(pattern, (match) => (match === "" ? match : marker("custom")));
+    out = pattern.matcher(out).replaceAll((match: string) => (match === "" ? match : marker("custom")));
   }
   return out;
 }
 
 /** Masks the secrets found in one string; text without secrets comes back identical. */
 export function maskText(text: string, options: MaskOptions = {}): string {
-  return maskWith(text, (options.extraPatterns ?? []).map(asGlobal));
+  return maskWith(text, (options.extraPatterns ?? []).map(asLinear));
 }
 
 // Marks a value JSON would leave out (undefined, a function, a symbol).
@@ -256,7 +258,7 @@ function hasToJSON(value: object): value is { toJSON: () => unknown } {
   return typeof (value as { toJSON?: unknown }).toJSON === "function";
 }
 
-function walk(value: unknown, custom: RegExp[], ancestors: Set<object>): unknown {
+function walk(value: unknown, custom: RE2JS[], ancestors: Set<object>): unknown {
   if (typeof value === "string") return maskWith(value, custom);
   if (typeof value === "bigint") return value.toString();
   if (value === undefined || typeof value === "function" || typeof value === "symbol") return OMIT;
@@ -299,7 +301,7 @@ function walk(value: unknown, custom: RegExp[], ancestors: Set<object>): unknown
  * strings, functions and undefined are dropped, a cycle becomes "[circular]"). Never mutates `value`.
  */
 export function maskSecrets<T>(value: T, options: MaskOptions = {}): T {
-  const masked = walk(value, (options.extraPatterns ?? []).map(asGlobal), new Set());
+  const masked = walk(value, (options.extraPatterns ?? []).map(asLinear), new Set());
   return (masked === OMIT ? undefined : masked) as T;
 }
 
@@ -323,6 +325,7 @@ export function patternsFromEnv(env: Record<string, string | undefined> = proces
     let pattern: RegExp;
     try {
       pattern = new RegExp(source, "g");
+      asLinear(pattern);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`MASK_PATTERNS[${index}] is not a valid regex: ${JSON.stringify(source)} (${reason})`);

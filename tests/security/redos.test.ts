@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_MASKED_LENGTH, maskSecrets, maskText } from "@/lib/core/mask";
+import { MAX_MASKED_LENGTH, maskSecrets, maskText, patternsFromEnv } from "@/lib/core/mask";
 import { type ScoreContext, scoreOne, scorerProblems } from "@/lib/evals/scorers";
 import type { Scorer } from "@/lib/evals/types";
 import { auditRow } from "@/lib/governance/recorder";
@@ -61,6 +61,22 @@ describe("ReDoS: masking never stalls the event loop", () => {
         }
       });
       expectAnswering(probes);
+    },
+  );
+
+  it(
+    "an operator's MASK_PATTERNS run on RE2: a nested quantifier on a near miss is masked while health answers",
+    TIMED,
+    async () => {
+      // On V8's backtracking engine "(a+)+$" against 40 a's and a "!" takes 2^40 steps.
+      const patterns = patternsFromEnv({ MASK_PATTERNS: '["(a+)+$", "EMP-\\\\d{6}"]' });
+      const nearMiss = `${"a".repeat(40)}!`;
+      let out = "";
+      const probes = await probeWhile(async () => {
+        out = maskText(`${nearMiss} EMP-123456 ${"a".repeat(20_000)}`, { extraPatterns: patterns });
+      });
+      expectAnswering(probes);
+      expect(out).toBe(`${nearMiss} [masked:custom] [masked:custom]`);
     },
   );
 
