@@ -80,9 +80,23 @@ export function subsetMatch(want: unknown, have: unknown): boolean {
   return Object.entries(want).every(([k, v]) => subsetMatch(v, (have as Record<string, unknown>)[k]));
 }
 
+/**
+ * The inside of the first ``` fence (after an optional "json" tag), or undefined. Found with indexOf: the regex
+ * it replaces (```(?:json)?\s*([\s\S]*?)```) tried every split of a long run of spaces, quadratic in the answer.
+ */
+export function fencedBlock(text: string): string | undefined {
+  const open = text.indexOf("```");
+  if (open < 0) return undefined;
+  let start = open + 3;
+  if (text.slice(start, start + 4).toLowerCase() === "json") start += 4;
+  const close = text.indexOf("```", start);
+  if (close < 0) return undefined;
+  return text.slice(start, close).trimStart();
+}
+
 /** The JSON in an answer: the whole text, or the inside of a ```json fence. */
 function parseJsonAnswer(text: string): { ok: true; value: unknown } | { ok: false } {
-  const fenced = text.match(/```(?:json)?\s*([\s\S]*?)```/i)?.[1];
+  const fenced = fencedBlock(text);
   for (const candidate of [text.trim(), fenced?.trim()]) {
     if (!candidate) continue;
     try {
@@ -236,7 +250,7 @@ export function judgeMessages(
  */
 export function parseVerdict(text: string): { score: number; reasoning: string } | null {
   const candidates: string[] = [];
-  const fenced = text.match(/```(?:json)?\s*([\s\S]*?)```/i)?.[1];
+  const fenced = fencedBlock(text);
   if (fenced) candidates.push(fenced);
   candidates.push(text);
   const start = text.indexOf("{");

@@ -126,6 +126,29 @@ describe("ReDoS: tenants' patterns run in linear time", () => {
     ],
   ];
 
+  it(
+    "json and json_schema: an answer with an unclosed ``` fence and a long run of spaces scores while health answers",
+    TIMED,
+    async () => {
+      // The fence lookup was a lazy regex after \s*: every split of the spaces, quadratic in the answer.
+      const answer = `\`\`\`json${" ".repeat(200_000)}x`;
+      const scorers = [
+        { type: "json_schema", schema: { type: "object" } },
+        { type: "json_schema", schema: { type: "string" } },
+      ] as Exclude<Scorer, { type: "llm_judge" }>[];
+      const passed: boolean[] = [];
+      const probes = await probeWhile(async () => {
+        for (const scorer of scorers) {
+          passed.push(scoreOne(scorer, ctx(answer)).passed);
+          await yieldToLoop();
+        }
+      });
+      expectAnswering(probes);
+      expect(passed).toEqual([false, false]);
+      expect(scoreOne(scorers[0]!, ctx('Here: ```json\n{"a": 1}\n```')).passed).toBe(true);
+    },
+  );
+
   it.each(cases)(
     "%s: a catastrophic pattern on its worst answer scores while health answers",
     TIMED,
