@@ -31,20 +31,19 @@ export const updateTenantInput = z
     "send a new name, or disabled: true/false",
   );
 
+/** An email or web domain, lower-cased: example.com, eu.example.com. */
+const domainName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(
+    /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+    "a domain such as example.com",
+  );
+
 /** PUT /api/admin/sign-in-settings */
 export const signInSettingsInput = z.object({
-  ssoDomains: z
-    .array(
-      z
-        .string()
-        .trim()
-        .toLowerCase()
-        .regex(
-          /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
-          "a domain such as example.com",
-        ),
-    )
-    .max(20, "at most 20 domains"),
+  ssoDomains: z.array(domainName).max(20, "at most 20 domains"),
 });
 
 /** A tenant as the platform admin sees it. */
@@ -69,19 +68,7 @@ export type SignInSettings = { ssoDomains: string[]; sso: string | null; canEdit
 export const webFetchSettingsInput = z
   .object({
     mode: z.enum(["off", "allowlist", "any"], { error: "mode must be one of: off, allowlist, any" }),
-    domains: z
-      .array(
-        z
-          .string()
-          .trim()
-          .toLowerCase()
-          .regex(
-            /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
-            "a domain such as example.com",
-          ),
-      )
-      .max(100, "at most 100 domains")
-      .default([]),
+    domains: z.array(domainName).max(100, "at most 100 domains").default([]),
   })
   .refine((v) => v.mode !== "allowlist" || v.domains.length > 0, {
     message: "list at least one domain for allowlist mode (or choose off)",
