@@ -89,8 +89,8 @@ describe.each(testDbKinds)("MCP responses are cut at MCP_MAX_RESPONSE_BYTES, on 
       expect(body.error.message).toContain(`the MCP server at ${fake.origin}`);
       expect(body.error.message).toContain(LIMIT_TEXT);
       expect(growth).toBeLessThan(MAX_RSS_GROWTH);
-      // Cut off: the client hung up before the bomb's end.
-      await fake.waitFor(() => fake.bombed.hungUp === 1);
+      // Cut off: the client hung up before the bomb's end (the transport may try a second request, also cut).
+      await fake.waitFor(() => fake.bombed.hungUp >= 1);
     });
 
     it(`a tools/call answered with a gzip bomb (${as}) is an {"error"} tool result naming the limit`, async () => {
