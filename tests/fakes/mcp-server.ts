@@ -3,7 +3,7 @@
 // JSON-RPC message it receives (headers included), and offers tools that exercise a client: nested object and
 // array schemas, a dotted name, a slow tool that honours cancellation, tools that fail three ways, and one that
 // changes the tool list (notifications/tools/list_changed to every open session). `bomb()` makes it answer one
-// JSON-RPC method with a gzip bomb (a few MB on the wire, gigabytes decoded), streamed as it is sent.
+// JSON-RPC method with a gzip bomb (tens of MB on the wire, gigabytes decoded), streamed as it is sent.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -51,7 +51,10 @@ export type FakeMcpOptions = {
 export type McpBomb = {
   method: "tools/list" | "tools/call";
   as: "json" | "sse";
-  /** Decoded bytes it would expand to if read to the end (default 4 GB). */
+  /**
+   * Decoded bytes it would expand to if read to the end (default 64 GB: 64 MB on the wire, more than loopback socket
+   * buffers hold, so a client that stops reading is always seen hanging up before the bomb's end).
+   */
   decodedBytes?: number;
 };
 
@@ -554,7 +557,7 @@ async function sendBomb(
       res.on("close", done);
     });
   await write(gzipSync(start));
-  const pieces = Math.ceil((bomb.decodedBytes ?? 4 * 1024 ** 3) / BOMB_PIECE_BYTES);
+  const pieces = Math.ceil((bomb.decodedBytes ?? 64 * 1024 ** 3) / BOMB_PIECE_BYTES);
   for (let i = 0; i < pieces && !closed; i++) await write(bombPiece);
   if (closed) bombed.hungUp++;
   else res.end();

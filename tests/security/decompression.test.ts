@@ -1,4 +1,4 @@
-// Decompression bombs from a registered MCP server: a few MB of gzip on the wire that would decode to gigabytes,
+// Decompression bombs from a registered MCP server: tens of MB of gzip on the wire that would decode to gigabytes,
 // answered to tools/list (at registration) and to tools/call, as JSON and as an SSE stream. The client cuts each
 // at MCP_MAX_RESPONSE_BYTES, the process's memory stays bounded, and the error names the server and the limit.
 import http from "node:http";
