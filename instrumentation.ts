@@ -5,6 +5,6 @@ export async function register() {
   (await import("./lib/http/client-address")).recordSocketAddresses();
   // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT when it is set (else tracing stays off); Next's own spans join ours.
   (await import("./lib/observability/tracing")).startTracing();
-  const { startServer } = await import("./lib/startup");
+  const { startServer } = await import("./server/startup");
   await startServer();
 }

@@ -1,6 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
-import { AppError, toErrorResponse } from "@/lib/core/errors";
-import { isDraining } from "@/lib/core/lifecycle";
+import { AppError, toErrorResponse } from "@/lib/core/errors/app-error";
+import { isDraining } from "@/lib/core/process/lifecycle";
 import { csrfRefusal } from "@/lib/http/same-origin";
 import {
   contentSecurityPolicy,

@@ -4,7 +4,7 @@
 // It creates its own database (tollgate_bench_<pid>) on BENCH_DATABASE_URL (default: the local postgres), loads
 // it with the sample-history generator, and drops it at the end unless --keep. --reuse measures a kept database.
 //
-// The SQL below is the contract for the page providers (lib/schema-pages/providers): same shape, same
+// The SQL below is the contract for the page providers (features/admin-tables/server/providers): same shape, same
 // ORDER BY, same LIMIT (page size 50, plus one row to know whether there is a next page).
 import { parseArgs } from "node:util";
 import { type SQL, sql } from "drizzle-orm";
@@ -12,8 +12,8 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { openDatabase } from "@/db/client";
 import { migrateDatabase } from "@/db/migrate";
-import { generateSampleHistory, rowsOf } from "@/lib/demo/sample-data";
-import { seedDemo } from "@/lib/demo/seed";
+import { generateSampleHistory, rowsOf } from "@/features/demo/server/sample-data";
+import { seedDemo } from "@/features/demo/server/seed";
 import { machine, median, quantile, writeSection } from "./report";
 
 const { values } = parseArgs({

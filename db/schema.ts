@@ -871,7 +871,7 @@ export const evalRunItem = pgTable(
 export const MCP_TRANSPORTS = ["auto", "streamable", "sse"] as const;
 export type McpTransport = (typeof MCP_TRANSPORTS)[number];
 
-/** A header sent to an MCP server: its name in clear, its value sealed (AES-256-GCM, lib/mcp/secrets.ts). */
+/** A header sent to an MCP server: its name in clear, its value sealed (AES-256-GCM, features/mcp/server/client/secrets.ts). */
 export type McpSealedHeader = { name: string; sealed: string };
 
 /** A tool as its server last listed it (the parts Tollgate uses). */

@@ -8,8 +8,8 @@ import {
   cleanedValues,
   type GovernanceFailures,
   governanceFailures,
-} from "@/lib/core/failures";
-import { log } from "@/lib/core/log";
+} from "@/lib/core/errors/failures";
+import { log } from "@/lib/core/process/log";
 import pkg from "@/package.json";
 
 export type Health = {
@@ -28,7 +28,7 @@ export type Health = {
   ledgerBacklog: Record<string, BatchLag>;
 };
 
-/** The counters every route bundle shares (anchored once, see lib/core/failures.ts). */
+/** The counters every route bundle shares (anchored once, see lib/core/errors/failures.ts). */
 function governance() {
   return {
     governanceWriteFailures: { ...governanceFailures },

@@ -1,9 +1,9 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import { getDatabase } from "@/db";
-import { isDraining, isStarted } from "@/lib/core/lifecycle";
-import { log } from "@/lib/core/log";
-import { processSlot } from "@/lib/core/process-state";
+import { isDraining, isStarted } from "@/lib/core/process/lifecycle";
+import { log } from "@/lib/core/process/log";
+import { processSlot } from "@/lib/core/process/process-state";
 
 /** Why a process is not ready; null when it is. */
 export type NotReadyReason = "starting" | "draining" | "database unreachable";

@@ -2,7 +2,7 @@ import "server-only";
 import { count, eq } from "drizzle-orm";
 import { getDb } from "@/db";
 import { membership, tenant } from "@/db/schema";
-import { notFound } from "@/lib/core/errors";
+import { notFound } from "@/lib/core/errors/app-error";
 
 export type TenantSummary = { id: string; name: string; slug: string; disabled: boolean; members: number };
 

@@ -1,7 +1,7 @@
 /**
  * The import-layering check (`npm run check:layers`, part of `npm test`): reads every import in the tree with
- * TypeScript's own pre-processor and fails when an arrow points the wrong way. The rules are the README's
- * "Project layout" diagram, as data.
+ * TypeScript's own pre-processor and fails when an arrow points the wrong way. The rules are the
+ * "Which way the arrows point" section of docs/architecture.md, as data.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -87,7 +87,11 @@ export function roomOf(file: string): string {
   return parts[0]!;
 }
 
-type Rule = { name: string; applies: (file: string) => boolean; forbids: (target: string) => boolean };
+type Rule = {
+  name: string;
+  applies: (file: string) => boolean;
+  forbids: (target: string, file: string) => boolean;
+};
 
 const isLib = (f: string) => f.startsWith("lib/");
 const RULES: Rule[] = [
@@ -117,6 +121,20 @@ const RULES: Rule[] = [
     forbids: (t) => !t.startsWith("lib/core/") && !t.endsWith(".json"),
   },
   {
+    name: "components/ (shared UI primitives) imports nothing from features/",
+    applies: (f) => f.startsWith("components/"),
+    forbids: (t) => t.startsWith("features/"),
+  },
+  {
+    name: "a feature imports another feature only through its contracts.ts, server/index.ts or components/index.ts",
+    applies: (f) => f.startsWith("features/"),
+    forbids: (t, f) => {
+      const m = /^features\/([^/]+)\/(.*)$/.exec(t);
+      if (!m || f.startsWith(`features/${m[1]}/`)) return false;
+      return !/^(contracts\.ts|server\/index\.ts|components\/index\.ts)$/.test(m[2]!);
+    },
+  },
+  {
     name: "bench/ imports nothing from tests/",
     applies: (f) => f.startsWith("bench/"),
     forbids: (t) => t.startsWith("tests/"),
@@ -138,7 +156,7 @@ export function checkLayers(modules: Map<string, Module>): Violation[] {
   for (const mod of modules.values()) {
     for (const { target } of mod.imports)
       for (const rule of RULES)
-        if (rule.applies(mod.file) && rule.forbids(target))
+        if (rule.applies(mod.file) && rule.forbids(target, mod.file))
           found.push({ rule: rule.name, file: mod.file, target });
     if (FRAMEWORK_FREE.some((p) => mod.file.startsWith(p)))
       for (const ext of mod.external)

@@ -5,7 +5,7 @@ import {
   databaseOptionsFromEnv,
   openDatabase,
 } from "@/db/client";
-import { fieldErrors } from "@/lib/core/errors";
+import { fieldErrors } from "@/lib/core/errors/app-error";
 
 /** Runs a command-line task against the configured database; failures print one line and exit 1. */
 export async function runCli(task: (handle: DatabaseHandle) => Promise<void>): Promise<void> {

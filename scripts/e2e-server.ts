@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { databaseOptionsFromEnv, openDatabase } from "../db/client";
 import { prepareDatabase } from "../db/migrate";
-import { seedDemoData } from "../lib/demo";
+import { seedDemoData } from "../features/demo/server";
 import { startFakeAnthropic } from "../tests/fakes/anthropic";
 import { startFakeOidc } from "../tests/fakes/oidc";
 import { startFakeOpenAI } from "../tests/fakes/openai";

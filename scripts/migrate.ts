@@ -1,6 +1,6 @@
 /** Applies migrations (and the demo seed where it is enabled: SEED_DEMO=1, or unset on the embedded database) to DATABASE_URL or the embedded database. */
 import { migrationStatus, prepareDatabase } from "@/db/migrate";
-import { demoPreparation } from "@/lib/demo";
+import { demoPreparation } from "@/features/demo/server";
 import { runCli } from "./cli";
 
 await runCli(async (handle) => {

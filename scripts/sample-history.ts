@@ -8,8 +8,12 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { prepareDatabase } from "@/db/migrate";
-import { demoFromEnv, seedDemoData } from "@/lib/demo";
-import { deleteSampleHistory, generateSampleHistory, sampleTenants } from "@/lib/demo/sample-data";
+import { demoFromEnv, seedDemoData } from "@/features/demo/server";
+import {
+  deleteSampleHistory,
+  generateSampleHistory,
+  sampleTenants,
+} from "@/features/demo/server/sample-data";
 import { runCli } from "./cli";
 
 const options = z.object({

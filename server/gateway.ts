@@ -4,19 +4,19 @@
  * Probes: /health/live and /health/ready. It runs no background work (the app or `npm run worker` does).
  */
 import { createServer, type RequestListener } from "node:http";
-import { createContainer, installContainer } from "@/lib/container";
+import { startKeyEvents } from "@/lib/auth/key-events";
 import {
   isDraining,
   markStarted,
   reachShutdownDeadline,
   shutdownTimeoutMs,
   startDraining,
-} from "@/lib/core/lifecycle";
-import { log } from "@/lib/core/log";
+} from "@/lib/core/process/lifecycle";
+import { log } from "@/lib/core/process/log";
 import { drainBatchers } from "@/lib/governance/shutdown";
 import { apiBodyLimits } from "@/lib/http/limits";
-import { startKeyEvents } from "@/lib/keys/key-events";
 import { startTracing, stopTracing } from "@/lib/observability";
+import { createContainer, installContainer } from "@/server/container";
 import { isMetrics, serveMetrics } from "./metrics";
 import { serveProbe } from "./probes";
 import { serveApi } from "./serve";

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { isDraining, trackInFlight } from "@/lib/core/lifecycle";
-import { log } from "@/lib/core/log";
+import { refuseTooLarge } from "@/features/v1/server/handler";
+import { isDraining, trackInFlight } from "@/lib/core/process/lifecycle";
+import { log } from "@/lib/core/process/log";
+import { type ApiAnswer, type ApiHandler, jsonAnswer, pathOf, queryOf } from "@/lib/http/exchange";
 import { apiBodyLimits, declaredTooLarge } from "@/lib/http/limits";
-import { type ApiAnswer, type ApiHandler, jsonAnswer, pathOf, queryOf } from "@/lib/v1/exchange";
-import { refuseTooLarge } from "@/lib/v1/handler";
 
 /**
  * Reads a request body whole (API requests are small, and one Buffer is far cheaper than a web stream), or
@@ -47,7 +47,7 @@ function dropAndRefuse(
 }
 
 /**
- * Serves a transport-neutral handler (lib/v1/exchange.ts) from node:http, with nothing in between: the body is
+ * Serves a transport-neutral handler (lib/http/exchange.ts) from node:http, with nothing in between: the body is
  * read whole (up to `maxBodyBytes`, by default `MAX_BODY_BYTES`: past it, 413 in the caller's dialect), the request's
  * headers are node's own object, a whole answer is one write with its length, and an event stream is written
  * chunk by chunk as the handler yields them. The call's signal aborts when the client leaves.

@@ -6,13 +6,13 @@
  * Probes on WORKER_HEALTH_PORT when set: /health/live and /health/ready.
  */
 import { createServer } from "node:http";
-import { backgroundWork } from "@/lib/background";
-import { createContainer, installContainer } from "@/lib/container";
-import { markStarted, shutdownTimeoutMs } from "@/lib/core/lifecycle";
-import { log } from "@/lib/core/log";
+import { markStarted, shutdownTimeoutMs } from "@/lib/core/process/lifecycle";
+import { log } from "@/lib/core/process/log";
 import { interruptOwnTurns, startHeartbeat } from "@/lib/governance/maintenance";
 import { installShutdownFlush } from "@/lib/governance/shutdown";
 import { startTracing, stopTracing } from "@/lib/observability";
+import { backgroundWork } from "@/server/background";
+import { createContainer, installContainer } from "@/server/container";
 import { serveProbe } from "./probes";
 
 const healthPort = process.env.WORKER_HEALTH_PORT ? Number(process.env.WORKER_HEALTH_PORT) : null;

@@ -1,7 +1,8 @@
 import type { ReactNode } from "react";
-import { AgentDrawer } from "@/components/agent-drawer/drawer";
-import { AgentDrawerProvider } from "@/components/agent-drawer/drawer-context";
 import { TopBar } from "@/components/ui/top-bar";
+import { AgentDrawer } from "@/features/drawer/components/drawer";
+import { AgentDrawerProvider } from "@/features/drawer/components/drawer-context";
+import { AgentDrawerToggle } from "@/features/drawer/components/drawer-toggle";
 import { requireUser } from "@/lib/auth/page-guards";
 
 export default async function SignedInLayout({ children }: { children: ReactNode }) {
@@ -10,7 +11,7 @@ export default async function SignedInLayout({ children }: { children: ReactNode
   const scope = `${auth.user.id}:${tenantId ?? "platform"}`;
   return (
     <AgentDrawerProvider canAsk={tenantId !== null} scope={scope}>
-      <TopBar auth={auth} />
+      <TopBar auth={auth} drawerToggle={<AgentDrawerToggle />} />
       <main className="mx-auto max-w-6xl px-4 py-8">{children}</main>
       {/* The drawer's chat belongs to one user in one tenant; switching either starts it afresh. */}
       <AgentDrawer scope={scope} hasTenant={tenantId !== null} />

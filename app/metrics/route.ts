@@ -1,4 +1,4 @@
-import { container } from "@/lib/container";
+import { container } from "@/server/container";
 
 /** Prometheus metrics (text format); with METRICS_TOKEN set, only with `Authorization: Bearer <token>`. */
 export async function GET(req: Request): Promise<Response> {

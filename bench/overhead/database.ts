@@ -4,8 +4,8 @@ import postgres from "postgres";
 import { openDatabase } from "@/db/client";
 import { prepareDatabase } from "@/db/migrate";
 import { appUser, tenant, usageLimit } from "@/db/schema";
+import { seedDemoData } from "@/features/demo/server";
 import { createApiKey } from "@/features/keys/server/keys";
-import { seedDemoData } from "@/lib/demo";
 
 export type Handle = Awaited<ReturnType<typeof openDatabase>>;
 /** `/v1` turns in the ledger by status, and their `request` audit events. */

@@ -95,7 +95,7 @@ export type LoadRun = {
   elsewherePct: number;
 };
 
-/** The 503s a server answers before the call starts, which are not ledger rows by design (lib/v1/index.ts). */
+/** The 503s a server answers before the call starts, which are not ledger rows by design (features/v1/server/index.ts). */
 const REFUSALS = new Set(["ledger_backlog_full", "shutting_down"]);
 
 const say = (line: string) => process.stderr.write(`${line}\n`);

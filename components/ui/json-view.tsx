@@ -3,7 +3,7 @@
 import { Fragment, type ReactNode } from "react";
 import { useCopyText } from "@/components/admin-kit/use-copy-text";
 import { useI18n } from "@/components/i18n";
-import { decodeJsonText, decodeNested, MASK_MARKER } from "@/lib/core/json-text";
+import { decodeJsonText, decodeNested, MASK_MARKER } from "@/lib/core/text/json-text";
 
 /** Objects and arrays deeper than this start folded (a click opens them). */
 const OPEN_DEPTH = 3;
@@ -13,7 +13,7 @@ const OPEN_MAX_ENTRIES = 30;
 const MASK =
   "rounded bg-amber-200 px-1 font-sans text-[0.7rem] font-semibold text-amber-900 dark:bg-amber-800 dark:text-amber-100";
 
-/** Text with every `[masked…]` marker lib/core/mask.ts wrote shown as a visible "masked" badge. */
+/** Text with every `[masked…]` marker lib/core/text/mask.ts wrote shown as a visible "masked" badge. */
 export function MaskedText({ text }: { text: string }) {
   const { t } = useI18n();
   const parts: ReactNode[] = [];

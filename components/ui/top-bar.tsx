@@ -1,6 +1,6 @@
 import Link from "next/link";
+import type { ReactNode } from "react";
 import { signOutAction } from "@/app/(app)/actions";
-import { AgentDrawerToggle } from "@/components/agent-drawer/drawer-toggle";
 import { LanguageSwitch, ThemeToggle } from "@/components/ui/preferences";
 import { TenantSwitcher } from "@/components/ui/tenant-switcher";
 import { isTenantAdmin, type UserContext } from "@/lib/auth/guards";
@@ -11,7 +11,8 @@ import { TopBarFrame } from "./top-bar-frame";
 /** The first letter of the name (or email), for the phone's avatar. */
 const initial = (name: string, email: string) => (name.trim() || email).charAt(0).toUpperCase();
 
-export async function TopBar({ auth }: { auth: UserContext }) {
+/** The top bar; `drawerToggle` is the agent drawer's button (the drawer is a feature, this bar is shared UI). */
+export async function TopBar({ auth, drawerToggle }: { auth: UserContext; drawerToggle?: ReactNode }) {
   const t = await getTranslator();
   const roleLabel = auth.user.isSuperAdmin ? t("role.super") : auth.role ? t(`role.${auth.role}`) : "";
   const groups = navGroups({
@@ -43,7 +44,7 @@ export async function TopBar({ auth }: { auth: UserContext }) {
       }
       end={
         <>
-          <AgentDrawerToggle />
+          {drawerToggle}
           <details className="relative" data-testid="user-menu">
             <summary
               title={`${auth.user.name} · ${auth.user.email}`}

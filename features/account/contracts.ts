@@ -1,7 +1,7 @@
 // What the account routes take, shared by the routes and the browser. Browser-safe: zod only.
 
 import { passwordProblem } from "@/lib/auth/password-rules";
-import { z } from "@/lib/core/zod";
+import { z } from "@/lib/core/schema/zod";
 
 /** POST /api/account/password */
 export const changePasswordInput = z.object({

@@ -1,5 +1,5 @@
 // What the drawer's turn route takes, shared by the route and the browser. Browser-safe: zod only.
-import { z } from "@/lib/core/zod";
+import { z } from "@/lib/core/schema/zod";
 
 /** The longest message a turn takes, in characters (JavaScript string length, as the composer counts). */
 export const MESSAGE_MAX_CHARS = 32_000;

@@ -1,7 +1,7 @@
 // The run page's comparison, from a RunView: one row per dataset item with every target's result side by side,
 // whether the targets disagree, which words of an output differ from the first target's, and the chart's points.
 // Pure and browser-safe.
-import { diffLines } from "@/features/prompts/line-diff";
+import { diffLines } from "@/lib/core/text/line-diff";
 import type { RunItemView, RunStatus, RunView, TargetSummary } from "./contracts";
 
 export type ComparedRow = {

@@ -2,7 +2,7 @@
 // and types only.
 
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
-import { z } from "@/lib/core/zod";
+import { z } from "@/lib/core/schema/zod";
 
 const text = (max: number) => z.string().max(max).refine(hasNoNul, NO_NUL);
 const USD = /^\d{1,10}(\.\d{1,10})?$/;
@@ -118,5 +118,5 @@ export const createRunInput = z
   })
   .strict();
 
-// What the run routes answer: the store's own types (lib/evals/types.ts), so each exists once.
-export type { RunItemView, RunStatus, RunView, TargetSummary } from "@/lib/evals/types";
+// What the run routes answer: the store's own types (features/evals/server/types.ts), so each exists once.
+export type { RunItemView, RunStatus, RunView, TargetSummary } from "@/features/evals/server/types";

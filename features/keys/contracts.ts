@@ -1,7 +1,7 @@
 // What the API-key routes take and answer, shared by the routes and the browser. Browser-safe: zod only.
 
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
-import { z } from "@/lib/core/zod";
+import { z } from "@/lib/core/schema/zod";
 
 /** At most this many tools in one key's list. */
 export const MAX_ALLOWED_TOOLS = 200;

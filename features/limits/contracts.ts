@@ -2,7 +2,7 @@
 // Browser-safe: zod (and big.js for exact amounts) only.
 import Big from "big.js";
 import type { KeyView } from "@/features/keys/contracts";
-import { z } from "@/lib/core/zod";
+import { z } from "@/lib/core/schema/zod";
 
 const USD_AMOUNT = /^\d{1,10}(\.\d{1,10})?$/;
 const usdAmount = z.string().trim().regex(USD_AMOUNT, "an amount in USD, such as 25 or 0.50").nullable();

@@ -1,7 +1,6 @@
 // What the MCP server routes take and answer, shared by the routes and the browser. Browser-safe: zod only.
 
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
-import { z } from "@/lib/core/zod";
 import {
   HEADER_NAME,
   MAX_HEADERS,
@@ -12,7 +11,8 @@ import {
   TIMEOUT_DEFAULT_MS,
   TIMEOUT_MAX_MS,
   TIMEOUT_MIN_MS,
-} from "@/lib/mcp/rules";
+} from "@/features/mcp/server/client/rules";
+import { z } from "@/lib/core/schema/zod";
 
 export const MCP_ROLES = ["member", "admin"] as const;
 export type McpRole = (typeof MCP_ROLES)[number];

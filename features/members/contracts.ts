@@ -2,7 +2,7 @@
 // Browser-safe: zod only.
 
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
-import { z } from "@/lib/core/zod";
+import { z } from "@/lib/core/schema/zod";
 
 export const role = z.enum(["member", "admin"], "member or admin");
 export type Role = z.infer<typeof role>;

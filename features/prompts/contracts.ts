@@ -2,12 +2,12 @@
 // rules, and types only.
 
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
+import type { PlaygroundRun } from "@/features/prompts/server/playground";
+import type { VersionStats } from "@/features/prompts/server/stats";
+import type { PromptSummary, PromptVersionView as StoredVersion } from "@/features/prompts/server/store";
+import { LABEL_NAME, PROMPT_NAME, type TemplateMessage } from "@/features/prompts/server/template";
 import type { Json } from "@/lib/client/api";
-import { z } from "@/lib/core/zod";
-import type { PlaygroundRun } from "@/lib/prompts/playground";
-import type { VersionStats } from "@/lib/prompts/stats";
-import type { PromptSummary, PromptVersionView as StoredVersion } from "@/lib/prompts/store";
-import { LABEL_NAME, PROMPT_NAME, type TemplateMessage } from "@/lib/prompts/template";
+import { z } from "@/lib/core/schema/zod";
 
 /** Path words the prompt routes use after a name, so no name segment may be one of them. */
 export const RESERVED_SEGMENTS = ["labels", "versions", "run", "stats"];

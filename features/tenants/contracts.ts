@@ -2,7 +2,7 @@
 // Browser-safe: zod only.
 
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
-import { z } from "@/lib/core/zod";
+import { z } from "@/lib/core/schema/zod";
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 const tenantName = z

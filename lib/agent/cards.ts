@@ -1,5 +1,5 @@
 import "server-only";
-import { log } from "@/lib/core/log";
+import { log } from "@/lib/core/process/log";
 import { type AgentCard, type AgentCardInput, agentCard } from "@/lib/turns/cards";
 
 /** A tool's result with cards beside it: the model receives `result`, the drawer renders `cards`. */

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Database } from "@/db";
-import { log } from "@/lib/core/log";
+import { log } from "@/lib/core/process/log";
 import type { Gateway } from "@/lib/gateway";
 import type { Pipeline } from "@/lib/pipeline";
 import type { ConversationStore } from "@/lib/turns/conversation";

@@ -1,4 +1,4 @@
-import { maskSecrets } from "@/lib/core/mask";
+import { maskSecrets } from "@/lib/core/text/mask";
 import type { ToolCall } from "@/lib/gateway/types";
 import { cancelledResult, type StoredMessage } from "@/lib/turns/conversation";
 import type { AgentEvent, ToolTraceEntry } from "@/lib/turns/events";

@@ -1,4 +1,4 @@
-import { maskText } from "@/lib/core/mask";
+import { maskText } from "@/lib/core/text/mask";
 import type { ToolCall } from "@/lib/gateway/types";
 import type { AgentCard } from "@/lib/turns/cards";
 import type { AgentEvent, ToolTraceEntry } from "@/lib/turns/events";

@@ -3,7 +3,7 @@ import { Cron } from "croner";
 import { and, asc, count, eq, isNull, lte, or } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type AgentSchedule, agentSchedule } from "@/db/schema";
-import { isUuid } from "@/lib/core/uuid";
+import { isUuid } from "@/lib/core/schema/uuid";
 
 export type { AgentSchedule } from "@/db/schema";
 

@@ -1,8 +1,8 @@
 import "server-only";
 import { v7 as uuidv7 } from "uuid";
 import type { MembershipRole } from "@/db/schema";
-import { countFailure } from "@/lib/core/failures";
-import { log } from "@/lib/core/log";
+import { countFailure } from "@/lib/core/errors/failures";
+import { log } from "@/lib/core/process/log";
 import type { Gateway } from "@/lib/gateway/gateway";
 import type { ChatMessage, ChatRequest, ImagePart, Stamp, ToolCall } from "@/lib/gateway/types";
 import type { Pipeline } from "@/lib/pipeline/pipeline";

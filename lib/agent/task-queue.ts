@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type AgentTask, agentTask, type MembershipRole, type TaskStatusValue } from "@/db/schema";
-import { isUuid } from "@/lib/core/uuid";
+import { isUuid } from "@/lib/core/schema/uuid";
 
 /** A background task as the queue keeps it. */
 export type TaskRecord = Pick<

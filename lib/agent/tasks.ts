@@ -1,8 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { MembershipRole, TaskStatusValue } from "@/db/schema";
-import { LeaseLoop } from "@/lib/core/lease-loop";
-import { log } from "@/lib/core/log";
+import { LeaseLoop } from "@/lib/core/process/lease-loop";
+import { log } from "@/lib/core/process/log";
 import type { ConversationStore } from "@/lib/turns/conversation";
 import { InMemoryTaskQueue, type TaskEnd, type TaskQueue, type TaskRecord } from "./task-queue";
 import type { ToolContext } from "./tool";

@@ -4,7 +4,7 @@ import NextAuth, { type DefaultSession } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { z } from "zod";
 import { getDb } from "@/db";
-import { log } from "@/lib/core/log";
+import { log } from "@/lib/core/process/log";
 import { clientAddress } from "@/lib/http/client-address";
 import { verifyEpochProof } from "./epoch";
 import { verifyPassword } from "./password";

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { AuthError } from "next-auth";
 import { z } from "zod";
 import { type Database, getDb } from "@/db";
-import { AppError } from "@/lib/core/errors";
+import { AppError } from "@/lib/core/errors/app-error";
 import { clientAddress } from "@/lib/http/client-address";
 import { safeCallbackPath } from "./callback-path";
 import { signIn } from "./index";

@@ -4,8 +4,8 @@ import type { OIDCConfig, Provider } from "next-auth/providers";
 import type { Database, Executor } from "@/db";
 import { type AppUser, appUser, membership, tenant, tenantSsoDomain, userIdentity } from "@/db/schema";
 import { recordChange } from "@/lib/changes/changes";
-import { log } from "@/lib/core/log";
-import { processSlot } from "@/lib/core/process-state";
+import { log } from "@/lib/core/process/log";
+import { processSlot } from "@/lib/core/process/process-state";
 import { endAllSessions } from "./sessions";
 import { findUserByEmail, mayEnter } from "./users";
 

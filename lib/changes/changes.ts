@@ -1,7 +1,7 @@
 import "server-only";
 import type { Executor } from "@/db";
 import { adminChange } from "@/db/schema";
-import { maskSecrets } from "@/lib/core/mask";
+import { maskSecrets } from "@/lib/core/text/mask";
 
 /** A database or a transaction of it: changes are recorded in the transaction that makes them. */
 

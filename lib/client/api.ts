@@ -1,6 +1,6 @@
 // The browser's one way to call the app's own routes. Browser-safe: nothing here may import server code (the
 // import of lib/core/errors is type-only, erased at build time).
-import type { ErrorBody, FieldErrors } from "@/lib/core/errors";
+import type { ErrorBody, FieldErrors } from "@/lib/core/errors/app-error";
 
 type ErrorDetail = ErrorBody["error"];
 

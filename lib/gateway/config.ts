@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv } from "ajv";
-import { describeSchemaErrors } from "@/lib/core/json-schema";
+import { describeSchemaErrors } from "@/lib/core/schema/json-schema";
 import gatewaySchema from "@/schemas/gateway.schema.json";
 import type { PriceTable } from "./pricing";
 import type { ProviderType } from "./types";

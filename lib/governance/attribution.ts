@@ -1,5 +1,5 @@
-import { cleanText } from "@/lib/core/clean-text";
-import { maskSecrets, maskText } from "@/lib/core/mask";
+import { cleanText } from "@/lib/core/text/clean-text";
+import { maskSecrets, maskText } from "@/lib/core/text/mask";
 import type { ApiAttribution, TurnStart } from "@/lib/turns/observer";
 
 /** OpenAI's own bounds on `user` and `metadata`; a longer value is cut, never refused. */

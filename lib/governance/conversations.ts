@@ -11,9 +11,9 @@ import {
   sysAgentSession,
   sysAgentTurn,
 } from "@/db/schema";
-import { cleanRow, cleanRows, cleanText } from "@/lib/core/clean-text";
-import { AppError, notFound } from "@/lib/core/errors";
-import { plainTitle } from "@/lib/core/plain-title";
+import { AppError, notFound } from "@/lib/core/errors/app-error";
+import { cleanRow, cleanRows, cleanText } from "@/lib/core/text/clean-text";
+import { plainTitle } from "@/lib/core/text/plain-title";
 import type { ConversationStore, Notification, StoredMessage } from "@/lib/turns/conversation";
 
 // Any fixed 32-bit number: the advisory-lock namespace of a conversation's pending notifications.

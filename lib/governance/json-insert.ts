@@ -1,6 +1,6 @@
 import "server-only";
 import { getTableColumns, getTableName, type SQL, sql, type Table } from "drizzle-orm";
-import { cleanRows } from "@/lib/core/clean-text";
+import { cleanRows } from "@/lib/core/text/clean-text";
 
 // What JSON.stringify writes for the characters PostgreSQL refuses: NUL, and a lone surrogate (always escaped).
 // A literal backslash before "u0000" in a value also matches: then the rows are cleaned for nothing, which is safe.

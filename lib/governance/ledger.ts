@@ -2,7 +2,7 @@ import "server-only";
 import { and, asc, desc, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type SysAgentAudit, type SysAgentTurn, sysAgentAudit, sysAgentTurn } from "@/db/schema";
-import { notFound } from "@/lib/core/errors";
+import { notFound } from "@/lib/core/errors/app-error";
 import { HEARTBEAT_TIMEOUT_MS } from "./instance";
 import {
   IN_ROLLUP,

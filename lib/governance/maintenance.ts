@@ -1,6 +1,6 @@
 import "server-only";
 import { type Database, getDatabase } from "@/db";
-import { log } from "@/lib/core/log";
+import { log } from "@/lib/core/process/log";
 import { sweepExpiredPipelineRows } from "@/lib/pipeline/cache-store";
 import {
   beat,
@@ -20,7 +20,7 @@ const RETENTION_LOCK_ID = 727_100_002;
 // One instance at a time reconciles the rollups with the ledger.
 const RECONCILE_LOCK_ID = 727_100_003;
 
-/** A maintenance job: run by the one process that holds the background leader lock (lib/background). */
+/** A maintenance job: run by the one process that holds the background leader lock (server/background). */
 export type MaintenanceJob = {
   name: string;
   /** First run this long after the process took the lead. */

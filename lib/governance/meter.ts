@@ -2,7 +2,7 @@ import "server-only";
 import { and, asc, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { usageDaily } from "@/db/schema";
-import { normalizeDecimal } from "@/lib/core/money-format";
+import { normalizeDecimal } from "@/lib/core/format/money";
 
 export type MeterDimension = "model" | "user" | "adapter" | "day" | "tenant";
 

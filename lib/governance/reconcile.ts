@@ -2,8 +2,8 @@ import "server-only";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database, Executor } from "@/db";
 import { type Actor, recordChange } from "@/lib/changes/changes";
-import { log } from "@/lib/core/log";
-import { normalizeDecimal } from "@/lib/core/money-format";
+import { normalizeDecimal } from "@/lib/core/format/money";
+import { log } from "@/lib/core/process/log";
 import {
   IN_ROLLUP,
   LEDGER_ROLLUP_SELECT,

@@ -1,7 +1,7 @@
-import { batchers } from "@/lib/core/failures";
-import { reachShutdownDeadline, startDraining } from "@/lib/core/lifecycle";
-import { log } from "@/lib/core/log";
-import { processSlot } from "@/lib/core/process-state";
+import { batchers } from "@/lib/core/errors/failures";
+import { reachShutdownDeadline, startDraining } from "@/lib/core/process/lifecycle";
+import { log } from "@/lib/core/process/log";
+import { processSlot } from "@/lib/core/process/process-state";
 
 type Signal = "SIGTERM" | "SIGINT";
 const EXIT_CODES: Record<Signal, number> = { SIGINT: 130, SIGTERM: 143 };

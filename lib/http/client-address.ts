@@ -1,7 +1,7 @@
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
-import { log } from "@/lib/core/log";
-import { processSlot } from "@/lib/core/process-state";
+import { log } from "@/lib/core/process/log";
+import { processSlot } from "@/lib/core/process/process-state";
 
 /**
  * The header that carries the TCP peer's address from the socket to route handlers. Next gives handlers no

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import type { z } from "zod";
-import { AppError, toErrorResponse } from "@/lib/core/errors";
-import { log } from "@/lib/core/log";
+import { AppError, toErrorResponse } from "@/lib/core/errors/app-error";
+import { log } from "@/lib/core/process/log";
 import { appBodyLimits, BodyRefused, readBytesWithin, readJsonWithin, tooLarge } from "./limits";
 
 export type RouteContext<P> = { params: P; requestId: string };

@@ -9,8 +9,8 @@ import {
   type TextMapGetter,
   trace,
 } from "@opentelemetry/api";
-import { endSpan, scopedContext, type Tracing, tracing } from "@/lib/core/trace";
-import type { ApiHandler, ApiRequest } from "@/lib/v1/exchange";
+import { endSpan, scopedContext, type Tracing, tracing } from "@/lib/core/process/trace";
+import type { ApiHandler, ApiRequest } from "@/lib/http/exchange";
 
 /**
  * The HTTP server span of a request, and the scope its turn's spans hang in. Next makes its own server span for

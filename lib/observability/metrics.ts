@@ -1,6 +1,6 @@
 import "server-only";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { batchers, governanceFailures } from "@/lib/core/failures";
+import { batchers, governanceFailures } from "@/lib/core/errors/failures";
 
 /** Seconds: from a fast cached answer to a long agent turn. */
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120];
@@ -9,7 +9,7 @@ const FIRST_TOKEN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 0.75, 1, 2, 3, 5, 10, 30];
 const CALL = ["tenant", "alias", "provider", "source"] as const;
 
 /**
- * The process's Prometheus metrics, in one registry the composition root holds (lib/container), all named
+ * The process's Prometheus metrics, in one registry the composition root holds (server/container), all named
  * `tollgate_…`. Turns feed them as their ledger rows close (see TelemetryObserver); the governance failure
  * counters and the ledger backlog are read when scraped; Node's default metrics (event-loop lag, heap, CPU)
  * come with the same prefix.

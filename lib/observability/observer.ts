@@ -1,8 +1,8 @@
 import "server-only";
 import { type Context, context, type Span, SpanKind, trace } from "@opentelemetry/api";
-import { log } from "@/lib/core/log";
-import { maskText } from "@/lib/core/mask";
-import { currentScope, defined, endSpan, spanParent, tracing } from "@/lib/core/trace";
+import { log } from "@/lib/core/process/log";
+import { currentScope, defined, endSpan, spanParent, tracing } from "@/lib/core/process/trace";
+import { maskText } from "@/lib/core/text/mask";
 import type { Attempt, Usage } from "@/lib/gateway/types";
 import type { ModelCallRecord, TurnEvent, TurnSummary } from "@/lib/turns/events";
 import type { TurnObserver, TurnStart } from "@/lib/turns/observer";

@@ -4,9 +4,9 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
-import { log } from "@/lib/core/log";
-import { peekProcessSlot, setProcessSlot } from "@/lib/core/process-state";
-import { installTracing, tracing } from "@/lib/core/trace";
+import { log } from "@/lib/core/process/log";
+import { peekProcessSlot, setProcessSlot } from "@/lib/core/process/process-state";
+import { installTracing, tracing } from "@/lib/core/process/trace";
 import pkg from "@/package.json";
 
 const PROVIDER = "observability.tracer-provider";

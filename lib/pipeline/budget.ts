@@ -1,7 +1,7 @@
 import "server-only";
 import type { LimitScope } from "@/db/schema";
-import { countFailure } from "@/lib/core/failures";
-import { log } from "@/lib/core/log";
+import { countFailure } from "@/lib/core/errors/failures";
+import { log } from "@/lib/core/process/log";
 import { unpricedCandidateOf } from "./assumed-prices";
 import type { CounterStore, Take } from "./counters";
 import { estimateCost } from "./estimate";

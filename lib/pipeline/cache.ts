@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { countFailure } from "@/lib/core/failures";
-import { log } from "@/lib/core/log";
+import { countFailure } from "@/lib/core/errors/failures";
+import { log } from "@/lib/core/process/log";
 import type { CachedAnswer, ResponseCacheStore } from "./cache-store";
 import { type Call, emptyStamp, type Step } from "./types";
 

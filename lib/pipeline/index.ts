@@ -1,7 +1,7 @@
 import "server-only";
 import Redis from "ioredis";
 import type { Database } from "@/db";
-import { log } from "@/lib/core/log";
+import { log } from "@/lib/core/process/log";
 import { PostgresResponseCache, RedisResponseCache, type ResponseCacheStore } from "./cache-store";
 import { type CounterStore, PostgresCounters, RedisCounters } from "./counters";
 

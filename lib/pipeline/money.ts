@@ -1,10 +1,10 @@
 import Big from "big.js";
-import { formatMoney } from "@/lib/core/money-format";
+import { formatMoney } from "@/lib/core/format/money";
 
 /** Budget counters count nano-dollars as whole numbers; rounding up, so a reservation never falls short. */
 export const toNano = (usd: string): number =>
   Number(new Big(usd).times(1e9).round(0, Big.roundUp).toFixed(0));
 export const fromNano = (nano: number): string => new Big(nano).div(1e9).toFixed();
-/** An amount (USD, or nano-dollars as a number) in a message, as every page shows money: lib/core/money-format.ts. */
+/** An amount (USD, or nano-dollars as a number) in a message, as every page shows money: lib/core/format/money.ts. */
 export const usd = (amount: string | number): string =>
   formatMoney(typeof amount === "number" ? fromNano(amount) : amount);

@@ -1,8 +1,8 @@
 import "server-only";
 import type { Database } from "@/db";
-import { countFailure } from "@/lib/core/failures";
-import { log } from "@/lib/core/log";
-import { tracing } from "@/lib/core/trace";
+import { countFailure } from "@/lib/core/errors/failures";
+import { log } from "@/lib/core/process/log";
+import { tracing } from "@/lib/core/process/trace";
 import { GatewayError } from "@/lib/gateway/errors";
 import type { Gateway } from "@/lib/gateway/gateway";
 import type { ChatRequest } from "@/lib/gateway/types";

@@ -2,8 +2,8 @@ import "server-only";
 import { and, eq, or } from "drizzle-orm";
 import type { Database } from "@/db";
 import { type LimitScope, tenant, tenantModelPrice, type UsageLimit, usageLimit } from "@/db/schema";
-import { normalizeDecimal } from "@/lib/core/money-format";
-import { processSlot } from "@/lib/core/process-state";
+import { normalizeDecimal } from "@/lib/core/format/money";
+import { processSlot } from "@/lib/core/process/process-state";
 import type { ModelPrice, PriceTable } from "@/lib/gateway/pricing";
 
 /** One usage_limit row as a call meets it: whose limits (scope, subject) and their values (null: no limit). */

@@ -1,5 +1,5 @@
-import { countFailure } from "@/lib/core/failures";
-import { log } from "@/lib/core/log";
+import { countFailure } from "@/lib/core/errors/failures";
+import { log } from "@/lib/core/process/log";
 import type { CounterStore, Take } from "./counters";
 import { SCOPE_LABEL, type ScopedLimit } from "./policy";
 import { type Call, type RateLimitState, type RateLimitWindow, refuse, type Step, stampOf } from "./types";

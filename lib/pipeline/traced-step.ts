@@ -1,5 +1,5 @@
 import { SpanKind } from "@opentelemetry/api";
-import { endSpan, spanParent, tracing } from "@/lib/core/trace";
+import { endSpan, spanParent, tracing } from "@/lib/core/process/trace";
 import type { Next, PipelineEvent, Step } from "./types";
 
 /**

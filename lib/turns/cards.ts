@@ -1,5 +1,5 @@
 // Cards a tool may return beside its result: the drawer renders them, the model never sees them. Browser-safe.
-import { z } from "@/lib/core/zod";
+import { z } from "@/lib/core/schema/zod";
 
 const title = z.string().max(200).optional();
 /** A link inside the app (a path starting with "/") or to an http(s) address. */

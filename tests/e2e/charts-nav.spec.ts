@@ -1,5 +1,5 @@
 import { expect, type Locator, type Page, test } from "@playwright/test";
-import { exactMoney, formatMoney } from "../../lib/core/money-format";
+import { exactMoney, formatMoney } from "@/lib/core/format/money";
 import { signInAs } from "./pages";
 
 // Every run renders the shots (into test-results/screens); E2E_SCREENSHOTS=1 refreshes the README's.

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { appUser, tenant } from "@/db/schema";
-import { type Container, type ContainerOptions, createContainer, installContainer } from "@/lib/container";
-import { seedDemo, seedDemoOrders } from "@/lib/demo/seed";
+import { seedDemo, seedDemoOrders } from "@/features/demo/server/seed";
+import { type Container, type ContainerOptions, createContainer, installContainer } from "@/server/container";
 import { createMigratedDatabase, type TestDatabase, type TestDbKind } from "./db";
 
 /**

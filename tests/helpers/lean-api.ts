@@ -1,12 +1,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Database } from "@/db";
+import { createV1Core } from "@/features/v1/server/handler";
 import type { Gateway } from "@/lib/gateway/gateway";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { type CounterStore, PostgresCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
-import { createV1Core } from "@/lib/v1/handler";
 import { serveApi } from "@/server/serve";
 
 /**

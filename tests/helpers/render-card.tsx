@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
-import { AgentCardView } from "@/components/agent-drawer/cards/agent-card";
-import { AgentDrawerProvider } from "@/components/agent-drawer/drawer-context";
 import { I18nProvider } from "@/components/i18n";
+import { AgentCardView } from "@/features/drawer/components/cards/agent-card";
+import { AgentDrawerProvider } from "@/features/drawer/components/drawer-context";
 import type { Locale } from "@/lib/i18n/messages";
 import type { AgentCard } from "@/lib/turns/cards";
 

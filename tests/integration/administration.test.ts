@@ -4,10 +4,10 @@ import { adminChange, appUser, authThrottle, membership, sysAgentTurn } from "@/
 import { bumpSessionEpoch, changePassword } from "@/features/account/server/account";
 import { createApiKey } from "@/features/keys/server/keys";
 import { acceptInvitation, createInvitation, lookupInvitation } from "@/features/members/server/members";
+import { clearApiKeyCache, findApiKey } from "@/lib/auth/api-keys";
 import { verifyPassword } from "@/lib/auth/password";
 import type { SessionClaims } from "@/lib/auth/session";
 import { loadUserContext, mayEnter } from "@/lib/auth/users";
-import { clearApiKeyCache, findApiKey } from "@/lib/keys/api-keys";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 

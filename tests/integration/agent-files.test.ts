@@ -4,7 +4,7 @@ import { agentFiles, sysAgentAudit, sysAgentMessage, sysAgentTurn, tenant } from
 import { ATTACHMENT_TEXT_LIMIT } from "@/features/drawer/server/attachments";
 import { UPLOAD_BODY_MAX_BYTES } from "@/features/drawer/server/files";
 import type { SessionClaims } from "@/lib/auth/session";
-import { CONTEXT_PREFACE } from "@/lib/core/context-block";
+import { CONTEXT_PREFACE } from "@/lib/core/text/context-block";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { applyRetention } from "@/lib/governance/retention";
 import { useSeededAppDatabase } from "../helpers/app-db";

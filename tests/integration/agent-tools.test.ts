@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ordersToolSet } from "@/features/demo/server/orders-tools";
 import { ResultWithCards } from "@/lib/agent/cards";
 import { ToolRegistry } from "@/lib/agent/registry";
 import { AgentService } from "@/lib/agent/service";
@@ -6,7 +7,6 @@ import type { ToolContext } from "@/lib/agent/tool";
 import { memoryToolSet } from "@/lib/agent/toolsets/memory";
 import { runSubagent } from "@/lib/agent/toolsets/subagent";
 import { fromWallClock, timeToolSet } from "@/lib/agent/toolsets/time";
-import { ordersToolSet } from "@/lib/demo/orders-tools";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
 import { addUsage, type Usage, ZERO_USAGE } from "@/lib/gateway/types";

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase } from "@/db/client";
-import { backgroundWork, type LeaderWork, workerModeFromEnv } from "@/lib/background";
-import { type Container, createContainer, installContainer } from "@/lib/container";
 import { maintenanceJobs } from "@/lib/governance/maintenance";
+import { backgroundWork, type LeaderWork, workerModeFromEnv } from "@/server/background";
+import { type Container, createContainer, installContainer } from "@/server/container";
 import { createMigratedDatabase, type TestDatabase, testDbKinds } from "../helpers/db";
 
 const until = async (what: string, ok: () => boolean, ms = 10_000) => {

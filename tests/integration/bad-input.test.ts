@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { appUser, sysAgentTurn } from "@/db/schema";
+import type { PageSchema } from "@/features/admin-tables/contracts";
+import { csvStream, encodeCursor } from "@/features/admin-tables/server/query";
 import type { SessionClaims } from "@/lib/auth/session";
-import { AppError } from "@/lib/core/errors";
-import { csvStream, encodeCursor } from "@/lib/schema-pages/query";
-import type { PageSchema } from "@/lib/schema-pages/types";
+import { AppError } from "@/lib/core/errors/app-error";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sysAgentAudit, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import { readGovernanceSettings, saveLimits, saveTenantSettings } from "@/features/limits/server/settings";
+import { createV1Core } from "@/features/v1/server/handler";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
@@ -16,7 +17,6 @@ import { type CounterStore, PostgresCounters, RedisCounters } from "@/lib/pipeli
 import { estimateCost } from "@/lib/pipeline/estimate";
 import { Pipeline } from "@/lib/pipeline/pipeline";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
-import { createV1Core } from "@/lib/v1/handler";
 import { serveApi } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";

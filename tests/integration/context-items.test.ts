@@ -10,10 +10,10 @@ import {
   sysAgentSession,
   sysAgentTurn,
 } from "@/db/schema";
+import { createVersion } from "@/features/prompts/server/store";
 import type { SessionClaims } from "@/lib/auth/session";
-import { CONTEXT_PREFACE, contextBlockAttrs } from "@/lib/core/context-block";
+import { CONTEXT_PREFACE, contextBlockAttrs } from "@/lib/core/text/context-block";
 import { configFromEnvironment } from "@/lib/gateway/config";
-import { createVersion } from "@/lib/prompts/store";
 import { ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";

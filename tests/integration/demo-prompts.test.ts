@@ -1,9 +1,9 @@
 import { and, eq, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sysAgentTurn, tenant } from "@/db/schema";
-import { seedDemoData } from "@/lib/demo";
+import { seedDemoData } from "@/features/demo/server";
+import { findVersion, listPrompts } from "@/features/prompts/server/store";
 import { reconcileRollups } from "@/lib/governance/reconcile";
-import { findVersion, listPrompts } from "@/lib/prompts/store";
 import { createMigratedDatabase, type TestDatabase, testDbKinds } from "../helpers/db";
 
 describe.each(testDbKinds)("the demo's prompts on %s", (kind) => {

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import type { Database } from "@/db";
 import { type DatabaseHandle, openDatabase } from "@/db/client";
 import { evalRun, evalRunItem, membership, sysAgentTurn } from "@/db/schema";
+import { EvalRunner } from "@/features/evals/server/runner";
+import { createRun, getRun } from "@/features/evals/server/store";
 import { createApiKey } from "@/features/keys/server/keys";
 import { saveLimits } from "@/features/limits/server/settings";
 import type { SessionClaims } from "@/lib/auth/session";
-import { EvalRunner } from "@/lib/evals/runner";
-import { createRun, getRun } from "@/lib/evals/store";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import type { TurnObserver } from "@/lib/turns/observer";
 import type { FakeProvider } from "../fakes/http";

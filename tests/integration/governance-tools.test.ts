@@ -1,11 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
+import { rangeStart } from "@/features/drawer/server/copilot/pages";
 import { ResultWithCards } from "@/lib/agent/cards";
 import type { Tool, ToolContext } from "@/lib/agent/tool";
 import type { SessionClaims } from "@/lib/auth/session";
-import { rangeStart } from "@/lib/copilot/pages";
-import { normalizeDecimal } from "@/lib/core/money-format";
+import { normalizeDecimal } from "@/lib/core/format/money";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { type AgentCard, agentCard } from "@/lib/turns/cards";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";

@@ -13,7 +13,7 @@ import {
 import { ToolRegistry } from "@/lib/agent/registry";
 import { AgentService } from "@/lib/agent/service";
 import { defineTool, StaticToolSet } from "@/lib/agent/tool";
-import { governanceFailures } from "@/lib/core/failures";
+import { governanceFailures } from "@/lib/core/errors/failures";
 import {
   conversationMessages,
   createConversation,

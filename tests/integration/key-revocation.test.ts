@@ -3,16 +3,16 @@ import Redis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/db/client";
 import { appUser, tenant } from "@/db/schema";
+import { seedDemo } from "@/features/demo/server/seed";
 import { createApiKey, revokeApiKey } from "@/features/keys/server/keys";
 import { updateTenant } from "@/features/tenants/server/tenants";
-import { seedDemo } from "@/lib/demo/seed";
-import { ApiKeyCache, processKeyCache } from "@/lib/keys/api-keys";
+import { ApiKeyCache, processKeyCache } from "@/lib/auth/api-keys";
 import {
   KEY_EVENTS_CLIENT_NAME,
   type KeyEventListener,
   listenForKeyEvents,
   startKeyEvents,
-} from "@/lib/keys/key-events";
+} from "@/lib/auth/key-events";
 import { createMigratedDatabase, postgresAdminUrl, type TestDatabase, testDbKinds } from "../helpers/db";
 
 const redisUrl = process.env.TEST_REDIS_URL ?? "";

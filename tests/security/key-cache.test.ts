@@ -7,7 +7,7 @@ import {
   keyCacheSizeFromEnv,
   newSecret,
   type ResolvedKey,
-} from "@/lib/keys/api-keys";
+} from "@/lib/auth/api-keys";
 
 const KEY: ResolvedKey = { id: "k1", tenantId: "t1", createdBy: "u1", allowedTools: null };
 

@@ -1,5 +1,5 @@
 /**
- * The worst inputs for the masking rules (lib/core/mask.ts): for each rule, strings that start its match
+ * The worst inputs for the masking rules (lib/core/text/mask.ts): for each rule, strings that start its match
  * everywhere and almost finish it (near misses), built to `size` characters. A backtracking rule takes
  * quadratic time or worse on its own inputs; a linear one takes milliseconds.
  */

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_MASKED_LENGTH, maskSecrets, maskText, patternsFromEnv } from "@/lib/core/mask";
-import { type ScoreContext, scoreOne, scorerProblems } from "@/lib/evals/scorers";
-import type { Scorer } from "@/lib/evals/types";
+import { type ScoreContext, scoreOne, scorerProblems } from "@/features/evals/server/scorers";
+import type { Scorer } from "@/features/evals/server/types";
+import { MAX_MASKED_LENGTH, maskSecrets, maskText, patternsFromEnv } from "@/lib/core/text/mask";
 import { auditRow } from "@/lib/governance/recorder";
 import { probeWhile, yieldToLoop } from "./event-loop-probe";
 import { ISSUE_PRIVATE_KEY_INPUT, worstMaskInputs } from "./redos-inputs";

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { encode } from "next-auth/jwt";
 import { describe, expect, it } from "vitest";
-import { maskSecrets, maskText } from "@/lib/core/mask";
-import { newSecret } from "@/lib/keys/api-keys";
+import { newSecret } from "@/lib/auth/api-keys";
+import { maskSecrets, maskText } from "@/lib/core/text/mask";
 
 /** Tollgate API keys as lib/keys issues them: "tg_" and 24 random bytes in base64url. */
 const tollgateKey = fc

@@ -8,7 +8,7 @@ import {
 } from "@/features/drawer/file-types";
 import { fileBlocks } from "@/features/drawer/server/attachments";
 import { cleanFileName } from "@/features/drawer/server/files";
-import { CONTEXT_PREFACE, contextBlock, contextBlockAttrs } from "@/lib/core/context-block";
+import { CONTEXT_PREFACE, contextBlock, contextBlockAttrs } from "@/lib/core/text/context-block";
 import { toAnthropicMessages } from "@/lib/gateway/adapters/anthropic";
 import { OfflineAdapter } from "@/lib/gateway/adapters/offline";
 import { usageSoFar } from "@/lib/gateway/gateway";

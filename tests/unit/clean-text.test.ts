@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cleanDeep, cleanRow, cleanRows, cleanText } from "@/lib/core/clean-text";
-import { cleanedValues } from "@/lib/core/failures";
+import { cleanedValues } from "@/lib/core/errors/failures";
+import { cleanDeep, cleanRow, cleanRows, cleanText } from "@/lib/core/text/clean-text";
 
 describe("cleaning text before a governance write", () => {
   it("replaces NUL and lone surrogates with U+FFFD and keeps valid pairs", () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { DatabaseHandle } from "@/db";
-import { createContainer, installContainer } from "@/lib/container";
 import { configFromEnvironment } from "@/lib/gateway/config";
+import { createContainer, installContainer } from "@/server/container";
 
 const offline = configFromEnvironment({});
 const toolNames = (demo: boolean) =>
@@ -37,9 +37,9 @@ describe("the composition root", () => {
 
   it("is one per process: a separately loaded copy of the module reads the installed container", async () => {
     vi.resetModules();
-    const first = await import("@/lib/container");
+    const first = await import("@/server/container");
     vi.resetModules();
-    const second = await import("@/lib/container");
+    const second = await import("@/server/container");
     expect(second).not.toBe(first);
     const handle = { kind: "pglite" } as DatabaseHandle;
     const app = first.installContainer(first.createContainer({ database: handle, gateway: offline }));

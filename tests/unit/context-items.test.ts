@@ -7,7 +7,7 @@ import {
   contextBlock,
   contextBlockAttrs,
   withoutContextBlocks,
-} from "@/lib/core/context-block";
+} from "@/lib/core/text/context-block";
 import { OfflineAdapter } from "@/lib/gateway/adapters/offline";
 import type { ConversationMessage } from "@/lib/governance/conversations";
 

@@ -1,16 +1,16 @@
 import { describe, expect, it, vi } from "vitest";
+import { AUDIT_TYPES } from "@/db/schema";
 import {
   applyEvent,
   endTurn,
   newTurn,
   turnsFromHistory,
   waitsForUser,
-} from "@/components/agent-drawer/chat-model";
-import { secondsLeft } from "@/components/agent-drawer/confirm-model";
-import { parseFrame } from "@/components/agent-drawer/sse";
-import type { AgentEvent, ChatTurn, HistoryMessage, ToolCardState } from "@/components/agent-drawer/types";
-import { AUDIT_TYPES } from "@/db/schema";
-import { buildReplay } from "@/features/replay/model";
+} from "@/features/drawer/components/chat-view";
+import { secondsLeft } from "@/features/drawer/components/confirm-view";
+import { parseFrame } from "@/features/drawer/components/sse";
+import type { AgentEvent, ChatTurn, HistoryMessage, ToolCardState } from "@/features/drawer/components/types";
+import { buildReplay } from "@/features/replay/replay-view";
 import { Confirmations, timedOutMessage, waitText } from "@/lib/agent/confirmations";
 import { auditOf } from "@/lib/governance/recorder";
 

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { PageSchemaError, parsePageSchema } from "@/features/admin-tables/server/load";
+import { orderCard, ordersTableCard } from "@/features/demo/server/order-cards";
 import {
   attachedFiles,
   filesReducer,
@@ -7,14 +9,12 @@ import {
   type PendingFile,
   precheck,
   roomFor,
-} from "@/components/agent-drawer/attachments";
-import { cardCell, cardsOf, isSafeHref } from "@/components/agent-drawer/cards/format";
-import { applyEvent, newTurn, turnsFromHistory } from "@/components/agent-drawer/chat-model";
-import { addChip, chipRefs, inputsOf, removeChip } from "@/components/agent-drawer/context-chips";
-import type { HistoryMessage } from "@/components/agent-drawer/types";
+} from "@/features/drawer/components/attachments";
+import { cardCell, cardsOf, isSafeHref } from "@/features/drawer/components/cards/format";
+import { applyEvent, newTurn, turnsFromHistory } from "@/features/drawer/components/chat-view";
+import { addChip, chipRefs, inputsOf, removeChip } from "@/features/drawer/components/context-chips";
+import type { HistoryMessage } from "@/features/drawer/components/types";
 import { CONTEXT_TYPES, type ContextChip, MAX_CONTEXT_ITEMS } from "@/features/drawer/contracts";
-import { orderCard, ordersTableCard } from "@/lib/demo/order-cards";
-import { PageSchemaError, parsePageSchema } from "@/lib/schema-pages/load";
 import { type AgentCard, agentCard } from "@/lib/turns/cards";
 import { renderCard } from "../helpers/render-card";
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { dateGroupOf, groupByDate } from "@/components/agent-drawer/history-groups";
-import { messageLength } from "@/components/agent-drawer/message-limit";
-import { splitPendingTable } from "@/components/agent-drawer/pending-table";
-import { isRetryable } from "@/components/agent-drawer/types";
-import { toTurnError } from "@/components/agent-drawer/use-agent-chat";
+import { splitPendingTable } from "@/components/ui/pending-table";
+import { dateGroupOf, groupByDate } from "@/features/drawer/components/history-groups";
+import { messageLength } from "@/features/drawer/components/message-limit";
+import { isRetryable } from "@/features/drawer/components/types";
+import { toTurnError } from "@/features/drawer/components/use-agent-chat";
 import { MESSAGE_MAX_CHARS, sendTurnInput } from "@/features/drawer/contracts";
 import { ApiError } from "@/lib/client/api";
-import { plainTitle } from "@/lib/core/plain-title";
+import { plainTitle } from "@/lib/core/text/plain-title";
 import { titleFrom } from "@/lib/governance/conversations";
 
 describe("conversation titles are plain text", () => {

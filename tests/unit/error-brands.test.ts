@@ -4,9 +4,9 @@ import { describe, expect, it, vi } from "vitest";
 // and throw that copy's classes into a route's catch, whose own copy must still recognise them.
 describe("error classes recognised across copies of their module", () => {
   it("an AppError from another copy of lib/core/errors is an AppError, and answers with its status", async () => {
-    const first = await import("@/lib/core/errors");
+    const first = await import("@/lib/core/errors/app-error");
     vi.resetModules();
-    const second = await import("@/lib/core/errors");
+    const second = await import("@/lib/core/errors/app-error");
     expect(second.AppError).not.toBe(first.AppError);
     const thrown = new first.AppError("validation_failed", "unknown filter", {
       fields: { "f.nope": ["no"] },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { AppError, ERROR_STATUS, type ErrorCode, toErrorResponse } from "@/lib/core/errors";
+import { callErrorResponse } from "@/features/v1/server/openai-shapes";
+import { AppError, ERROR_STATUS, type ErrorCode, toErrorResponse } from "@/lib/core/errors/app-error";
 import { CALL_ERROR_STATUS, type CallErrorClass } from "@/lib/pipeline/errors";
-import { callErrorResponse } from "@/lib/v1/openai-shapes";
 
 /** What /v1 answered each failed call with before the table was one: status, OpenAI error type. */
 const ANSWERS: Record<CallErrorClass, [number, string]> = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AppError, toErrorResponse } from "@/lib/core/errors";
+import { AppError, toErrorResponse } from "@/lib/core/errors/app-error";
 import { readJson, route } from "@/lib/http/route";
 
 describe("the error model", () => {

@@ -8,7 +8,7 @@ import {
   scoreOne,
   scorerProblems,
   subsetMatch,
-} from "@/lib/evals/scorers";
+} from "@/features/evals/server/scorers";
 
 const ctx = (over: Partial<ScoreContext> = {}): ScoreContext => ({
   input: { messages: [{ role: "user", content: "What is the capital of France?" }] },

@@ -15,7 +15,7 @@ import {
   draftToTarget,
   newDraft,
   scorerSummary,
-} from "@/features/evals/scorers";
+} from "@/features/evals/scorer-drafts";
 
 describe("pasted dataset items", () => {
   it("reads JSONL line by line, naming each bad line and why, and keeps the good ones", () => {

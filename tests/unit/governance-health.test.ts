@@ -3,9 +3,9 @@ import { describe, expect, it, vi } from "vitest";
 describe("process-wide governance counters", () => {
   it("are shared by separately loaded copies of the module (as Next's route bundles load it)", async () => {
     vi.resetModules();
-    const first = await import("@/lib/core/failures");
+    const first = await import("@/lib/core/errors/failures");
     vi.resetModules();
-    const second = await import("@/lib/core/failures");
+    const second = await import("@/lib/core/errors/failures");
     // Two module instances, as a route bundle and instrumentation each get one.
     expect(second).not.toBe(first);
     const before = { ...first.governanceFailures };
@@ -24,7 +24,7 @@ describe("process-wide governance counters", () => {
 
   it("reach /api/health's report from another copy of the module", async () => {
     vi.resetModules();
-    const counters = await import("@/lib/core/failures");
+    const counters = await import("@/lib/core/errors/failures");
     vi.resetModules();
     // No database in a unit test: health reports it unreachable, with the counters all the same.
     vi.doMock("@/db", () => ({

@@ -36,6 +36,53 @@ describe("import layering", () => {
     ]);
   });
 
+  it("catches a feature reaching into another feature past its public surface", () => {
+    const violations = checkLayers(
+      tree({
+        "features/evals/server/runner.ts": {
+          imports: [
+            "features/prompts/server/store.ts",
+            "features/prompts/server/index.ts",
+            "features/prompts/contracts.ts",
+            "features/evals/server/store.ts",
+          ],
+        },
+        "features/replay/components/steps.tsx": {
+          imports: ["features/drawer/components/markdown.tsx", "features/drawer/components/index.ts"],
+        },
+        "features/prompts/server/store.ts": {},
+        "features/prompts/server/index.ts": {},
+        "features/prompts/contracts.ts": {},
+        "features/evals/server/store.ts": {},
+        "features/drawer/components/markdown.tsx": {},
+        "features/drawer/components/index.ts": {},
+      }),
+    );
+    expect(violations.map((v) => `${v.file} → ${v.target}`)).toEqual([
+      "features/evals/server/runner.ts → features/prompts/server/store.ts",
+      "features/replay/components/steps.tsx → features/drawer/components/markdown.tsx",
+    ]);
+    expect(violations[0]!.rule).toMatch(/^a feature imports another feature only through/);
+  });
+
+  it("catches shared components/ and lib/ importing a feature", () => {
+    const violations = checkLayers(
+      tree({
+        "components/ui/top-bar.tsx": { imports: ["features/drawer/components/index.ts"] },
+        "lib/agent/service.ts": { imports: ["features/prompts/server/index.ts"] },
+        "features/drawer/components/index.ts": {},
+        "features/prompts/server/index.ts": {},
+      }),
+    );
+    expect(violations.map((v) => [v.file, v.rule])).toEqual([
+      ["components/ui/top-bar.tsx", "components/ (shared UI primitives) imports nothing from features/"],
+      [
+        "lib/agent/service.ts",
+        "lib/ imports nothing from app/, components/, features/, scripts/, bench/ or tests/",
+      ],
+    ]);
+  });
+
   it("catches an import cycle, between files and between lib/ domains", () => {
     const violations = checkLayers(
       tree({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maskSecrets, maskText, patternsFromEnv } from "@/lib/core/mask";
+import { maskSecrets, maskText, patternsFromEnv } from "@/lib/core/text/mask";
 
 // Fake secrets are assembled at run time so secret scanners do not flag this file on push.
 const BASE62 = "a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ";

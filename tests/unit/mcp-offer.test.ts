@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { allowedToolsSummary, parseToolNames } from "@/features/keys/allowed-tools";
 import { allowedToolsField } from "@/features/keys/contracts";
+import { mcpOffer, withheldReason } from "@/features/mcp/server/endpoint/offer";
 import { ToolRegistry } from "@/lib/agent/registry";
 import { defineTool, StaticToolSet } from "@/lib/agent/tool";
-import { mcpOffer, withheldReason } from "@/lib/mcp-server/offer";
 
 const tool = (name: string, extra: Partial<Parameters<typeof defineTool>[0]> = {}) =>
   defineTool({ name, description: name, parameters: z.object({}), execute: async () => "ok", ...extra });

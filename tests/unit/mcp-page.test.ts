@@ -8,7 +8,7 @@ import {
   roleAllowed,
   rolesWith,
   secondsToMs,
-} from "@/features/mcp/page-model";
+} from "@/features/mcp/page-view";
 
 describe("the MCP page's test call", () => {
   it("starts from the tool's required fields, nested ones too, with defaults, examples and enums", () => {

@@ -1,11 +1,11 @@
 // The pure parts of the MCP client: tools defined from raw JSON Schema, the names the model sees, result
 // mapping, and header sealing.
 import { describe, expect, it, vi } from "vitest";
+import { exposedToolNames, toolKeywords } from "@/features/mcp/server/client/names";
+import { contentText, McpToolError, toolValue } from "@/features/mcp/server/client/results";
+import { headerContext, SecretBox, secretBoxFromEnv } from "@/features/mcp/server/client/secrets";
 import { defineJsonTool, parseToolArgs } from "@/lib/agent/tool";
 import { pickTool } from "@/lib/gateway/adapters/offline";
-import { exposedToolNames, toolKeywords } from "@/lib/mcp/names";
-import { contentText, McpToolError, toolValue } from "@/lib/mcp/results";
-import { headerContext, SecretBox, secretBoxFromEnv } from "@/lib/mcp/secrets";
 
 const ticketSchema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -156,9 +156,9 @@ describe("sealed header values", () => {
 
 describe("McpFailure across copies of its module", () => {
   it("is recognised by a route's copy when the container's copy threw it", async () => {
-    const first = await import("@/lib/mcp/errors");
+    const first = await import("@/features/mcp/server/client/errors");
     vi.resetModules();
-    const second = await import("@/lib/mcp/errors");
+    const second = await import("@/features/mcp/server/client/errors");
     expect(second.McpFailure).not.toBe(first.McpFailure);
     const thrown = new first.McpFailure("connect", "refused: 127.0.0.1 is a loopback address", true);
     expect(thrown instanceof second.McpFailure).toBe(true);

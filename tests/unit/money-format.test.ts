@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exactMoney, formatMoney } from "@/lib/core/money-format";
+import { exactMoney, formatMoney } from "@/lib/core/format/money";
 
 describe("formatMoney: one way to read an amount everywhere", () => {
   it.each([
@@ -62,7 +62,7 @@ describe("exactMoney: every decimal, for hover and export", () => {
 
 describe("counts read the same everywhere", () => {
   it("groups whole numbers in thousands, in English and Chinese alike", async () => {
-    const { formatCount } = await import("@/lib/core/number-format");
+    const { formatCount } = await import("@/lib/core/format/number");
     expect(formatCount(1234567)).toBe("1,234,567");
     expect(formatCount("1234567", { locale: "zh" })).toBe("1,234,567");
     expect(formatCount(null)).toBe("—");

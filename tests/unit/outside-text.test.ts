@@ -3,11 +3,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { McpServerRow } from "@/db/schema";
+import type { McpClients } from "@/features/mcp/server/client";
+import { DEFAULT_POLICY, mcpTools } from "@/features/mcp/server/client/tool-source";
 import { egressReason, outsideTextSource } from "@/lib/agent/outside-text";
 import { defineTool, type Tool } from "@/lib/agent/tool";
 import { WebToolSet } from "@/lib/agent/toolsets/web";
-import type { McpClients } from "@/lib/mcp";
-import { DEFAULT_POLICY, mcpTools } from "@/lib/mcp/tool-source";
 
 const web = new WebToolSet();
 const webFetch = web.tools().find((t) => t.name === "web_fetch")!;

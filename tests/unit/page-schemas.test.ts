@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadPageSchemas, PageSchemaError, parsePageSchema } from "@/lib/schema-pages/load";
+import { loadPageSchemas, PageSchemaError, parsePageSchema } from "@/features/admin-tables/server/load";
 
 const providers = [
   "agentTurns",

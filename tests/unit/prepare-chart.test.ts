@@ -5,9 +5,9 @@ import {
   labelWidthFor,
   prepareChart,
   textWidth,
-} from "@/components/schema-page/prepare-chart";
+} from "@/features/admin-tables/components/prepare-chart";
+import type { ChartDef } from "@/features/admin-tables/contracts";
 import { translator } from "@/lib/i18n/messages";
-import type { ChartDef } from "@/lib/schema-pages/types";
 
 const bar: ChartDef = {
   key: "costByModel",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffLines, sideBySide } from "@/features/prompts/line-diff";
+import { diffLines, sideBySide } from "@/lib/core/text/line-diff";
 
 const kinds = (ops: { kind: string; text: string }[]) => ops.map((o) => `${o.kind[0]}:${o.text}`);
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { compile, LABEL_NAME, MissingVariablesError, PROMPT_NAME, variablesOf } from "@/lib/prompts/template";
+import {
+  compile,
+  LABEL_NAME,
+  MissingVariablesError,
+  PROMPT_NAME,
+  variablesOf,
+} from "@/features/prompts/server/template";
 
 describe("prompt templates", () => {
   const chat = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ReplayEvent, ReplayTurn } from "@/features/replay/contracts";
-import { buildReplay, type ModelStep, type ToolStep } from "@/features/replay/model";
-import { decodeJsonText, decodeNested } from "@/lib/core/json-text";
+import { buildReplay, type ModelStep, type ToolStep } from "@/features/replay/replay-view";
+import { decodeJsonText, decodeNested } from "@/lib/core/text/json-text";
 
 const START = "2026-11-30T10:00:00.000Z";
 

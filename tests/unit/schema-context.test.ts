@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { pageHref, rangeStart, rowsFilters } from "@/lib/copilot/pages";
-import { estimateTokens, SCHEMA_TOKEN_BUDGET, SchemaContext } from "@/lib/copilot/schema-context";
-import { governanceToolSet } from "@/lib/copilot/tools";
+import { PageCatalog } from "@/features/admin-tables/server";
+import { pageHref, rangeStart, rowsFilters } from "@/features/drawer/server/copilot/pages";
+import {
+  estimateTokens,
+  SCHEMA_TOKEN_BUDGET,
+  SchemaContext,
+} from "@/features/drawer/server/copilot/schema-context";
+import { governanceToolSet } from "@/features/drawer/server/copilot/tools";
 import { argsFor } from "@/lib/gateway/adapters/offline";
-import { PageCatalog } from "@/lib/schema-pages";
 
 const catalog = PageCatalog.load({ listTools: () => [] });
 const ledger = catalog.schemas.get("agent-turns")!;

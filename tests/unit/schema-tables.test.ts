@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { badgeLabelsOf } from "@/components/schema-page/badges";
-import { chipText } from "@/components/schema-page/filter-chips";
-import { presetRange } from "@/components/schema-page/time-presets";
+import { badgeLabelsOf } from "@/features/admin-tables/components/badges";
+import { chipText } from "@/features/admin-tables/components/filter-chips";
+import { presetRange } from "@/features/admin-tables/components/time-presets";
+import { loadPageSchemas, parsePageSchema } from "@/features/admin-tables/server/load";
+import { parseTimeBound } from "@/features/admin-tables/server/query";
 import { translator } from "@/lib/i18n/messages";
-import { loadPageSchemas, parsePageSchema } from "@/lib/schema-pages/load";
-import { parseTimeBound } from "@/lib/schema-pages/query";
 
 const providers = [
   "agentTurns",

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jsonAnswer } from "@/lib/v1/exchange";
+import { jsonAnswer } from "@/lib/http/exchange";
 import { serveApi } from "@/server/serve";
 import { postEndless } from "../helpers/endless-body";
 

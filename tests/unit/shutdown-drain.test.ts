@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type BatchLag, registerBatcher } from "@/lib/core/failures";
-import { isDraining, startDraining } from "@/lib/core/lifecycle";
+import { withLedgerBackpressure } from "@/features/v1/server";
+import { refuseTooLarge } from "@/features/v1/server/handler";
+import { type BatchLag, registerBatcher } from "@/lib/core/errors/failures";
+import { isDraining, startDraining } from "@/lib/core/process/lifecycle";
 import type { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { drainBatchers } from "@/lib/governance/shutdown";
-import { withLedgerBackpressure } from "@/lib/v1";
-import { webHandler } from "@/lib/v1/exchange";
-import { refuseTooLarge } from "@/lib/v1/handler";
+import { webHandler } from "@/lib/http/exchange";
 
 /** A batcher whose calls end one at a time, some while a flush is already running. */
 function fakeBatcher(name: string, inProgress: number) {

@@ -5,7 +5,7 @@ import {
   DAY_MS,
   fillBuckets,
   seriesRange,
-} from "@/lib/schema-pages/time-buckets";
+} from "@/features/admin-tables/server/time-buckets";
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -1,10 +1,10 @@
 import { redirect } from "next/navigation";
 import { LanguageSwitch, ThemeToggle } from "@/components/ui/preferences";
 import { LoginForm } from "@/features/account/components/login-form";
+import { demoHintShown } from "@/features/demo/server";
 import { currentUser } from "@/lib/auth/guards";
 import { safeCallbackPath } from "@/lib/auth/sign-in";
 import { SSO_REFUSALS, ssoProviderName } from "@/lib/auth/sso";
-import { demoHintShown } from "@/lib/demo";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";

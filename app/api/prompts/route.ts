@@ -1,10 +1,10 @@
 import { getDb } from "@/db";
 import { newPromptInput } from "@/features/prompts/contracts";
 import { promptAccess } from "@/features/prompts/server/access";
+import { createVersion, listPrompts } from "@/features/prompts/server/store";
 import { withUser } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { readJson } from "@/lib/http/route";
-import { createVersion, listPrompts } from "@/lib/prompts/store";
 
 /** The tenant's prompts with their labels and newest version (every member may read them). */
 export const GET = withUser(async (_req, { auth }) => {

@@ -1,5 +1,5 @@
 import { V1_EVALS_PREFIX, v1Evals } from "@/features/evals/server/v1";
-import { container } from "@/lib/container";
+import { container } from "@/server/container";
 
 const noParams = { params: Promise.resolve({}) };
 

@@ -5,7 +5,7 @@ import type { Database } from "@/db";
 import { appUser } from "@/db/schema";
 import type { changePasswordInput } from "@/features/account/contracts";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
-import { AppError, notFound } from "@/lib/core/errors";
+import { AppError, notFound } from "@/lib/core/errors/app-error";
 
 /**
  * Changes the user's own password; the current one is required. Every other session ends (the epoch moves on);

@@ -5,8 +5,8 @@ import type { SendTurnInput, UploadedFile } from "@/features/drawer/contracts";
 import { type ImageType, isImageType } from "@/features/drawer/file-types";
 import type { TurnExtras } from "@/lib/agent/service";
 import type { TenantAccess, UserContext } from "@/lib/auth/users";
-import { CONTEXT_PREFACE, contextBlock } from "@/lib/core/context-block";
-import { AppError } from "@/lib/core/errors";
+import { AppError } from "@/lib/core/errors/app-error";
+import { CONTEXT_PREFACE, contextBlock } from "@/lib/core/text/context-block";
 import type { ModelInfo } from "@/lib/gateway/types";
 import { ownFilesOrThrow } from "./files";
 

@@ -1,8 +1,8 @@
 import "server-only";
 import type { ContextChip, ContextItemRef } from "@/features/drawer/contracts";
 import type { TurnExtras } from "@/lib/agent/service";
-import { CONTEXT_PREFACE, contextBlock } from "@/lib/core/context-block";
-import { maskSecrets, maskText } from "@/lib/core/mask";
+import { CONTEXT_PREFACE, contextBlock } from "@/lib/core/text/context-block";
+import { maskSecrets, maskText } from "@/lib/core/text/mask";
 import { CONTEXT_SOURCES, type ContextInput, type ContextSummary } from "./context-sources";
 
 /** A summary's most, in characters: a context item is a compact reference, not a dump of the object. */

@@ -3,18 +3,17 @@ import Big from "big.js";
 import { and, eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { evalDataset, evalRun, evalRunItem, prompt, promptVersion } from "@/db/schema";
+import type { PageProvider, ProviderContext } from "@/features/admin-tables/contracts";
+import { findDemoOrder } from "@/features/demo/server";
 import type { ContextType, SendTurnInput } from "@/features/drawer/contracts";
-import { evalAccess } from "@/features/evals/server/access";
-import { promptAccess } from "@/features/prompts/server/access";
-import { turnReplay } from "@/features/replay/server/replay";
+import { evalAccess } from "@/features/evals/server";
+import { findVersion, promptAccess, type VersionRef } from "@/features/prompts/server";
+import { turnReplay } from "@/features/replay/server";
 import type { UserContext } from "@/lib/auth/guards";
 import type { TenantAccess } from "@/lib/auth/users";
-import { container } from "@/lib/container";
-import { AppError, forbidden, notFound } from "@/lib/core/errors";
-import { isUuid } from "@/lib/core/uuid";
-import { findDemoOrder } from "@/lib/demo/orders-tools";
-import { findVersion, type VersionRef } from "@/lib/prompts/store";
-import type { PageProvider, ProviderContext } from "@/lib/schema-pages/types";
+import { AppError, forbidden, notFound } from "@/lib/core/errors/app-error";
+import { isUuid } from "@/lib/core/schema/uuid";
+import { container } from "@/server/container";
 
 /** What loading a context item needs: who asks, in which tenant, and the items they sent. */
 export type ContextInput = {

@@ -13,7 +13,7 @@ import {
   recogniseFile,
   tooBigMessage,
 } from "@/features/drawer/file-types";
-import { AppError, notFound } from "@/lib/core/errors";
+import { AppError, notFound } from "@/lib/core/errors/app-error";
 import { PdfUnreadable, pdfText } from "./pdf-text";
 
 /** Each tenant's file storage: `FILE_QUOTA_BYTES`, default 200 MB (the sum of its stored files' sizes). */

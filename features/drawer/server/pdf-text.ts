@@ -1,5 +1,5 @@
 import "server-only";
-import { cleanText } from "@/lib/core/clean-text";
+import { cleanText } from "@/lib/core/text/clean-text";
 
 /** A PDF whose text cannot be read; the message says why, for the uploader. */
 export class PdfUnreadable extends Error {}

@@ -1,7 +1,7 @@
 import "server-only";
 import type { TurnExtras } from "@/lib/agent/service";
 import type { TenantAccess, UserContext } from "@/lib/auth/users";
-import { container } from "@/lib/container";
+import { container } from "@/server/container";
 
 /**
  * The admins' schema context: for a tenant admin of the active tenant, or the super admin, the page schemas

@@ -3,7 +3,7 @@ import type { Database } from "@/db";
 import type { SendTurnInput } from "@/features/drawer/contracts";
 import type { TurnExtras } from "@/lib/agent/service";
 import type { TenantAccess, UserContext } from "@/lib/auth/users";
-import { CONTEXT_PREFACE } from "@/lib/core/context-block";
+import { CONTEXT_PREFACE } from "@/lib/core/text/context-block";
 import type { ModelInfo } from "@/lib/gateway/types";
 import { carriedImages, resolveAttachments } from "./attachments";
 import { resolveContextItems } from "./context-items";

@@ -11,7 +11,7 @@ import type { MessageKey } from "@/lib/i18n/messages";
 import { type DatasetItemView, evalsApi, type RunListEntry, runHref } from "../client";
 import { targetLabel } from "../compare";
 import { expectedSummary, inputSummary } from "../import";
-import { scorerSummary } from "../scorers";
+import { scorerSummary } from "../scorer-drafts";
 import { ImportItems, type ImportState, usePreview } from "./import-items";
 import { NewRun } from "./new-run";
 

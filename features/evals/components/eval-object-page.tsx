@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import { Fragment, type ReactNode } from "react";
 import { ChooseTenantNote } from "@/components/admin-kit/ui";
 import { requirePromptEditor } from "@/lib/auth/page-guards";
-import { isUuid } from "@/lib/core/uuid";
+import { isUuid } from "@/lib/core/schema/uuid";
 import { getTranslator } from "@/lib/i18n/server";
 
 /**

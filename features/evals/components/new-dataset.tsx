@@ -8,7 +8,7 @@ import { explainWithFields, useFormSubmit } from "@/components/admin-kit/use-for
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import { datasetHref, evalsApi } from "../client";
-import { draftsToScorers, type ScorerDraft } from "../scorers";
+import { draftsToScorers, type ScorerDraft } from "../scorer-drafts";
 import { ImportItems, type ImportState, usePreview } from "./import-items";
 import { ScorerBuilder } from "./scorer-builder";
 

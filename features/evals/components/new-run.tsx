@@ -9,7 +9,7 @@ import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import type { ModelInfo } from "@/lib/gateway/types";
 import { evalsApi, runHref } from "../client";
-import { draftsToScorers, draftToTarget, type ScorerDraft, type TargetDraft } from "../scorers";
+import { draftsToScorers, draftToTarget, type ScorerDraft, type TargetDraft } from "../scorer-drafts";
 import { ScorerBuilder } from "./scorer-builder";
 
 function TargetRow(props: {

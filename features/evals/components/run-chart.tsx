@@ -14,7 +14,7 @@ import {
   ZAxis,
 } from "recharts";
 import { useI18n } from "@/components/i18n";
-import { formatMoney } from "@/lib/core/money-format";
+import { formatMoney } from "@/lib/core/format/money";
 import type { ChartPoint } from "../compare";
 
 const COLOR = "#6366f1";

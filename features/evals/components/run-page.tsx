@@ -3,10 +3,10 @@
 import Link from "next/link";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { BUTTON, CARD, DANGER, DateText, ErrorNote, Pill } from "@/components/admin-kit/ui";
-import { AskAssistantButton, shortId } from "@/components/agent-drawer/ask-assistant";
 import { useI18n } from "@/components/i18n";
-import { formatDuration } from "@/components/schema-page/format";
 import { Money } from "@/components/ui/money";
+import { formatDuration } from "@/features/admin-tables/components";
+import { AskAssistantButton, shortId } from "@/features/drawer/components";
 import { type ApiError, isAbort, toApiError } from "@/lib/client/api";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { datasetHref, evalsApi, runExportHref } from "../client";
@@ -21,7 +21,7 @@ import {
 } from "../compare";
 import type { RunItemView, RunStatus, RunView, TargetSummary } from "../contracts";
 import { expectedSummary, inputSummary } from "../import";
-import { scorerSummary } from "../scorers";
+import { scorerSummary } from "../scorer-drafts";
 import { PassCostChart } from "./run-chart";
 
 const POLL_MS = 1000;

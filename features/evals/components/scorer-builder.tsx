@@ -4,7 +4,7 @@ import { BUTTON, INPUT, LABEL } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
 import type { ModelInfo } from "@/lib/gateway/types";
 import type { MessageKey } from "@/lib/i18n/messages";
-import { newDraft, SCORER_FIELDS, SCORER_TYPES, type ScorerDraft, type ScorerType } from "../scorers";
+import { newDraft, SCORER_FIELDS, SCORER_TYPES, type ScorerDraft, type ScorerType } from "../scorer-drafts";
 
 /** The scorers of a run or a dataset's defaults: add, change and remove each, with the fields its type takes. */
 export function ScorerBuilder(props: {

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
-import { AppError } from "@/lib/core/errors";
-import type { NewItem } from "@/lib/evals/types";
+import type { NewItem } from "@/features/evals/server/types";
+import { AppError } from "@/lib/core/errors/app-error";
 import { datasetItemInput } from "../contracts";
 
 /** What POST /api/evals/datasets/{id}/items takes: `{items: [...]}`, or JSONL text as `{jsonl: "..."}`. */

@@ -1,12 +1,12 @@
 import "server-only";
 import { getDb } from "@/db";
-import { container } from "@/lib/container";
-import { AppError, notFound, unauthorized } from "@/lib/core/errors";
-import { log } from "@/lib/core/log";
-import { cancelRun, createRun, findDatasetByName, getRun } from "@/lib/evals/store";
-import type { NewRun } from "@/lib/evals/types";
+import { cancelRun, createRun, findDatasetByName, getRun } from "@/features/evals/server/store";
+import type { NewRun } from "@/features/evals/server/types";
+import { findApiKey } from "@/lib/auth/api-keys";
+import { AppError, notFound, unauthorized } from "@/lib/core/errors/app-error";
+import { log } from "@/lib/core/process/log";
 import { readJson, route } from "@/lib/http/route";
-import { findApiKey } from "@/lib/keys/api-keys";
+import { container } from "@/server/container";
 import { createRunInput } from "../contracts";
 
 /** Where the API-key evaluation endpoints live under /v1 (the CI gate, `npm run eval`). */

@@ -7,8 +7,7 @@ import { BUTTON, CARD, DANGER, DateText, ErrorNote, Pill, Section } from "@/comp
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import { Money } from "@/components/ui/money";
-import { limitsApi } from "@/features/limits/client";
-import { LimitsForm, limitsSummary } from "@/features/limits/components/limits-form";
+import { LimitsForm, limitsApi, limitsSummary } from "@/features/limits/components";
 import type { LimitView } from "@/features/limits/contracts";
 import { type Json, toApiError } from "@/lib/client/api";
 import { allowedToolsSummary } from "../allowed-tools";

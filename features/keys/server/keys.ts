@@ -1,15 +1,15 @@
 // The API keys an admin manages: create (the secret shown once), list, revoke. Finding a key on a call is
-// lib/keys' (the hot path and its cache).
+// lib/auth/api-keys.ts's (the hot path and its cache).
 import "server-only";
 import { and, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKey, sysAgentTurn } from "@/db/schema";
 import type { CreatedKey, KeyListItem, KeyView } from "@/features/keys/contracts";
+import { announceKeyEvent, hashSecret, newSecret } from "@/lib/auth/api-keys";
+import { notifyInTransaction } from "@/lib/auth/key-events";
 import { type Actor, recordChange } from "@/lib/changes/changes";
-import { notFound } from "@/lib/core/errors";
-import { normalizeDecimal } from "@/lib/core/money-format";
-import { announceKeyEvent, hashSecret, newSecret } from "@/lib/keys/api-keys";
-import { notifyInTransaction } from "@/lib/keys/key-events";
+import { notFound } from "@/lib/core/errors/app-error";
+import { normalizeDecimal } from "@/lib/core/format/money";
 
 const view = (k: typeof apiKey.$inferSelect): KeyView => ({
   id: k.id,

@@ -2,7 +2,7 @@
 
 import Big from "big.js";
 import { useI18n } from "@/components/i18n";
-import { exactMoney, formatMoney } from "@/lib/core/money-format";
+import { exactMoney, formatMoney } from "@/lib/core/format/money";
 
 const BAR_TONE = {
   ok: "bg-emerald-500",

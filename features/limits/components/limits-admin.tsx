@@ -5,8 +5,8 @@ import { BUTTON, CARD, ErrorNote, Pill, Section } from "@/components/admin-kit/u
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import type { Json } from "@/lib/client/api";
-import { formatMoney } from "@/lib/core/money-format";
-import { formatCount } from "@/lib/core/number-format";
+import { formatMoney } from "@/lib/core/format/money";
+import { formatCount } from "@/lib/core/format/number";
 import { limitsApi } from "../client";
 import type { GovernanceSettingsAnswer, LimitView } from "../contracts";
 import { AssumedPrices } from "./assumed-prices";

@@ -15,8 +15,8 @@ import {
 } from "@/components/admin-kit/ui";
 import { explainFieldsOrMessage, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
-import { formatMoney } from "@/lib/core/money-format";
-import { formatCount } from "@/lib/core/number-format";
+import { formatMoney } from "@/lib/core/format/money";
+import { formatCount } from "@/lib/core/format/number";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { limitsApi } from "../client";
 import type { LimitScope, LimitValues, LimitView } from "../contracts";

@@ -20,8 +20,8 @@ import type {
   tenantSettingsInput,
 } from "@/features/limits/contracts";
 import { type Actor, recordChange } from "@/lib/changes/changes";
-import { AppError, notFound } from "@/lib/core/errors";
-import { normalizeDecimal } from "@/lib/core/money-format";
+import { AppError, notFound } from "@/lib/core/errors/app-error";
+import { normalizeDecimal } from "@/lib/core/format/money";
 import { BUDGET_TTL, budgetKey, hasBudget, type Period } from "@/lib/pipeline/budget";
 import type { CounterStore } from "@/lib/pipeline/counters";
 import { fromNano, toNano } from "@/lib/pipeline/money";

@@ -5,12 +5,12 @@ import { TextField } from "@/components/admin-kit/form";
 import { BUTTON, ErrorNote, FieldError, INPUT, LABEL, messagesOf, PRIMARY } from "@/components/admin-kit/ui";
 import { explainWithFields, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
+import { TIMEOUT_DEFAULT_MS } from "@/features/mcp/server/client/rules";
 import type { Json } from "@/lib/client/api";
 import type { MessageKey } from "@/lib/i18n/messages";
-import { TIMEOUT_DEFAULT_MS } from "@/lib/mcp/rules";
 import { mcpApi } from "../client";
 import type { McpServerDetail } from "../contracts";
-import { type HeaderRow, headersOf, secondsToMs } from "../page-model";
+import { type HeaderRow, headersOf, secondsToMs } from "../page-view";
 
 const SHOWN = ["name", "url", "transport", "headers", "timeoutMs"] as const;
 

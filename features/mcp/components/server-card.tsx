@@ -7,7 +7,7 @@ import { type Json, toApiError } from "@/lib/client/api";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { mcpApi } from "../client";
 import type { McpServerView } from "../contracts";
-import { healthOf, type ServerHealth } from "../page-model";
+import { healthOf, type ServerHealth } from "../page-view";
 import { ServerTools } from "./server-tools";
 
 const HEALTH: Record<ServerHealth, { tone: "green" | "amber" | "slate"; label: MessageKey }> = {

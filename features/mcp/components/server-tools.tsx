@@ -7,7 +7,7 @@ import { useI18n } from "@/components/i18n";
 import { type Json, toApiError } from "@/lib/client/api";
 import { mcpApi } from "../client";
 import type { McpRole, McpToolView } from "../contracts";
-import { ALL_ROLES, roleAllowed, rolesWith } from "../page-model";
+import { ALL_ROLES, roleAllowed, rolesWith } from "../page-view";
 import { TestCall } from "./test-call";
 
 type Tool = Json<McpToolView>;

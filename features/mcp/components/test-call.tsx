@@ -7,7 +7,7 @@ import { type Json, toApiError } from "@/lib/client/api";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { mcpApi } from "../client";
 import type { McpTestCallResult, McpToolView } from "../contracts";
-import { type ArgsProblem, exampleArgs, parseArgs, prettyJson } from "../page-model";
+import { type ArgsProblem, exampleArgs, parseArgs, prettyJson } from "../page-view";
 
 const PROBLEM: Record<ArgsProblem["kind"], MessageKey> = {
   empty: "mcp.test.empty",

@@ -1,6 +1,6 @@
 import "server-only";
 import { getDb } from "@/db";
-import { container } from "@/lib/container";
+import { container } from "@/server/container";
 import type { McpAdminDeps } from "./servers";
 
 /** What the MCP routes work with: the database, the process's MCP client side, the built-in tool sets' names. */

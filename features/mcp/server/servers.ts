@@ -14,14 +14,14 @@ import type {
   McpToolView,
   updateToolInput,
 } from "@/features/mcp/contracts";
+import { type Mcp, McpFailure, type McpServerConfig } from "@/features/mcp/server/client";
+import { exposedToolNames } from "@/features/mcp/server/client/names";
+import { serverOf, serversOf, settingsOf } from "@/features/mcp/server/client/store";
+import { DEFAULT_POLICY, mcpTools } from "@/features/mcp/server/client/tool-source";
 import { runToolCall } from "@/lib/agent/run-tools";
 import { type Actor, recordChange } from "@/lib/changes/changes";
-import { AppError, notFound } from "@/lib/core/errors";
-import { maskText } from "@/lib/core/mask";
-import { type Mcp, McpFailure, type McpServerConfig } from "@/lib/mcp";
-import { exposedToolNames } from "@/lib/mcp/names";
-import { serverOf, serversOf, settingsOf } from "@/lib/mcp/store";
-import { DEFAULT_POLICY, mcpTools } from "@/lib/mcp/tool-source";
+import { AppError, notFound } from "@/lib/core/errors/app-error";
+import { maskText } from "@/lib/core/text/mask";
 
 export type McpAdminDeps = {
   db: Database;

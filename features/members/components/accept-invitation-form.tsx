@@ -4,7 +4,7 @@ import { type FormEvent, useId, useState } from "react";
 import { TextField } from "@/components/admin-kit/form";
 import { DateText } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
-import { accountApi } from "@/features/account/client";
+import { accountApi } from "@/features/account/components";
 import { type Json, toApiError } from "@/lib/client/api";
 import { membersApi } from "../client";
 import type { InvitationLookup } from "../contracts";

@@ -1,10 +1,9 @@
 "use client";
 
 import { useState } from "react";
-import { SchemaPageClient } from "@/components/schema-page/schema-page";
-import { SignInSettingsForm } from "@/features/tenants/components/sign-in-settings-form";
-import { WebFetchSettingsForm } from "@/features/tenants/components/web-fetch-settings-form";
-import type { PageSchema } from "@/lib/schema-pages/types";
+import { SchemaPageClient } from "@/features/admin-tables/components";
+import type { PageSchema } from "@/features/admin-tables/contracts";
+import { SignInSettingsForm, WebFetchSettingsForm } from "@/features/tenants/components";
 import { InviteForm } from "./invite-form";
 
 /**

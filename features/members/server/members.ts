@@ -16,7 +16,7 @@ import type {
 import { hashPassword, passwordProblem, verifyPassword } from "@/lib/auth/password";
 import { findUserByEmail } from "@/lib/auth/users";
 import { type Actor, recordChange } from "@/lib/changes/changes";
-import { AppError, notFound } from "@/lib/core/errors";
+import { AppError, notFound } from "@/lib/core/errors/app-error";
 import { trustedForwarded } from "@/lib/http/client-address";
 
 export async function listMembers(db: Database, tenantId: string): Promise<MemberView[]> {

@@ -5,8 +5,8 @@ import { BUTTON, ErrorNote, PRIMARY } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
 import type { PromptRightsView } from "@/features/prompts/client";
 import { promptsApi } from "@/features/prompts/client";
+import { LATEST, PROTECTED_LABEL } from "@/features/prompts/server/template";
 import { toApiError } from "@/lib/client/api";
-import { LATEST, PROTECTED_LABEL } from "@/lib/prompts/template";
 import { INPUT_FIXED } from "./styles";
 
 const CHIP =

@@ -4,7 +4,7 @@ import { Pill } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
 import type { PromptConfigView, PromptVersionView } from "@/features/prompts/contracts";
 
-// The same placeholder syntax as lib/prompts/template.ts, captured so split() keeps the placeholders.
+// The same placeholder syntax as features/prompts/server/template.ts, captured so split() keeps the placeholders.
 const PLACEHOLDER_SPLIT = /(\{\{\s*[A-Za-z_][\w.-]*\s*\}\})/g;
 
 /** Text with its `{{variables}}` highlighted. */

@@ -6,8 +6,8 @@ import { explainWithFields, useFormSubmit } from "@/components/admin-kit/use-for
 import { useI18n } from "@/components/i18n";
 import { type PromptRightsView, promptsApi } from "@/features/prompts/client";
 import type { PromptConfigView, PromptMessageView } from "@/features/prompts/contracts";
+import { PROTECTED_LABEL, variablesOf } from "@/features/prompts/server/template";
 import type { ModelInfo } from "@/lib/gateway/types";
-import { PROTECTED_LABEL, variablesOf } from "@/lib/prompts/template";
 import { VariableList } from "./prompt-content";
 import { INPUT_FIXED } from "./styles";
 

@@ -4,7 +4,7 @@ import { useId, useMemo } from "react";
 import { LABEL } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
 import type { PromptVersionView } from "@/features/prompts/contracts";
-import { type DiffOp, type DiffRow, diffLines, sideBySide } from "@/features/prompts/line-diff";
+import { type DiffOp, type DiffRow, diffLines, sideBySide } from "@/lib/core/text/line-diff";
 import { versionLines } from "./prompt-content";
 import { INPUT_FIXED } from "./styles";
 

@@ -1,6 +1,7 @@
 import "server-only";
-import { activeTenantOrThrow, isTenantAdmin, type UserContext } from "@/lib/auth/guards";
-import type { PromptRights } from "@/lib/prompts/store";
+import type { PromptRights } from "@/features/prompts/server/store";
+import { activeTenantOrThrow, isTenantAdmin } from "@/lib/auth/access";
+import type { UserContext } from "@/lib/auth/users";
 
 /** The active tenant and what this user may do with its prompts (every member reads and runs the playground). */
 export function promptAccess(auth: UserContext): { tenantId: string; rights: PromptRights } {

@@ -3,14 +3,13 @@
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 import { useCopyText } from "@/components/admin-kit/use-copy-text";
-import { AskAssistantButton, shortId } from "@/components/agent-drawer/ask-assistant";
 import { useI18n } from "@/components/i18n";
-import { Badge } from "@/components/schema-page/cells";
-import { formatDateTime, formatDuration, formatTokens } from "@/components/schema-page/format";
 import { Money } from "@/components/ui/money";
-import { AddToDatasetButton } from "@/features/evals/components/add-to-dataset";
+import { Badge, formatDateTime, formatDuration, formatTokens } from "@/features/admin-tables/components";
+import { AskAssistantButton, shortId } from "@/features/drawer/components";
+import { AddToDatasetButton } from "@/features/evals/components";
 import type { ReplayResponse } from "@/features/replay/contracts";
-import { buildReplay } from "@/features/replay/model";
+import { buildReplay } from "@/features/replay/replay-view";
 import { Steps } from "./steps";
 import { Waterfall } from "./waterfall";
 

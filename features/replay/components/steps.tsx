@@ -1,14 +1,20 @@
 "use client";
 
 import type { ReactNode } from "react";
-import { MarkdownText } from "@/components/agent-drawer/markdown";
 import { useI18n } from "@/components/i18n";
-import { Badge } from "@/components/schema-page/cells";
-import { formatDuration, formatTokens } from "@/components/schema-page/format";
 import { JsonView, MaskedText } from "@/components/ui/json-view";
+import { MarkdownText } from "@/components/ui/markdown";
 import { Money } from "@/components/ui/money";
-import type { AnswerStep, ModelStep, NoteStep, RequestStep, Step, ToolStep } from "@/features/replay/model";
-import { hasMaskMarker } from "@/lib/core/json-text";
+import { Badge, formatDuration, formatTokens } from "@/features/admin-tables/components";
+import type {
+  AnswerStep,
+  ModelStep,
+  NoteStep,
+  RequestStep,
+  Step,
+  ToolStep,
+} from "@/features/replay/replay-view";
+import { hasMaskMarker } from "@/lib/core/text/json-text";
 
 const CARD =
   "scroll-mt-20 rounded-lg border bg-white p-3 transition-shadow dark:bg-slate-900 target:ring-2 target:ring-amber-400";

@@ -1,8 +1,8 @@
 "use client";
 
 import { useI18n } from "@/components/i18n";
-import { formatDuration } from "@/components/schema-page/format";
-import type { WaterfallRow } from "@/features/replay/model";
+import { formatDuration } from "@/features/admin-tables/components";
+import type { WaterfallRow } from "@/features/replay/replay-view";
 
 const BAR = {
   model: "bg-indigo-500 dark:bg-indigo-400",

@@ -2,9 +2,9 @@ import "server-only";
 import { and, asc, desc, eq, gt, lt, or, type SQL } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKey, appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
+import { keyJoin, ledgerFields } from "@/features/admin-tables/server";
 import type { ReplayResponse, ReplayTurn } from "@/features/replay/contracts";
-import { notFound } from "@/lib/core/errors";
-import { keyJoin, ledgerFields } from "@/lib/schema-pages/providers/agent-turns";
+import { notFound } from "@/lib/core/errors/app-error";
 
 const t = sysAgentTurn;
 const a = sysAgentAudit;

@@ -1,8 +1,8 @@
 "use client";
 
 import { useState } from "react";
-import { SchemaPageClient } from "@/components/schema-page/schema-page";
-import type { PageSchema } from "@/lib/schema-pages/types";
+import { SchemaPageClient } from "@/features/admin-tables/components";
+import type { PageSchema } from "@/features/admin-tables/contracts";
 import { CreateTenantForm } from "./create-tenant-form";
 
 /** The super admin's tenants screen: create one, then every tenant with rename, disable and enable. */

@@ -9,10 +9,10 @@ import type {
   TenantSummary,
   updateTenantInput,
 } from "@/features/tenants/contracts";
+import { announceKeyEvent } from "@/lib/auth/api-keys";
+import { notifyInTransaction } from "@/lib/auth/key-events";
 import { type Actor, recordChange } from "@/lib/changes/changes";
-import { AppError, notFound } from "@/lib/core/errors";
-import { announceKeyEvent } from "@/lib/keys/api-keys";
-import { notifyInTransaction } from "@/lib/keys/key-events";
+import { AppError, notFound } from "@/lib/core/errors/app-error";
 import { invalidatePolicy } from "@/lib/pipeline/policy";
 
 const summaryFields = {

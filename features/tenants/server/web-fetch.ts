@@ -4,7 +4,7 @@ import type { z } from "zod";
 import type { Database } from "@/db";
 import { tenant } from "@/db/schema";
 import { type Actor, recordChange } from "@/lib/changes/changes";
-import { notFound } from "@/lib/core/errors";
+import { notFound } from "@/lib/core/errors/app-error";
 import type { WebFetchSettings, webFetchSettingsInput } from "../contracts";
 
 /** The tenant's web_fetch setting (what web_fetch reads on every call). */

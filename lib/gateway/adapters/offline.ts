@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { unescapeBlockText, withoutContextBlocks } from "@/lib/core/context-block";
+import { unescapeBlockText, withoutContextBlocks } from "@/lib/core/text/context-block";
 import { sleep } from "../sleep";
 import {
   type ChatMessage,

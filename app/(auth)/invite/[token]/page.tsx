@@ -4,7 +4,7 @@ import { AcceptInvitationForm } from "@/features/members/components/accept-invit
 import type { InvitationLookup } from "@/features/members/contracts";
 import { lookupInvitation } from "@/features/members/server/members";
 import { currentUser } from "@/lib/auth/guards";
-import { AppError } from "@/lib/core/errors";
+import { AppError } from "@/lib/core/errors/app-error";
 import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
 

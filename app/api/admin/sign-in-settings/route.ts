@@ -4,7 +4,7 @@ import { readSignInSettings, saveSignInSettings } from "@/features/tenants/serve
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { ssoProviderName } from "@/lib/auth/sso";
 import { actorOf } from "@/lib/changes/changes";
-import { forbidden } from "@/lib/core/errors";
+import { forbidden } from "@/lib/core/errors/app-error";
 import { readJson } from "@/lib/http/route";
 
 /**

@@ -3,7 +3,7 @@ import { getDb } from "@/db";
 import type { SysAgentSession } from "@/db/schema";
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
-import { plainTitle } from "@/lib/core/plain-title";
+import { plainTitle } from "@/lib/core/text/plain-title";
 import { createConversation, listConversations } from "@/lib/governance/conversations";
 import { readJson } from "@/lib/http/route";
 

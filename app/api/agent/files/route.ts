@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
 import { storeUpload, UPLOAD_BODY_MAX_BYTES } from "@/features/drawer/server/files";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
-import { AppError } from "@/lib/core/errors";
+import { AppError } from "@/lib/core/errors/app-error";
 import { readMultipart } from "@/lib/http/route";
 
 /**

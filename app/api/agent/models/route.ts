@@ -1,6 +1,6 @@
 import { withUser } from "@/lib/auth/guards";
-import { container } from "@/lib/container";
 import { pricesInfo } from "@/lib/gateway";
+import { container } from "@/server/container";
 
 /** The model aliases a user can pick in the drawer, and the date the prices their calls are charged at are as of. */
 export const GET = withUser(async () => {

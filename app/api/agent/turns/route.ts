@@ -2,11 +2,11 @@ import { getDb } from "@/db";
 import { sendTurnInput } from "@/features/drawer/contracts";
 import { linkFilesToConversation } from "@/features/drawer/server/files";
 import { resolveTurnExtras } from "@/features/drawer/server/turn-extras";
+import { assistantPrompt } from "@/features/prompts/server/assistant";
 import { sseResponse } from "@/lib/agent/sse";
 import { registerRunningTurn } from "@/lib/agent/stop-registry";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
-import { container } from "@/lib/container";
-import { AppError } from "@/lib/core/errors";
+import { AppError } from "@/lib/core/errors/app-error";
 import {
   createConversation,
   getConversationOrThrow,
@@ -15,7 +15,7 @@ import {
 } from "@/lib/governance/conversations";
 import { readJson } from "@/lib/http/route";
 import { tracedRoute } from "@/lib/observability";
-import { assistantPrompt } from "@/lib/prompts/assistant";
+import { container } from "@/server/container";
 
 /**
  * Sends a message and streams the turn back as server-sent events: turn, text, tool_call, tool_result,

@@ -2,7 +2,7 @@ import type { NextRequest } from "next/server";
 import { getDb } from "@/db";
 import { handlers } from "@/lib/auth";
 import { passSignInThrottle } from "@/lib/auth/sign-in";
-import { toErrorResponse } from "@/lib/core/errors";
+import { toErrorResponse } from "@/lib/core/errors/app-error";
 import { clientAddress } from "@/lib/http/client-address";
 
 export const GET = handlers.GET;

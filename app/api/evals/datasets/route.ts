@@ -1,10 +1,10 @@
 import { getDb } from "@/db";
 import { createDatasetInput } from "@/features/evals/contracts";
 import { evalAccess } from "@/features/evals/server/access";
+import { createDataset, listDatasets } from "@/features/evals/server/store";
+import type { NewDataset } from "@/features/evals/server/types";
 import { withUser } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { createDataset, listDatasets } from "@/lib/evals/store";
-import type { NewDataset } from "@/lib/evals/types";
 import { readJson } from "@/lib/http/route";
 
 /** The tenant's evaluation datasets (tenant admins and prompt editors). */

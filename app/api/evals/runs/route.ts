@@ -1,13 +1,13 @@
 import { getDb } from "@/db";
 import { createRunInput } from "@/features/evals/contracts";
 import { evalAccess } from "@/features/evals/server/access";
+import { createRun, listRuns } from "@/features/evals/server/store";
+import type { NewRun } from "@/features/evals/server/types";
 import { withUser } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { container } from "@/lib/container";
-import { log } from "@/lib/core/log";
-import { createRun, listRuns } from "@/lib/evals/store";
-import type { NewRun } from "@/lib/evals/types";
+import { log } from "@/lib/core/process/log";
 import { readJson } from "@/lib/http/route";
+import { container } from "@/server/container";
 
 /** The tenant's runs, newest first (`?datasetId=` for one dataset's). */
 export const GET = withUser(async (req, { auth }) => {

@@ -3,8 +3,8 @@ import { assumedPriceInput } from "@/features/limits/contracts";
 import { saveAssumedPrice } from "@/features/limits/server/assumed-prices";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { container } from "@/lib/container";
 import { readJson } from "@/lib/http/route";
+import { container } from "@/server/container";
 
 /**
  * Sets the price this tenant assumes for a model the price catalog does not know (`price: null` removes it), so

@@ -3,8 +3,8 @@ import { limitsInput } from "@/features/limits/contracts";
 import { saveLimits } from "@/features/limits/server/settings";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { container } from "@/lib/container";
 import { readJson } from "@/lib/http/route";
+import { container } from "@/server/container";
 
 /**
  * Sets the rate limits and budgets of the tenant (`scope: "tenant"`), of one of its API keys or of one of its

@@ -4,8 +4,8 @@ import { unpricedModels } from "@/features/limits/server/assumed-prices";
 import { readGovernanceSettings, saveTenantSettings } from "@/features/limits/server/settings";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { container } from "@/lib/container";
 import { readJson } from "@/lib/http/route";
+import { container } from "@/server/container";
 
 const aliases = () => Object.keys(container().gateway.config.models);
 const gatewayFacts = () => ({

@@ -1,13 +1,8 @@
 import { type Database, getDb } from "@/db";
 import { labelName, moveLabelInput, playgroundInput, promptName } from "@/features/prompts/contracts";
 import { promptAccess } from "@/features/prompts/server/access";
-import { withUser } from "@/lib/auth/guards";
-import { actorOf } from "@/lib/changes/changes";
-import { container } from "@/lib/container";
-import { AppError, notFound } from "@/lib/core/errors";
-import { readJson } from "@/lib/http/route";
-import { runPlayground } from "@/lib/prompts/playground";
-import { promptVersionStats } from "@/lib/prompts/stats";
+import { runPlayground } from "@/features/prompts/server/playground";
+import { promptVersionStats } from "@/features/prompts/server/stats";
 import {
   archiveVersion,
   describeRef,
@@ -15,7 +10,12 @@ import {
   moveLabel,
   promptVersions,
   type VersionRef,
-} from "@/lib/prompts/store";
+} from "@/features/prompts/server/store";
+import { withUser } from "@/lib/auth/guards";
+import { actorOf } from "@/lib/changes/changes";
+import { AppError, notFound } from "@/lib/core/errors/app-error";
+import { readJson } from "@/lib/http/route";
+import { container } from "@/server/container";
 
 type Params = { path: string[] };
 

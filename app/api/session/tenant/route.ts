@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { unstable_update } from "@/lib/auth";
 import { tenantAccessOrThrow, withUser } from "@/lib/auth/guards";
-import { forbidden } from "@/lib/core/errors";
+import { forbidden } from "@/lib/core/errors/app-error";
 import { readJson } from "@/lib/http/route";
 
 const body = z.object({ tenantId: z.uuid("tenantId must be a tenant id").nullable() });

@@ -1,6 +1,6 @@
 import { AdminPageFrame } from "@/components/admin-kit/page-frame";
-import { pageSchemaFor } from "@/components/admin-kit/page-schema";
 import { ChooseTenantNote } from "@/components/admin-kit/ui";
+import { pageSchemaFor } from "@/features/admin-tables/server/page-schema";
 import { MembersAdmin } from "@/features/members/components/members-admin";
 import { requireTenantAdmin } from "@/lib/auth/page-guards";
 import { titleMetadata } from "@/lib/i18n/metadata";

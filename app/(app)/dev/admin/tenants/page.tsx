@@ -1,5 +1,5 @@
 import { AdminPageFrame } from "@/components/admin-kit/page-frame";
-import { pageSchemaFor } from "@/components/admin-kit/page-schema";
+import { pageSchemaFor } from "@/features/admin-tables/server/page-schema";
 import { TenantsAdmin } from "@/features/tenants/components/tenants-admin";
 import { requireSuperAdmin } from "@/lib/auth/page-guards";
 import { titleMetadata } from "@/lib/i18n/metadata";

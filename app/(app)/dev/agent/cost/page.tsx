@@ -1,10 +1,10 @@
-import { SchemaPage } from "@/components/ui/schema-page";
+import { SchemaPage } from "@/features/admin-tables/components/schema-page-server";
 import { VersionCompare } from "@/features/prompts/components/version-compare";
 import { currentUser } from "@/lib/auth/guards";
-import { container } from "@/lib/container";
 import { pricesInfo } from "@/lib/gateway";
 import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
+import { container } from "@/server/container";
 
 export const generateMetadata = titleMetadata("nav.cost");
 

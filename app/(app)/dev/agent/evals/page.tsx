@@ -1,7 +1,7 @@
 import { AdminPageFrame } from "@/components/admin-kit/page-frame";
-import { pageSchemaFor } from "@/components/admin-kit/page-schema";
 import { ChooseTenantNote } from "@/components/admin-kit/ui";
-import { SchemaPageClient } from "@/components/schema-page/schema-page";
+import { SchemaPageClient } from "@/features/admin-tables/components/schema-page";
+import { pageSchemaFor } from "@/features/admin-tables/server/page-schema";
 import { EvalsActions } from "@/features/evals/components/evals-actions";
 import { requirePromptEditor } from "@/lib/auth/page-guards";
 import { titleMetadata } from "@/lib/i18n/metadata";

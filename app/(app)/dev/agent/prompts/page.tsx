@@ -1,5 +1,5 @@
-import { pageSchemaFor } from "@/components/admin-kit/page-schema";
-import { SchemaPageClient } from "@/components/schema-page/schema-page";
+import { SchemaPageClient } from "@/features/admin-tables/components/schema-page";
+import { pageSchemaFor } from "@/features/admin-tables/server/page-schema";
 import { NewPrompt } from "@/features/prompts/components/new-prompt";
 import { promptAccess } from "@/features/prompts/server/access";
 import { requireUser } from "@/lib/auth/page-guards";

@@ -1,4 +1,4 @@
-import { SchemaPage } from "@/components/ui/schema-page";
+import { SchemaPage } from "@/features/admin-tables/components/schema-page-server";
 import { titleMetadata } from "@/lib/i18n/metadata";
 
 export const generateMetadata = titleMetadata("nav.turns");

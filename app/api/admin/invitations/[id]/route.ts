@@ -3,7 +3,7 @@ import { getDb } from "@/db";
 import { revokeInvitation } from "@/features/members/server/members";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { notFound } from "@/lib/core/errors";
+import { notFound } from "@/lib/core/errors/app-error";
 
 /** Revokes a pending invitation: its link stops working at once. */
 export const DELETE = withTenantAdmin<{ id: string }>(async (_req, { auth, params, requestId }) => {

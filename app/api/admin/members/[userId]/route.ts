@@ -4,7 +4,7 @@ import { changeMemberInput } from "@/features/members/contracts";
 import { changeRole, removeMember, setPromptEditor } from "@/features/members/server/members";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { notFound } from "@/lib/core/errors";
+import { notFound } from "@/lib/core/errors/app-error";
 import { readJson } from "@/lib/http/route";
 
 const userIdOf = (raw: string) => {

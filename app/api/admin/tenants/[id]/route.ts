@@ -4,7 +4,7 @@ import { updateTenantInput } from "@/features/tenants/contracts";
 import { updateTenant } from "@/features/tenants/server/tenants";
 import { withSuperAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { notFound } from "@/lib/core/errors";
+import { notFound } from "@/lib/core/errors/app-error";
 import { readJson } from "@/lib/http/route";
 
 /** Renames, disables or re-enables a tenant (`{name?, disabled?}`); nothing is deleted. */

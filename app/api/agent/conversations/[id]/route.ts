@@ -3,7 +3,7 @@ import { getDb } from "@/db";
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
 import { browserMessages } from "@/features/drawer/server/browser-messages";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
-import { notFound } from "@/lib/core/errors";
+import { notFound } from "@/lib/core/errors/app-error";
 import {
   conversationMessages,
   deleteConversation,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { getDb } from "@/db";
 import { activeTenantOrThrow, isTenantAdmin, withUser } from "@/lib/auth/guards";
-import { notFound } from "@/lib/core/errors";
+import { notFound } from "@/lib/core/errors/app-error";
 import { getTurnOrThrow } from "@/lib/governance/ledger";
 
 /** A turn's ledger row, for its own user or a tenant admin; anything else answers 404. */

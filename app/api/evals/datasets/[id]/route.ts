@@ -1,8 +1,8 @@
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
+import { archiveDataset, getDataset } from "@/features/evals/server/store";
 import { withUser } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { archiveDataset, getDataset } from "@/lib/evals/store";
 
 type Params = { id: string };
 

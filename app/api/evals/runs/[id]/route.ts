@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
+import { getRun } from "@/features/evals/server/store";
 import { withUser } from "@/lib/auth/guards";
-import { getRun } from "@/lib/evals/store";
 
 type Params = { id: string };
 

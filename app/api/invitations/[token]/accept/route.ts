@@ -3,7 +3,7 @@ import { acceptInvitationInput } from "@/features/members/contracts";
 import { acceptInvitation, lookupInvitation } from "@/features/members/server/members";
 import { passSignInThrottle } from "@/lib/auth/sign-in";
 import { recordSignInFailure } from "@/lib/auth/throttle";
-import { AppError } from "@/lib/core/errors";
+import { AppError } from "@/lib/core/errors/app-error";
 import { clientAddress } from "@/lib/http/client-address";
 import { readJson, route } from "@/lib/http/route";
 

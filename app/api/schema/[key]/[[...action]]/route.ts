@@ -1,8 +1,13 @@
+import {
+  csvStream,
+  pageQueryFrom,
+  suggestFieldUnknown,
+  suggestQueryFrom,
+} from "@/features/admin-tables/server/query";
 import { withUser } from "@/lib/auth/guards";
-import { container } from "@/lib/container";
-import { notFound } from "@/lib/core/errors";
+import { notFound } from "@/lib/core/errors/app-error";
 import { LOCALE_COOKIE, pickLocale } from "@/lib/i18n/messages";
-import { csvStream, pageQueryFrom, suggestFieldUnknown, suggestQueryFrom } from "@/lib/schema-pages/query";
+import { container } from "@/server/container";
 
 type Params = { key: string; action?: string[] };
 

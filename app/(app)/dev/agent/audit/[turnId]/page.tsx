@@ -3,10 +3,10 @@ import { getDb } from "@/db";
 import { ReplayView } from "@/features/replay/components/replay-view";
 import { turnReplay } from "@/features/replay/server/replay";
 import { requireUser } from "@/lib/auth/page-guards";
-import { container } from "@/lib/container";
-import { AppError } from "@/lib/core/errors";
-import { isUuid } from "@/lib/core/uuid";
+import { AppError } from "@/lib/core/errors/app-error";
+import { isUuid } from "@/lib/core/schema/uuid";
 import { titleMetadata } from "@/lib/i18n/metadata";
+import { container } from "@/server/container";
 
 export const generateMetadata = titleMetadata("replay.title");
 

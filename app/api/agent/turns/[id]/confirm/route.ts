@@ -1,8 +1,8 @@
 import { confirmCallInput } from "@/features/drawer/contracts";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
-import { container } from "@/lib/container";
-import { AppError } from "@/lib/core/errors";
+import { AppError } from "@/lib/core/errors/app-error";
 import { readJson } from "@/lib/http/route";
+import { container } from "@/server/container";
 
 /**
  * The user's Approve / Deny on a call of their running turn that waits for it. 404 when no such call waits for

@@ -1,8 +1,8 @@
 import { getDb } from "@/db";
+import { uuidOr404 } from "@/features/admin-tables/server/sql-provider";
 import { turnReplay } from "@/features/replay/server/replay";
 import { withUser } from "@/lib/auth/guards";
-import { container } from "@/lib/container";
-import { uuidOr404 } from "@/lib/schema-pages/sql-provider";
+import { container } from "@/server/container";
 
 /**
  * A turn's replay (ledger row, audit events in seq order, previous and next turn), for whoever may open the audit

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
+import { appendItems, itemFromTurn } from "@/features/evals/server/store";
 import { isTenantAdmin, withUser } from "@/lib/auth/guards";
-import { appendItems, itemFromTurn } from "@/lib/evals/store";
 import { readJson } from "@/lib/http/route";
 
 type Params = { id: string };

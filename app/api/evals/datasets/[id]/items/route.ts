@@ -1,9 +1,9 @@
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
 import { appendItemsInput, parseJsonl } from "@/features/evals/server/import";
+import { appendItems } from "@/features/evals/server/store";
+import type { NewItem } from "@/features/evals/server/types";
 import { withUser } from "@/lib/auth/guards";
-import { appendItems } from "@/lib/evals/store";
-import type { NewItem } from "@/lib/evals/types";
 import { readJson } from "@/lib/http/route";
 
 type Params = { id: string };

@@ -1,8 +1,8 @@
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
+import { cancelRun, getRun } from "@/features/evals/server/store";
 import { withUser } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
-import { cancelRun, getRun } from "@/lib/evals/store";
 
 type Params = { id: string };
 

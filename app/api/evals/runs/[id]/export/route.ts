@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
+import { runCsv } from "@/features/evals/server/store";
 import { withUser } from "@/lib/auth/guards";
-import { runCsv } from "@/lib/evals/store";
 
 type Params = { id: string };
 

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { ChooseTenantNote } from "@/components/admin-kit/ui";
 import { AddToDatasetForm } from "@/features/evals/components/add-to-dataset";
 import { requirePromptEditor } from "@/lib/auth/page-guards";
-import { isUuid } from "@/lib/core/uuid";
+import { isUuid } from "@/lib/core/schema/uuid";
 import { titleMetadata } from "@/lib/i18n/metadata";
 import { getTranslator } from "@/lib/i18n/server";
 

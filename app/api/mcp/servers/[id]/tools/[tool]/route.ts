@@ -1,10 +1,10 @@
+import { uuidOr404 } from "@/features/admin-tables/server/sql-provider";
 import { updateToolInput } from "@/features/mcp/contracts";
 import { mcpAdminDeps } from "@/features/mcp/server/deps";
 import { updateToolSetting } from "@/features/mcp/server/servers";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { readJson } from "@/lib/http/route";
-import { uuidOr404 } from "@/lib/schema-pages/sql-provider";
 
 /** Changes one tool's settings: enabled, the roles that may call it, whether it needs the user's confirmation. */
 export const PUT = withTenantAdmin<{ id: string; tool: string }>(async (req, { auth, params, requestId }) => {

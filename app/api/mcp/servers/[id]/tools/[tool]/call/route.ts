@@ -1,10 +1,10 @@
+import { uuidOr404 } from "@/features/admin-tables/server/sql-provider";
 import { testCallInput } from "@/features/mcp/contracts";
 import { mcpAdminDeps } from "@/features/mcp/server/deps";
 import { testCallTool } from "@/features/mcp/server/servers";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { readJson } from "@/lib/http/route";
-import { uuidOr404 } from "@/lib/schema-pages/sql-provider";
 
 /**
  * The admin's test call: runs the tool as the loop would and answers what the model would read (`ok: false` with

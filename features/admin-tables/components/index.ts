@@ -1,0 +1,3 @@
+export * from "./cells";
+export * from "./format";
+export * from "./schema-page";

@@ -1,0 +1,75 @@
+import type { ToolListing } from "@/lib/agent/registry";
+import type { UserContext } from "@/lib/auth/users";
+import { forbidden, notFound } from "@/lib/core/errors/app-error";
+import type { PageProvider, PageSchema, ProviderContext } from "../contracts";
+import { loadPageSchemas } from "./load";
+import { adminChangesProvider } from "./providers/admin-changes";
+import { adminInvitationsProvider } from "./providers/admin-invitations";
+import { adminMembersProvider } from "./providers/admin-members";
+import { adminTenantsProvider } from "./providers/admin-tenants";
+import { agentAuditProvider } from "./providers/agent-audit";
+import { agentCostProvider } from "./providers/agent-cost";
+import { agentPromptsProvider } from "./providers/agent-prompts";
+import { agentTurnsProvider } from "./providers/agent-turns";
+import { evalDatasetsProvider } from "./providers/eval-datasets";
+import { evalRunsProvider } from "./providers/eval-runs";
+import { toolCatalogProvider } from "./providers/tool-catalog";
+
+/** What providers read besides the database: the registered tools (listed without starting the agent). */
+export type PageSources = { listTools: () => ToolListing[] };
+
+/** Read-only data sources, by the name page schemas use in "provider". */
+export const PROVIDERS: Record<string, (sources: PageSources) => PageProvider> = {
+  agentTurns: () => agentTurnsProvider(),
+  agentAudit: () => agentAuditProvider(),
+  agentCost: () => agentCostProvider(),
+  agentPrompts: () => agentPromptsProvider(),
+  evalDatasets: () => evalDatasetsProvider(),
+  evalRuns: () => evalRunsProvider(),
+  toolCatalog: (sources) => toolCatalogProvider(sources.listTools),
+  adminChanges: () => adminChangesProvider(),
+  adminTenants: () => adminTenantsProvider(),
+  adminMembers: () => adminMembersProvider(),
+  adminInvitations: () => adminInvitationsProvider(),
+};
+
+export type OpenedPage = { page: PageSchema; provider: PageProvider; ctx: ProviderContext };
+
+/** The validated page schemas with the providers that answer them. */
+export class PageCatalog {
+  constructor(
+    readonly schemas: Map<string, PageSchema>,
+    private readonly sources: PageSources,
+  ) {}
+
+  /** Loads and validates schemas/*.schema.json (a broken file throws PageSchemaError, naming file and field). */
+  static load(sources: PageSources): PageCatalog {
+    return new PageCatalog(loadPageSchemas(Object.keys(PROVIDERS)), sources);
+  }
+
+  /**
+   * The page, its provider and the scope the user reads it in: a tenant admin sees the active tenant, the super
+   * admin every tenant (or the one chosen in the switcher); a member only pages whose roles name "member", in the
+   * active tenant. Anyone else is refused with 403; an unknown page is 404.
+   */
+  open(key: string, auth: UserContext): OpenedPage {
+    const page = this.schemas.get(key);
+    if (!page) throw notFound("page");
+    const superAdmin = auth.user.isSuperAdmin;
+    const allowed =
+      (superAdmin && page.roles.includes("super")) ||
+      (auth.role === "admin" && page.roles.includes("admin")) ||
+      (auth.role !== null && auth.tenant !== null && page.roles.includes("member")) ||
+      // Prompt editors (members an admin marked on the members page) open the pages of prompts and evaluations.
+      (auth.tenant?.promptEditor === true && page.roles.includes("editor"));
+    if (!allowed) throw forbidden("this page is for tenant admins");
+    if (!superAdmin && !auth.tenant) throw forbidden("choose a tenant first");
+    return {
+      page,
+      provider: PROVIDERS[page.provider]!(this.sources),
+      ctx: { tenantId: auth.tenant?.id ?? null, superAdmin },
+    };
+  }
+}
+export * from "./providers/agent-turns";
+export * from "./query";

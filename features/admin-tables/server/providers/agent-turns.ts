@@ -1,0 +1,174 @@
+import "server-only";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { type Database, getDb } from "@/db";
+import { apiKey, appUser, prompt, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
+import { likeContains } from "@/db/sql-text";
+import type { PageProvider, ProviderContext } from "@/features/admin-tables/contracts";
+import { badFilterValue, uuidFilter } from "../query";
+import { sqlProvider, uuidOr404 } from "../sql-provider";
+
+const t = sysAgentTurn;
+
+/** The ledger row as the pages read it (the replay reads a subset of the same). */
+export const ledgerFields = {
+  id: t.id,
+  startedAt: t.startedAt,
+  tenantId: t.tenantId,
+  tenantName: tenant.name,
+  userId: t.userId,
+  userEmail: appUser.email,
+  conversationId: t.conversationId,
+  source: t.source,
+  status: t.status,
+  requestedModel: t.requestedModel,
+  servedProvider: t.servedProvider,
+  servedAdapter: t.servedAdapter,
+  servedModel: t.servedModel,
+  attempts: t.attempts,
+  fallbackIndex: t.fallbackIndex,
+  inputTokens: t.inputTokens,
+  cachedInputTokens: t.cachedInputTokens,
+  cacheWriteTokens: t.cacheWriteTokens,
+  outputTokens: t.outputTokens,
+  reasoningTokens: t.reasoningTokens,
+  cost: t.cost,
+  costStatus: t.costStatus,
+  rounds: t.rounds,
+  firstTokenMs: t.firstTokenMs,
+  latencyMs: t.latencyMs,
+  toolTrace: t.toolTrace,
+  tools: sql<string>`(select string_agg(x->>'name', ', ') from jsonb_array_elements(${t.toolTrace}) x)`,
+  errorClass: t.errorClass,
+  errorMessage: t.errorMessage,
+  cacheHits: t.cacheHits,
+  apiKeyId: t.apiKeyId,
+  apiKeyName: apiKey.name,
+  // Who made the call: an API call's key (its creator only minted the key), else the signed-in user. Only API
+  // rows have a key; sample API rows (features/demo/server/sample-data.ts) have none and show their user. A key whose row
+  // is gone shows its id, never its creator (a revoked key keeps its row and its name).
+  caller: sql<string | null>`coalesce(${apiKey.name}, ${t.apiKeyId}::text, ${appUser.email})`,
+  endUser: t.endUser,
+  tags: t.tags,
+  tagList: sql<string>`array_to_string(${t.tags}, ', ')`,
+  requestMetadata: t.requestMetadata,
+  promptName: t.promptName,
+  promptVersion: t.promptVersion,
+  prompt: sql<
+    string | null
+  >`case when ${t.promptName} is null then null else ${t.promptName} || ' v' || ${t.promptVersion} end`,
+};
+
+/** The key's own tenant too: a key id is unique, but a join that cannot cross tenants is one less thing to trust. */
+export const keyJoin = and(eq(apiKey.id, t.apiKeyId), eq(apiKey.tenantId, t.tenantId))!;
+
+/** The usage ledger (sys_agent_turn) for /dev/agent/turns. */
+export function agentTurnsProvider(database: () => Promise<Database> = getDb): PageProvider {
+  return sqlProvider(database, {
+    table: t,
+    tenantColumn: t.tenantId,
+    idColumn: t.id,
+    fields: ledgerFields,
+    joins: [
+      { table: tenant, on: eq(tenant.id, t.tenantId) },
+      { table: appUser, on: eq(appUser.id, t.userId) },
+      { table: apiKey, on: keyJoin },
+    ],
+    sorts: {
+      startedAt: { expr: t.startedAt, type: "timestamptz" },
+      latencyMs: { expr: sql`coalesce(${t.latencyMs}, -1)`, type: "integer" },
+      cost: { expr: sql`coalesce(${t.cost}, -1)`, type: "numeric" },
+      inputTokens: { expr: t.inputTokens, type: "integer" },
+      outputTokens: { expr: t.outputTokens, type: "integer" },
+    },
+    filters: {
+      // Contained, case-insensitive: "gpt" finds every GPT model.
+      servedModel: (v) => sql`${t.servedModel} ilike ${likeContains(v)}`,
+      servedAdapter: (v) => eq(t.servedAdapter, v),
+      source: (v) => eq(t.source, v as "drawer"),
+      user: (v) => inArray(t.userId, sql`(select id from app_user where email ilike ${likeContains(v)})`),
+      conversationId: (v) => eq(t.conversationId, uuidFilter("conversationId", v)),
+      // A tool whose name contains the text, among the turn's calls (a turn's trace is a few entries).
+      tool: (v) =>
+        sql`exists (select 1 from jsonb_array_elements(${t.toolTrace}) x where x->>'name' ilike ${likeContains(v)})`,
+      // The end user exactly as stored (the list shows it), so the (tenant, end_user, started_at) index serves it.
+      endUser: (v) => eq(t.endUser, v.trim()),
+      tag: (v) => sql`${t.tags} @> array[${v.trim()}]::text[]`,
+      // API keys whose name contains the text (a subquery: counts and metrics join nothing). Not correlated on the
+      // tenant: a turn's key is its own tenant's, the rows are already the caller's tenant's, and uncorrelated it
+      // is a nested loop over the (tenant, api_key_id, started_at) index (900 ms → 0.1 ms for a rare key in 300k).
+      apiKey: (v) =>
+        inArray(t.apiKeyId, sql`(select k.id from api_key k where k.name ilike ${likeContains(v)})`),
+      // One key exactly, by id (the keys list links here): the (tenant, api_key_id, started_at) index.
+      apiKeyId: (v) => eq(t.apiKeyId, uuidFilter("apiKeyId", v)),
+      // Turns answered (at least in part) from the response cache, or not at all.
+      cache: (v) => (v === "hit" ? sql`${t.cacheHits} > 0` : sql`${t.cacheHits} = 0`),
+      // Unpriced and assumed rows through their partial index; priced is everything else.
+      costStatus: (v) => eq(t.costStatus, v as "priced"),
+      // A stored prompt by its exact name (the prompt index), and one of its versions.
+      promptName: (v) => eq(t.promptName, v.trim()),
+      promptVersion: (v) => {
+        if (!/^\d{1,9}$/.test(v.trim()))
+          throw badFilterValue("promptVersion", "must be a version number, such as 3");
+        return eq(t.promptVersion, Number(v.trim()));
+      },
+    },
+    dateFilters: { startedAt: t.startedAt },
+    segmentColumn: t.status,
+    // Models, people, end users and tools from the newest turns; key names from the tenant's keys.
+    suggestions: {
+      servedModel: { value: t.servedModel, recent: t.startedAt },
+      user: { value: appUser.email, recent: t.startedAt },
+      apiKey: { table: apiKey, tenantColumn: apiKey.tenantId, value: apiKey.name },
+      endUser: { value: t.endUser, recent: t.startedAt },
+      tag: { value: sql`unnest(${t.tags})`, recent: t.startedAt },
+      tool: { value: sql`jsonb_array_elements(${t.toolTrace})->>'name'`, recent: t.startedAt },
+      promptName: { table: prompt, tenantColumn: prompt.tenantId, value: prompt.name },
+    },
+    measures: {
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      cachedInputTokens: t.cachedInputTokens,
+      cost: t.cost,
+      latencyMs: t.latencyMs,
+    },
+    dimensions: {
+      servedModel: t.servedModel,
+      servedAdapter: t.servedAdapter,
+      status: t.status,
+      user: appUser.email,
+      apiKey: apiKey.name,
+      endUser: t.endUser,
+      day: sql`date_trunc('day', ${t.startedAt})::date`,
+    },
+    detail: turnDetail,
+  });
+}
+
+async function turnDetail(db: Database, ctx: ProviderContext, rawId: string) {
+  const id = uuidOr404(rawId);
+  const scope = ctx.tenantId ? and(eq(t.id, id), eq(t.tenantId, ctx.tenantId)) : eq(t.id, id);
+  const [row] = await db
+    .select(ledgerFields)
+    .from(t)
+    .leftJoin(tenant, eq(tenant.id, t.tenantId))
+    .leftJoin(appUser, eq(appUser.id, t.userId))
+    .leftJoin(apiKey, keyJoin)
+    .where(scope)
+    .limit(1);
+  if (!row) return null;
+  const events = await db
+    .select({
+      id: sysAgentAudit.id,
+      seq: sysAgentAudit.seq,
+      type: sysAgentAudit.type,
+      createdAt: sysAgentAudit.createdAt,
+      payload: sysAgentAudit.payload,
+    })
+    .from(sysAgentAudit)
+    .where(and(eq(sysAgentAudit.tenantId, row.tenantId), eq(sysAgentAudit.turnId, id)))
+    .orderBy(asc(sysAgentAudit.seq));
+  return {
+    row: { ...row, startedAt: row.startedAt.toISOString() },
+    events: events.map((e) => ({ ...e, createdAt: e.createdAt.toISOString() })),
+  };
+}

@@ -1,0 +1,352 @@
+import "server-only";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { Database } from "@/db";
+import { tenant } from "@/db/schema";
+import { likeContains } from "@/db/sql-text";
+import { AppError } from "@/lib/core/errors/app-error";
+import { isUuid } from "@/lib/core/schema/uuid";
+import type {
+  ChartDef,
+  MetricDef,
+  PageProvider,
+  PageQuery,
+  ProviderContext,
+  Row,
+  Suggestion,
+} from "../contracts";
+import {
+  checkCursor,
+  decodeCursor,
+  encodeCursor,
+  parseTimeBound,
+  type TimeBound,
+  unknownFilter,
+  uuidFilter,
+} from "./query";
+import { normalize, timeSeries } from "./time-series";
+
+type Expr = SQL | PgColumn;
+type Column = PgColumn;
+/** A sortable field: a non-null expression and the SQL type its cursor value is cast to. */
+export type SortField = { expr: Expr; type: "timestamptz" | "numeric" | "integer" | "text" };
+/**
+ * A time-range column. A bare expression is bounded exactly (an ISO time means that instant); `utcDay` is
+ * for daily rows (rollups): a bound covers its whole UTC day, so "last 24 hours" still includes today's row.
+ */
+export type TimeColumn = Expr | { utcDay: Expr };
+
+/**
+ * Where a filter's suggestions come from: distinct values of `value`, from the page's own table (its tenant
+ * column and joins) unless another table is named with its own tenant column. Scoped like every page query,
+ * so a tenant is offered only its own values. `recent` reads only the newest rows by that expression.
+ */
+export type SuggestSource = {
+  value: Expr;
+  table?: PgTable;
+  tenantColumn?: Column;
+  joins?: { table: PgTable; on: SQL }[];
+  recent?: Expr;
+};
+
+export type SqlProviderConfig = {
+  table: PgTable;
+  tenantColumn: Column;
+  idColumn: Expr;
+  /** The row's fields, by the names the page schema uses. */
+  fields: Record<string, Expr>;
+  /** Left joins for display fields (tenant names, user emails), added to row queries only. */
+  joins?: { table: PgTable; on: SQL }[];
+  sorts: Record<string, SortField>;
+  /** f.<field>=value → a condition; an unknown f.<field> is refused with 422. */
+  filters: Record<string, (value: string) => SQL | undefined>;
+  /** f.<field>.from / f.<field>.to (a day, YYYY-MM-DD, or an ISO time) → a time range on this column. */
+  dateFilters: Record<string, TimeColumn>;
+  segmentColumn?: Column;
+  /** Filter suggestions by filter field (the super admin's tenant names are built in, as "tenant"). */
+  suggestions?: Record<string, SuggestSource>;
+  /** Measures for metric cards and charts: `count` counts rows, others are summed or averaged. */
+  measures: Record<string, Expr>;
+  /** Chart dimensions: the expression to group by and how to label it. */
+  dimensions: Record<string, Expr>;
+  /**
+   * Chart dimensions over time (a UTC timestamp without zone), bucketed by the range's granularity; `finest` is
+   * "day" where the source only has days.
+   */
+  times?: Record<string, { expr: Expr; finest: "hour" | "day" }>;
+  detail(db: Database, ctx: ProviderContext, id: string): Promise<{ row: Row; events?: Row[] } | null>;
+};
+
+/** A config entry by a name from the URL: own keys only, so f.constructor is unknown, not Object's. */
+const own = <T>(record: Record<string, T>, key: string): T | undefined =>
+  Object.hasOwn(record, key) ? record[key] : undefined;
+
+// The select builder, seen only as far as adding left joins goes (its exact type changes with each join).
+type Joinable = { leftJoin(table: PgTable, on: SQL): Joinable };
+
+const COUNT_CAP = 10_000;
+const EXPORT_PAGE = 1_000;
+/** Suggestions read at most this many newest rows of a large table: bounded work per keystroke. */
+export const SUGGEST_WINDOW = 20_000;
+/** The built-in suggestion and filter for the super admin: tenants by name (f.tenant, contains). */
+export const TENANT_NAME_FILTER = "tenant";
+
+/**
+ * A page provider over one table: tenant-scoped by construction (the super admin's null tenant reads all, with
+ * an optional f.tenantId), keyset pagination on (sort field, id), and separate queries for rows, count,
+ * metrics and series, so the first page never waits on a count.
+ */
+export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConfig): PageProvider {
+  const where = (ctx: ProviderContext, q: PageQuery) => scopedWhere(config, ctx, q);
+
+  const sortOf = (q: PageQuery) => {
+    const sort = config.sorts[q.sort.field];
+    if (!sort)
+      throw new AppError("validation_failed", `cannot sort by "${q.sort.field}"`, {
+        fields: { sort: [`sortable: ${Object.keys(config.sorts).join(", ")}`] },
+      });
+    return sort;
+  };
+
+  async function page(ctx: ProviderContext, q: PageQuery) {
+    const sort = sortOf(q);
+    const desc = q.sort.direction === "desc";
+    const conditions = [where(ctx, q)];
+    if (q.cursor) {
+      const [value, id] = decodeCursor(q.cursor);
+      checkCursor(value, sort.type, id);
+      const op = desc ? sql`<` : sql`>`;
+      conditions.push(
+        sql`(${sort.expr}, ${config.idColumn}) ${op} (${value}::${sql.raw(sort.type)}, ${id}::uuid)`,
+      );
+    }
+    const rows = (await withJoins(config, (await db()).select(config.fields).from(config.table))
+      .where(and(...conditions.filter((c): c is SQL => !!c)))
+      .orderBy(
+        desc
+          ? sql`${sort.expr} desc, ${config.idColumn} desc`
+          : sql`${sort.expr} asc, ${config.idColumn} asc`,
+      )
+      .limit(q.limit + 1)) as Row[];
+    const more = rows.length > q.limit;
+    const visible = rows.slice(0, q.limit).map(serialize);
+    const last = visible[visible.length - 1];
+    const nextCursor = more && last ? encodeCursor([cursorValue(last[q.sort.field]), String(last.id)]) : null;
+    return { rows: visible, nextCursor };
+  }
+
+  return {
+    rows: page,
+    async count(ctx, q) {
+      // Counting stops at a cap: "10,000+" is as useful as an exact number and costs a bounded scan.
+      const [row] = await (await db())
+        .select({ n: sql<number>`count(*)::int` })
+        .from(
+          sql`(select 1 from ${config.table} where ${where(ctx, q) ?? sql`true`} limit ${COUNT_CAP + 1}) as capped`,
+        );
+      const n = Number(row?.n ?? 0);
+      return { count: Math.min(n, COUNT_CAP), approximate: n > COUNT_CAP };
+    },
+    async metrics(ctx, q, metrics: MetricDef[]) {
+      const select = Object.fromEntries(
+        metrics.map((m) => [m.key, aggregate(config, m.measure, m.aggregation, m.format === "money")]),
+      );
+      const [row] = await (await db()).select(select).from(config.table).where(where(ctx, q));
+      // A sum of money over rows that have no price (or no rows) is unknown, not $0.00: null, shown as "—".
+      const money = new Set(metrics.filter((m) => m.format === "money").map((m) => m.key));
+      return Object.fromEntries(
+        Object.entries(row ?? {}).map(([k, v]) => [k, v === null && money.has(k) ? null : normalize(v)]),
+      );
+    },
+    async series(ctx, q, chart: ChartDef) {
+      const time = config.times && own(config.times, chart.dimension);
+      if (time)
+        return timeSeries(await db(), {
+          table: config.table,
+          where: where(ctx, q),
+          time: time.expr,
+          value: aggregate(config, chart.measure, chart.aggregation),
+          finest: time.finest,
+          filter: { from: q.filters[`${chart.dimension}.from`], to: q.filters[`${chart.dimension}.to`] },
+        });
+      const dimension = config.dimensions[chart.dimension];
+      if (!dimension) throw new AppError("validation_failed", `unknown chart dimension "${chart.dimension}"`);
+      const value = aggregate(config, chart.measure, chart.aggregation);
+      const base = (await db())
+        .select({ label: sql<string>`coalesce(${dimension}::text, '—')`, value })
+        .from(config.table);
+      const rows = await withJoins(config, base)
+        .where(where(ctx, q))
+        .groupBy(sql`1`)
+        // By the number the text stands for: as text, "9.44" would sort above "15.75".
+        .orderBy(sql`(${value})::numeric desc`, sql`1 asc`)
+        .limit(chart.topN ?? 50);
+      return { points: rows.map((r) => ({ label: String(r.label), value: normalize(r.value) })) };
+    },
+    async detail(ctx, id) {
+      return config.detail(await db(), ctx, id);
+    },
+    async *exportRows(ctx, q) {
+      let cursor: string | null = null;
+      do {
+        const result = await page(ctx, { ...q, cursor, limit: EXPORT_PAGE });
+        yield* result.rows;
+        cursor = result.nextCursor;
+      } while (cursor);
+    },
+    async suggest(ctx, field, q, limit) {
+      const source =
+        field === TENANT_NAME_FILTER
+          ? { table: tenant, tenantColumn: tenant.id, value: tenant.name }
+          : own(config.suggestions ?? {}, field);
+      if (!source) return null;
+      return suggestFrom(await db(), config, source, ctx, q, limit);
+    },
+  };
+}
+
+/**
+ * Distinct values containing `q` (case-insensitive), A to Z ignoring case: from the newest SUGGEST_WINDOW rows when the
+ * source says which are newest. The tenant condition is the same as every page query's (scopeCondition).
+ */
+async function suggestFrom(
+  db: Database,
+  config: SqlProviderConfig,
+  source: SuggestSource,
+  ctx: ProviderContext,
+  q: string,
+  limit: number,
+): Promise<Suggestion[]> {
+  const table = source.table ?? config.table;
+  const scope = scopeCondition(source.tenantColumn ?? config.tenantColumn, ctx);
+  const value = sql<string | null>`(${source.value})::text`;
+  // The value may be a set-returning expression (a turn's tool names), so it is tested outside, not in WHERE.
+  let inner = db
+    .select({ v: value.as("suggest_value") })
+    .from(table)
+    .where(scope)
+    .$dynamic();
+  const joins = source.table ? (source.joins ?? []) : (source.joins ?? config.joins ?? []);
+  for (const j of joins) inner = inner.leftJoin(j.table, j.on);
+  if (source.recent) inner = inner.orderBy(sql`${source.recent} desc`).limit(SUGGEST_WINDOW);
+  const s = inner.as("s");
+  // Grouped, not DISTINCT, so the order can ignore case whatever the database's collation.
+  const rows = await db
+    .select({ value: s.v })
+    .from(s)
+    .where(and(sql`${s.v} <> ''`, q ? sql`${s.v} ilike ${likeContains(q)}` : undefined))
+    .groupBy(s.v)
+    .orderBy(sql`lower(${s.v})`, s.v)
+    .limit(limit);
+  return rows
+    .filter((r): r is { value: string } => r.value !== null)
+    .map((r) => ({ value: r.value, label: r.value }));
+}
+
+/** The filters a page query may use on a table, and the tenant column that scopes it. */
+export type QueryScope = Pick<
+  SqlProviderConfig,
+  "tenantColumn" | "filters" | "dateFilters" | "segmentColumn"
+>;
+
+/**
+ * A page query's conditions: the tenant first (the super admin's null tenant reads all, with an optional
+ * f.tenantId), then its filters, time ranges and segment; an unknown or bad filter is a 422 naming it.
+ */
+export function scopedWhere(config: QueryScope, ctx: ProviderContext, q: PageQuery): SQL | undefined {
+  const conditions: SQL[] = [];
+  const scope = scopeCondition(config.tenantColumn, ctx);
+  if (scope) conditions.push(scope);
+  const allTenants = ctx.superAdmin && !ctx.tenantId;
+  for (const [key, value] of Object.entries(q.filters)) {
+    if (!value) continue;
+    const dateMatch = key.match(/^(.+)\.(from|to)$/);
+    if (dateMatch) {
+      const column = own(config.dateFilters, dateMatch[1]!);
+      if (!column) throw unknownFilter(key);
+      conditions.push(timeCondition(column, dateMatch[2] as "from" | "to", parseTimeBound(key, value)));
+      continue;
+    }
+    // The super admin's tenant filters: by id (links) or by name, contained (the filter bar). A tenant's own
+    // admin is already scoped to one tenant, so for them these narrow nothing.
+    if (key === "tenantId") {
+      if (allTenants) conditions.push(eq(config.tenantColumn, uuidFilter(key, value)));
+      continue;
+    }
+    if (key === TENANT_NAME_FILTER) {
+      if (allTenants)
+        conditions.push(
+          inArray(
+            config.tenantColumn,
+            sql`(select t.id from ${tenant} t where t.name ilike ${likeContains(value)})`,
+          ),
+        );
+      continue;
+    }
+    const build = own(config.filters, key);
+    if (!build) throw unknownFilter(key);
+    const condition = build(value);
+    if (condition) conditions.push(condition);
+  }
+  if (q.segment && config.segmentColumn) conditions.push(eq(config.segmentColumn, q.segment));
+  return conditions.length ? and(...conditions) : undefined;
+}
+
+/** The tenant condition every query of a context starts with: its tenant, or nothing for the super admin. */
+function scopeCondition(tenantColumn: Column, ctx: ProviderContext): SQL | undefined {
+  if (ctx.tenantId) return eq(tenantColumn, ctx.tenantId);
+  if (!ctx.superAdmin) throw new AppError("forbidden", "choose a tenant first");
+  return undefined;
+}
+
+function timeCondition(column: TimeColumn, end: "from" | "to", bound: TimeBound): SQL {
+  const at = sql`${bound.text}::timestamptz`;
+  if (typeof column === "object" && "utcDay" in column) {
+    const dayStart = sql`date_trunc('day', ${at}, 'UTC')`;
+    return end === "from"
+      ? sql`${column.utcDay} >= ${dayStart}`
+      : sql`${column.utcDay} < ${dayStart} + interval '1 day'`;
+  }
+  // A day as the end of a range covers that whole day; a time is that instant.
+  if (end === "from") return sql`${column} >= ${at}`;
+  return bound.kind === "date" ? sql`${column} < ${at} + interval '24 hours'` : sql`${column} <= ${at}`;
+}
+
+/** Adds the config's left joins to a select (its builder type changes with each join; the result keeps its shape). */
+function withJoins<B>(config: SqlProviderConfig, builder: B): B {
+  let joinable = builder as unknown as Joinable;
+  for (const j of config.joins ?? []) joinable = joinable.leftJoin(j.table, j.on);
+  return joinable as unknown as B;
+}
+
+/** An aggregate; `unknownIsNull`: a sum over no known value stays null (money with no priced row), not 0. */
+function aggregate(
+  config: SqlProviderConfig,
+  measure: string,
+  aggregation: MetricDef["aggregation"],
+  unknownIsNull = false,
+) {
+  if (aggregation === "count") return sql<number>`count(*)::int`;
+  const expr = config.measures[measure];
+  if (!expr) throw new AppError("validation_failed", `unknown measure "${measure}"`);
+  if (aggregation === "sum" && unknownIsNull) return sql<string | null>`sum(${expr})::text`;
+  return aggregation === "sum"
+    ? sql<string>`coalesce(sum(${expr}), 0)::text`
+    : sql<string>`coalesce(avg(${expr}), 0)::numeric(20,2)::text`;
+}
+
+/** Dates as ISO strings and numeric columns as exact strings, ready for JSON. */
+function serialize(row: Row): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
+  return out;
+}
+
+function cursorValue(v: unknown): string {
+  return v instanceof Date ? v.toISOString() : String(v ?? "");
+}
+
+export function uuidOr404(value: string): string {
+  if (!isUuid(value)) throw new AppError("not_found", "not found");
+  return value;
+}

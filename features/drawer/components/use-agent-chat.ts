@@ -1,0 +1,288 @@
+"use client";
+
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { MessageInputs } from "@/features/drawer/contracts";
+import { ApiError, errorFromResponse } from "@/lib/client/api";
+import { agentApi } from "./api";
+import { applyEvent, endTurn, lastReplaceable, newTurn, turnsFromHistory, withLedger } from "./chat-view";
+import { chipRefs } from "./context-chips";
+import { readEventBatches } from "./sse";
+import { readStored, STORAGE_KEYS, writeStored } from "./storage";
+import type { ChatTurn, ReplaceMode, TurnError } from "./types";
+
+type Run = { key: string; controller: AbortController; turnId: string | null; stopRequested: boolean };
+
+/** How long Stop waits for the server to end the stream before it stops reading on its own. */
+const STOP_GRACE_MS = 5_000;
+/** Footers are fetched for this many of the latest turns of a loaded conversation. */
+const FOOTERS_IN_VIEW = 20;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** When the server sends no Retry-After with a 429, Retry waits this long. */
+const DEFAULT_RETRY_AFTER_S = 5;
+
+/** The server's own words for a refusal: the field messages of a 422 ("the message is too long…"), else its message. */
+export function refusalMessage(error: ApiError): string {
+  const fields = Object.values(error.fields).flat();
+  return fields.length ? fields.join("; ") : error.message;
+}
+
+/**
+ * How a failed request reads and whether Retry helps: 5xx and network failures are retryable, a 429 after its
+ * wait (`retryAfterSeconds`, from the Retry-After header), any other 4xx is a refusal with the server's message.
+ */
+export function toTurnError(error: unknown, retryAfterSeconds?: number, now = Date.now()): TurnError {
+  if (!(error instanceof ApiError) || error.status === 0) return { kind: "network" };
+  if (error.status === 401) return { kind: "signedOut" };
+  if (error.status === 429) {
+    const wait = retryAfterSeconds ?? DEFAULT_RETRY_AFTER_S;
+    return { kind: "rateLimited", message: error.message, retryAt: now + wait * 1000 };
+  }
+  if (error.status >= 400 && error.status < 500) return { kind: "refused", message: refusalMessage(error) };
+  return { kind: "failed", message: error.message };
+}
+
+const retryAfterOf = (res: Response): number | undefined => {
+  const seconds = Number(res.headers.get("retry-after"));
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+};
+
+/**
+ * The chat of one user in one tenant (`scope`): the current conversation, its turns, sending over SSE,
+ * Stop, and footers for answers loaded from history. The conversation id is remembered per scope.
+ */
+export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: () => void }) {
+  const [conversationId, setConversationId] = useState<string | null>(null);
+  const [turns, setTurns] = useState<ChatTurn[]>([]);
+  const [running, setRunning] = useState(false);
+  const [loading, setLoading] = useState(false);
+  const [loadError, setLoadError] = useState<TurnError | null>(null);
+  /** The turn streamed most recently in this session: its finished answer is announced to screen readers. */
+  const [streamedKey, setStreamedKey] = useState<string | null>(null);
+
+  // Refs for what async code must read fresh (state captured by a closure would be stale).
+  const conversationRef = useRef<string | null>(null);
+  const runRef = useRef<Run | null>(null);
+  const loadRef = useRef<AbortController | null>(null);
+  const footersRequested = useRef(new Set<string>());
+  const turnsRef = useRef<ChatTurn[]>([]);
+  useEffect(() => {
+    turnsRef.current = turns;
+  }, [turns]);
+  const onSettledRef = useRef(onSettled);
+  useEffect(() => {
+    onSettledRef.current = onSettled;
+  }, [onSettled]);
+
+  const adopt = useCallback(
+    (id: string | null) => {
+      conversationRef.current = id;
+      setConversationId(id);
+      writeStored(STORAGE_KEYS.conversation(scope), id);
+    },
+    [scope],
+  );
+
+  const updateTurn = useCallback((key: string, change: (turn: ChatTurn) => ChatTurn) => {
+    setTurns((all) => all.map((turn) => (turn.key === key ? change(turn) : turn)));
+  }, []);
+
+  const openConversation = useCallback(
+    async (id: string) => {
+      if (runRef.current) return;
+      loadRef.current?.abort();
+      const controller = new AbortController();
+      loadRef.current = controller;
+      adopt(id);
+      setTurns([]);
+      setLoadError(null);
+      setLoading(true);
+      try {
+        const { messages } = await agentApi.conversation(id, controller.signal);
+        setTurns(turnsFromHistory(messages));
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        // Deleted elsewhere, or another user's: start a fresh conversation instead.
+        if (error instanceof ApiError && error.status === 404) adopt(null);
+        else setLoadError(toTurnError(error));
+      } finally {
+        if (loadRef.current === controller) {
+          loadRef.current = null;
+          setLoading(false);
+        }
+      }
+    },
+    [adopt],
+  );
+
+  const newConversation = useCallback(() => {
+    if (runRef.current) return;
+    loadRef.current?.abort();
+    loadRef.current = null;
+    adopt(null);
+    setTurns([]);
+    setLoadError(null);
+    setLoading(false);
+  }, [adopt]);
+
+  // Restore the remembered conversation once; leaving (e.g. switching tenant) ends what is in flight.
+  useEffect(() => {
+    const stored = readStored(STORAGE_KEYS.conversation(scope));
+    if (stored) void openConversation(stored);
+    return () => {
+      runRef.current?.controller.abort();
+      loadRef.current?.abort();
+    };
+  }, [scope, openConversation]);
+
+  /**
+   * Sends a turn. `retryOf` is the failed turn being retried; `mode` makes the turn replace the conversation's
+   * last one (edit: `message` instead of its message; regenerate: its message again). The replaced turn leaves
+   * the view at once; if the server refuses before the turn starts, nothing was replaced and it comes back.
+   * `inputs`: the context chips and files sent with the message.
+   */
+  const send = useCallback(
+    async (
+      message: string,
+      model: string | null,
+      options: { retryOf?: string; mode?: ReplaceMode; inputs?: MessageInputs } = {},
+    ): Promise<void> => {
+      const { retryOf, mode } = options;
+      const text = message.trim();
+      // While a conversation loads, its history would replace the new turn.
+      if (!text || runRef.current || loadRef.current) return;
+      const replaced = mode ? lastReplaceable(turnsRef.current.filter((t) => t.key !== retryOf)) : undefined;
+      if (mode && (!replaced || !conversationRef.current)) return;
+      // An edit keeps what the message had (its chips and files) unless told otherwise; a regenerate sends none
+      // and the server carries them over from the stored message.
+      const inputs =
+        mode === "regenerate"
+          ? undefined
+          : (options.inputs ?? (mode === "edit" ? replaced?.inputs : undefined));
+      const turn = { ...newTurn(text, inputs ?? replaced?.inputs), ...(mode ? { mode } : {}) };
+      const run: Run = {
+        key: turn.key,
+        controller: new AbortController(),
+        turnId: null,
+        stopRequested: false,
+      };
+      runRef.current = run;
+      setTurns((all) => [
+        ...all
+          // A retried turn stays in view (the stored history has it too); its footer still says it failed. A
+          // refused edit or regenerate was never stored: its retry takes its place.
+          .filter((t) => t.key !== replaced?.key && !(mode && t.key === retryOf))
+          .map((t) => (t.key === retryOf ? { ...t, error: undefined } : t)),
+        turn,
+      ]);
+      setStreamedKey(turn.key);
+      setLoadError(null);
+      setRunning(true);
+      try {
+        const res = await fetch("/api/agent/turns", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            ...(mode === "regenerate" ? { regenerate: true } : { message: text }),
+            ...(mode === "edit" ? { replace: "last" } : {}),
+            ...(inputs?.context?.length ? { context: chipRefs(inputs.context) } : {}),
+            ...(inputs?.attachments?.length ? { attachments: inputs.attachments.map((f) => f.id) } : {}),
+            ...(conversationRef.current ? { conversationId: conversationRef.current } : {}),
+            ...(model ? { model } : {}),
+          }),
+          signal: run.controller.signal,
+        });
+        if (!res.ok || !res.body) {
+          const error = res.ok ? new ApiError(res.status, "empty response") : await errorFromResponse(res);
+          if (replaced) setTurns((all) => all.flatMap((t) => (t.key === turn.key ? [replaced, t] : [t])));
+          updateTurn(turn.key, (t) => endTurn(t, { error: toTurnError(error, retryAfterOf(res)) }));
+          return;
+        }
+        const created = res.headers.get("x-conversation-id");
+        if (created && created !== conversationRef.current) adopt(created);
+        for await (const batch of readEventBatches(res.body)) {
+          for (const event of batch) {
+            if (event.type === "turn") {
+              run.turnId = event.turnId;
+              if (event.conversationId !== conversationRef.current) adopt(event.conversationId);
+            }
+          }
+          updateTurn(turn.key, (t) => batch.reduce(applyEvent, t));
+        }
+        // A stream always ends with `done`; one that did not was cut on the way.
+        updateTurn(turn.key, (t) => endTurn(t, { error: { kind: "cut" } }));
+      } catch (error) {
+        const stopped = run.controller.signal.aborted;
+        updateTurn(turn.key, (t) => endTurn(t, stopped ? { stopped: true } : { error: toTurnError(error) }));
+      } finally {
+        if (runRef.current === run) runRef.current = null;
+        setRunning(false);
+        onSettledRef.current?.();
+      }
+    },
+    [adopt, updateTurn],
+  );
+
+  /**
+   * Stop asks the server first, so the turn ends properly (`done` with status stopped). When the server
+   * cannot (409: not running on this instance) or cannot be reached, or a second press, the request is
+   * aborted instead, which the server also treats as Stop. Partial text stays either way.
+   */
+  const stop = useCallback(async () => {
+    const run = runRef.current;
+    if (!run) return;
+    if (run.stopRequested || !run.turnId) {
+      run.controller.abort();
+      return;
+    }
+    run.stopRequested = true;
+    const stopped = await agentApi.stop(run.turnId).catch(() => false);
+    if (!stopped) {
+      run.controller.abort();
+      return;
+    }
+    setTimeout(() => {
+      if (runRef.current === run) run.controller.abort();
+    }, STOP_GRACE_MS);
+  }, []);
+
+  // Answers loaded from history (or stopped by abort) have no summary: the ledger row has it.
+  useEffect(() => {
+    const missing = turns
+      .slice(-FOOTERS_IN_VIEW)
+      .filter((t) => t.turnId && t.phase === "done" && !t.footer && !footersRequested.current.has(t.turnId));
+    for (const turn of missing) {
+      const turnId = turn.turnId!;
+      footersRequested.current.add(turnId);
+      void (async () => {
+        // A turn just stopped by abort may still be closing on the server: look again a few times.
+        for (let attempt = 1; attempt <= 4; attempt++) {
+          const row = await agentApi
+            .turn(turnId)
+            .then((r) => r.turn)
+            .catch(() => null);
+          if (!row) return;
+          if (row.status !== "running" || attempt === 4) {
+            setTurns((all) => all.map((t) => (t.turnId === turnId && !t.footer ? withLedger(t, row) : t)));
+            return;
+          }
+          await sleep(attempt * 750);
+        }
+      })();
+    }
+  }, [turns]);
+
+  return {
+    conversationId,
+    turns,
+    running,
+    loading,
+    loadError,
+    streamedKey,
+    send,
+    stop,
+    openConversation,
+    newConversation,
+  };
+}

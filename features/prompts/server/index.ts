@@ -1,0 +1,4 @@
+export * from "./access";
+export * from "./playground";
+export * from "./store";
+export * from "./template";

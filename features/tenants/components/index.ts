@@ -1,0 +1,2 @@
+export * from "./sign-in-settings-form";
+export * from "./web-fetch-settings-form";

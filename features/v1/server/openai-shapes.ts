@@ -1,0 +1,46 @@
+import { type ApiAnswer, jsonAnswer } from "@/lib/http/exchange";
+import { CALL_ERROR_STATUS, type CallError, type CallErrorClass } from "@/lib/pipeline/errors";
+
+/** OpenAI's error body, which every OpenAI client knows how to read. */
+export function openAIError(
+  status: number,
+  message: string,
+  code: string | null = null,
+  param: string | null = null,
+  errorType?: string,
+  headers: Record<string, string> = {},
+): ApiAnswer {
+  const type =
+    errorType ??
+    (status === 401
+      ? "invalid_request_error"
+      : status === 429
+        ? "rate_limit_error"
+        : status >= 500
+          ? "server_error"
+          : "invalid_request_error");
+  return jsonAnswer(status, { error: { message, type, param, code } }, headers);
+}
+
+/** OpenAI's error types for the refusals its clients treat specially (the others take the status's type). */
+const OPENAI_ERROR_TYPE: Partial<Record<CallErrorClass, string>> = {
+  budget_exceeded: "insufficient_quota",
+  budget_unpriced_model: "insufficient_quota",
+  rate_limit_exceeded: "rate_limit_error",
+};
+
+/** The answer to a call that failed before its first token: its status from the one table, OpenAI's body. */
+export function callErrorResponse(error: CallError, headers: Record<string, string>): ApiAnswer {
+  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+  // A spent budget does not come back in seconds: OpenAI's clients must not sit retrying it.
+  if (error.class === "budget_exceeded" || error.class === "budget_unpriced_model")
+    headers["x-should-retry"] = "false";
+  return openAIError(
+    CALL_ERROR_STATUS[error.class],
+    error.message,
+    error.class,
+    error.param ?? null,
+    OPENAI_ERROR_TYPE[error.class],
+    headers,
+  );
+}
