@@ -19,6 +19,7 @@ import {
 import type { ToolSet } from "@/lib/agent/tool";
 import { type ApiKeyCache, processKeyCache } from "@/lib/auth/api-keys";
 import { registerBatcher } from "@/lib/core/errors/failures";
+import { operatorMaskPatterns } from "@/lib/core/text/mask";
 import { Gateway, loadGatewayConfig } from "@/lib/gateway";
 import type { GatewayConfig } from "@/lib/gateway/config";
 import { DrizzleConversationStore } from "@/lib/governance/conversations";
@@ -84,6 +85,8 @@ export type Container = {
 
 export function createContainer(options: ContainerOptions = {}): Container {
   const env = options.env ?? process.env;
+  // Masking reads MASK_PATTERNS from the process: a pattern that does not compile stops the start here.
+  operatorMaskPatterns();
   const demo = options.demo ?? demoFromEnv(env) !== null;
   const database = retryingOnce(() =>
     options.database ? Promise.resolve(options.database) : openAppDatabase(demoPreparation(env)),

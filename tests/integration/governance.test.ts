@@ -220,6 +220,24 @@ describe.each(testDbKinds)("the governance store on %s", (kind) => {
     });
   });
 
+  it("masks what the operator's MASK_PATTERNS name in the audit trail and the ledger, besides the built-in rules", async () => {
+    const before = process.env.MASK_PATTERNS;
+    process.env.MASK_PATTERNS = '["EMP-\\\\d{6}"]';
+    try {
+      const { summary } = await run(
+        agent([{ toolCalls: [call("lookup", { q: "badge EMP-123456 of the caller" })] }, { text: "ok" }])
+          .agent,
+        await conversation(),
+      );
+      const trail = await auditTrail(db, { tenantId: acme, turnId: summary.turnId });
+      expect(JSON.stringify(trail.map((e) => e.payload))).not.toContain("EMP-123456");
+      expect(trail[1]!.payload).toMatchObject({ args: { q: "badge [masked:custom] of the caller" } });
+    } finally {
+      if (before === undefined) delete process.env.MASK_PATTERNS;
+      else process.env.MASK_PATTERNS = before;
+    }
+  });
+
   it("still streams the answer when the database fails mid-turn, and counts the failures", async () => {
     let broken = false;
     const flaky = async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maskSecrets, maskText, patternsFromEnv } from "@/lib/core/text/mask";
+import { maskSecrets, maskText, operatorMaskPatterns, patternsFromEnv } from "@/lib/core/text/mask";
 
 // Fake secrets are assembled at run time so secret scanners do not flag this file on push.
 const BASE62 = "a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ";
@@ -337,6 +337,26 @@ describe("operator patterns", () => {
     );
     expect(patternsFromEnv({})).toEqual([]);
     expect(patternsFromEnv({ MASK_PATTERNS: " " })).toEqual([]);
+  });
+
+  it("applies the process's MASK_PATTERNS to every call, and follows the variable when it changes", () => {
+    const before = process.env.MASK_PATTERNS;
+    try {
+      process.env.MASK_PATTERNS = '["EMP-\\\\d{6}"]';
+      expect(maskText("EMP-123456 with sk-ant-api03-abcdefghijklmnopqrstuvwx")).toBe(
+        "[masked:custom] with [masked:anthropic_key]",
+      );
+      expect(maskSecrets({ note: "EMP-123456" })).toEqual({ note: "[masked:custom]" });
+      process.env.MASK_PATTERNS = '["internal-[a-f0-9]{8}"]';
+      expect(maskText("EMP-123456 internal-deadbeef")).toBe("EMP-123456 [masked:custom]");
+      delete process.env.MASK_PATTERNS;
+      expect(maskText("EMP-123456")).toBe("EMP-123456");
+      process.env.MASK_PATTERNS = '["bad(["]';
+      expect(() => operatorMaskPatterns()).toThrow(/MASK_PATTERNS\[0\].*bad\(\[/);
+    } finally {
+      if (before === undefined) delete process.env.MASK_PATTERNS;
+      else process.env.MASK_PATTERNS = before;
+    }
   });
 
   it("rejects invalid MASK_PATTERNS, naming the bad pattern", () => {

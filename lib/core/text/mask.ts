@@ -242,8 +242,30 @@ function maskWith(input: string, custom: RE2JS[]): string {
 
 /** Masks the secrets found in one string; text without secrets comes back identical. */
 export function maskText(text: string, options: MaskOptions = {}): string {
-  return maskWith(text, (options.extraPatterns ?? []).map(asLinear));
+  return maskWith(text, customPatterns(options));
 }
+
+let operatorSource: string | undefined;
+let operatorPatterns: RE2JS[] = [];
+
+/**
+ * The operator's MASK_PATTERNS, compiled once for each value the variable has: every masking call applies them
+ * after the built-in rules. Start-up calls it first, so a pattern that does not compile stops the process.
+ */
+export function operatorMaskPatterns(env: Record<string, string | undefined> = process.env): RE2JS[] {
+  const source = env.MASK_PATTERNS;
+  if (source !== operatorSource) {
+    operatorPatterns = patternsFromEnv(env).map(asLinear);
+    operatorSource = source;
+  }
+  return operatorPatterns;
+}
+
+const customPatterns = (options: MaskOptions): RE2JS[] => {
+  const extra = (options.extraPatterns ?? []).map(asLinear);
+  const operator = operatorMaskPatterns();
+  return operator.length ? [...operator, ...extra] : extra;
+};
 
 // Marks a value JSON would leave out (undefined, a function, a symbol).
 const OMIT = Symbol("omit");
@@ -301,7 +323,7 @@ function walk(value: unknown, custom: RE2JS[], ancestors: Set<object>): unknown 
  * strings, functions and undefined are dropped, a cycle becomes "[circular]"). Never mutates `value`.
  */
 export function maskSecrets<T>(value: T, options: MaskOptions = {}): T {
-  const masked = walk(value, (options.extraPatterns ?? []).map(asLinear), new Set());
+  const masked = walk(value, customPatterns(options), new Set());
   return (masked === OMIT ? undefined : masked) as T;
 }
 
