@@ -5,7 +5,7 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evalRun, sysAgentTurn } from "@/db/schema";
-import { createDataset } from "@/features/evals/server/store";
+import { createDataset } from "@/features/evals/server/datasets";
 import { createApiKey } from "@/features/keys/server/keys";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import type { FakeProvider } from "../fakes/http";

@@ -4,7 +4,7 @@ import type { Database } from "@/db";
 import { type DatabaseHandle, openDatabase } from "@/db/client";
 import { evalRun, evalRunItem, membership, sysAgentTurn } from "@/db/schema";
 import { EvalRunner } from "@/features/evals/server/runner";
-import { createRun, getRun } from "@/features/evals/server/store";
+import { createRun, getRun } from "@/features/evals/server/runs";
 import { createApiKey } from "@/features/keys/server/keys";
 import { saveLimits } from "@/features/limits/server/settings";
 import type { SessionClaims } from "@/lib/auth/session";

@@ -1,6 +1,7 @@
 import "server-only";
 import { getDb } from "@/db";
-import { cancelRun, createRun, findDatasetByName, getRun } from "@/features/evals/server/store";
+import { findDatasetByName } from "@/features/evals/server/datasets";
+import { cancelRun, createRun, getRun } from "@/features/evals/server/runs";
 import type { NewRun } from "@/features/evals/server/types";
 import { findApiKey } from "@/lib/auth/api-keys";
 import { AppError, notFound, unauthorized } from "@/lib/core/errors/app-error";

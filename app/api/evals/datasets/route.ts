@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
 import { createDatasetInput } from "@/features/evals/contracts";
 import { evalAccess } from "@/features/evals/server/access";
-import { createDataset, listDatasets } from "@/features/evals/server/store";
+import { createDataset, listDatasets } from "@/features/evals/server/datasets";
 import type { NewDataset } from "@/features/evals/server/types";
 import { withUser } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";

@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
 import { createRunInput } from "@/features/evals/contracts";
 import { evalAccess } from "@/features/evals/server/access";
-import { createRun, listRuns } from "@/features/evals/server/store";
+import { createRun, listRuns } from "@/features/evals/server/runs";
 import type { NewRun } from "@/features/evals/server/types";
 import { withUser } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";

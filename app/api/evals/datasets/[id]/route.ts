@@ -1,6 +1,6 @@
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
-import { archiveDataset, getDataset } from "@/features/evals/server/store";
+import { archiveDataset, getDataset } from "@/features/evals/server/datasets";
 import { withUser } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 

@@ -1,6 +1,6 @@
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
-import { getRun } from "@/features/evals/server/store";
+import { getRun } from "@/features/evals/server/runs";
 import { withUser } from "@/lib/auth/guards";
 
 type Params = { id: string };

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
-import { appendItems, itemFromTurn } from "@/features/evals/server/store";
+import { appendItems } from "@/features/evals/server/datasets";
+import { itemFromTurn } from "@/features/evals/server/from-turn";
 import { isTenantAdmin, withUser } from "@/lib/auth/guards";
 import { readJson } from "@/lib/http/route";
 

@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
+import { appendItems } from "@/features/evals/server/datasets";
 import { appendItemsInput, parseJsonl } from "@/features/evals/server/import";
-import { appendItems } from "@/features/evals/server/store";
 import type { NewItem } from "@/features/evals/server/types";
 import { withUser } from "@/lib/auth/guards";
 import { readJson } from "@/lib/http/route";

@@ -1,6 +1,6 @@
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
-import { cancelRun, getRun } from "@/features/evals/server/store";
+import { cancelRun, getRun } from "@/features/evals/server/runs";
 import { withUser } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 

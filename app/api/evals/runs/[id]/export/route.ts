@@ -1,6 +1,6 @@
 import { getDb } from "@/db";
 import { evalAccess } from "@/features/evals/server/access";
-import { runCsv } from "@/features/evals/server/store";
+import { runCsv } from "@/features/evals/server/run-export";
 import { withUser } from "@/lib/auth/guards";
 
 type Params = { id: string };
