@@ -1,6 +1,7 @@
 import { getDb } from "@/db";
+import { appendItemsInput } from "@/features/evals/contracts";
 import { evalAccess } from "@/features/evals/server/access";
-import { appendItemsInput, parseJsonl } from "@/features/evals/server/import";
+import { parseJsonl } from "@/features/evals/server/import";
 import { withUser } from "@/lib/auth/guards";
 import { appendItems } from "@/lib/evals/store";
 import type { NewItem } from "@/lib/evals/types";
