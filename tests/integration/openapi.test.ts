@@ -2,8 +2,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { validate } from "@readme/openapi-parser";
 import ts from "typescript";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ApiReference } from "@/features/api-reference/components/api-reference";
 import { type Guard, type Operation, openApiDocument, operations } from "@/features/api-reference/server";
 import { errorExample, errorsOf } from "@/features/api-reference/server/document";
 import { anthropicError, appError, jsonRpcError, openAIError } from "@/features/api-reference/server/shapes";
@@ -455,5 +458,15 @@ describe("GET /api/openapi.json", () => {
     const body = (await res.json()) as typeof document;
     expect(body.openapi).toBe(document.openapi);
     expect(Object.keys(body.paths)).toEqual(Object.keys(document.paths));
+  });
+});
+
+describe("the rendered reference (/docs/api)", () => {
+  it("shows every operation, with no script", () => {
+    const html = renderToStaticMarkup(createElement(ApiReference, { doc: document }));
+    const missing = operations.filter((op) => !html.includes(`id="${op.operationId}"`)).map((op) => op.operationId);
+    expect(missing).toEqual([]);
+    expect(html).not.toContain("<script");
+    expect(html).toContain('href="/api/openapi.json"');
   });
 });

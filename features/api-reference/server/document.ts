@@ -71,7 +71,7 @@ const SECURITY: Record<Guard, Record<string, string[]>[]> = {
 /** Why an error status happens when the operation does not say: the guard's, the body's, the path's. */
 const DEFAULT_REASON: Record<number, string> = {
   400: "the body is not JSON or nests too deep",
-  401: "not signed in (or the key is unknown or revoked)",
+  401: "not signed in (no session, or it was signed out or revoked)",
   403: "signed in, but not allowed",
   404: "not found (another tenant's id answers the same)",
   413: "the body is over the size limit",
@@ -240,7 +240,8 @@ export function errorsOf(op: Operation): Record<number, string> {
   const add = (status: number, reason = DEFAULT_REASON[status] ?? "") => {
     errors[status] = reason;
   };
-  if (op.guard === "user" || op.guard === "api-key") add(401);
+  if (op.guard === "user") add(401);
+  if (op.guard === "api-key") add(401, "no API key, or an unknown or revoked one");
   if (op.guard === "tenant-admin") {
     add(401);
     add(403, "not an admin of the active tenant");
