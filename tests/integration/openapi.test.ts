@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { validate } from "@readme/openapi-parser";
-import ts from "typescript";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
+import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ApiReference } from "@/features/api-reference/components/api-reference";
@@ -464,7 +464,9 @@ describe("GET /api/openapi.json", () => {
 describe("the rendered reference (/docs/api)", () => {
   it("shows every operation, with no script", () => {
     const html = renderToStaticMarkup(createElement(ApiReference, { doc: document }));
-    const missing = operations.filter((op) => !html.includes(`id="${op.operationId}"`)).map((op) => op.operationId);
+    const missing = operations
+      .filter((op) => !html.includes(`id="${op.operationId}"`))
+      .map((op) => op.operationId);
     expect(missing).toEqual([]);
     expect(html).not.toContain("<script");
     expect(html).toContain('href="/api/openapi.json"');
