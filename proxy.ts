@@ -9,7 +9,8 @@ import {
   servedOverHttps,
 } from "@/lib/http/security-headers";
 
-const PUBLIC_PAGES = ["/login"];
+/** /docs/api renders the API reference, public like GET /api/openapi.json (it describes code, never data). */
+const PUBLIC_PAGES = ["/login", "/docs/api"];
 /** Pages under these prefixes are public too: an invitation link is opened before its account exists. */
 const PUBLIC_PREFIXES = ["/invite/"];
 const isPublic = (pathname: string) =>

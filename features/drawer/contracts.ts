@@ -1,4 +1,6 @@
-// What the drawer's turn route takes, shared by the route and the browser. Browser-safe: zod only.
+// What the drawer's routes take (turns, conversations, confirmations), shared by the routes, the browser and the
+// OpenAPI document. Browser-safe: zod only.
+import { hasNoNul, NO_NUL } from "@/db/sql-text";
 import { z } from "@/lib/core/schema/zod";
 
 /** The longest message a turn takes, in characters (JavaScript string length, as the composer counts). */
@@ -81,3 +83,26 @@ export type ConfirmCallInput = z.infer<typeof confirmCallInput>;
 
 /** What the confirm route answers: the decision now taken. */
 export type ConfirmCallResult = { callId: string; decision: "approve" | "deny" };
+
+/** GET /api/agent/conversations: newest first, `before` an updatedAt to page back from, `q` searching titles and messages. */
+export const listConversationsQuery = z.object({
+  limit: z.coerce.number("a whole number from 1 to 200").int().min(1).max(200).optional(),
+  // Years 1 to 9999: what PostgreSQL's timestamps and ISO strings both hold.
+  before: z.coerce
+    .date("a time, e.g. 2026-11-01T09:30:00Z")
+    .min(new Date("0001-01-01T00:00:00Z"), "a time after the year 1")
+    .max(new Date("9999-12-31T23:59:59Z"), "a time before the year 10000")
+    .optional(),
+  q: z.string().trim().max(200, "search for at most 200 characters").refine(hasNoNul, NO_NUL).optional(),
+});
+
+/** POST /api/agent/conversations: an empty conversation (a turn without `conversationId` makes one too). */
+export const createConversationInput = z.object({
+  title: z.string().trim().max(200).refine(hasNoNul, NO_NUL).optional(),
+  model: z.string().max(100).refine(hasNoNul, NO_NUL).optional(),
+});
+
+/** PATCH /api/agent/conversations/{id} */
+export const renameConversationInput = z.object({
+  title: z.string().trim().min(1, "the title must not be empty").max(200).refine(hasNoNul, NO_NUL),
+});

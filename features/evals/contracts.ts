@@ -84,6 +84,18 @@ export const scorerInput = z.discriminatedUnion("type", [
 ]);
 export type ScorerInput = z.output<typeof scorerInput>;
 
+/** POST /api/evals/datasets/{id}/items: `{items: [...]}`, or JSONL text as `{jsonl: "..."}` (one item a line). */
+export const appendItemsInput = z
+  .object({
+    items: z.array(datasetItemInput).min(1, "at least one item").max(10_000).optional(),
+    jsonl: z.string().max(20_000_000).optional(),
+  })
+  .strict()
+  .refine((b) => (b.items === undefined) !== (b.jsonl === undefined), "give items or jsonl, not both");
+
+/** POST /api/evals/datasets/{id}/from-turn: "Add to dataset" on a ledger turn. */
+export const fromTurnInput = z.object({ turnId: z.uuid("turnId must be a turn id") }).strict();
+
 export const createDatasetInput = z
   .object({
     name: text(200).pipe(z.string().trim().min(1, "enter a name")),

@@ -46,6 +46,9 @@ export const signInSettingsInput = z.object({
   ssoDomains: z.array(domainName).max(20, "at most 20 domains"),
 });
 
+/** POST /api/session/tenant: the tenant to work in; null (the whole platform) is the super admin's only. */
+export const switchTenantInput = z.object({ tenantId: z.uuid("tenantId must be a tenant id").nullable() });
+
 /** A tenant as the platform admin sees it. */
 export type TenantSummary = {
   id: string;

@@ -3,12 +3,12 @@ import { cache } from "react";
 import { getDb } from "@/db";
 import { AppError, forbidden, unauthorized } from "@/lib/core/errors/app-error";
 import { type RouteContext, route } from "@/lib/http/route";
-import { readSessionClaims } from "./session";
 import { isTenantAdmin } from "./access";
+import { readSessionClaims } from "./session";
 import { loadUserContext, type UserContext } from "./users";
 
-export type { UserContext } from "./users";
 export { activeTenantOrThrow, isTenantAdmin, tenantAccessOrThrow } from "./access";
+export type { UserContext } from "./users";
 export type AuthedContext<P> = RouteContext<P> & { auth: UserContext };
 type AuthedHandler<P> = (req: Request, ctx: AuthedContext<P>) => Promise<Response>;
 
@@ -19,7 +19,6 @@ export const currentUser = cache(async (): Promise<UserContext | null> => {
   if (!claims) return null;
   return loadUserContext(await getDb(), claims.userId, claims.tenantId, claims.epoch);
 });
-
 
 /** 401 unless signed in. */
 export function withUser<P = Record<string, never>>(handler: AuthedHandler<P>) {

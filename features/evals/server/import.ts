@@ -1,17 +1,8 @@
 import "server-only";
-import { z } from "zod";
+import type { z } from "zod";
 import type { NewItem } from "@/features/evals/server/types";
 import { AppError } from "@/lib/core/errors/app-error";
 import { datasetItemInput } from "../contracts";
-
-/** What POST /api/evals/datasets/{id}/items takes: `{items: [...]}`, or JSONL text as `{jsonl: "..."}`. */
-export const appendItemsInput = z
-  .object({
-    items: z.array(datasetItemInput).min(1, "at least one item").max(10_000).optional(),
-    jsonl: z.string().max(20_000_000).optional(),
-  })
-  .strict()
-  .refine((b) => (b.items === undefined) !== (b.jsonl === undefined), "give items or jsonl, not both");
 
 const MAX_LINES = 10_000;
 

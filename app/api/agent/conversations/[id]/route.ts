@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getDb } from "@/db";
-import { hasNoNul, NO_NUL } from "@/db/sql-text";
+import { renameConversationInput } from "@/features/drawer/contracts";
 import { browserMessages } from "@/features/drawer/server/browser-messages";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
 import { notFound } from "@/lib/core/errors/app-error";
@@ -36,13 +36,9 @@ export const GET = withUser<Params>(async (_req, { auth, params }) => {
   return Response.json({ conversation, messages: browserMessages(messages) });
 });
 
-const renameBody = z.object({
-  title: z.string().trim().min(1, "the title must not be empty").max(200).refine(hasNoNul, NO_NUL),
-});
-
 export const PATCH = withUser<Params>(async (req, { auth, params }) => {
   const tenant = activeTenantOrThrow(auth);
-  const { title } = await readJson(req, renameBody);
+  const { title } = await readJson(req, renameConversationInput);
   const conversation = await renameConversation(await getDb(), {
     tenantId: tenant.id,
     userId: auth.user.id,

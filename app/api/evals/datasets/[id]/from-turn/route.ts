@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { getDb } from "@/db";
+import { fromTurnInput } from "@/features/evals/contracts";
 import { evalAccess } from "@/features/evals/server/access";
 import { appendItems } from "@/features/evals/server/datasets";
 import { itemFromTurn } from "@/features/evals/server/from-turn";
@@ -7,7 +7,6 @@ import { isTenantAdmin, withUser } from "@/lib/auth/guards";
 import { readJson } from "@/lib/http/route";
 
 type Params = { id: string };
-const fromTurnInput = z.object({ turnId: z.uuid("turnId must be a turn id") }).strict();
 
 /**
  * "Add to dataset" on a ledger turn: a drawer turn's conversation up to it (its answer expected), or an API

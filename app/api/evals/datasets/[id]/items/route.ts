@@ -1,7 +1,8 @@
 import { getDb } from "@/db";
+import { appendItemsInput } from "@/features/evals/contracts";
 import { evalAccess } from "@/features/evals/server/access";
 import { appendItems } from "@/features/evals/server/datasets";
-import { appendItemsInput, parseJsonl } from "@/features/evals/server/import";
+import { parseJsonl } from "@/features/evals/server/import";
 import type { NewItem } from "@/features/evals/server/types";
 import { withUser } from "@/lib/auth/guards";
 import { readJson } from "@/lib/http/route";

@@ -1,0 +1,260 @@
+import "server-only";
+import { z } from "zod";
+import { changeMemberInput, createInvitationInput } from "@/features/members/contracts";
+import {
+  createTenantInput,
+  signInSettingsInput,
+  updateTenantInput,
+  webFetchSettingsInput,
+} from "@/features/tenants/contracts";
+import { AT, ID, LATER } from "../examples";
+import { answer, json, type Operation } from "../registry";
+import { flag, invitationView, memberView, signInSettings, tenantSummary, webFetchSettings } from "../shapes";
+
+const TAG = "Members and tenants";
+
+const member = {
+  userId: ID.user,
+  email: "grace@example.com",
+  name: "Grace",
+  role: "member" as const,
+  promptEditor: true,
+  joinedAt: AT,
+};
+const invitation = {
+  id: ID.invitation,
+  email: "grace@example.com",
+  role: "member" as const,
+  createdAt: AT,
+  expiresAt: LATER,
+  invitedBy: "ada@example.com",
+};
+const tenant = {
+  id: ID.tenant,
+  name: "Acme",
+  slug: "acme",
+  disabled: false,
+  createdAt: AT,
+  members: 12,
+  lastActivityAt: AT,
+  spendThisMonth: "41.2500000000",
+};
+
+export const adminOperations: Operation[] = [
+  {
+    method: "GET",
+    path: "/api/admin/members",
+    route: "app/api/admin/members/route.ts",
+    operationId: "listMembers",
+    tag: TAG,
+    summary: "The tenant's members and pending invitations",
+    guard: "tenant-admin",
+    tenant: true,
+    answers: {
+      200: answer(
+        "Members and invitations (never an invitation's token).",
+        z.object({ members: z.array(memberView), invitations: z.array(invitationView) }),
+        { members: [member], invitations: [invitation] },
+      ),
+    },
+    errorDialect: "app",
+  },
+  {
+    method: "PATCH",
+    path: "/api/admin/members/{userId}",
+    route: "app/api/admin/members/[userId]/route.ts",
+    operationId: "changeMember",
+    tag: TAG,
+    summary: "Change a member's role or prompt-editor flag",
+    description: "Each change is its own admin-change row. The last admin cannot be demoted.",
+    guard: "tenant-admin",
+    tenant: true,
+    params: { path: z.object({ userId: z.uuid() }) },
+    body: json(changeMemberInput, { role: "admin" }, "ChangeMemberInput"),
+    answers: {
+      200: answer("The member as it now is.", z.object({ member: memberView.nullable() }), { member }),
+    },
+    errorDialect: "app",
+    errors: { 409: "the last admin cannot be demoted" },
+  },
+  {
+    method: "DELETE",
+    path: "/api/admin/members/{userId}",
+    route: "app/api/admin/members/[userId]/route.ts",
+    operationId: "removeMember",
+    tag: TAG,
+    summary: "Remove a member",
+    description: "At once: their sessions lose access on their next request. The last admin cannot go.",
+    guard: "tenant-admin",
+    tenant: true,
+    params: { path: z.object({ userId: z.uuid() }) },
+    answers: { 200: answer("Removed.", flag("removed"), { removed: true }) },
+    errorDialect: "app",
+    errors: { 409: "the last admin cannot be removed" },
+  },
+  {
+    method: "POST",
+    path: "/api/admin/invitations",
+    route: "app/api/admin/invitations/route.ts",
+    operationId: "createInvitation",
+    tag: TAG,
+    summary: "Invite someone",
+    description: "The answer carries the link, shown this once (only its hash is stored).",
+    guard: "tenant-admin",
+    tenant: true,
+    body: json(
+      createInvitationInput,
+      { email: "grace@example.com", role: "member", expiresInDays: 7 },
+      "CreateInvitationInput",
+    ),
+    answers: {
+      201: answer("The invitation and its link.", z.object({ invitation: invitationView, link: z.url() }), {
+        invitation,
+        link: "https://tollgate.example.com/invite/6kq0…",
+      }),
+    },
+    errorDialect: "app",
+    errors: { 409: "already a member, or already invited" },
+  },
+  {
+    method: "DELETE",
+    path: "/api/admin/invitations/{id}",
+    route: "app/api/admin/invitations/[id]/route.ts",
+    operationId: "revokeInvitation",
+    tag: TAG,
+    summary: "Revoke a pending invitation",
+    description: "Its link stops working at once.",
+    guard: "tenant-admin",
+    tenant: true,
+    params: { path: z.object({ id: z.uuid() }) },
+    answers: { 200: answer("Revoked.", flag("revoked"), { revoked: true }) },
+    errorDialect: "app",
+  },
+  {
+    method: "GET",
+    path: "/api/admin/sign-in-settings",
+    route: "app/api/admin/sign-in-settings/route.ts",
+    operationId: "getSignInSettings",
+    tag: TAG,
+    summary: "The tenant's single sign-on domains",
+    description: "Tenant admins read them; only the platform super admin grants them (`canEdit`).",
+    guard: "tenant-admin",
+    tenant: true,
+    answers: {
+      200: answer("The settings.", signInSettings, { ssoDomains: ["acme.com"], sso: "Okta", canEdit: false }),
+    },
+    errorDialect: "app",
+  },
+  {
+    method: "PUT",
+    path: "/api/admin/sign-in-settings",
+    route: "app/api/admin/sign-in-settings/route.ts",
+    operationId: "saveSignInSettings",
+    tag: TAG,
+    summary: "Grant the tenant's single sign-on domains",
+    description:
+      "A domain's tenant receives everyone who signs in with it, so no tenant may claim one for itself: the super admin only.",
+    guard: "tenant-admin",
+    tenant: true,
+    access: "the platform super admin only (403 for a tenant admin)",
+    body: json(signInSettingsInput, { ssoDomains: ["acme.com", "eu.acme.com"] }, "SignInSettingsInput"),
+    answers: {
+      200: answer("The settings saved.", signInSettings, {
+        ssoDomains: ["acme.com", "eu.acme.com"],
+        sso: "Okta",
+        canEdit: true,
+      }),
+    },
+    errorDialect: "app",
+    errors: { 409: "a domain is already another tenant's" },
+  },
+  {
+    method: "GET",
+    path: "/api/admin/web-fetch-settings",
+    route: "app/api/admin/web-fetch-settings/route.ts",
+    operationId: "getWebFetchSettings",
+    tag: TAG,
+    summary: "The tenant's web_fetch setting",
+    description: "Off, only allow-listed domains (and their subdomains), or any public address.",
+    guard: "tenant-admin",
+    tenant: true,
+    answers: {
+      200: answer("The setting.", webFetchSettings, { mode: "allowlist", domains: ["docs.acme.com"] }),
+    },
+    errorDialect: "app",
+  },
+  {
+    method: "PUT",
+    path: "/api/admin/web-fetch-settings",
+    route: "app/api/admin/web-fetch-settings/route.ts",
+    operationId: "saveWebFetchSettings",
+    tag: TAG,
+    summary: "Set the tenant's web_fetch setting",
+    guard: "tenant-admin",
+    tenant: true,
+    body: json(
+      webFetchSettingsInput,
+      { mode: "allowlist", domains: ["docs.acme.com"] },
+      "WebFetchSettingsInput",
+    ),
+    answers: {
+      200: answer("The setting saved.", webFetchSettings, { mode: "allowlist", domains: ["docs.acme.com"] }),
+    },
+    errorDialect: "app",
+  },
+  {
+    method: "GET",
+    path: "/api/admin/tenants",
+    route: "app/api/admin/tenants/route.ts",
+    operationId: "listTenants",
+    tag: TAG,
+    summary: "Every tenant",
+    description: "With its member count, last activity and spend this month.",
+    guard: "super-admin",
+    answers: {
+      200: answer("The tenants.", z.object({ tenants: z.array(tenantSummary) }), { tenants: [tenant] }),
+    },
+    errorDialect: "app",
+  },
+  {
+    method: "POST",
+    path: "/api/admin/tenants",
+    route: "app/api/admin/tenants/route.ts",
+    operationId: "createTenant",
+    tag: TAG,
+    summary: "Create a tenant",
+    description: "The slug is made from the name when not given.",
+    guard: "super-admin",
+    body: json(createTenantInput, { name: "Acme", slug: "acme" }, "CreateTenantInput"),
+    answers: {
+      201: answer(
+        "The tenant.",
+        z.object({ tenant: z.looseObject({ id: z.uuid(), name: z.string(), slug: z.string() }) }),
+        { tenant: { id: ID.tenant, name: "Acme", slug: "acme" } },
+      ),
+    },
+    errorDialect: "app",
+    errors: { 409: "the slug is taken" },
+  },
+  {
+    method: "PATCH",
+    path: "/api/admin/tenants/{id}",
+    route: "app/api/admin/tenants/[id]/route.ts",
+    operationId: "updateTenant",
+    tag: TAG,
+    summary: "Rename, disable or re-enable a tenant",
+    description:
+      "Nothing is deleted; a disabled tenant's members and keys are refused until it is enabled again.",
+    guard: "super-admin",
+    params: { path: z.object({ id: z.uuid() }) },
+    body: json(updateTenantInput, { disabled: true }, "UpdateTenantInput"),
+    answers: {
+      200: answer(
+        "The tenant as it now is.",
+        z.object({ tenant: z.looseObject({ id: z.uuid(), name: z.string(), disabled: z.boolean() }) }),
+        { tenant: { id: ID.tenant, name: "Acme", disabled: true } },
+      ),
+    },
+    errorDialect: "app",
+  },
+];

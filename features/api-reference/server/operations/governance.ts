@@ -1,0 +1,251 @@
+import "server-only";
+import { z } from "zod";
+import { createKeyInput, updateKeyInput } from "@/features/keys/contracts";
+import { assumedPriceInput, limitsInput, tenantSettingsInput } from "@/features/limits/contracts";
+import { AT, ID } from "../examples";
+import { answer, json, type Operation } from "../registry";
+import { isoTime, keyView, usd } from "../shapes";
+
+const KEYS = "API keys";
+const LIMITS = "Limits and settings";
+
+const key = {
+  id: ID.key,
+  name: "support-bot",
+  prefix: "tg_4f2a",
+  createdAt: AT,
+  lastUsedAt: AT,
+  revokedAt: null,
+  allowedTools: null,
+};
+
+const limitValues = z.looseObject({
+  requestsPerMinute: z.number().int().nullable(),
+  tokensPerMinute: z.number().int().nullable(),
+  dailySoftUsd: usd.nullable(),
+  dailyHardUsd: usd.nullable(),
+  monthlySoftUsd: usd.nullable(),
+  monthlyHardUsd: usd.nullable(),
+});
+const limitView = limitValues.extend({ spentToday: usd, spentThisMonth: usd });
+const noLimits = {
+  requestsPerMinute: 60,
+  tokensPerMinute: null,
+  dailySoftUsd: null,
+  dailyHardUsd: "25",
+  monthlySoftUsd: null,
+  monthlyHardUsd: null,
+};
+
+const governanceSettings = z.looseObject({
+  retentionDays: z.number().int(),
+  cacheAliases: z.array(z.string()),
+  cacheTtlSeconds: z.number().int(),
+  maxOutputTokensDefault: z.number().int(),
+  tenantLimits: limitView.nullable(),
+  keys: z.array(keyView.extend({ limits: limitView.nullable() })),
+  users: z.array(
+    z.looseObject({
+      id: z.uuid(),
+      email: z.string(),
+      name: z.string(),
+      role: z.string(),
+      limits: limitView.nullable(),
+    }),
+  ),
+  assumedPrices: z.array(z.record(z.string(), z.unknown())),
+  aliases: z.array(z.string()).describe("the model aliases a cache setting may name"),
+  unpricedModels: z
+    .array(z.looseObject({ provider: z.string(), model: z.string(), aliases: z.array(z.string()) }))
+    .describe("the gateway's candidates that no price covers"),
+});
+const settingsExample = {
+  retentionDays: 90,
+  cacheAliases: ["fast"],
+  cacheTtlSeconds: 3600,
+  maxOutputTokensDefault: 4096,
+  tenantLimits: { ...noLimits, spentToday: "3.10", spentThisMonth: "41.25" },
+  keys: [{ ...key, limits: null }],
+  users: [],
+  assumedPrices: [],
+  aliases: ["fast", "smart"],
+  unpricedModels: [],
+};
+
+export const governanceOperations: Operation[] = [
+  {
+    method: "GET",
+    path: "/api/keys",
+    route: "app/api/keys/route.ts",
+    operationId: "listKeys",
+    tag: KEYS,
+    summary: "The tenant's API keys",
+    description: "Never their secrets; each with what its calls cost today and this month (UTC, exact).",
+    guard: "tenant-admin",
+    tenant: true,
+    answers: {
+      200: answer(
+        "The keys.",
+        z.object({ keys: z.array(keyView.extend({ spentToday: usd, spentThisMonth: usd })) }),
+        { keys: [{ ...key, spentToday: "0.42", spentThisMonth: "12.80" }] },
+      ),
+    },
+    errorDialect: "app",
+  },
+  {
+    method: "POST",
+    path: "/api/keys",
+    route: "app/api/keys/route.ts",
+    operationId: "createKey",
+    tag: KEYS,
+    summary: "Create an API key",
+    description: "The answer carries the secret, shown this once (only its hash is stored).",
+    guard: "tenant-admin",
+    tenant: true,
+    body: json(createKeyInput, { name: "support-bot", allowedTools: ["search_docs"] }, "CreateKeyInput"),
+    answers: {
+      201: answer("The key and its secret.", z.object({ secret: z.string(), key: keyView }), {
+        secret: "tg_4f2a…",
+        key: { ...key, allowedTools: ["search_docs"] },
+      }),
+    },
+    errorDialect: "app",
+  },
+  {
+    method: "PATCH",
+    path: "/api/keys/{id}",
+    route: "app/api/keys/[id]/route.ts",
+    operationId: "setKeyAllowedTools",
+    tag: KEYS,
+    summary: "Set the tools a key may call over /mcp",
+    description:
+      "`allowedTools`: names, or null for every tool the tenant offers; seen by the key's next call.",
+    guard: "tenant-admin",
+    tenant: true,
+    params: { path: z.object({ id: z.uuid() }) },
+    body: json(updateKeyInput, { allowedTools: null }, "UpdateKeyInput"),
+    answers: { 200: answer("The key as it now is.", z.object({ key: keyView }), { key }) },
+    errorDialect: "app",
+  },
+  {
+    method: "DELETE",
+    path: "/api/keys/{id}",
+    route: "app/api/keys/[id]/route.ts",
+    operationId: "revokeKey",
+    tag: KEYS,
+    summary: "Revoke an API key",
+    description: "At once, on every instance: it answers 401 from then on. Another tenant's key is 404.",
+    guard: "tenant-admin",
+    tenant: true,
+    params: { path: z.object({ id: z.uuid() }) },
+    answers: {
+      200: answer("The key, revoked.", z.object({ key: keyView }), { key: { ...key, revokedAt: AT } }),
+    },
+    errorDialect: "app",
+  },
+  {
+    method: "GET",
+    path: "/api/governance/settings",
+    route: "app/api/governance/settings/route.ts",
+    operationId: "getGovernanceSettings",
+    tag: LIMITS,
+    summary: "The tenant's retention, cache, limits and budgets",
+    description: "With each budget's spend so far, and the gateway's aliases and unpriced models.",
+    guard: "tenant-admin",
+    tenant: true,
+    answers: { 200: answer("The settings.", governanceSettings, settingsExample, "GovernanceSettings") },
+    errorDialect: "app",
+  },
+  {
+    method: "PUT",
+    path: "/api/governance/settings",
+    route: "app/api/governance/settings/route.ts",
+    operationId: "saveGovernanceSettings",
+    tag: LIMITS,
+    summary: "Set the tenant's retention and response-cache settings",
+    guard: "tenant-admin",
+    tenant: true,
+    body: json(
+      tenantSettingsInput,
+      { retentionDays: 90, cacheAliases: ["fast"], cacheTtlSeconds: 3600, maxOutputTokensDefault: 4096 },
+      "TenantSettingsInput",
+    ),
+    answers: {
+      200: answer("The settings as saved.", governanceSettings, settingsExample, "GovernanceSettings"),
+    },
+    errorDialect: "app",
+  },
+  {
+    method: "PUT",
+    path: "/api/governance/limits",
+    route: "app/api/governance/limits/route.ts",
+    operationId: "saveLimits",
+    tag: LIMITS,
+    summary: "Set rate limits and budgets",
+    description:
+      "Of the tenant (`scope: tenant`), or of one of its API keys or users (`scope: key | user` with `subjectId`). " +
+      "Every value empty removes them. Soft budgets warn (a header and an audit event), hard ones refuse with 429.",
+    guard: "tenant-admin",
+    tenant: true,
+    body: json(limitsInput, { scope: "key", subjectId: ID.key, ...noLimits }, "LimitsInput"),
+    answers: {
+      200: answer(
+        "The values saved; null when all were empty.",
+        z.object({ limits: limitValues.nullable() }),
+        {
+          limits: noLimits,
+        },
+      ),
+    },
+    errorDialect: "app",
+    errors: { 404: "no such key or user in this tenant" },
+  },
+  {
+    method: "PUT",
+    path: "/api/governance/assumed-prices",
+    route: "app/api/governance/assumed-prices/route.ts",
+    operationId: "saveAssumedPrice",
+    tag: LIMITS,
+    summary: "Assume a price for a model the catalog does not know",
+    description:
+      "So calls it serves are counted against hard budgets instead of refused (`price: null` removes it). USD per 1M tokens.",
+    guard: "tenant-admin",
+    tenant: true,
+    body: json(
+      assumedPriceInput,
+      { provider: "local-vllm", model: "llama-3.3-70b", price: { input: "0.60", output: "0.80" } },
+      "AssumedPriceInput",
+    ),
+    answers: {
+      200: answer(
+        "The price saved, or null when removed.",
+        z.object({
+          assumedPrice: z
+            .looseObject({
+              provider: z.string(),
+              model: z.string(),
+              input: usd,
+              output: usd,
+              cachedInput: usd.nullable(),
+              cacheWrite: usd.nullable(),
+              updatedAt: isoTime,
+            })
+            .nullable(),
+        }),
+        {
+          assumedPrice: {
+            provider: "local-vllm",
+            model: "llama-3.3-70b",
+            input: "0.60",
+            output: "0.80",
+            cachedInput: null,
+            cacheWrite: null,
+            updatedAt: AT,
+          },
+        },
+      ),
+    },
+    errorDialect: "app",
+    errors: { 404: "not a candidate of the gateway's config, or one the catalog already prices" },
+  },
+];

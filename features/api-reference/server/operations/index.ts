@@ -1,0 +1,25 @@
+import "server-only";
+import type { Operation } from "../registry";
+import { adminOperations } from "./admin";
+import { drawerOperations } from "./drawer";
+import { evalOperations } from "./evals";
+import { governanceOperations } from "./governance";
+import { mcpServerOperations } from "./mcp-servers";
+import { platformOperations } from "./platform";
+import { promptOperations } from "./prompts";
+import { nextAuthOperations, sessionOperations } from "./session";
+import { v1Operations } from "./v1";
+
+/** Every operation Tollgate serves over HTTP, one file per area, in the order the reference shows them. */
+export const operations: readonly Operation[] = [
+  ...sessionOperations,
+  ...nextAuthOperations,
+  ...drawerOperations,
+  ...promptOperations,
+  ...evalOperations,
+  ...governanceOperations,
+  ...adminOperations,
+  ...mcpServerOperations,
+  ...v1Operations,
+  ...platformOperations,
+];

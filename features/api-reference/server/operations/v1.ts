@@ -1,0 +1,311 @@
+import "server-only";
+import { z } from "zod";
+import { AT } from "../examples";
+import { answer, json, type Operation } from "../registry";
+
+// The OpenAI- and Anthropic-compatible API (lib/v1). Its bodies are the providers' own wire formats, passed
+// through unchanged to a serving candidate of the same format (or translated by a documented table); Tollgate
+// checks only what it needs before anything is sent (lib/v1/handler.ts `problemOf`), so these schemas name
+// those fields and let every other field through.
+
+const TAG = "Model API (/v1)";
+const ROUTE = "app/v1/[...path]/route.ts";
+
+const promptRef = z
+  .object({
+    id: z.string().describe("the stored prompt's name"),
+    version: z.string().optional().describe('a version number, such as "3"'),
+    label: z.string().optional().describe("a label; `production` when neither is given"),
+    variables: z.record(z.string(), z.string()).optional(),
+  })
+  .describe(
+    "OpenAI's reusable-prompt object, answered from the tenant's prompt store (chat completions and responses)",
+  );
+
+const message = z.looseObject({ role: z.string(), content: z.unknown().optional() });
+const chatBody = z.looseObject({
+  model: z
+    .string()
+    .describe(
+      "one of the gateway's aliases (GET /v1/models); filled from the prompt's config when it has one",
+    ),
+  messages: z.array(message).min(1),
+  stream: z.boolean().optional(),
+  prompt: promptRef.optional(),
+});
+const responsesBody = z.looseObject({
+  model: z.string(),
+  input: z.union([z.string(), z.array(z.unknown())]).optional(),
+  stream: z.boolean().optional(),
+  prompt: promptRef.optional(),
+});
+const embeddingsBody = z.looseObject({
+  model: z.string(),
+  input: z.union([z.string(), z.array(z.string()), z.array(z.number()), z.array(z.array(z.number()))]),
+});
+const anthropicBody = z.looseObject({
+  model: z.string(),
+  max_tokens: z.number().int(),
+  messages: z.array(message).min(1),
+  system: z.unknown().optional(),
+  stream: z.boolean().optional(),
+});
+
+const callHeaders = z.object({
+  "x-tollgate-end-user": z
+    .string()
+    .optional()
+    .describe("who in the calling app asked, for spend attribution"),
+  "x-tollgate-tags": z.string().optional().describe("comma-separated tags for the ledger row"),
+  "cache-control": z.string().optional().describe("`no-cache` or `no-store` skips the response cache"),
+});
+const anthropicHeaders = callHeaders.extend({
+  "anthropic-version": z.string().optional().describe("passed upstream"),
+  "anthropic-beta": z.string().optional().describe("passed upstream"),
+});
+
+const CALL_HEADERS = {
+  "x-tollgate-provider": "the provider that answered",
+  "x-tollgate-model": "the upstream model that answered",
+  "x-tollgate-fallback-index": "which candidate of the alias's chain answered (0: the first)",
+  "x-tollgate-cache": "`hit` when answered from the response cache",
+  "x-tollgate-warning": "a guardrail's or a soft budget's warning",
+  "x-tollgate-dropped-params":
+    "parameters the serving candidate cannot carry, dropped because the alias allows it",
+  "x-ratelimit-remaining-requests": "OpenAI's rate-limit headers, for the limits that applied",
+};
+const CALL_ERRORS = {
+  400: "a required field is missing or cannot be carried to the serving candidate (`param` names it); JSON too deep",
+  404: "`model` is not an alias (model_not_found), or the prompt was not found",
+  413: "the body is over MAX_BODY_BYTES (10 MB)",
+  429: "a rate limit (rate_limit_exceeded) or a hard budget (budget_exceeded, budget_unpriced_model: insufficient_quota, x-should-retry: false)",
+  499: "the caller went away",
+  502: "every candidate failed (the last one's error class)",
+  503: "no candidate can serve (all cooling down)",
+  504: "the upstream timed out",
+};
+
+const modelCall = (
+  path: string,
+  operationId: string,
+  summary: string,
+  body: ReturnType<typeof json>,
+  answerSchema: z.ZodType,
+  example: unknown,
+  anthropic = false,
+): Operation => ({
+  method: "POST",
+  path,
+  route: ROUTE,
+  operationId,
+  tag: TAG,
+  summary,
+  description:
+    "A governed model call: the pipeline (cache → guardrails → rate limits → budgets), the gateway's candidate chain, one ledger row (source api) and its audit. " +
+    "The same wire format as the serving candidate goes upstream unchanged but for `model`; tools are passed through, not run. `stream: true` answers server-sent events in the provider's framing.",
+  guard: "api-key",
+  params: { headers: anthropic ? anthropicHeaders : callHeaders },
+  body,
+  answers: {
+    200: {
+      description: "The provider's answer, unchanged (JSON, or its event stream with `stream: true`).",
+      content: { contentType: "application/json", schema: answerSchema, example },
+      headers: CALL_HEADERS,
+    },
+  },
+  errorDialect: anthropic ? "anthropic" : "openai",
+  errors: CALL_ERRORS,
+});
+
+const chatCompletion = z.looseObject({
+  id: z.string(),
+  object: z.literal("chat.completion"),
+  model: z.string(),
+  choices: z.array(z.looseObject({ index: z.number().int(), message, finish_reason: z.string().nullable() })),
+  usage: z.looseObject({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() }).optional(),
+});
+
+export const v1Operations: Operation[] = [
+  modelCall(
+    "/v1/chat/completions",
+    "createChatCompletion",
+    "Chat completions (OpenAI)",
+    json(chatBody, { model: "smart", messages: [{ role: "user", content: "How long do refunds take?" }] }),
+    chatCompletion,
+    {
+      id: "chatcmpl-9",
+      object: "chat.completion",
+      model: "smart",
+      choices: [
+        { index: 0, message: { role: "assistant", content: "5 working days." }, finish_reason: "stop" },
+      ],
+      usage: { prompt_tokens: 14, completion_tokens: 5 },
+    },
+  ),
+  modelCall(
+    "/v1/responses",
+    "createResponse",
+    "Responses (OpenAI)",
+    json(responsesBody, { model: "smart", input: "How long do refunds take?" }),
+    z.looseObject({ id: z.string(), object: z.literal("response"), output: z.array(z.unknown()) }),
+    { id: "resp_9", object: "response", output: [] },
+  ),
+  modelCall(
+    "/v1/embeddings",
+    "createEmbeddings",
+    "Embeddings (OpenAI)",
+    json(embeddingsBody, { model: "embed", input: "refund policy" }),
+    z.looseObject({ object: z.literal("list"), data: z.array(z.looseObject({ embedding: z.unknown() })) }),
+    { object: "list", data: [{ object: "embedding", index: 0, embedding: [0.012, -0.03] }] },
+  ),
+  modelCall(
+    "/v1/messages",
+    "createMessage",
+    "Messages (Anthropic)",
+    json(anthropicBody, {
+      model: "smart",
+      max_tokens: 512,
+      messages: [{ role: "user", content: "How long do refunds take?" }],
+    }),
+    z.looseObject({ id: z.string(), type: z.literal("message"), content: z.array(z.unknown()) }),
+    { id: "msg_9", type: "message", role: "assistant", content: [{ type: "text", text: "5 working days." }] },
+    true,
+  ),
+  {
+    method: "POST",
+    path: "/v1/messages/count_tokens",
+    route: ROUTE,
+    operationId: "countMessageTokens",
+    tag: TAG,
+    summary: "Count a message's tokens (Anthropic)",
+    description:
+      "Passed to the alias's first Anthropic candidate (Anthropic does not bill it, so it is no ledger row); an alias without one says so.",
+    guard: "api-key",
+    params: { headers: anthropicHeaders.pick({ "anthropic-version": true, "anthropic-beta": true }) },
+    body: json(anthropicBody.omit({ max_tokens: true }), {
+      model: "smart",
+      messages: [{ role: "user", content: "How long do refunds take?" }],
+    }),
+    answers: {
+      200: answer("Anthropic's answer.", z.object({ input_tokens: z.number().int() }), { input_tokens: 14 }),
+    },
+    errorDialect: "anthropic",
+    errors: { 400: "no `model`, or the alias has no Anthropic candidate", 404: "`model` is not an alias" },
+  },
+  {
+    method: "GET",
+    path: "/v1/models",
+    route: ROUTE,
+    operationId: "listModels",
+    tag: TAG,
+    summary: "The model aliases",
+    description:
+      "Each alias is a model to the caller: OpenAI's list, or Anthropic's when the request carries `anthropic-version`.",
+    guard: "api-key",
+    params: { headers: z.object({ "anthropic-version": z.string().optional() }) },
+    answers: {
+      200: answer(
+        "The aliases.",
+        z.union([
+          z.object({
+            object: z.literal("list"),
+            data: z.array(
+              z.object({
+                id: z.string(),
+                object: z.literal("model"),
+                created: z.number().int(),
+                owned_by: z.string(),
+              }),
+            ),
+          }),
+          z.object({
+            data: z.array(
+              z.looseObject({ type: z.literal("model"), id: z.string(), display_name: z.string() }),
+            ),
+            has_more: z.boolean(),
+            first_id: z.string().nullable(),
+            last_id: z.string().nullable(),
+          }),
+        ]),
+        { object: "list", data: [{ id: "smart", object: "model", created: 1793525400, owned_by: "openai" }] },
+      ),
+    },
+    errorDialect: "openai",
+  },
+  {
+    method: "GET",
+    path: "/v1/models/{id}",
+    route: ROUTE,
+    operationId: "getModel",
+    tag: TAG,
+    summary: "One model alias",
+    guard: "api-key",
+    params: {
+      path: z.object({ id: z.string().describe("an alias") }),
+      headers: z.object({ "anthropic-version": z.string().optional() }),
+    },
+    answers: {
+      200: answer("The alias, in the caller's family's shape.", z.looseObject({ id: z.string() }), {
+        id: "smart",
+        object: "model",
+        created: 1793525400,
+        owned_by: "openai",
+      }),
+    },
+    errorDialect: "openai",
+    errors: { 404: "not an alias (the message names the ones there are)" },
+  },
+  {
+    method: "GET",
+    path: "/v1/prompts/{name}",
+    route: ROUTE,
+    operationId: "getStoredPrompt",
+    tag: TAG,
+    summary: "A stored prompt version",
+    description:
+      "For applications that compile prompts themselves. The `production` label when neither `label` nor `version` is given. " +
+      "The ETag lets a client poll cheaply: `If-None-Match` with it answers 304 until the label moves.",
+    guard: "api-key",
+    params: {
+      path: z.object({ name: z.string().describe("the prompt's name (may hold /)") }),
+      query: z.object({
+        label: z.string().optional(),
+        version: z
+          .string()
+          .regex(/^\d{1,9}$/)
+          .optional(),
+      }),
+      headers: z.object({ "if-none-match": z.string().optional() }),
+    },
+    answers: {
+      200: {
+        ...answer(
+          "The version.",
+          z.looseObject({
+            name: z.string(),
+            version: z.number().int(),
+            type: z.enum(["chat", "text"]),
+            config: z.record(z.string(), z.unknown()),
+            variables: z.array(z.string()),
+            labels: z.array(z.string()),
+            createdAt: z.string(),
+          }),
+          {
+            name: "support/triage",
+            version: 3,
+            type: "chat",
+            messages: [{ role: "system", content: "You triage {{product}} tickets." }],
+            config: { model: "fast" },
+            variables: ["product"],
+            labels: ["production"],
+            createdAt: AT,
+          },
+        ),
+        headers: { etag: "the version's tag, for If-None-Match" },
+      },
+      304: { description: "Not modified since the ETag sent." },
+    },
+    errorDialect: "openai",
+    errors: { 400: "give version or label, not both; version must be a number", 404: "prompt_not_found" },
+  },
+];
