@@ -369,7 +369,7 @@ ${QUERIES.map(line).join("\n")}
 
 ${misses.length ? `**Without migration 0003's indexes** ${misses.map((q) => `\`${q.key}\``).join(", ")} missed; the EXPLAIN below shows why (a scan of the tenant's whole date range, filtering row by row).` : "Every query meets its target even without migration 0003's indexes."} ${QUERIES.every((q) => p95(after, q.key) <= q.target) ? "**As shipped, every query meets its target.**" : "**As shipped, some queries still miss (marked).**"}
 
-The indexes of migration 0003 (\`db/schema.ts\`), measured above:
+The indexes of migration 0003 (\`db/schema/turns.ts\`), measured above:
 ${PROPOSED.map((p, i) => `- \`${p.drizzle}\` (built in ${built[i]})`).join("\n")}
 
 The ledger's count is exact up to ${n(COUNT_CAP)} and shown as "${n(COUNT_CAP)}+" beyond

@@ -1,14 +1,13 @@
 import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { LoginPage, signInAs, TopBar } from "./pages";
+import { shotPath } from "./shots";
 
 // The screenshot test runs every time (into test-results/screens); E2E_SCREENSHOTS=1 refreshes the README's.
-const SHOTS = process.env.E2E_SCREENSHOTS === "1";
 async function shot(page: Page, name: string) {
   // From the top, so the sticky top bar is where a reader sees it.
   await page.evaluate(() => window.scrollTo(0, 0));
   // Every run renders the screens at each width and theme; only E2E_SCREENSHOTS=1 replaces the README's images.
-  const dir = SHOTS ? "docs/screenshots" : "test-results/screens";
-  await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
+  await page.screenshot({ path: shotPath(name), fullPage: true });
 }
 
 // Every run makes its own people and tenants: the suite shares one database, and other spec files sign in

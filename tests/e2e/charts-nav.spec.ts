@@ -1,11 +1,11 @@
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import { exactMoney, formatMoney } from "@/lib/core/format/money";
 import { signInAs } from "./pages";
+import { SHOTS, shotPath } from "./shots";
 
 // Every run renders the shots (into test-results/screens); E2E_SCREENSHOTS=1 refreshes the README's.
-const SHOTS = process.env.E2E_SCREENSHOTS === "1";
 const shot = (page: Page, name: string, fullPage = true) =>
-  page.screenshot({ path: `${SHOTS ? "docs/screenshots" : "test-results/screens"}/${name}.png`, fullPage });
+  page.screenshot({ path: shotPath(name), fullPage });
 
 test.use({ viewport: { width: 1280, height: 800 } });
 

@@ -2,12 +2,12 @@ import { expect, type Locator, type Page, test } from "@playwright/test";
 import OpenAI from "openai";
 import { FAKE_UPSTREAM } from "../../playwright.config";
 import { signInAs } from "./pages";
+import { shotPath } from "./shots";
 
 // Every run renders the two screens (into test-results/screens); E2E_SCREENSHOTS=1 refreshes the README's.
-const SHOTS = process.env.E2E_SCREENSHOTS === "1";
 /** The whole page from the top, or (`from`) the 1280×800 view that starts at that element, below the top bar. */
 async function shot(page: Page, name: string, from?: Locator, then?: () => Promise<unknown>) {
-  const path = `${SHOTS ? "docs/screenshots" : "test-results/screens"}/${name}.png`;
+  const path = shotPath(name);
   if (!from) {
     await page.evaluate(() => window.scrollTo(0, 0));
     return page.screenshot({ path, fullPage: true });

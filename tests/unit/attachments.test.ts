@@ -11,7 +11,7 @@ import { cleanFileName } from "@/features/drawer/server/files";
 import { CONTEXT_PREFACE, contextBlock, contextBlockAttrs } from "@/lib/core/text/context-block";
 import { toAnthropicMessages } from "@/lib/gateway/adapters/anthropic";
 import { OfflineAdapter } from "@/lib/gateway/adapters/offline";
-import { usageSoFar } from "@/lib/gateway/gateway";
+import { usageSoFar } from "@/lib/gateway/streaming";
 import { type ChatMessage, IMAGE_TOKEN_ESTIMATE, type ImagePart } from "@/lib/gateway/types";
 import { csrfRefusal } from "@/lib/http/same-origin";
 import { estimateInputTokens } from "@/lib/pipeline/estimate";

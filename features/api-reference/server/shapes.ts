@@ -21,7 +21,7 @@ const ERROR_CODES = Object.keys(ERROR_STATUS) as [
   ...(keyof typeof ERROR_STATUS)[],
 ];
 
-/** The app's one error envelope (lib/core/errors.ts `ErrorBody`): every /api route and /v1/evals. */
+/** The app's one error envelope (lib/core/errors/app-error.ts `ErrorBody`): every /api route and /v1/evals. */
 export const appError = z.object({
   error: z.object({
     code: z.enum(ERROR_CODES).describe("fixes the status: see the table in docs/api.md"),

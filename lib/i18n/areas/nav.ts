@@ -1,5 +1,19 @@
-/** Messages of the nav area (English is the source; Chinese must have every key). */
+/**
+ * Messages of the navigation: the top bar's menus and links, and the pages' titles (English is the source;
+ * Chinese must have every key).
+ */
 export const en = {
+  "nav.home": "Home",
+  "nav.turns": "Usage ledger",
+  "nav.audit": "Audit replay",
+  "nav.cost": "Cost dashboard",
+  "nav.tools": "Tool catalog",
+  "nav.keys": "Keys",
+  "nav.limits": "Limits",
+  "nav.admin": "Admin",
+  "nav.members": "Members",
+  "nav.changes": "Admin changes",
+  "nav.tenants": "Tenants",
   "nav.usage": "Usage",
   "nav.main": "Main",
   "nav.menu": "Menu",
@@ -11,6 +25,17 @@ export const en = {
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
+  "nav.home": "首页",
+  "nav.turns": "用量台账",
+  "nav.audit": "审计回放",
+  "nav.cost": "成本看板",
+  "nav.tools": "工具目录",
+  "nav.keys": "密钥",
+  "nav.limits": "限额",
+  "nav.admin": "管理",
+  "nav.members": "成员",
+  "nav.changes": "管理变更",
+  "nav.tenants": "租户",
   "nav.usage": "用量",
   "nav.main": "主导航",
   "nav.menu": "菜单",

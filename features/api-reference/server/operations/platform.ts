@@ -16,7 +16,7 @@ const pageKey = z.object({
       "a page schema's key (schemas/*.schema.json): agent-turns, agent-audit, agent-cost, admin-changes…",
     ),
 });
-/** What every table read takes (lib/schema-pages/query.ts `pageQueryFrom`); filters are `f.<field>=`. */
+/** What every table read takes (features/admin-tables/server/query.ts `pageQueryFrom`); filters are `f.<field>=`. */
 const pageQuery = z.object({
   sort: z.string().optional().describe("field:asc or field:desc, a sortable column's field"),
   segment: z.string().optional().describe("one of the page's segment values"),

@@ -3,9 +3,9 @@ import { z } from "zod";
 import { AT } from "../examples";
 import { answer, json, type Operation } from "../registry";
 
-// The OpenAI- and Anthropic-compatible API (lib/v1). Its bodies are the providers' own wire formats, passed
+// The OpenAI- and Anthropic-compatible API (features/v1/server). Its bodies are the providers' own wire formats, passed
 // through unchanged to a serving candidate of the same format (or translated by a documented table); Tollgate
-// checks only what it needs before anything is sent (lib/v1/handler.ts `problemOf`), so these schemas name
+// checks only what it needs before anything is sent (features/v1/server/handler.ts `problemOf`), so these schemas name
 // those fields and let every other field through.
 
 const TAG = "Model API (/v1)";

@@ -1,5 +1,5 @@
 import { evalObjectPage } from "@/features/evals/components/eval-object-page";
-import { RunPage } from "@/features/evals/components/run-page";
+import { RunPage } from "@/features/evals/components/run-page/run-page";
 import { titleMetadata } from "@/lib/i18n/metadata";
 
 export const generateMetadata = titleMetadata("evals.runTitle");

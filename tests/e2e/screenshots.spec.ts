@@ -1,48 +1,28 @@
-// Takes the README's screenshots from a running app. For every shot (the drawer's error state needs the fake
-// upstream): `node --conditions=react-server --import tsx scripts/e2e-server.ts` in one shell, then
-// `BASE_URL=http://127.0.0.1:3100 node --import tsx scripts/screenshots.ts` (SHOTS=name,name for some of them).
 import { deflateSync } from "node:zlib";
-import { chromium, type Page } from "@playwright/test";
-import { CHROMIUM_ARGS } from "../playwright.config";
-import { type FakeMcpServer, startFakeMcpServer } from "../tests/fakes/mcp-server";
+import { type Page, test } from "@playwright/test";
+import { FAKE_UPSTREAM } from "../../playwright.config";
+import { type FakeMcpServer, startFakeMcpServer } from "../fakes/mcp-server";
+import { type ShotView, shotPath, shotSession } from "./shots";
 
-const base = process.env.BASE_URL ?? "http://127.0.0.1:3000";
-const out = "docs/screenshots";
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: CHROMIUM_ARGS,
-});
+// The README's screenshots that no feature spec takes on its way (those are in administration, charts-nav,
+// governance-admin and spend-by-key). Each is one test: a context at the shot's size, theme and language,
+// signed in as the demo user the picture shows, brought to the state to show, then photographed (the view,
+// not the whole page). Every run renders them into test-results/screens; E2E_SCREENSHOTS=1 refreshes the docs'.
+// What a shot leaves behind that other specs could see (the MCP server, the API keys) is removed afterwards.
 
-type ShotOptions = { width?: number; height?: number; colorScheme?: "light" | "dark"; locale?: string };
+test.describe.configure({ timeout: 60_000 });
 
-async function session(
-  email: string | null,
-  { width = 1280, height = 800, colorScheme = "light", locale = "en" }: ShotOptions = {},
-) {
-  const context = await browser.newContext({ viewport: { width, height }, colorScheme });
-  if (locale !== "en") await context.addCookies([{ name: "tollgate-locale", value: locale, url: base }]);
-  const page = await context.newPage();
-  if (email) {
-    await page.goto(`${base}/login`);
-    await page.getByLabel(/email|邮箱/i).fill(email);
-    await page.getByLabel(/password|密码/i).fill("tollgate-demo");
-    await page.getByRole("button", { name: /^(sign in|登录)$/i }).click();
-    await page.waitForURL(`${base}/`);
-  }
-  return { context, page };
-}
-
-const fake = process.env.FAKE_UPSTREAM ?? "http://127.0.0.1:3191";
 async function openDrawer(p: Page) {
   await p.getByTestId("agent-drawer-toggle").click();
   await p.getByTestId("agent-drawer").waitFor();
 }
-const enqueueReplies = (...replies: unknown[]) =>
-  fetch(`${fake}/__control/enqueue`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ replies }),
-  });
+
+/** Scripts the fake OpenAI upstream's next answers (from a clean queue). */
+async function enqueueReplies(p: Page, ...replies: unknown[]) {
+  await p.request.post(`${FAKE_UPSTREAM}/__control/reset`);
+  await p.request.post(`${FAKE_UPSTREAM}/__control/enqueue`, { data: { replies } });
+}
+
 async function ask(p: Page, text: string) {
   await p.getByTestId("agent-input").fill(text);
   await p.getByTestId("agent-input").press("Enter");
@@ -57,21 +37,22 @@ async function askAndWait(p: Page, text: string) {
   await p.getByTestId("agent-answer-footer").nth(before).waitFor({ timeout: 20_000 });
 }
 
+/** The API keys the shots made, revoked when they are done. */
+const keysMade: { ids: string[] } = { ids: [] };
+
 /** One /v1 call that an unpriced model (the e2e server's `house-model`) answers, with a key made for it (and an end user). */
 async function unpricedCall(p: Page, endUser?: string) {
-  const key = await p.request.post(`${base}/api/keys`, {
-    data: { name: `screenshot ${Date.now()}` },
-    headers: { origin: base },
-  });
-  const { secret } = (await key.json()) as { secret: string };
+  const key = await p.request.post("/api/keys", { data: { name: `screenshot ${Date.now()}` } });
+  const { secret, key: made } = (await key.json()) as { secret: string; key: { id: string } };
+  keysMade.ids.push(made.id);
   // The fake names the model that served, as the real API does: pricing goes by that name.
-  await enqueueReplies({
+  await enqueueReplies(p, {
     kind: "text",
     text: "in-house answer",
     model: "house-llm-1",
     usage: { input: 1000, output: 500 },
   });
-  await p.request.post(`${base}/v1/chat/completions`, {
+  await p.request.post("/v1/chat/completions", {
     data: {
       model: "house-model",
       messages: [{ role: "user", content: "hello" }],
@@ -83,10 +64,10 @@ async function unpricedCall(p: Page, endUser?: string) {
 
 /** A demo turn worth replaying: it succeeded after two or more rounds, one of them with tools in parallel. */
 async function demoTurnWithTools(p: Page): Promise<string> {
-  const res = await p.request.get(`${base}/api/schema/agent-audit/rows?segment=tool_call&limit=200`);
+  const res = await p.request.get("/api/schema/agent-audit/rows?segment=tool_call&limit=200");
   const ids = [...new Set(((await res.json()) as { rows: { turnId: string }[] }).rows.map((r) => r.turnId))];
   for (const id of ids) {
-    const replay = (await (await p.request.get(`${base}/api/agent/turns/${id}/replay`)).json()) as {
+    const replay = (await (await p.request.get(`/api/agent/turns/${id}/replay`)).json()) as {
       turn: { status: string };
       events: { type: string; payload: { round?: number } }[];
     };
@@ -98,7 +79,7 @@ async function demoTurnWithTools(p: Page): Promise<string> {
   return ids[0]!;
 }
 async function openReplay(p: Page) {
-  await p.goto(`${base}/dev/agent/audit/${await demoTurnWithTools(p)}`);
+  await p.goto(`/dev/agent/audit/${await demoTurnWithTools(p)}`);
   await p.getByTestId("replay-waterfall").waitFor();
 }
 
@@ -169,40 +150,34 @@ async function drawerWithContext(p: Page) {
 
 /**
  * The MCP shots' server: the test MCP server, started here and registered for Acme as `helpdesk` (once per run;
- * the e2e server allows 127.0.0.1), its `echo` tool set to ask the user first.
+ * the e2e server allows 127.0.0.1), its `echo` tool set to ask the user first. Deleted after the shots, as
+ * tests/e2e/mcp.spec.ts starts from a tenant without servers.
  */
-const mcp: { server: FakeMcpServer | null } = { server: null };
+const mcp: { server: FakeMcpServer | null; registered: string | null } = { server: null, registered: null };
 async function helpdeskRegistered(p: Page) {
   mcp.server ??= await startFakeMcpServer();
   const mcpServer = mcp.server;
-  const headers = { origin: base };
-  const { servers } = (await (await p.request.get(`${base}/api/mcp/servers`)).json()) as {
+  const { servers } = (await (await p.request.get("/api/mcp/servers")).json()) as {
     servers: { id: string; name: string; url: string }[];
   };
   let server = servers.find((s) => s.name === "helpdesk" && s.url === mcpServer.url);
   for (const stale of servers.filter((s) => s.name === "helpdesk" && s !== server))
-    await p.request.delete(`${base}/api/mcp/servers/${stale.id}`, { headers });
+    await p.request.delete(`/api/mcp/servers/${stale.id}`);
   if (!server) {
-    const created = await p.request.post(`${base}/api/mcp/servers`, {
+    const created = await p.request.post("/api/mcp/servers", {
       data: { name: "helpdesk", url: mcpServer.url, headers: { Authorization: "Bearer not-shown-again" } },
-      headers,
     });
     server = (await created.json()) as { id: string; name: string; url: string };
   }
-  await p.request.put(`${base}/api/mcp/servers/${server.id}/tools/echo`, {
-    data: { requiresConfirmation: true },
-    headers,
-  });
-  await p.request.put(`${base}/api/mcp/servers/${server.id}/tools/failing_lookup`, {
-    data: { roles: ["admin"] },
-    headers,
-  });
+  mcp.registered = server.id;
+  await p.request.put(`/api/mcp/servers/${server.id}/tools/echo`, { data: { requiresConfirmation: true } });
+  await p.request.put(`/api/mcp/servers/${server.id}/tools/failing_lookup`, { data: { roles: ["admin"] } });
 }
 
 /** The MCP page with the helpdesk server's tools open and a test call's result (nested arguments) on screen. */
 async function mcpPage(p: Page) {
   await helpdeskRegistered(p);
-  await p.goto(`${base}/dev/admin/mcp`);
+  await p.goto("/dev/admin/mcp");
   const server = p.locator('[data-testid="mcp-server"][data-server-name="helpdesk"]');
   await server.getByTestId("mcp-server-tools-toggle").click();
   const ticket = server.locator('[data-testid="mcp-tool"][data-tool-name="create_ticket"]');
@@ -227,26 +202,30 @@ async function drawerConfirm(p: Page) {
   await p.waitForTimeout(1_200);
 }
 
-const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>][] = [
+/** The usage ledger's table from its top, below the sticky bar (it scrolls sideways in its own box). */
+async function belowTopBar(p: Page, testId: string) {
+  await p.getByTestId(testId).evaluate((e) => {
+    e.scrollIntoView({ block: "start" });
+    window.scrollBy(0, -(document.querySelector("header")?.getBoundingClientRect().height ?? 0) - 8);
+  });
+}
+
+const PHONE = { width: 360, height: 780 };
+
+/** Each shot: its name (docs/screenshots/<name>.png), who is signed in, the view, and how to get there. */
+const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] = [
   ["mcp-servers", "admin@acme.test", {}, mcpPage],
-  [
-    "mcp-servers-mobile",
-    "admin@acme.test",
-    { width: 360, height: 780 },
-    async (p: Page) => {
-      await mcpPage(p);
-    },
-  ],
+  ["mcp-servers-mobile", "admin@acme.test", PHONE, mcpPage],
   ["drawer-confirm", "admin@acme.test", {}, drawerConfirm],
-  ["drawer-confirm-mobile", "admin@acme.test", { width: 360, height: 780 }, drawerConfirm],
+  ["drawer-confirm-mobile", "admin@acme.test", PHONE, drawerConfirm],
   ["drawer-context", "member@acme.test", {}, drawerWithContext],
-  ["drawer-context-mobile", "member@acme.test", { width: 360, height: 780 }, drawerWithContext],
+  ["drawer-context-mobile", "member@acme.test", PHONE, drawerWithContext],
   [
     "drawer-ask-ledger",
     "admin@acme.test",
     {},
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/turns`);
+    async (p) => {
+      await p.goto("/dev/agent/turns");
       await p.getByTestId("data-row").first().locator("td").first().click();
       await p.getByTestId("detail-drawer").getByTestId("ask-assistant").click();
       await p.getByTestId("agent-input").fill("Why was this turn so expensive?");
@@ -256,7 +235,7 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "drawer-governance",
     "admin@acme.test",
     {},
-    async (p: Page) => {
+    async (p) => {
       await openDrawer(p);
       await askAndWait(p, "which model cost us most this week, and who used it?");
     },
@@ -264,19 +243,19 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
   [
     "drawer-governance-mobile",
     "admin@acme.test",
-    { width: 360, height: 780 },
-    async (p: Page) => {
+    PHONE,
+    async (p) => {
       await openDrawer(p);
       await askAndWait(p, "which model cost us most this week, and who used it?");
       await p.locator('[data-testid="agent-card"][data-kind="table"]').first().scrollIntoViewIfNeeded();
     },
   ],
-  ["drawer-empty", "member@acme.test", {}, async (p: Page) => openDrawer(p)],
+  ["drawer-empty", "member@acme.test", {}, openDrawer],
   [
     "drawer-tool",
     "member@acme.test",
     {},
-    async (p: Page) => {
+    async (p) => {
       await openDrawer(p);
       await ask(p, "What are my open orders?");
     },
@@ -285,7 +264,7 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "drawer-dark",
     "admin@acme.test",
     { colorScheme: "dark" },
-    async (p: Page) => {
+    async (p) => {
       await openDrawer(p);
       await ask(p, "Plan the steps to onboard a new customer");
     },
@@ -294,24 +273,20 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "drawer-mobile",
     "member@globex.test",
     { width: 360, height: 740 },
-    async (p: Page) => {
+    async (p) => {
       await openDrawer(p);
       await ask(p, "What time is it in Tokyo?");
     },
   ],
-  ["drawer-zh", "multi@tollgate.test", { locale: "zh" }, async (p: Page) => openDrawer(p)],
+  ["drawer-zh", "multi@tollgate.test", { locale: "zh" }, openDrawer],
   [
     "drawer-error",
     "admin@globex.test",
     {},
-    async (p: Page) => {
+    async (p) => {
       await openDrawer(p);
       await p.getByTestId("agent-model-select").selectOption("gpt-fake");
-      await fetch(`${fake}/__control/enqueue`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ replies: [{ kind: "error", status: 503, message: "upstream overloaded" }] }),
-      });
+      await enqueueReplies(p, { kind: "error", status: 503, message: "upstream overloaded" });
       await p.getByTestId("agent-input").fill("Are you there?");
       await p.getByTestId("agent-input").press("Enter");
       await p.getByTestId("agent-error").waitFor();
@@ -321,7 +296,7 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "drawer-history",
     "admin@acme.test",
     {},
-    async (p: Page) => {
+    async (p) => {
       await openDrawer(p);
       await ask(p, "## Quarterly **budget** review for the sales team");
       await p.getByTestId("agent-new-conversation").click();
@@ -335,10 +310,11 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "drawer-actions",
     "admin@globex.test",
     {},
-    async (p: Page) => {
+    async (p) => {
       await openDrawer(p);
       await p.getByTestId("agent-model-select").selectOption("gpt-fake");
       await enqueueReplies(
+        p,
         { kind: "text", text: "Paris is the capital of France." },
         { kind: "text", text: "The capital of France is **Paris**, on the Seine." },
       );
@@ -352,7 +328,7 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "drawer-table",
     "admin@globex.test",
     {},
-    async (p: Page) => {
+    async (p) => {
       await openDrawer(p);
       await p.getByTestId("agent-model-select").selectOption("gpt-fake");
       const table = [
@@ -361,7 +337,7 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
         "| gpt-4o-mini-2024-07-18 | openai-compatible | 123,456 | 78,901 | $15.75 | 1.8 s | success |",
         "| claude-3-5-haiku-20241022 | anthropic | 45,210 | 12,034 | $9.44 | 2.3 s | success |",
       ].join("\n");
-      await enqueueReplies({ kind: "text", text: `Spend by model this month:\n\n${table}` });
+      await enqueueReplies(p, { kind: "text", text: `Spend by model this month:\n\n${table}` });
       await ask(p, "Show spend by model as a table");
     },
   ],
@@ -369,8 +345,8 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "login",
     null,
     {},
-    async (p: Page) => {
-      await p.goto(`${base}/login`);
+    async (p) => {
+      await p.goto("/login");
       await p.getByLabel(/password/i).fill("wrong");
       await p.getByLabel(/email/i).fill("member@acme.test");
       await p.getByRole("button", { name: /^sign in$/i }).click();
@@ -380,13 +356,13 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
   ["home", "admin@acme.test", {}, async () => undefined],
   ["home-dark", "multi@tollgate.test", { colorScheme: "dark" }, async () => undefined],
   ["home-zh", "root@tollgate.test", { locale: "zh" }, async () => undefined],
-  ["forbidden", "member@acme.test", {}, async (p: Page) => p.goto(`${base}/dev/agent/turns`)],
+  ["forbidden", "member@acme.test", {}, (p) => p.goto("/dev/agent/turns")],
   [
     "admin-turns",
     "admin@acme.test",
     {},
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/turns`);
+    async (p) => {
+      await p.goto("/dev/agent/turns");
       await p.getByTestId("data-row").first().waitFor();
       await p.getByTestId("row-count").waitFor();
     },
@@ -395,8 +371,8 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "admin-turns-detail",
     "admin@acme.test",
     { height: 1000 },
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/turns?segment=failed`);
+    async (p) => {
+      await p.goto("/dev/agent/turns?segment=failed");
       await p.getByTestId("data-row").first().click();
       await p.getByTestId("detail-event").first().waitFor();
     },
@@ -405,8 +381,8 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "admin-audit",
     "root@tollgate.test",
     { height: 1000 },
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/audit`);
+    async (p) => {
+      await p.goto("/dev/agent/audit");
       await p.getByTestId("data-row").first().waitFor();
     },
   ],
@@ -415,7 +391,7 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "admin-replay-steps",
     "admin@acme.test",
     {},
-    async (p: Page) => {
+    async (p) => {
       await openReplay(p);
       await p.getByTestId("step-tool").first().scrollIntoViewIfNeeded();
       await p
@@ -427,8 +403,8 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
   [
     "admin-replay-mobile",
     "admin@acme.test",
-    { width: 360, height: 780 },
-    async (p: Page) => {
+    PHONE,
+    async (p) => {
       await openReplay(p);
       // The header is the shell's; the timeline and the first steps are the replay.
       await p.locator("#replay-waterfall-title").evaluate((e) => {
@@ -439,21 +415,11 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     },
   ],
   [
-    "admin-cost",
-    "admin@acme.test",
-    { height: 1300 },
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/cost`);
-      await p.locator(".recharts-bar-rectangle").first().waitFor();
-      await p.waitForTimeout(800);
-    },
-  ],
-  [
     "admin-tools",
     "admin@globex.test",
     { height: 1000 },
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/tools`);
+    async (p) => {
+      await p.goto("/dev/agent/tools");
       await p.getByTestId("data-row").first().waitFor();
       // The chart's series arrives after the rows.
       await p.locator(".recharts-bar-rectangle").first().waitFor();
@@ -464,10 +430,10 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "admin-cost-zh-dark",
     "multi@tollgate.test",
     { height: 1300, locale: "zh", colorScheme: "dark" },
-    async (p: Page) => {
+    async (p) => {
       await p.getByTestId("tenant-switcher").selectOption({ label: "Globex" });
       await p.waitForTimeout(500);
-      await p.goto(`${base}/dev/agent/cost`);
+      await p.goto("/dev/agent/cost");
       await p.locator(".recharts-bar-rectangle").first().waitFor();
       await p.waitForTimeout(800);
     },
@@ -475,23 +441,19 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
   [
     "admin-turns-mobile",
     "admin@acme.test",
-    { width: 360, height: 780 },
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/turns`);
+    PHONE,
+    async (p) => {
+      await p.goto("/dev/agent/turns");
       await p.getByTestId("data-row").first().waitFor();
-      // The table's top, below the sticky bar: it scrolls sideways in its own box.
-      await p.getByTestId("row-count").evaluate((e) => {
-        e.scrollIntoView({ block: "start" });
-        window.scrollBy(0, -(document.querySelector("header")?.getBoundingClientRect().height ?? 0) - 8);
-      });
+      await belowTopBar(p, "row-count");
     },
   ],
   [
     "admin-turns-filters",
     "admin@acme.test",
     {},
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/turns`);
+    async (p) => {
+      await p.goto("/dev/agent/turns");
       await p.getByTestId("data-row").first().waitFor();
       await p.getByTestId("preset-startedAt-7d").click();
       await p.waitForURL(/f\.startedAt\.from=/);
@@ -503,9 +465,9 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "admin-turns-unpriced",
     "admin@acme.test",
     {},
-    async (p: Page) => {
+    async (p) => {
       await unpricedCall(p);
-      await p.goto(`${base}/dev/agent/turns?f.costStatus=unpriced`);
+      await p.goto("/dev/agent/turns?f.costStatus=unpriced");
       await p.getByTestId("cost-unpriced").first().waitFor();
     },
   ],
@@ -513,19 +475,19 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "admin-cost-unpriced",
     "admin@acme.test",
     {},
-    async (p: Page) => {
+    async (p) => {
       await unpricedCall(p);
-      await p.goto(`${base}/dev/agent/cost`);
+      await p.goto("/dev/agent/cost");
       await p.locator(".recharts-bar-rectangle").first().waitFor();
     },
   ],
   [
     "admin-turns-enduser-mobile",
     "admin@acme.test",
-    { width: 360, height: 780 },
-    async (p: Page) => {
+    PHONE,
+    async (p) => {
       await unpricedCall(p, "customer-4711");
-      await p.goto(`${base}/dev/agent/turns?f.endUser=customer-4711`);
+      await p.goto("/dev/agent/turns?f.endUser=customer-4711");
       await p.getByTestId("data-row").first().waitFor();
     },
   ],
@@ -533,17 +495,17 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "admin-limits-assumed",
     "admin@acme.test",
     { height: 1000 },
-    async (p: Page) => {
-      await p.goto(`${base}/dev/admin/limits`);
+    async (p) => {
+      await p.goto("/dev/admin/limits");
       await p.getByTestId("assumed-price-row").first().scrollIntoViewIfNeeded();
     },
   ],
   [
     "admin-limits-assumed-mobile",
     "admin@acme.test",
-    { width: 360, height: 780 },
-    async (p: Page) => {
-      await p.goto(`${base}/dev/admin/limits`);
+    PHONE,
+    async (p) => {
+      await p.goto("/dev/admin/limits");
       await p
         .getByTestId("assumed-price-row")
         .first()
@@ -554,8 +516,8 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "prompts-list",
     "admin@acme.test",
     {},
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/prompts`);
+    async (p) => {
+      await p.goto("/dev/agent/prompts");
       await p.getByTestId("data-row").first().waitFor();
     },
   ],
@@ -563,8 +525,8 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "prompt-versions",
     "admin@acme.test",
     {},
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/prompts/support/triage?v=2`);
+    async (p) => {
+      await p.goto("/dev/agent/prompts/support/triage?v=2");
       await p.getByTestId("version-item").first().waitFor();
     },
   ],
@@ -572,8 +534,8 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "prompt-diff",
     "admin@acme.test",
     {},
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/prompts/support/triage?tab=diff&from=1&to=2`);
+    async (p) => {
+      await p.goto("/dev/agent/prompts/support/triage?tab=diff&from=1&to=2");
       await p.getByTestId("version-item").first().waitFor();
       await p.waitForTimeout(300);
     },
@@ -582,8 +544,8 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "prompt-playground",
     "admin@acme.test",
     {},
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/prompts/support/triage?tab=playground`);
+    async (p) => {
+      await p.goto("/dev/agent/prompts/support/triage?tab=playground");
       await p.getByTestId("playground-var-company").fill("Acme");
       await p.getByTestId("playground-var-ticket").fill("My parcel arrived broken.");
       await p.getByTestId("playground-run").click();
@@ -594,32 +556,42 @@ const shots: [string, string | null, ShotOptions, (p: Page) => Promise<unknown>]
     "prompt-metrics",
     "admin@acme.test",
     {},
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/prompts/support/triage?tab=metrics`);
+    async (p) => {
+      await p.goto("/dev/agent/prompts/support/triage?tab=metrics");
       await p.getByTestId("prompt-compare-table").waitFor();
     },
   ],
   [
     "prompt-mobile",
     "admin@acme.test",
-    { width: 360, height: 780 },
-    async (p: Page) => {
-      await p.goto(`${base}/dev/agent/prompts/support/triage`);
+    PHONE,
+    async (p) => {
+      await p.goto("/dev/agent/prompts/support/triage");
       await p.getByTestId("version-item").first().waitFor();
     },
   ],
-  ["home-mobile", "multi@tollgate.test", { width: 360, height: 740 }, async () => undefined],
 ];
 
-// SHOTS=admin-replay,admin-audit takes only those.
-const only = process.env.SHOTS?.split(",");
-for (const [name, email, options, act] of shots) {
-  if (only && !only.includes(name)) continue;
-  const { context, page } = await session(email, options);
-  await act(page);
-  await page.screenshot({ path: `${out}/${name}.png` });
-  await context.close();
-  console.log(`${out}/${name}.png`);
-}
-await browser.close();
-await mcp.server?.close();
+test.describe("the docs' screenshots", () => {
+  for (const [name, email, view, act] of shots) {
+    test(name, async ({ browser, baseURL }) => {
+      const { context, page } = await shotSession(browser, baseURL!, email, view);
+      try {
+        await act(page);
+        await page.screenshot({ path: shotPath(name) });
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  test.afterAll(async ({ browser, baseURL }) => {
+    if (mcp.registered || keysMade.ids.length) {
+      const { context, page } = await shotSession(browser, baseURL!, "admin@acme.test");
+      if (mcp.registered) await page.request.delete(`/api/mcp/servers/${mcp.registered}`);
+      for (const id of keysMade.ids) await page.request.delete(`/api/keys/${id}`);
+      await context.close();
+    }
+    await mcp.server?.close();
+  });
+});

@@ -1,0 +1,14 @@
+// The database schema, one file per domain; `@/db/schema` and drizzle-kit (drizzle.config.ts) read it from here.
+export * from "./agent-tools";
+export * from "./auth";
+export * from "./changes";
+export * from "./conversations";
+export * from "./demo";
+export * from "./evals";
+export * from "./keys";
+export * from "./mcp";
+export * from "./members";
+export * from "./pipeline";
+export * from "./prompts";
+export * from "./tenants";
+export * from "./turns";

@@ -1,0 +1,89 @@
+// The request pipeline: rate limits and budgets, assumed prices, shared counters, the response cache.
+import "server-only";
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { createdAt, updatedAt } from "./columns";
+import { tenantRef } from "./references";
+
+export const LIMIT_SCOPES = ["tenant", "key", "user"] as const;
+export type LimitScope = (typeof LIMIT_SCOPES)[number];
+
+// Rate limits and budgets of a tenant, of one of its API keys, or of one of its users (drawer turns). A null
+// column is no limit. Budgets are USD per UTC day and month: past the soft one a call is let through with a
+// warning, past the hard one it is refused.
+export const usageLimit = pgTable(
+  "usage_limit",
+  {
+    tenantId: tenantRef(),
+    scope: text("scope", { enum: LIMIT_SCOPES }).notNull(),
+    // The tenant's id for the tenant scope, else the key's or the user's id.
+    subjectId: uuid("subject_id").notNull(),
+    requestsPerMinute: integer("requests_per_minute"),
+    tokensPerMinute: integer("tokens_per_minute"),
+    dailySoftUsd: numeric("daily_soft_usd", { precision: 20, scale: 10 }),
+    dailyHardUsd: numeric("daily_hard_usd", { precision: 20, scale: 10 }),
+    monthlySoftUsd: numeric("monthly_soft_usd", { precision: 20, scale: 10 }),
+    monthlyHardUsd: numeric("monthly_hard_usd", { precision: 20, scale: 10 }),
+    updatedAt: updatedAt(),
+    updatedBy: uuid("updated_by"),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.scope, t.subjectId] })],
+);
+export type UsageLimit = typeof usageLimit.$inferSelect;
+
+// Prices a tenant admin assumed for models the price catalog does not know (USD per 1M tokens), so calls they
+// serve can be counted against hard budgets. Keyed by the candidate's provider name and model, as in the gateway
+// config.
+export const tenantModelPrice = pgTable(
+  "tenant_model_price",
+  {
+    tenantId: tenantRef(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    input: numeric("input", { precision: 20, scale: 10 }).notNull(),
+    cachedInput: numeric("cached_input", { precision: 20, scale: 10 }),
+    cacheWrite: numeric("cache_write", { precision: 20, scale: 10 }),
+    output: numeric("output", { precision: 20, scale: 10 }).notNull(),
+    updatedAt: updatedAt(),
+    updatedBy: uuid("updated_by"),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.provider, t.model] })],
+);
+export type TenantModelPrice = typeof tenantModelPrice.$inferSelect;
+
+// Shared counters (requests and tokens per minute window, USD spent and reserved per day and month, in
+// nano-dollars) when no REDIS_URL is set. Keys name their window, so a new window is a new row.
+export const usageCounter = pgTable(
+  "usage_counter",
+  {
+    tenantId: uuid("tenant_id").notNull(),
+    key: text("key").notNull(),
+    value: bigint("value", { mode: "number" }).notNull().default(0),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index("usage_counter_expires_idx").on(t.expiresAt)],
+);
+
+// Exact-match response cache when no REDIS_URL is set: the hash of the request, per tenant.
+export const responseCache = pgTable(
+  "response_cache",
+  {
+    tenantId: uuid("tenant_id").notNull(),
+    key: text("key").notNull(),
+    model: text("model").notNull(),
+    response: jsonb("response").$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index("response_cache_expires_idx").on(t.expiresAt)],
+);

@@ -1,0 +1,202 @@
+import { AttemptClock } from "./attempt";
+import { type Candidate, type GatewayConfig, own, type ProviderConfig } from "./config";
+import { CooldownTracker } from "./cooldown";
+import { type Classified, classify, countsAgainstDeployment, decide, GatewayError } from "./errors";
+import { sleep } from "./sleep";
+import type { Attempt, ChatRequest, StreamEvent } from "./types";
+
+/** One call through the gateway: the alias it named, that alias's candidates, and what happened so far. */
+export type GatewayCall = {
+  req: ChatRequest;
+  alias: string;
+  candidates: Candidate[];
+  attempts: Attempt[];
+  /** Fallback notices, delivered to a stream's caller once it starts. */
+  pendingEvents: StreamEvent[];
+  firstTokenAt: number | null;
+  elapsed(): number;
+};
+
+/** The candidate an attempt is sent to, with its provider's config and whether the request's tools were dropped. */
+export type ServingCandidate = {
+  index: number;
+  candidate: Candidate;
+  provider: ProviderConfig & { name: string };
+  toolsDropped: boolean;
+};
+
+/** The cooldown key of a deployment: one provider's one model. */
+export const deploymentKey = (c: Candidate) => `${c.provider}/${c.model}`;
+
+/**
+ * Routing: resolves a model alias to its candidates and walks them in order, skipping deployments in cooldown,
+ * retrying with backoff and falling back. Owns the per-deployment health (cooldown) of this process.
+ */
+export class Router {
+  readonly cooldown: CooldownTracker;
+  /** Each provider's config with its name, made once (not per call). */
+  private readonly namedProviders = new Map<string, ServingCandidate["provider"]>();
+
+  constructor(
+    private readonly config: GatewayConfig,
+    private readonly now: () => number,
+    private readonly random: () => number,
+  ) {
+    this.cooldown = new CooldownTracker(config.cooldown, now);
+    for (const [name, provider] of Object.entries(config.providers))
+      this.namedProviders.set(name, Object.assign({}, provider, { name }));
+  }
+
+  /** Starts a call: the alias it names (or the default) and that alias's candidates; unknown aliases are a 404. */
+  startCall(req: ChatRequest): GatewayCall {
+    const alias = req.model ?? this.config.defaultModel;
+    const spec = own(this.config.models, alias);
+    if (!spec) {
+      throw new GatewayError(
+        "unknown_model",
+        `unknown model "${alias}"; available: ${Object.keys(this.config.models).join(", ")}`,
+        404,
+      );
+    }
+    const started = this.now();
+    return {
+      req,
+      alias,
+      candidates: spec.candidates,
+      attempts: [],
+      pendingEvents: [],
+      firstTokenAt: null,
+      elapsed: () => this.now() - started,
+    };
+  }
+
+  /**
+   * Walks the call's candidates until one attempt succeeds: a deployment in cooldown is skipped, a retryable
+   * failure is retried with backoff, any other moves on to the next candidate (a `fallback` notice). Throws a
+   * GatewayError for the last failure when none answers. A stream's deployment is judged when its stream ends
+   * (the caller gets the attempt's clock to go on with); a whole answer's now.
+   */
+  async walkCandidates<T>(
+    call: GatewayCall,
+    attempt: (serving: ServingCandidate, clock: AttemptClock) => Promise<T>,
+    opts: { streaming?: boolean } = {},
+  ): Promise<{ value: T; serving: ServingCandidate; clock?: AttemptClock }> {
+    const { retry } = this.config;
+    let last: Classified | undefined;
+    let lastParam: string | undefined;
+    let soonestRetryMs: number | undefined;
+    for (let index = 0; index < call.candidates.length; index++) {
+      const candidate = call.candidates[index]!;
+      const key = deploymentKey(candidate);
+      const gate = this.cooldown.tryAcquire(key);
+      if (!gate.ok) {
+        call.attempts.push({
+          provider: candidate.provider,
+          model: candidate.model,
+          outcome: "skipped",
+          durationMs: 0,
+        });
+        soonestRetryMs = Math.min(soonestRetryMs ?? Number.POSITIVE_INFINITY, gate.retryInMs);
+        continue;
+      }
+      const serving = this.servingCandidate(index, candidate, call.req);
+      for (let retryNo = 0; ; retryNo++) {
+        const started = this.now();
+        const clock = new AttemptClock(this.config.timeouts, call.req.signal, opts.streaming ?? false);
+        const record: Attempt = {
+          provider: candidate.provider,
+          model: candidate.model,
+          outcome: "ok",
+          durationMs: 0,
+        };
+        call.attempts.push(record);
+        try {
+          const value = await attempt(serving, clock);
+          record.durationMs = this.now() - started;
+          // A stream's deployment is judged when the stream ends; a whole answer now.
+          if (!opts.streaming) {
+            this.cooldown.recordSuccess(key);
+            clock.dispose();
+          }
+          return { value, serving, clock: opts.streaming ? clock : undefined };
+        } catch (error) {
+          const c = classify(error, clock.signal, call.req.signal);
+          clock.dispose(new Error("attempt failed"));
+          lastParam = error instanceof GatewayError ? error.param : undefined;
+          Object.assign(record, {
+            // A candidate that cannot carry the request was never asked: skipped, with its reason.
+            outcome: c.errorClass === "unsupported_parameter" ? "skipped" : "error",
+            errorClass: c.errorClass,
+            status: c.status,
+            durationMs: this.now() - started,
+          });
+          if (c.errorClass === "aborted") {
+            this.cooldown.release(key);
+            throw new GatewayError("aborted", "the request was stopped");
+          }
+          if (countsAgainstDeployment(c.errorClass)) this.cooldown.recordFailure(key);
+          else this.cooldown.release(key);
+          last = c;
+          const action = decide(c.errorClass);
+          if (action === "fail") throw new GatewayError(c.errorClass, c.message, c.status);
+          if (action === "retry" && retryNo < retry.maxRetries && !this.cooldown.isCoolingDown(key)) {
+            try {
+              await sleep(this.backoff(retryNo, c.retryAfterMs), call.req.signal);
+            } catch {
+              throw new GatewayError("aborted", "the request was stopped");
+            }
+            continue;
+          }
+          break;
+        }
+      }
+      const next = call.candidates[index + 1];
+      if (next && last) {
+        call.pendingEvents.push({
+          type: "fallback",
+          from: { provider: candidate.provider, model: candidate.model },
+          errorClass: last.errorClass,
+          toIndex: index + 1,
+          ...(last.errorClass === "unsupported_parameter" ? { reason: last.message } : {}),
+        });
+      }
+    }
+    if (!last) {
+      throw new GatewayError(
+        "no_candidate",
+        `every deployment of "${call.alias}" is cooling down after failures; try again shortly`,
+        503,
+        undefined,
+        soonestRetryMs,
+      );
+    }
+    if (last.errorClass === "unsupported_parameter") {
+      const e = new GatewayError(
+        "unsupported_parameter",
+        `${last.message} (model \`${call.alias}\`; set "dropUnsupported": true on the alias to drop it instead)`,
+        400,
+      );
+      e.param = lastParam;
+      throw e;
+    }
+    throw new GatewayError(
+      last.errorClass,
+      `no deployment of "${call.alias}" could answer: ${last.message}`,
+      last.status,
+    );
+  }
+
+  /** Exponential backoff with jitter; a provider's Retry-After wins, up to the cap. */
+  private backoff(retryNo: number, retryAfterMs: number | undefined): number {
+    const { baseDelayMs, maxDelayMs, maxRetryAfterMs } = this.config.retry;
+    if (retryAfterMs !== undefined) return Math.min(retryAfterMs, maxRetryAfterMs);
+    const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** retryNo);
+    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
+  }
+
+  private servingCandidate(index: number, candidate: Candidate, req: ChatRequest): ServingCandidate {
+    const provider = this.namedProviders.get(candidate.provider)!;
+    const toolsDropped = !!req.tools?.length && provider.supportsTools === false;
+    return { index, candidate, provider, toolsDropped };
+  }
+}
