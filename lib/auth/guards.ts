@@ -1,7 +1,7 @@
 import "server-only";
 import { cache } from "react";
 import { getDb } from "@/db";
-import { AppError, forbidden, unauthorized } from "@/lib/core/errors/app-error";
+import { forbidden, unauthorized } from "@/lib/core/errors/app-error";
 import { type RouteContext, route } from "@/lib/http/route";
 import { isTenantAdmin } from "./access";
 import { readSessionClaims } from "./session";
