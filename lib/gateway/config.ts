@@ -63,7 +63,7 @@ export type GatewayConfig = {
  * A record's own entry, never one inherited from Object.prototype: alias, provider and model names come from
  * callers, and "constructor" or "__proto__" must be unknown, not a function.
  */
-export function own<T>(record: Record<string, T>, key: string): T | undefined {
+export function ownEntry<T>(record: Record<string, T>, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
@@ -147,7 +147,7 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
   }
   for (const [alias, spec] of Object.entries(config.models)) {
     spec.candidates.forEach((c, i) => {
-      if (!own(providers, c.provider)) {
+      if (!ownEntry(providers, c.provider)) {
         throw new GatewayConfigError(
           `${file}: models.${alias}.candidates[${i}].provider is "${c.provider}", expected one of: ${Object.keys(providers).join(", ")}`,
         );
@@ -155,7 +155,7 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
     });
   }
   const defaultModel = config.defaultModel ?? Object.keys(config.models)[0]!;
-  if (!own(config.models, defaultModel)) {
+  if (!ownEntry(config.models, defaultModel)) {
     throw new GatewayConfigError(
       `${file}: defaultModel is "${defaultModel}", expected one of: ${Object.keys(config.models).join(", ")}`,
     );

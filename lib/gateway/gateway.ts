@@ -3,7 +3,7 @@ import { AnthropicAdapter } from "./adapters/anthropic";
 import { OfflineAdapter } from "./adapters/offline";
 import { OpenAIAdapter } from "./adapters/openai";
 import { adapterRequestFor, type CallContext } from "./call";
-import { type GatewayConfig, own, ownMap, providerSupportsVision } from "./config";
+import { type GatewayConfig, ownEntry, ownMap, providerSupportsVision } from "./config";
 import { GatewayError } from "./errors";
 import type { WireRequest } from "./forward/plan";
 import { forwardWireRequest } from "./forward/relay";
@@ -72,7 +72,7 @@ export class Gateway {
 
   /** Whether `alias` is one of the config's model aliases (its own, never a name on Object.prototype). */
   hasModel(alias: string): boolean {
-    return own(this.config.models, alias) !== undefined;
+    return ownEntry(this.config.models, alias) !== undefined;
   }
 
   /** The aliases, for "unknown model" messages. */

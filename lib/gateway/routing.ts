@@ -1,5 +1,5 @@
 import { AttemptClock } from "./attempt";
-import { type Candidate, type GatewayConfig, own, type ProviderConfig } from "./config";
+import { type Candidate, type GatewayConfig, ownEntry, type ProviderConfig } from "./config";
 import { CooldownTracker } from "./cooldown";
 import { type Classified, classify, countsAgainstDeployment, decide, GatewayError } from "./errors";
 import { sleep } from "./sleep";
@@ -50,7 +50,7 @@ export class Router {
   /** Starts a call: the alias it names (or the default) and that alias's candidates; unknown aliases are a 404. */
   startCall(req: ChatRequest): GatewayCall {
     const alias = req.model ?? this.config.defaultModel;
-    const spec = own(this.config.models, alias);
+    const spec = ownEntry(this.config.models, alias);
     if (!spec) {
       throw new GatewayError(
         "unknown_model",

@@ -38,7 +38,7 @@ function readProcessSpace(): string | null {
 }
 
 /** Writes (or rewrites) this process's row with a fresh heartbeat; also after its row was marked dead. */
-export async function beat(db: Database, self: ProcessIdentity): Promise<void> {
+export async function writeHeartbeat(db: Database, self: ProcessIdentity): Promise<void> {
   await db
     .insert(instance)
     .values({ id: self.id, host: self.host, pid: self.pid, processSpace: self.processSpace })

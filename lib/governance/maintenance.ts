@@ -3,11 +3,11 @@ import { type Database, getDatabase } from "@/db";
 import { log } from "@/lib/core/process/log";
 import { sweepExpiredPipelineRows } from "@/lib/pipeline/cache-store";
 import {
-  beat,
   forgetDeadInstances,
   HEARTBEAT_INTERVAL_MS,
   markDeadNeighbours,
   type ProcessIdentity,
+  writeHeartbeat,
 } from "./instance";
 import { interruptTurnsOf, sweepInterruptedTurns } from "./ledger";
 import { reconcileRollups } from "./reconcile";
@@ -39,7 +39,7 @@ export async function startHeartbeat(self: ProcessIdentity): Promise<void> {
   const heartbeat = async (first: boolean) => {
     try {
       const { db } = await getDatabase();
-      await beat(db, self);
+      await writeHeartbeat(db, self);
       if (first) {
         const dead = await markDeadNeighbours(db, self);
         if (dead.length) log.warn({ instances: dead }, "earlier processes on this host are gone");

@@ -12,10 +12,10 @@ import {
   DrizzleConversationStore,
 } from "@/lib/governance/conversations";
 import {
-  beat,
   markDeadNeighbours,
   mintProcessIdentity,
   type ProcessIdentity,
+  writeHeartbeat,
 } from "@/lib/governance/instance";
 import { getTurnOrThrow, sweepInterruptedTurns } from "@/lib/governance/ledger";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
@@ -147,8 +147,8 @@ describe.each(testDbKinds)("interrupted turns on %s", (kind) => {
   it("two instances on one database: each keeps beating and neither sweeps the other's turns", async () => {
     const a = identity();
     const b = identity();
-    await beat(db, a);
-    await beat(db, b);
+    await writeHeartbeat(db, a);
+    await writeHeartbeat(db, b);
     const turnA = await runningTurn(a.id, 60_000);
     const turnB = await runningTurn(b.id, 60_000);
     expect(await sweepInterruptedTurns(db)).toBe(0);
@@ -157,7 +157,7 @@ describe.each(testDbKinds)("interrupted turns on %s", (kind) => {
       .update(instance)
       .set({ heartbeatAt: sql`now() - interval '31 seconds'` })
       .where(eq(instance.id, b.id));
-    await beat(db, a);
+    await writeHeartbeat(db, a);
     expect(await sweepInterruptedTurns(db)).toBe(1);
     expect([await statusOf(turnA), await statusOf(turnB)]).toEqual(["running", "interrupted"]);
   });
@@ -171,7 +171,7 @@ describe.each(testDbKinds)("interrupted turns on %s", (kind) => {
     const neighbour = await instanceRow(1_000, { processSpace: self.processSpace, pid: process.ppid });
     const previousTurn = await runningTurn(previous);
     const neighbourTurn = await runningTurn(neighbour);
-    await beat(db, self);
+    await writeHeartbeat(db, self);
     expect(await markDeadNeighbours(db, self)).toEqual([previous]);
     expect(await sweepInterruptedTurns(db)).toBe(1);
     expect([await statusOf(previousTurn), await statusOf(neighbourTurn)]).toEqual(["interrupted", "running"]);
@@ -204,7 +204,7 @@ describe.each(testDbKinds)("interrupted turns on %s", (kind) => {
   it("a turn whose process dies mid-answer keeps the user's message and becomes interrupted", async () => {
     const conversationId = (await createConversation(db, { tenantId: acme, userId: member })).id;
     const dying = identity();
-    await beat(db, dying);
+    await writeHeartbeat(db, dying);
     const agent = new AgentService({
       gateway: scriptedGateway(new ScriptedModel([{ text: "one two three four five" }])),
       registry: new ToolRegistry(),
@@ -247,7 +247,7 @@ describe.each(testDbKinds)("interrupted turns on %s", (kind) => {
   it("a turn swept while its process was in fact alive closes with one rollup line, not two", async () => {
     const conversationId = (await createConversation(db, { tenantId: acme, userId: member })).id;
     const stalled = identity();
-    await beat(db, stalled);
+    await writeHeartbeat(db, stalled);
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => {
       release = r;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "@/db";
 import { adminChange, instance, sysAgentAudit, sysAgentTurn, tenant, usageDaily } from "@/db/schema";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
-import { beat, type ProcessIdentity } from "@/lib/governance/instance";
+import { type ProcessIdentity, writeHeartbeat } from "@/lib/governance/instance";
 import { sweepInterruptedTurns } from "@/lib/governance/ledger";
 import { runReconcileOnce } from "@/lib/governance/maintenance";
 import { checkRange, type DriftLine, RECONCILE_ACTOR, reconcileRollups } from "@/lib/governance/reconcile";
@@ -207,7 +207,7 @@ describe.each(testDbKinds)("rollups equal the ledger on %s", (kind) => {
         await clean();
         const now = Date.now();
         const [alive, dying, stalled] = [identity(), identity(), identity()];
-        for (const p of [alive, dying, stalled]) await beat(db, p);
+        for (const p of [alive, dying, stalled]) await writeHeartbeat(db, p);
         const chat = {
           close: new GovernanceRecorder(async () => db, { instanceId: alive.id }),
           crash: new GovernanceRecorder(async () => db, { instanceId: dying.id }),
@@ -473,7 +473,7 @@ describe.each(testDbKinds)("rollups equal the ledger on %s", (kind) => {
   if (kind === "postgres")
     it("a sweep that commits while the turn is closing is taken back, not counted beside the close", async () => {
       const stalled = identity();
-      await beat(db, stalled);
+      await writeHeartbeat(db, stalled);
       const recorder = new GovernanceRecorder(async () => db, { instanceId: stalled.id });
       const start = startOf({ recorder: "chat", source: "drawer", user: 0, agoMs: 1_000 }, Date.now());
       await recorder.start(start);

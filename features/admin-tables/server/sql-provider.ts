@@ -5,7 +5,6 @@ import type { Database } from "@/db";
 import { tenant } from "@/db/schema";
 import { likeContains } from "@/db/sql-text";
 import { AppError } from "@/lib/core/errors/app-error";
-import { isUuid } from "@/lib/core/schema/uuid";
 import type {
   ChartDef,
   MetricDef,
@@ -78,7 +77,7 @@ export type SqlProviderConfig = {
 };
 
 /** A config entry by a name from the URL: own keys only, so f.constructor is unknown, not Object's. */
-const own = <T>(record: Record<string, T>, key: string): T | undefined =>
+const ownEntry = <T>(record: Record<string, T>, key: string): T | undefined =>
   Object.hasOwn(record, key) ? record[key] : undefined;
 
 // The select builder, seen only as far as adding left joins goes (its exact type changes with each join).
@@ -159,7 +158,7 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       );
     },
     async series(ctx, q, chart: ChartDef) {
-      const time = config.times && own(config.times, chart.dimension);
+      const time = config.times && ownEntry(config.times, chart.dimension);
       if (time)
         return timeSeries(await db(), {
           table: config.table,
@@ -198,7 +197,7 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       const source =
         field === TENANT_NAME_FILTER
           ? { table: tenant, tenantColumn: tenant.id, value: tenant.name }
-          : own(config.suggestions ?? {}, field);
+          : ownEntry(config.suggestions ?? {}, field);
       if (!source) return null;
       return suggestFrom(await db(), config, source, ctx, q, limit);
     },
@@ -262,7 +261,7 @@ export function scopedWhere(config: QueryScope, ctx: ProviderContext, q: PageQue
     if (!value) continue;
     const dateMatch = key.match(/^(.+)\.(from|to)$/);
     if (dateMatch) {
-      const column = own(config.dateFilters, dateMatch[1]!);
+      const column = ownEntry(config.dateFilters, dateMatch[1]!);
       if (!column) throw unknownFilter(key);
       conditions.push(timeCondition(column, dateMatch[2] as "from" | "to", parseTimeBound(key, value)));
       continue;
@@ -283,7 +282,7 @@ export function scopedWhere(config: QueryScope, ctx: ProviderContext, q: PageQue
         );
       continue;
     }
-    const build = own(config.filters, key);
+    const build = ownEntry(config.filters, key);
     if (!build) throw unknownFilter(key);
     const condition = build(value);
     if (condition) conditions.push(condition);
@@ -344,9 +343,4 @@ function serialize(row: Row): Row {
 
 function cursorValue(v: unknown): string {
   return v instanceof Date ? v.toISOString() : String(v ?? "");
-}
-
-export function uuidOr404(value: string): string {
-  if (!isUuid(value)) throw new AppError("not_found", "not found");
-  return value;
 }

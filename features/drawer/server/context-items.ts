@@ -63,10 +63,10 @@ export function renderSummary(summary: ContextSummary): string {
   const lines: string[] = [];
   for (const [key, value] of Object.entries(fields)) {
     if (value === null || value === undefined || value === "") continue;
-    const text = cut(typeof value === "string" ? value : JSON.stringify(value), MAX_FIELD_CHARS);
+    const text = clipText(typeof value === "string" ? value : JSON.stringify(value), MAX_FIELD_CHARS);
     lines.push(text.includes("\n") ? `${key}:\n${indent(text)}` : `${key}: ${text}`);
   }
-  return cut(lines.join("\n"), MAX_SUMMARY_CHARS);
+  return clipText(lines.join("\n"), MAX_SUMMARY_CHARS);
 }
 
 const indent = (text: string) =>
@@ -75,5 +75,5 @@ const indent = (text: string) =>
     .map((l) => `  ${l}`)
     .join("\n");
 
-export const cut = (text: string, max: number) =>
+export const clipText = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max - CUT.length)}${CUT}` : text;

@@ -1,7 +1,7 @@
 import { nodeRequest } from "../adapters/node-fetch";
 import type { AttemptClock } from "../attempt";
 import { type CallContext, callFailedEvent } from "../call";
-import { own } from "../config";
+import { ownEntry } from "../config";
 import { GatewayError } from "../errors";
 import { deploymentKey, type GatewayCall, type ServingCandidate } from "../routing";
 import { interruptedStreamEvent, usageSoFar } from "../streaming";
@@ -34,7 +34,7 @@ import {
  */
 export async function* forwardWireRequest(ctx: CallContext, wire: WireRequest): AsyncGenerator<StreamEvent> {
   const call = ctx.router.startCall({ model: wire.alias, messages: [], signal: wire.signal });
-  const dropUnsupported = own(ctx.config.models, wire.alias)?.dropUnsupported === true;
+  const dropUnsupported = ownEntry(ctx.config.models, wire.alias)?.dropUnsupported === true;
   let opened: { serving: ServingCandidate; plan: Plan; upstream: UpstreamAnswer; clock?: AttemptClock };
   try {
     const routed = await ctx.router.walkCandidates(

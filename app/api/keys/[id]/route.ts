@@ -1,9 +1,9 @@
 import { getDb } from "@/db";
-import { uuidOr404 } from "@/features/admin-tables/server/sql-provider";
 import { updateKeyInput } from "@/features/keys/contracts";
 import { revokeApiKey, setKeyAllowedTools } from "@/features/keys/server/keys";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
+import { uuidOr404 } from "@/lib/core/schema/uuid";
 import { readJson } from "@/lib/http/route";
 
 /** Revokes the key at once; it answers 401 from then on. Another tenant's key is 404. */

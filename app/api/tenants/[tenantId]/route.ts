@@ -1,5 +1,5 @@
+import { getTenantSummary } from "@/features/tenants/server/summary";
 import { tenantAccessOrThrow, withUser } from "@/lib/auth/guards";
-import { getTenantSummary } from "@/lib/tenants";
 
 /** A tenant the user belongs to; any other tenant id answers 404. */
 export const GET = withUser<{ tenantId: string }>(async (_req, { auth, params }) => {

@@ -4,7 +4,8 @@ import { type Database, getDb } from "@/db";
 import { adminChange, tenant } from "@/db/schema";
 import { likeContains } from "@/db/sql-text";
 import type { PageProvider, ProviderContext } from "@/features/admin-tables/contracts";
-import { sqlProvider, uuidOr404 } from "../sql-provider";
+import { uuidOr404 } from "@/lib/core/schema/uuid";
+import { sqlProvider } from "../sql-provider";
 
 const c = adminChange;
 

@@ -5,7 +5,8 @@ import { membership, sysAgentTurn, tenant, usageDaily } from "@/db/schema";
 import { likeContains } from "@/db/sql-text";
 import type { PageProvider, ProviderContext } from "@/features/admin-tables/contracts";
 import { forbidden } from "@/lib/core/errors/app-error";
-import { sqlProvider, uuidOr404 } from "../sql-provider";
+import { uuidOr404 } from "@/lib/core/schema/uuid";
+import { sqlProvider } from "../sql-provider";
 
 // Qualified by hand: in a one-table select Drizzle writes ${tenant.id} as a bare "id", which inside a subquery
 // would mean the subquery's own table's id (sys_agent_turn has one).

@@ -4,8 +4,9 @@ import { type Database, getDb } from "@/db";
 import { appUser, sysAgentAudit, tenant } from "@/db/schema";
 import { likeContains } from "@/db/sql-text";
 import type { PageProvider, ProviderContext } from "@/features/admin-tables/contracts";
+import { uuidOr404 } from "@/lib/core/schema/uuid";
 import { uuidFilter } from "../query";
-import { sqlProvider, uuidOr404 } from "../sql-provider";
+import { sqlProvider } from "../sql-provider";
 
 const a = sysAgentAudit;
 

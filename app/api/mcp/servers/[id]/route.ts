@@ -1,8 +1,8 @@
-import { uuidOr404 } from "@/features/admin-tables/server/sql-provider";
 import { mcpAdminDeps } from "@/features/mcp/server/deps";
 import { deleteServer, serverDetail } from "@/features/mcp/server/servers";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
+import { uuidOr404 } from "@/lib/core/schema/uuid";
 
 /** One server with its tools and their settings; another tenant's id is 404. */
 export const GET = withTenantAdmin<{ id: string }>(async (_req, { auth, params }) => {

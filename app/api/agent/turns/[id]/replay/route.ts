@@ -1,7 +1,7 @@
 import { getDb } from "@/db";
-import { uuidOr404 } from "@/features/admin-tables/server/sql-provider";
 import { turnReplay } from "@/features/replay/server/replay";
 import { withUser } from "@/lib/auth/guards";
+import { uuidOr404 } from "@/lib/core/schema/uuid";
 import { container } from "@/server/container";
 
 /**

@@ -1,9 +1,9 @@
-import { uuidOr404 } from "@/features/admin-tables/server/sql-provider";
 import { updateToolInput } from "@/features/mcp/contracts";
 import { mcpAdminDeps } from "@/features/mcp/server/deps";
 import { updateToolSetting } from "@/features/mcp/server/servers";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
+import { uuidOr404 } from "@/lib/core/schema/uuid";
 import { readJson } from "@/lib/http/route";
 
 /** Changes one tool's settings: enabled, the roles that may call it, whether it needs the user's confirmation. */

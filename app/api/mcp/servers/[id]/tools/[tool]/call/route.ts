@@ -1,9 +1,9 @@
-import { uuidOr404 } from "@/features/admin-tables/server/sql-provider";
 import { testCallInput } from "@/features/mcp/contracts";
 import { mcpAdminDeps } from "@/features/mcp/server/deps";
 import { testCallTool } from "@/features/mcp/server/servers";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
+import { uuidOr404 } from "@/lib/core/schema/uuid";
 import { readJson } from "@/lib/http/route";
 
 /**
