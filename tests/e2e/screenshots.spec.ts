@@ -7,7 +7,7 @@ import { type ShotView, shotPath, shotSession } from "./shots";
 // The README's screenshots that no feature spec takes on its way (those are in administration, charts-nav,
 // governance-admin and spend-by-key). Each is one test: a context at the shot's size, theme and language,
 // signed in as the demo user the picture shows, brought to the state to show, then photographed (the view,
-// not the whole page). Every run renders them into test-results/screens; E2E_SCREENSHOTS=1 refreshes the docs'.
+// not the whole page). It runs only with E2E_SCREENSHOTS=1 (playwright.config.ts), which refreshes the docs'.
 // What a shot leaves behind that other specs could see (the MCP server, the API keys) is removed afterwards.
 
 test.describe.configure({ timeout: 60_000 });
