@@ -90,6 +90,23 @@ describe("the configuration reference (docs/operating.md)", () => {
     );
     expect(report, report.join("\n")).toEqual([]);
   });
+
+  it("lists no variable that nothing reads any more", () => {
+    // Tests, benchmarks, the images and CI read variables too (documented beside the product's): any mention of
+    // the name outside the docs counts, so only a row whose variable vanished from the whole tree fails.
+    const elsewhere = [
+      ...sources,
+      ...["tests", "bench", ".ci", "deploy"].flatMap((dir) =>
+        filesUnder(dir, (name) => SOURCE.test(name) || !name.includes(".")),
+      ),
+      ...["Dockerfile", "compose.yaml", "package.json", "playwright.config.ts", "vitest.config.ts"].filter(exists),
+    ]
+      .filter((file) => file !== "tests/docs/config-reference.test.ts")
+      .map(readText)
+      .join("\n");
+    const unread = documented.filter((name) => !new RegExp(`\\b${name}\\b`).test(elsewhere));
+    expect(unread, `documented but read nowhere: ${unread.join(", ")}`).toEqual([]);
+  });
 });
 
 describe("the reads the scanner recognises", () => {
