@@ -27,9 +27,34 @@ export function Section(props: { title: string; lead?: string; testId?: string; 
   );
 }
 
-/** The server's messages for one field, said under it (`id` is what the input's aria-describedby names). */
-export function FieldError({ id, messages, field }: { id: string; messages?: string[]; field: string }) {
+/**
+ * The server's messages for one field, said under it (`id` is what the input's aria-describedby names): one line,
+ * or with `list` one item per message.
+ */
+export function FieldError({
+  id,
+  messages,
+  field,
+  list,
+}: {
+  id: string;
+  messages?: string[];
+  field: string;
+  list?: boolean;
+}) {
   if (!messages?.length) return null;
+  if (list)
+    return (
+      <ul
+        id={id}
+        data-testid={`field-error-${field}`}
+        className="mt-1 space-y-0.5 text-xs text-red-700 dark:text-red-300"
+      >
+        {messages.map((m) => (
+          <li key={m}>{m}</li>
+        ))}
+      </ul>
+    );
   return (
     <p id={id} data-testid={`field-error-${field}`} className="mt-1 text-xs text-red-700 dark:text-red-300">
       {messages.join(" ")}

@@ -1,5 +1,6 @@
 "use client";
 
+import { ModelAliasSelect } from "@/components/admin-kit/model-select";
 import { useI18n } from "@/components/i18n";
 import type { Translate } from "@/lib/i18n/messages";
 import type { ModelInfo } from "./types";
@@ -31,21 +32,17 @@ export function ModelBar({
         <label htmlFor="agent-model" className="text-xs font-medium text-slate-600 dark:text-slate-300">
           {t("agent.model.label")}
         </label>
-        <select
+        <ModelAliasSelect
           id="agent-model"
           data-testid="agent-model-select"
+          models={models ?? []}
+          emptyLabel={models ? undefined : t("agent.model.loading")}
+          optionLabel={(m) => modelOptionLabel(m, t)}
           value={selected ?? ""}
           disabled={!models}
-          onChange={(e) => onChoose(e.target.value)}
+          onChange={onChoose}
           className="min-w-0 flex-1 rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900"
-        >
-          {!models && <option value="">{t("agent.model.loading")}</option>}
-          {models?.map((m) => (
-            <option key={m.alias} value={m.alias}>
-              {modelOptionLabel(m, t)}
-            </option>
-          ))}
-        </select>
+        />
       </div>
       {current?.offline && (
         <p data-testid="agent-model-note" className="mt-1 text-xs text-amber-700 dark:text-amber-300">

@@ -2,7 +2,8 @@
 
 import Link from "next/link";
 import { useId, useState } from "react";
-import { BUTTON, CARD, ErrorNote, INPUT, LABEL, PRIMARY } from "@/components/admin-kit/ui";
+import { SelectField, TextField } from "@/components/admin-kit/form";
+import { BUTTON, CARD, ErrorNote, PRIMARY } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import { toApiError } from "@/lib/client/api";
@@ -54,36 +55,35 @@ export function AddToDatasetForm({ turnId, onDone }: { turnId: string; onDone?: 
     <div data-testid="add-to-dataset" className="min-w-0 space-y-3">
       {datasets.error && <ErrorNote message={datasets.error.message} testId="add-to-dataset-load-error" />}
       <div className="flex flex-wrap items-end gap-2">
-        <label className="min-w-48 flex-1">
-          <span className={LABEL}>{t("evals.dataset")}</span>
-          <select
-            id={`${id}-dataset`}
-            data-testid="add-to-dataset-select"
-            value={selected}
-            onChange={(e) => {
-              setChoice(e.target.value);
-              setAdded(null);
-            }}
-            className={`mt-1 ${INPUT}`}
-          >
-            {list.map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.name}
-              </option>
-            ))}
-            <option value={NEW}>{t("evals.newDatasetOption")}</option>
-          </select>
-        </label>
+        <SelectField
+          id={id}
+          name="dataset"
+          testId="add-to-dataset-select"
+          label={t("evals.dataset")}
+          value={selected}
+          onChange={(value) => {
+            setChoice(value);
+            setAdded(null);
+          }}
+          className="min-w-48 flex-1"
+        >
+          {list.map((d) => (
+            <option key={d.id} value={d.id}>
+              {d.name}
+            </option>
+          ))}
+          <option value={NEW}>{t("evals.newDatasetOption")}</option>
+        </SelectField>
         {selected === NEW && (
-          <label className="min-w-48 flex-1">
-            <span className={LABEL}>{t("evals.newDatasetName")}</span>
-            <input
-              data-testid="add-to-dataset-name"
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              className={`mt-1 ${INPUT}`}
-            />
-          </label>
+          <TextField
+            id={id}
+            name="name"
+            testId="add-to-dataset-name"
+            label={t("evals.newDatasetName")}
+            value={name}
+            onChange={setName}
+            className="min-w-48 flex-1"
+          />
         )}
         <button
           type="button"

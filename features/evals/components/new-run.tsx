@@ -1,8 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState } from "react";
-import { TextField } from "@/components/admin-kit/form";
+import { useId, useState } from "react";
+import { Field, SelectField, TextField } from "@/components/admin-kit/form";
+import { ModelAliasSelect } from "@/components/admin-kit/model-select";
 import { BUTTON, CARD, ErrorNote, INPUT, LABEL, PRIMARY } from "@/components/admin-kit/ui";
 import { explainWithFields, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useLoad } from "@/components/admin-kit/use-load";
@@ -21,66 +22,59 @@ function TargetRow(props: {
   onRemove?: () => void;
 }) {
   const { t } = useI18n();
+  const id = useId();
   const { draft } = props;
   return (
     <div
       data-testid="target-draft"
       className="grid gap-2 rounded-md border border-slate-200 p-2 sm:grid-cols-[minmax(0,1fr)_minmax(0,1fr)_8rem_6rem_auto] dark:border-slate-800"
     >
-      <label className="min-w-0">
-        <span className={LABEL}>{t("evals.model")}</span>
-        <select
-          data-testid="target-model"
-          value={draft.model}
-          aria-invalid={props.error ? true : undefined}
-          onChange={(e) => props.onChange({ ...draft, model: e.target.value })}
-          className={`mt-1 ${INPUT}`}
-        >
-          <option value="">—</option>
-          {props.models.map((m) => (
-            <option key={m.alias} value={m.alias}>
-              {m.alias}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="min-w-0">
-        <span className={LABEL}>{t("evals.promptOptional")}</span>
-        <input
-          data-testid="target-prompt"
-          value={draft.prompt}
-          placeholder="support/triage"
-          onChange={(e) => props.onChange({ ...draft, prompt: e.target.value })}
-          className={`mt-1 ${INPUT}`}
-        />
-      </label>
-      <label className="min-w-0">
-        <span className={LABEL}>{t("evals.promptAt")}</span>
-        <select
-          data-testid="target-pick"
-          value={draft.pick}
-          disabled={!draft.prompt.trim()}
-          onChange={(e) => props.onChange({ ...draft, pick: e.target.value as TargetDraft["pick"] })}
-          className={`mt-1 ${INPUT}`}
-        >
-          <option value="latest">{t("evals.pick.latest")}</option>
-          <option value="version">{t("evals.pick.version")}</option>
-          <option value="label">{t("evals.pick.label")}</option>
-        </select>
-      </label>
-      <label className="min-w-0">
-        <span className={LABEL}>
-          {draft.pick === "version" ? t("evals.pick.version") : t("evals.pick.label")}
-        </span>
-        <input
-          data-testid="target-at"
-          value={draft.at}
-          disabled={!draft.prompt.trim() || draft.pick === "latest"}
-          placeholder={draft.pick === "version" ? "2" : "production"}
-          onChange={(e) => props.onChange({ ...draft, at: e.target.value })}
-          className={`mt-1 ${INPUT}`}
-        />
-      </label>
+      <Field controlId={`${id}-model`} field="model" label={t("evals.model")}>
+        {(wiring) => (
+          <ModelAliasSelect
+            {...wiring}
+            data-testid="target-model"
+            models={props.models}
+            emptyLabel="—"
+            value={draft.model}
+            aria-invalid={props.error ? true : undefined}
+            onChange={(model) => props.onChange({ ...draft, model })}
+            className={`mt-1 ${INPUT}`}
+          />
+        )}
+      </Field>
+      <TextField
+        id={id}
+        name="prompt"
+        testId="target-prompt"
+        label={t("evals.promptOptional")}
+        value={draft.prompt}
+        placeholder="support/triage"
+        onChange={(prompt) => props.onChange({ ...draft, prompt })}
+      />
+      <SelectField
+        id={id}
+        name="pick"
+        testId="target-pick"
+        label={t("evals.promptAt")}
+        value={draft.pick}
+        disabled={!draft.prompt.trim()}
+        onChange={(pick) => props.onChange({ ...draft, pick: pick as TargetDraft["pick"] })}
+      >
+        <option value="latest">{t("evals.pick.latest")}</option>
+        <option value="version">{t("evals.pick.version")}</option>
+        <option value="label">{t("evals.pick.label")}</option>
+      </SelectField>
+      <TextField
+        id={id}
+        name="at"
+        testId="target-at"
+        label={draft.pick === "version" ? t("evals.pick.version") : t("evals.pick.label")}
+        value={draft.at}
+        disabled={!draft.prompt.trim() || draft.pick === "latest"}
+        placeholder={draft.pick === "version" ? "2" : "production"}
+        onChange={(at) => props.onChange({ ...draft, at })}
+      />
       <div className="flex items-end">
         {props.onRemove && (
           <button
@@ -171,28 +165,22 @@ function NewRunPanel(props: { datasetId?: string; onClose: () => void }) {
       <h2 className="font-semibold">{t("evals.newRun")}</h2>
       <div className="grid gap-3 sm:grid-cols-3">
         {!props.datasetId && (
-          <label className="min-w-0">
-            <span className={LABEL}>{t("evals.dataset")}</span>
-            <select
-              data-testid="run-dataset"
-              value={datasetId}
-              aria-invalid={form.fields.datasetId ? true : undefined}
-              onChange={(e) => setDatasetId(e.target.value)}
-              className={`mt-1 ${INPUT}`}
-            >
-              <option value="">—</option>
-              {(datasets.data ?? []).map((d) => (
-                <option key={d.id} value={d.id}>
-                  {d.name}
-                </option>
-              ))}
-            </select>
-            {form.fields.datasetId && (
-              <span className="mt-1 block text-xs text-red-700 dark:text-red-300">
-                {form.fields.datasetId.join(" ")}
-              </span>
-            )}
-          </label>
+          <SelectField
+            id="new-run"
+            name="datasetId"
+            testId="run-dataset"
+            label={t("evals.dataset")}
+            value={datasetId}
+            onChange={setDatasetId}
+            messages={form.fields.datasetId}
+          >
+            <option value="">—</option>
+            {(datasets.data ?? []).map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.name}
+              </option>
+            ))}
+          </SelectField>
         )}
         <TextField
           id="new-run"

@@ -1,5 +1,7 @@
 "use client";
 
+import { Field } from "@/components/admin-kit/form";
+import { ModelAliasSelect } from "@/components/admin-kit/model-select";
 import { BUTTON, INPUT, LABEL } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
 import type { ModelInfo } from "@/lib/gateway/types";
@@ -54,62 +56,57 @@ export function ScorerBuilder(props: {
             <div className="flex min-w-0 flex-wrap gap-2">
               {SCORER_FIELDS[draft.type].map((field) => {
                 const error = errorsHere.find((e) => e.field === field.name);
-                const label = t(`evals.field.${field.name}` as MessageKey);
-                const inputId = `${props.id}-scorer-${index}-${field.name}`;
-                const common = {
-                  id: inputId,
-                  "data-testid": `scorer-${field.name}`,
-                  "aria-invalid": error ? true : undefined,
-                  value: draft.fields[field.name] ?? "",
-                };
                 const update = (value: string) =>
                   set(index, { ...draft, fields: { ...draft.fields, [field.name]: value } });
+                const value = draft.fields[field.name] ?? "";
+                const wide = field.kind === "json" || field.name === "rubric";
                 return (
-                  <div
+                  <Field
                     key={field.name}
-                    className={`min-w-0 ${field.kind === "json" || field.name === "rubric" ? "basis-full" : "flex-1 basis-32"}`}
+                    controlId={`${props.id}-scorer-${index}-${field.name}`}
+                    field={field.name}
+                    label={t(`evals.field.${field.name}` as MessageKey)}
+                    messages={error ? [error.error] : undefined}
+                    className={`min-w-0 ${wide ? "basis-full" : "flex-1 basis-32"}`}
                   >
-                    <label htmlFor={inputId} className={LABEL}>
-                      {label}
-                    </label>
-                    {field.kind === "json" || field.name === "rubric" ? (
-                      <textarea
-                        {...common}
-                        rows={2}
-                        onChange={(e) => update(e.target.value)}
-                        placeholder={field.kind === "json" ? "{ }" : ""}
-                        className={`mt-1 font-mono ${INPUT}`}
-                      />
-                    ) : field.kind === "model" ? (
-                      <select
-                        {...common}
-                        onChange={(e) => update(e.target.value)}
-                        className={`mt-1 ${INPUT}`}
-                      >
-                        <option value="">—</option>
-                        {props.models.map((m) => (
-                          <option key={m.alias} value={m.alias}>
-                            {m.alias}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      <input
-                        {...common}
-                        inputMode={field.kind === "number" ? "decimal" : undefined}
-                        placeholder={
-                          field.name === "value" && field.kind === "text"
-                            ? t("evals.field.valueHint")
-                            : undefined
-                        }
-                        onChange={(e) => update(e.target.value)}
-                        className={`mt-1 ${INPUT}`}
-                      />
-                    )}
-                    {error && (
-                      <span className="mt-1 block text-xs text-red-700 dark:text-red-300">{error.error}</span>
-                    )}
-                  </div>
+                    {(wiring) =>
+                      wide ? (
+                        <textarea
+                          {...wiring}
+                          data-testid={`scorer-${field.name}`}
+                          value={value}
+                          rows={2}
+                          onChange={(e) => update(e.target.value)}
+                          placeholder={field.kind === "json" ? "{ }" : ""}
+                          className={`mt-1 font-mono ${INPUT}`}
+                        />
+                      ) : field.kind === "model" ? (
+                        <ModelAliasSelect
+                          {...wiring}
+                          data-testid={`scorer-${field.name}`}
+                          models={props.models}
+                          emptyLabel="—"
+                          value={value}
+                          onChange={update}
+                          className={`mt-1 ${INPUT}`}
+                        />
+                      ) : (
+                        <input
+                          {...wiring}
+                          data-testid={`scorer-${field.name}`}
+                          value={value}
+                          inputMode={field.kind === "number" ? "decimal" : undefined}
+                          placeholder={
+                            field.name === "value" && field.kind === "text"
+                              ? t("evals.field.valueHint")
+                              : undefined
+                          }
+                          onChange={(e) => update(e.target.value)}
+                          className={`mt-1 ${INPUT}`}
+                        />
+                      )
+                    }
+                  </Field>
                 );
               })}
               {(draft.type === "contains" || draft.type === "exact") && (

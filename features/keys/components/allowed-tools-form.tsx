@@ -1,7 +1,8 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { BUTTON, ErrorNote, FieldError, INPUT, LABEL, PRIMARY } from "@/components/admin-kit/ui";
+import { TextField } from "@/components/admin-kit/form";
+import { BUTTON, ErrorNote, PRIMARY } from "@/components/admin-kit/ui";
 import { type Failure, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
 import type { ApiError } from "@/lib/client/api";
@@ -42,8 +43,6 @@ export function AllowedToolsForm(props: {
     });
   };
 
-  const messages = fields.allowedTools ?? [];
-  const invalid = messages.length > 0;
   return (
     <form
       noValidate
@@ -80,27 +79,19 @@ export function AllowedToolsForm(props: {
         </label>
       </fieldset>
       {only && (
-        <div>
-          <label htmlFor={`${id}-names`} className={LABEL}>
-            {t("mcpKeys.names")}
-          </label>
-          <input
-            id={`${id}-names`}
-            data-testid="key-tools-names"
-            value={names}
-            autoComplete="off"
-            spellCheck={false}
-            placeholder={t("mcpKeys.namesPlaceholder")}
-            aria-invalid={invalid || undefined}
-            aria-describedby={`${id}-names-hint${invalid ? ` ${id}-names-error` : ""}`}
-            onChange={(e) => setNames(e.target.value)}
-            className={`${INPUT} mt-1 font-mono`}
-          />
-          <p id={`${id}-names-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-            {t("mcpKeys.namesHint")}
-          </p>
-          <FieldError id={`${id}-names-error`} field="allowedTools" messages={messages} />
-        </div>
+        <TextField
+          id={id}
+          name="allowedTools"
+          testId="key-tools-names"
+          label={t("mcpKeys.names")}
+          value={names}
+          spellCheck={false}
+          placeholder={t("mcpKeys.namesPlaceholder")}
+          hint={t("mcpKeys.namesHint")}
+          messages={fields.allowedTools}
+          onChange={setNames}
+          controlClassName="font-mono"
+        />
       )}
       {formError && <ErrorNote message={formError} />}
       <div className="flex gap-2">

@@ -2,8 +2,9 @@
 
 import Link from "next/link";
 import { Fragment, useState } from "react";
+import { InlineConfirm } from "@/components/admin-kit/inline-confirm";
 import { SecretPanel } from "@/components/admin-kit/secret-panel";
-import { BUTTON, CARD, DANGER, DateText, ErrorNote, Pill, Section } from "@/components/admin-kit/ui";
+import { BUTTON, CARD, DateText, ErrorNote, Pill, Section } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import { Money } from "@/components/ui/money";
@@ -196,63 +197,46 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                       <td className={`${TD} text-right`}>
                         {!revoked && (
                           <div className="flex flex-wrap justify-end gap-2">
-                            {confirming === key.id ? (
-                              <>
-                                <p className="ml-auto max-w-56 basis-full text-right text-xs text-red-700 dark:text-red-300">
-                                  {t("gov.keys.revokeWarning")}
-                                </p>
-                                <button
-                                  type="button"
-                                  data-testid="key-revoke-confirm"
-                                  aria-label={t("gov.keys.confirmRevokeOf", { name: key.name })}
-                                  disabled={revoking === key.id}
-                                  onClick={() => revoke(key)}
-                                  className={DANGER}
-                                >
-                                  {t("gov.keys.confirmRevoke")}
-                                </button>
-                                <button
-                                  type="button"
-                                  data-testid="key-revoke-cancel"
-                                  onClick={() => setConfirming(null)}
-                                  className={BUTTON}
-                                >
-                                  {t("gov.cancel")}
-                                </button>
-                              </>
-                            ) : (
-                              <>
-                                <button
-                                  type="button"
-                                  data-testid="key-limits-toggle"
-                                  aria-expanded={limitsOpen === key.id}
-                                  aria-label={t("gov.keys.editLimitsOf", { name: key.name })}
-                                  onClick={() => setLimitsOpen((open) => (open === key.id ? null : key.id))}
-                                  className={BUTTON}
-                                >
-                                  {t("gov.editLimits")}
-                                </button>
-                                <button
-                                  type="button"
-                                  data-testid="key-tools-toggle"
-                                  aria-expanded={toolsOpen === key.id}
-                                  aria-label={t("mcpKeys.editOf", { name: key.name })}
-                                  onClick={() => setToolsOpen((open) => (open === key.id ? null : key.id))}
-                                  className={BUTTON}
-                                >
-                                  {t("mcpKeys.edit")}
-                                </button>
-                                <button
-                                  type="button"
-                                  data-testid="key-revoke"
-                                  aria-label={t("gov.keys.revokeOf", { name: key.name })}
-                                  onClick={() => setConfirming(key.id)}
-                                  className={`${BUTTON} text-red-700 dark:text-red-300`}
-                                >
-                                  {t("gov.keys.revoke")}
-                                </button>
-                              </>
-                            )}
+                            <InlineConfirm
+                              asking={confirming === key.id}
+                              onAsk={() => setConfirming(key.id)}
+                              onCancel={() => setConfirming(null)}
+                              onConfirm={() => revoke(key)}
+                              busy={revoking === key.id}
+                              warning={t("gov.keys.revokeWarning")}
+                              action={{
+                                label: t("gov.keys.revoke"),
+                                ariaLabel: t("gov.keys.revokeOf", { name: key.name }),
+                                testId: "key-revoke",
+                              }}
+                              confirm={{
+                                label: t("gov.keys.confirmRevoke"),
+                                ariaLabel: t("gov.keys.confirmRevokeOf", { name: key.name }),
+                                testId: "key-revoke-confirm",
+                              }}
+                              cancelTestId="key-revoke-cancel"
+                            >
+                              <button
+                                type="button"
+                                data-testid="key-limits-toggle"
+                                aria-expanded={limitsOpen === key.id}
+                                aria-label={t("gov.keys.editLimitsOf", { name: key.name })}
+                                onClick={() => setLimitsOpen((open) => (open === key.id ? null : key.id))}
+                                className={BUTTON}
+                              >
+                                {t("gov.editLimits")}
+                              </button>
+                              <button
+                                type="button"
+                                data-testid="key-tools-toggle"
+                                aria-expanded={toolsOpen === key.id}
+                                aria-label={t("mcpKeys.editOf", { name: key.name })}
+                                onClick={() => setToolsOpen((open) => (open === key.id ? null : key.id))}
+                                className={BUTTON}
+                              >
+                                {t("mcpKeys.edit")}
+                              </button>
+                            </InlineConfirm>
                           </div>
                         )}
                       </td>

@@ -1,7 +1,8 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { ErrorNote, FieldError, INPUT, LABEL, otherMessages, PRIMARY } from "@/components/admin-kit/ui";
+import { TextField } from "@/components/admin-kit/form";
+import { ErrorNote, otherMessages, PRIMARY } from "@/components/admin-kit/ui";
 import { type Failure, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
 import type { ApiError, Json } from "@/lib/client/api";
@@ -49,53 +50,43 @@ export function CreateKeyForm({ onCreated }: { onCreated: (created: Json<Created
     });
   };
 
-  const invalid = (fields.name?.length ?? 0) > 0;
-  const toolsInvalid = (fields.allowedTools?.length ?? 0) > 0;
   return (
     <form noValidate onSubmit={onSubmit} data-testid="create-key-form" className="space-y-2">
-      <label htmlFor={`${id}-name`} className={LABEL}>
-        {t("gov.keys.name")}
-      </label>
       <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
-        <div className="min-w-0 flex-1">
-          <input
-            id={`${id}-name`}
-            data-testid="create-key-name"
-            value={name}
-            autoComplete="off"
-            placeholder={t("gov.keys.namePlaceholder")}
-            aria-invalid={invalid || undefined}
-            aria-describedby={invalid ? `${id}-name-error` : undefined}
-            onChange={(e) => setName(e.target.value)}
-            className={INPUT}
-          />
-          <FieldError id={`${id}-name-error`} field="name" messages={fields.name} />
-        </div>
-        <button type="submit" data-testid="create-key-submit" disabled={saving} className={PRIMARY}>
+        <TextField
+          id={id}
+          name="name"
+          testId="create-key-name"
+          label={t("gov.keys.name")}
+          value={name}
+          placeholder={t("gov.keys.namePlaceholder")}
+          messages={fields.name}
+          onChange={setName}
+          className="min-w-0 flex-1"
+        />
+        <button
+          type="submit"
+          data-testid="create-key-submit"
+          disabled={saving}
+          className={`${PRIMARY} sm:mt-5`}
+        >
           {saving ? t("gov.keys.creating") : t("gov.keys.create")}
         </button>
       </div>
-      <div className="max-w-xl">
-        <label htmlFor={`${id}-tools`} className={LABEL}>
-          {t("mcpKeys.createLabel")}
-        </label>
-        <input
-          id={`${id}-tools`}
-          data-testid="create-key-tools"
-          value={tools}
-          autoComplete="off"
-          spellCheck={false}
-          placeholder={t("mcpKeys.namesPlaceholder")}
-          aria-invalid={toolsInvalid || undefined}
-          aria-describedby={`${id}-tools-hint${toolsInvalid ? ` ${id}-tools-error` : ""}`}
-          onChange={(e) => setTools(e.target.value)}
-          className={`${INPUT} mt-1 font-mono`}
-        />
-        <p id={`${id}-tools-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-          {t("mcpKeys.createHint")}
-        </p>
-        <FieldError id={`${id}-tools-error`} field="allowedTools" messages={fields.allowedTools} />
-      </div>
+      <TextField
+        id={id}
+        name="allowedTools"
+        testId="create-key-tools"
+        label={t("mcpKeys.createLabel")}
+        value={tools}
+        spellCheck={false}
+        placeholder={t("mcpKeys.namesPlaceholder")}
+        hint={t("mcpKeys.createHint")}
+        messages={fields.allowedTools}
+        onChange={setTools}
+        controlClassName="font-mono"
+        className="max-w-xl"
+      />
       {formError && <ErrorNote message={formError} />}
     </form>
   );

@@ -1,13 +1,11 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
+import { TextField } from "@/components/admin-kit/form";
 import {
   BUTTON,
   CARD,
   ErrorNote,
-  FieldError,
-  INPUT,
-  LABEL,
   messagesOf,
   otherMessages,
   Pill,
@@ -90,34 +88,21 @@ function AssumedPriceForm(props: { row: Row; onSaved: () => void }) {
       className="space-y-2"
     >
       <div className="grid grid-cols-2 gap-2 sm:grid-cols-4">
-        {FIELDS.map((field) => {
-          const inputId = `${id}-${field}`;
-          const messages = [...messagesOf(fields, field), ...messagesOf(fields, `price.${field}`)];
-          return (
-            <div key={field} className="min-w-0">
-              <label htmlFor={inputId} className={LABEL}>
-                {t(LABELS[field])}
-              </label>
-              <input
-                id={inputId}
-                name={field}
-                data-testid={`assumed-${field}`}
-                inputMode="decimal"
-                autoComplete="off"
-                placeholder={field === "input" || field === "output" ? "" : t("gov.assumed.asInput")}
-                value={draft[field]}
-                aria-invalid={messages.length > 0 || undefined}
-                aria-describedby={messages.length ? `${inputId}-error` : undefined}
-                onChange={(e) => {
-                  const value = e.target.value;
-                  setDraft((d) => ({ ...d, [field]: value }));
-                }}
-                className={`${INPUT} mt-1 tabular-nums`}
-              />
-              <FieldError id={`${inputId}-error`} field={field} messages={messages} />
-            </div>
-          );
-        })}
+        {FIELDS.map((field) => (
+          <TextField
+            key={field}
+            id={id}
+            name={field}
+            testId={`assumed-${field}`}
+            label={t(LABELS[field])}
+            inputMode="decimal"
+            placeholder={field === "input" || field === "output" ? "" : t("gov.assumed.asInput")}
+            value={draft[field]}
+            messages={[...messagesOf(fields, field), ...messagesOf(fields, `price.${field}`)]}
+            onChange={(value) => setDraft((d) => ({ ...d, [field]: value }))}
+            controlClassName="tabular-nums"
+          />
+        ))}
       </div>
       {other.length > 0 && <ErrorNote message={other.join(" ")} />}
       {formError && <ErrorNote message={formError} />}

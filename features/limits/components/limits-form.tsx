@@ -2,17 +2,8 @@
 
 import Big from "big.js";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
-import {
-  BUTTON,
-  ErrorNote,
-  FieldError,
-  INPUT,
-  LABEL,
-  messagesOf,
-  otherMessages,
-  PRIMARY,
-  SavedNote,
-} from "@/components/admin-kit/ui";
+import { TextField } from "@/components/admin-kit/form";
+import { BUTTON, ErrorNote, messagesOf, otherMessages, PRIMARY, SavedNote } from "@/components/admin-kit/ui";
 import { explainFieldsOrMessage, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
 import { formatMoney } from "@/lib/core/format/money";
@@ -128,36 +119,20 @@ export function LimitsForm(props: {
     void save(empty);
   };
 
-  const input = (field: Field) => {
-    const inputId = `${id}-${field}`;
-    const errorId = `${inputId}-error`;
-    const messages = messagesOf(fields, field);
-    const invalid = messages.length > 0;
-    return (
-      <div className="min-w-0">
-        <label htmlFor={inputId} className={LABEL}>
-          {t(LABELS[field])}
-        </label>
-        <input
-          id={inputId}
-          name={field}
-          data-testid={`limit-${field}`}
-          inputMode={isInteger(field) ? "numeric" : "decimal"}
-          autoComplete="off"
-          placeholder={t("gov.limits.none")}
-          value={draft[field]}
-          aria-invalid={invalid || undefined}
-          aria-describedby={invalid ? errorId : undefined}
-          onChange={(e) => {
-            const value = e.target.value;
-            setDraft((d) => ({ ...d, [field]: value }));
-          }}
-          className={`${INPUT} mt-1 tabular-nums`}
-        />
-        <FieldError id={errorId} field={field} messages={messages} />
-      </div>
-    );
-  };
+  const input = (field: Field) => (
+    <TextField
+      id={id}
+      name={field}
+      testId={`limit-${field}`}
+      label={t(LABELS[field])}
+      inputMode={isInteger(field) ? "numeric" : "decimal"}
+      placeholder={t("gov.limits.none")}
+      value={draft[field]}
+      messages={messagesOf(fields, field)}
+      onChange={(value) => setDraft((d) => ({ ...d, [field]: value }))}
+      controlClassName="tabular-nums"
+    />
+  );
 
   const group = (legend: string, children: ReactNode) => (
     <fieldset className="min-w-0 space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700">

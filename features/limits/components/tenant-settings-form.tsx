@@ -1,12 +1,11 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
+import { TextField } from "@/components/admin-kit/form";
 import {
   ErrorNote,
   FieldError,
   type FieldMessages,
-  INPUT,
-  LABEL,
   messagesOf,
   otherMessages,
   PRIMARY,
@@ -76,49 +75,30 @@ export function TenantSettingsForm(props: {
     >
       <div className="grid gap-4 md:grid-cols-[minmax(0,14rem)_minmax(0,1fr)]">
         <div className="min-w-0">
-          <label htmlFor={`${id}-retention`} className={LABEL}>
-            {t("gov.settings.retentionDays")}
-          </label>
-          <input
-            id={`${id}-retention`}
-            data-testid="settings-retentionDays"
+          <TextField
+            id={id}
+            name="retentionDays"
+            testId="settings-retentionDays"
+            label={t("gov.settings.retentionDays")}
             inputMode="numeric"
-            autoComplete="off"
             value={retentionDays}
-            aria-invalid={invalid("retentionDays") || undefined}
-            aria-describedby={`${id}-retention-hint${invalid("retentionDays") ? ` ${id}-retention-error` : ""}`}
-            onChange={(e) => setRetentionDays(e.target.value)}
-            className={`${INPUT} mt-1 tabular-nums`}
-          />
-          <p id={`${id}-retention-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-            {t("gov.settings.retentionHint")}
-          </p>
-          <FieldError
-            id={`${id}-retention-error`}
-            field="retentionDays"
+            hint={t("gov.settings.retentionHint")}
             messages={messagesOf(fields, "retentionDays")}
+            onChange={setRetentionDays}
+            controlClassName="tabular-nums"
           />
-          <label htmlFor={`${id}-max-output`} className={`${LABEL} mt-4`}>
-            {t("gov.settings.maxOutputTokens")}
-          </label>
-          <input
-            id={`${id}-max-output`}
-            data-testid="settings-maxOutputTokensDefault"
+          <TextField
+            id={id}
+            name="maxOutputTokensDefault"
+            testId="settings-maxOutputTokensDefault"
+            label={t("gov.settings.maxOutputTokens")}
             inputMode="numeric"
-            autoComplete="off"
             value={maxOutput}
-            aria-invalid={invalid("maxOutputTokensDefault") || undefined}
-            aria-describedby={`${id}-max-output-hint${invalid("maxOutputTokensDefault") ? ` ${id}-max-output-error` : ""}`}
-            onChange={(e) => setMaxOutput(e.target.value)}
-            className={`${INPUT} mt-1 tabular-nums`}
-          />
-          <p id={`${id}-max-output-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-            {t("gov.settings.maxOutputTokensHint")}
-          </p>
-          <FieldError
-            id={`${id}-max-output-error`}
-            field="maxOutputTokensDefault"
+            hint={t("gov.settings.maxOutputTokensHint")}
             messages={messagesOf(fields, "maxOutputTokensDefault")}
+            onChange={setMaxOutput}
+            controlClassName="tabular-nums"
+            className="mt-4 min-w-0"
           />
         </div>
         <fieldset
@@ -151,27 +131,18 @@ export function TenantSettingsForm(props: {
             field="cacheAliases"
             messages={messagesOf(fields, "cacheAliases")}
           />
-          <div className="max-w-[14rem]">
-            <label htmlFor={`${id}-ttl`} className={LABEL}>
-              {t("gov.settings.cacheTtl")}
-            </label>
-            <input
-              id={`${id}-ttl`}
-              data-testid="settings-cacheTtlSeconds"
-              inputMode="numeric"
-              autoComplete="off"
-              value={cacheTtlSeconds}
-              aria-invalid={invalid("cacheTtlSeconds") || undefined}
-              aria-describedby={invalid("cacheTtlSeconds") ? `${id}-ttl-error` : undefined}
-              onChange={(e) => setCacheTtlSeconds(e.target.value)}
-              className={`${INPUT} mt-1 tabular-nums`}
-            />
-            <FieldError
-              id={`${id}-ttl-error`}
-              field="cacheTtlSeconds"
-              messages={messagesOf(fields, "cacheTtlSeconds")}
-            />
-          </div>
+          <TextField
+            id={id}
+            name="cacheTtlSeconds"
+            testId="settings-cacheTtlSeconds"
+            label={t("gov.settings.cacheTtl")}
+            inputMode="numeric"
+            value={cacheTtlSeconds}
+            messages={messagesOf(fields, "cacheTtlSeconds")}
+            onChange={setCacheTtlSeconds}
+            controlClassName="tabular-nums"
+            className="max-w-[14rem]"
+          />
         </fieldset>
       </div>
       {other.length > 0 && <ErrorNote message={other.join(" ")} />}

@@ -1,7 +1,7 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { TextField } from "@/components/admin-kit/form";
+import { SelectField, TextField } from "@/components/admin-kit/form";
 import { BUTTON, ErrorNote, FieldError, INPUT, LABEL, messagesOf, PRIMARY } from "@/components/admin-kit/ui";
 import { explainWithFields, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
@@ -92,23 +92,18 @@ export function RegisterServerForm({
           hint={t("mcp.register.urlHint")}
           messages={fields.url}
         />
-        <div className="min-w-0">
-          <label htmlFor={`${id}-transport`} className={LABEL}>
-            {t("mcp.register.transport")}
-          </label>
-          <select
-            id={`${id}-transport`}
-            data-testid="field-transport"
-            value={transport}
-            onChange={(e) => setTransport(e.target.value as typeof transport)}
-            className={`mt-1 ${INPUT}`}
-          >
-            <option value="auto">{t("mcp.transport.auto")}</option>
-            <option value="streamable">{t("mcp.transport.streamable")}</option>
-            <option value="sse">{t("mcp.transport.sse")}</option>
-          </select>
-          <FieldError id={`${id}-transport-error`} field="transport" messages={fields.transport} />
-        </div>
+        <SelectField
+          id={id}
+          name="transport"
+          label={t("mcp.register.transport")}
+          value={transport}
+          messages={fields.transport}
+          onChange={(value) => setTransport(value as typeof transport)}
+        >
+          <option value="auto">{t("mcp.transport.auto")}</option>
+          <option value="streamable">{t("mcp.transport.streamable")}</option>
+          <option value="sse">{t("mcp.transport.sse")}</option>
+        </SelectField>
         <TextField
           id={id}
           name="timeoutMs"

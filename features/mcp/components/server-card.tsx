@@ -1,7 +1,8 @@
 "use client";
 
 import { useState } from "react";
-import { BUTTON, CARD, DANGER, DateText, ErrorNote, Pill } from "@/components/admin-kit/ui";
+import { InlineConfirm } from "@/components/admin-kit/inline-confirm";
+import { BUTTON, CARD, DateText, ErrorNote, Pill } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
 import { type Json, toApiError } from "@/lib/client/api";
 import type { MessageKey } from "@/lib/i18n/messages";
@@ -72,50 +73,35 @@ export function ServerCard(props: {
           <p className="font-mono text-xs break-all text-slate-600 dark:text-slate-300">{server.url}</p>
         </div>
         <div className="flex flex-wrap gap-2">
-          {confirming ? (
-            <>
-              <button
-                type="button"
-                data-testid="mcp-server-delete-confirm"
-                aria-label={t("mcp.server.deleteConfirmOf", { name: server.name })}
-                disabled={busy !== null}
-                onClick={() => void act("delete")}
-                className={DANGER}
-              >
-                {t("mcp.server.deleteConfirm")}
-              </button>
-              <button
-                type="button"
-                data-testid="mcp-server-delete-cancel"
-                onClick={() => setConfirming(false)}
-                className={BUTTON}
-              >
-                {t("gov.cancel")}
-              </button>
-            </>
-          ) : (
-            <>
-              <button
-                type="button"
-                data-testid="mcp-server-refresh"
-                aria-label={t("mcp.server.refreshOf", { name: server.name })}
-                disabled={busy !== null}
-                onClick={() => void act("refresh")}
-                className={BUTTON}
-              >
-                {busy === "refresh" ? t("mcp.server.refreshing") : t("mcp.server.refresh")}
-              </button>
-              <button
-                type="button"
-                data-testid="mcp-server-delete"
-                aria-label={t("mcp.server.deleteOf", { name: server.name })}
-                onClick={() => setConfirming(true)}
-                className={`${BUTTON} text-red-700 dark:text-red-300`}
-              >
-                {t("mcp.server.delete")}
-              </button>
-            </>
-          )}
+          <InlineConfirm
+            asking={confirming}
+            onAsk={() => setConfirming(true)}
+            onCancel={() => setConfirming(false)}
+            onConfirm={() => void act("delete")}
+            busy={busy !== null}
+            action={{
+              label: t("mcp.server.delete"),
+              ariaLabel: t("mcp.server.deleteOf", { name: server.name }),
+              testId: "mcp-server-delete",
+            }}
+            confirm={{
+              label: t("mcp.server.deleteConfirm"),
+              ariaLabel: t("mcp.server.deleteConfirmOf", { name: server.name }),
+              testId: "mcp-server-delete-confirm",
+            }}
+            cancelTestId="mcp-server-delete-cancel"
+          >
+            <button
+              type="button"
+              data-testid="mcp-server-refresh"
+              aria-label={t("mcp.server.refreshOf", { name: server.name })}
+              disabled={busy !== null}
+              onClick={() => void act("refresh")}
+              className={BUTTON}
+            >
+              {busy === "refresh" ? t("mcp.server.refreshing") : t("mcp.server.refresh")}
+            </button>
+          </InlineConfirm>
         </div>
       </div>
       {confirming && (

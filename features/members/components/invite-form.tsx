@@ -1,8 +1,8 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { TextField } from "@/components/admin-kit/form";
-import { ErrorNote, INPUT, LABEL, PRIMARY, Section } from "@/components/admin-kit/ui";
+import { SelectField, TextField } from "@/components/admin-kit/form";
+import { ErrorNote, PRIMARY, Section } from "@/components/admin-kit/ui";
 import { explainWithFields, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
 import type { Json } from "@/lib/client/api";
@@ -48,21 +48,17 @@ export function InviteForm({ onInvited }: { onInvited: () => void }) {
             messages={fields.email}
             placeholder="colleague@example.com"
           />
-          <div className="min-w-0">
-            <label htmlFor={`${id}-role`} className={LABEL}>
-              {t("admin.invite.role")}
-            </label>
-            <select
-              id={`${id}-role`}
-              data-testid="field-role"
-              value={role}
-              onChange={(e) => setRole(e.target.value as Role)}
-              className={`mt-1 ${INPUT}`}
-            >
-              <option value="member">{t("admin.role.member")}</option>
-              <option value="admin">{t("admin.role.admin")}</option>
-            </select>
-          </div>
+          <SelectField
+            id={id}
+            name="role"
+            label={t("admin.invite.role")}
+            value={role}
+            messages={fields.role}
+            onChange={(value) => setRole(value as Role)}
+          >
+            <option value="member">{t("admin.role.member")}</option>
+            <option value="admin">{t("admin.role.admin")}</option>
+          </SelectField>
           <TextField
             id={id}
             name="expiresInDays"

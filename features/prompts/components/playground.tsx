@@ -2,7 +2,9 @@
 
 import Link from "next/link";
 import { type FormEvent, useId, useState } from "react";
-import { ErrorNote, INPUT, LABEL, Pill, PRIMARY } from "@/components/admin-kit/ui";
+import { Field, TextAreaField } from "@/components/admin-kit/form";
+import { ModelAliasSelect } from "@/components/admin-kit/model-select";
+import { ErrorNote, Pill, PRIMARY } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
 import { Money } from "@/components/ui/money";
 import { formatDuration, formatTokens } from "@/features/admin-tables/components";
@@ -60,43 +62,38 @@ export function Playground(props: {
         {version.variables.length ? (
           <div className="grid gap-3 sm:grid-cols-2">
             {version.variables.map((v) => (
-              <div key={v}>
-                <label htmlFor={`${id}-${v}`} className={`${LABEL} font-mono`}>
-                  {`{{${v}}}`}
-                </label>
-                <textarea
-                  id={`${id}-${v}`}
-                  data-testid={`playground-var-${v}`}
-                  rows={2}
-                  value={values[v] ?? ""}
-                  onChange={(e) => setValues((all) => ({ ...all, [v]: e.target.value }))}
-                  className={`mt-1 ${INPUT}`}
-                />
-              </div>
+              <TextAreaField
+                key={v}
+                id={id}
+                name={v}
+                testId={`playground-var-${v}`}
+                label={`{{${v}}}`}
+                labelClassName="font-mono"
+                rows={2}
+                value={values[v] ?? ""}
+                onChange={(value) => setValues((all) => ({ ...all, [v]: value }))}
+              />
             ))}
           </div>
         ) : (
           <p className="text-sm text-slate-500">{t("prompts.noVariables")}</p>
         )}
         <div className="flex flex-wrap items-end gap-3">
-          <div>
-            <label htmlFor={`${id}-model`} className={LABEL}>
-              {t("prompts.playground.model")}
-            </label>
-            <select
-              id={`${id}-model`}
-              data-testid="playground-model"
-              value={model}
-              onChange={(e) => setModel(e.target.value)}
-              className={`mt-1 ${INPUT_FIXED} w-56`}
-            >
-              {props.models.map((m) => (
-                <option key={m.alias} value={m.alias}>
-                  {m.offline ? t("prompts.playground.demoModel", { alias: m.alias }) : m.alias}
-                </option>
-              ))}
-            </select>
-          </div>
+          <Field controlId={`${id}-model`} field="model" label={t("prompts.playground.model")}>
+            {(wiring) => (
+              <ModelAliasSelect
+                {...wiring}
+                data-testid="playground-model"
+                models={props.models}
+                optionLabel={(m) =>
+                  m.offline ? t("prompts.playground.demoModel", { alias: m.alias }) : m.alias
+                }
+                value={model}
+                onChange={setModel}
+                className={`mt-1 ${INPUT_FIXED} w-56`}
+              />
+            )}
+          </Field>
           <button type="submit" data-testid="playground-run" disabled={running} className={PRIMARY}>
             {running
               ? t("prompts.playground.running")

@@ -1,6 +1,8 @@
 "use client";
 
 import { type FormEvent, useId, useMemo, useState } from "react";
+import { Field, TextAreaField, TextField } from "@/components/admin-kit/form";
+import { ModelAliasSelect } from "@/components/admin-kit/model-select";
 import { BUTTON, ErrorNote, FieldError, INPUT, LABEL, messagesOf, PRIMARY } from "@/components/admin-kit/ui";
 import { explainWithFields, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
@@ -121,23 +123,17 @@ export function PromptEditor(props: {
     <form noValidate onSubmit={submit} data-testid="prompt-editor" className="space-y-4">
       {fixedName === undefined && (
         <div className="grid gap-3 sm:grid-cols-[1fr_auto]">
-          <div className="min-w-0">
-            <label htmlFor={`${id}-name`} className={LABEL}>
-              {t("prompts.editor.name")}
-            </label>
-            <input
-              id={`${id}-name`}
-              data-testid="prompt-name"
-              value={name}
-              autoComplete="off"
-              placeholder="support/triage"
-              aria-invalid={field("name").length > 0 || undefined}
-              onChange={(e) => setName(e.target.value)}
-              className={`mt-1 ${INPUT}`}
-            />
-            <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{t("prompts.editor.nameHint")}</p>
-            <FieldError id={`${id}-name-error`} field="name" messages={field("name")} />
-          </div>
+          <TextField
+            id={id}
+            name="name"
+            testId="prompt-name"
+            label={t("prompts.editor.name")}
+            value={name}
+            placeholder="support/triage"
+            hint={t("prompts.editor.nameHint")}
+            messages={field("name")}
+            onChange={setName}
+          />
           <fieldset>
             <legend className={LABEL}>{t("prompts.editor.type")}</legend>
             <div className="mt-2 flex gap-3 text-sm">
@@ -235,101 +231,76 @@ export function PromptEditor(props: {
           {errorOf("messages")}
         </fieldset>
       ) : (
-        <div>
-          <label htmlFor={`${id}-text`} className={LABEL}>
-            {t("prompts.editor.text")}
-          </label>
-          <textarea
-            id={`${id}-text`}
-            data-testid="editor-text"
-            value={text}
-            rows={8}
-            aria-invalid={field("text").length > 0 || undefined}
-            onChange={(e) => setText(e.target.value)}
-            className={`mt-1 ${INPUT} font-mono text-xs`}
-          />
-          <FieldError id={`${id}-text-error`} field="text" messages={field("text")} />
-        </div>
+        <TextAreaField
+          id={id}
+          name="text"
+          testId="editor-text"
+          label={t("prompts.editor.text")}
+          rows={8}
+          value={text}
+          messages={field("text")}
+          onChange={setText}
+          controlClassName="font-mono text-xs"
+        />
       )}
 
       <VariableList variables={variables} />
 
       <fieldset className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
         <legend className={`${LABEL} mb-1`}>{t("prompts.editor.config")}</legend>
-        <div>
-          <label htmlFor={`${id}-model`} className={LABEL}>
-            {t("prompts.config.model")}
-          </label>
-          <select
-            id={`${id}-model`}
-            data-testid="editor-model"
-            value={model}
-            onChange={(e) => setModel(e.target.value)}
-            className={`mt-1 ${INPUT}`}
-          >
-            <option value="">{t("prompts.config.default")}</option>
-            {props.models.map((m) => (
-              <option key={m.alias} value={m.alias}>
-                {m.alias}
-              </option>
-            ))}
-            {model && !props.models.some((m) => m.alias === model) && <option value={model}>{model}</option>}
-          </select>
-          <FieldError id={`${id}-model-error`} field="config.model" messages={field("config.model")} />
-        </div>
-        <div>
-          <label htmlFor={`${id}-temperature`} className={LABEL}>
-            {t("prompts.config.temperature")}
-          </label>
-          <input
-            id={`${id}-temperature`}
-            data-testid="editor-temperature"
-            type="number"
-            step="0.1"
-            min={0}
-            max={2}
-            value={temperature}
-            aria-invalid={field("config.temperature").length > 0 || undefined}
-            onChange={(e) => setTemperature(e.target.value)}
-            className={`mt-1 ${INPUT}`}
-          />
-          <FieldError
-            id={`${id}-temperature-error`}
-            field="config.temperature"
-            messages={field("config.temperature")}
-          />
-        </div>
-        <div>
-          <label htmlFor={`${id}-max`} className={LABEL}>
-            {t("prompts.config.maxTokens")}
-          </label>
-          <input
-            id={`${id}-max`}
-            data-testid="editor-max-tokens"
-            type="number"
-            min={1}
-            value={maxTokens}
-            aria-invalid={field("config.maxTokens").length > 0 || undefined}
-            onChange={(e) => setMaxTokens(e.target.value)}
-            className={`mt-1 ${INPUT}`}
-          />
-          <FieldError id={`${id}-max-error`} field="config.maxTokens" messages={field("config.maxTokens")} />
-        </div>
-        <div>
-          <label htmlFor={`${id}-tools`} className={LABEL}>
-            {t("prompts.config.toolSets")}
-          </label>
-          <input
-            id={`${id}-tools`}
-            data-testid="editor-tool-sets"
-            value={toolSets}
-            placeholder="todo, web"
-            autoComplete="off"
-            onChange={(e) => setToolSets(e.target.value)}
-            className={`mt-1 ${INPUT}`}
-          />
-          <FieldError id={`${id}-tools-error`} field="config.toolSets" messages={field("config.toolSets")} />
-        </div>
+        <Field
+          controlId={`${id}-model`}
+          field="config.model"
+          label={t("prompts.config.model")}
+          messages={field("config.model")}
+        >
+          {(wiring) => (
+            <ModelAliasSelect
+              {...wiring}
+              data-testid="editor-model"
+              models={props.models}
+              emptyLabel={t("prompts.config.default")}
+              keepUnlisted
+              value={model}
+              onChange={setModel}
+              className={`mt-1 ${INPUT}`}
+            />
+          )}
+        </Field>
+        <TextField
+          id={id}
+          name="config.temperature"
+          testId="editor-temperature"
+          label={t("prompts.config.temperature")}
+          type="number"
+          step="0.1"
+          min={0}
+          max={2}
+          value={temperature}
+          messages={field("config.temperature")}
+          onChange={setTemperature}
+        />
+        <TextField
+          id={id}
+          name="config.maxTokens"
+          testId="editor-max-tokens"
+          label={t("prompts.config.maxTokens")}
+          type="number"
+          min={1}
+          value={maxTokens}
+          messages={field("config.maxTokens")}
+          onChange={setMaxTokens}
+        />
+        <TextField
+          id={id}
+          name="config.toolSets"
+          testId="editor-tool-sets"
+          label={t("prompts.config.toolSets")}
+          value={toolSets}
+          placeholder="todo, web"
+          messages={field("config.toolSets")}
+          onChange={setToolSets}
+        />
       </fieldset>
 
       <fieldset>
@@ -368,21 +339,16 @@ export function PromptEditor(props: {
         <FieldError id={`${id}-labels-error`} field="labels" messages={field("labels")} />
       </fieldset>
 
-      <div>
-        <label htmlFor={`${id}-commit`} className={LABEL}>
-          {t("prompts.editor.commit")}
-        </label>
-        <input
-          id={`${id}-commit`}
-          data-testid="editor-commit"
-          value={commit}
-          autoComplete="off"
-          placeholder={t("prompts.editor.commitPlaceholder")}
-          onChange={(e) => setCommit(e.target.value)}
-          className={`mt-1 ${INPUT}`}
-        />
-        <FieldError id={`${id}-commit-error`} field="message" messages={field("message")} />
-      </div>
+      <TextField
+        id={id}
+        name="message"
+        testId="editor-commit"
+        label={t("prompts.editor.commit")}
+        value={commit}
+        placeholder={t("prompts.editor.commitPlaceholder")}
+        messages={field("message")}
+        onChange={setCommit}
+      />
 
       {form.formError && <ErrorNote testId="editor-error" message={form.formError} />}
       <div className="flex gap-2">

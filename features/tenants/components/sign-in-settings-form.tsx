@@ -1,28 +1,13 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { ErrorNote, INPUT, LABEL, PRIMARY, SavedNote, Section } from "@/components/admin-kit/ui";
+import { ErrorNote, LABEL, PRIMARY, SavedNote, Section } from "@/components/admin-kit/ui";
+import { type Failure, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
-import { toApiError } from "@/lib/client/api";
 import { tenantsApi } from "../client";
 import type { SignInSettings } from "../contracts";
-
-/** Domains typed one per line or separated by commas or spaces. */
-export const parseDomains = (text: string) =>
-  text
-    .split(/[\s,;]+/)
-    .map((d) => d.trim())
-    .filter(Boolean);
-
-/** The server's messages per domain ("ssoDomains.2") said with the domain they are about. */
-function domainMessages(fields: Record<string, string[]>, domains: string[]): string[] {
-  return Object.entries(fields).flatMap(([key, messages]) => {
-    const index = key.match(/^ssoDomains\.(\d+)$/)?.[1];
-    const domain = index === undefined ? undefined : domains[Number(index)];
-    return messages.map((m) => (domain ? `${domain}: ${m}` : m));
-  });
-}
+import { DomainsField, domainMessages, parseDomains } from "./domains-field";
 
 /** Which email domains may join the tenant through single sign-on (as members): the super admin edits them. */
 export function SignInSettingsForm() {
@@ -82,65 +67,38 @@ function DomainsForm({ settings }: { settings: SignInSettings }) {
   const { t } = useI18n();
   const id = useId();
   const [text, setText] = useState(settings.ssoDomains.join("\n"));
-  const [messages, setMessages] = useState<string[]>([]);
-  const [formError, setFormError] = useState<string | null>(null);
   const [savedAt, setSavedAt] = useState<number | null>(null);
-  const [saving, setSaving] = useState(false);
+  const domains = parseDomains(text);
+  const { fields, formError, saving, reset, submit } = useFormSubmit((error): Failure => {
+    const said = domainMessages(error.fields, "ssoDomains", domains);
+    return said.length
+      ? { fields: { ssoDomains: said }, formError: null }
+      : { fields: {}, formError: error.message };
+  });
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    const domains = parseDomains(text);
-    setSaving(true);
-    setMessages([]);
-    setFormError(null);
-    try {
+    reset();
+    await submit(async () => {
       const saved = await tenantsApi.saveSignInSettings({ ssoDomains: domains });
       setText(saved.ssoDomains.join("\n"));
       setSavedAt(Date.now());
-    } catch (error) {
-      const err = toApiError(error);
-      const said = domainMessages(err.fields, domains);
-      if (said.length) setMessages(said);
-      else setFormError(err.message);
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
-  const invalid = messages.length > 0;
   return (
     <form noValidate onSubmit={onSubmit} data-testid="sign-in-settings-form" className="space-y-3">
       <SsoStatus settings={settings} />
-      <div>
-        <label htmlFor={`${id}-domains`} className={LABEL}>
-          {t("admin.signIn.domains")}
-        </label>
-        <textarea
-          id={`${id}-domains`}
-          data-testid="field-ssoDomains"
-          rows={3}
-          value={text}
-          placeholder={"example.com\nexample.org"}
-          aria-invalid={invalid || undefined}
-          aria-describedby={`${id}-hint${invalid ? ` ${id}-error` : ""}`}
-          onChange={(e) => setText(e.target.value)}
-          className={`mt-1 font-mono ${INPUT}`}
-        />
-        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-          {t("admin.signIn.domainsHint")}
-        </p>
-        {invalid && (
-          <ul
-            id={`${id}-error`}
-            data-testid="field-error-ssoDomains"
-            className="mt-1 space-y-0.5 text-xs text-red-700 dark:text-red-300"
-          >
-            {messages.map((m) => (
-              <li key={m}>{m}</li>
-            ))}
-          </ul>
-        )}
-      </div>
+      <DomainsField
+        id={id}
+        name="ssoDomains"
+        label={t("admin.signIn.domains")}
+        hint={t("admin.signIn.domainsHint")}
+        placeholder={"example.com\nexample.org"}
+        value={text}
+        onChange={setText}
+        messages={fields.ssoDomains ?? []}
+      />
       <div className="flex items-center gap-3">
         <button type="submit" data-testid="sign-in-settings-save" disabled={saving} className={PRIMARY}>
           {saving ? t("admin.saving") : t("gov.save")}

@@ -1,13 +1,13 @@
 "use client";
 
 import { type FormEvent, useId, useState } from "react";
-import { ErrorNote, INPUT, LABEL, PRIMARY, SavedNote, Section } from "@/components/admin-kit/ui";
+import { ErrorNote, LABEL, PRIMARY, SavedNote, Section } from "@/components/admin-kit/ui";
+import { type Failure, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
-import { toApiError } from "@/lib/client/api";
 import { tenantsApi } from "../client";
 import type { WebFetchSettings } from "../contracts";
-import { parseDomains } from "./sign-in-settings-form";
+import { DomainsField, domainMessages, parseDomains } from "./domains-field";
 
 const MODES = ["off", "allowlist", "any"] as const;
 
@@ -32,37 +32,27 @@ function PolicyForm({ settings }: { settings: WebFetchSettings }) {
   const id = useId();
   const [mode, setMode] = useState(settings.mode);
   const [text, setText] = useState(settings.domains.join("\n"));
-  const [messages, setMessages] = useState<string[]>([]);
-  const [formError, setFormError] = useState<string | null>(null);
   const [savedAt, setSavedAt] = useState<number | null>(null);
-  const [saving, setSaving] = useState(false);
+  const domains = parseDomains(text);
+  const { fields, formError, saving, reset, submit } = useFormSubmit((error): Failure => {
+    const aboutDomains = Object.entries(error.fields).filter(([key]) => key.startsWith("domains"));
+    const said = domainMessages(Object.fromEntries(aboutDomains), "domains", domains);
+    return said.length
+      ? { fields: { domains: said }, formError: null }
+      : { fields: {}, formError: error.message };
+  });
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    const domains = parseDomains(text);
-    setSaving(true);
-    setMessages([]);
-    setFormError(null);
-    try {
+    reset();
+    await submit(async () => {
       const saved = await tenantsApi.saveWebFetchSettings({ mode, domains });
       setMode(saved.mode);
       setText(saved.domains.join("\n"));
       setSavedAt(Date.now());
-    } catch (error) {
-      const err = toApiError(error);
-      const said = Object.entries(err.fields).flatMap(([key, list]) => {
-        const index = key.match(/^domains\.(\d+)$/)?.[1];
-        const domain = index === undefined ? undefined : domains[Number(index)];
-        return key.startsWith("domains") ? list.map((m) => (domain ? `${domain}: ${m}` : m)) : [];
-      });
-      if (said.length) setMessages(said);
-      else setFormError(err.message);
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
-  const invalid = messages.length > 0;
   return (
     <form noValidate onSubmit={onSubmit} data-testid="web-fetch-settings-form" className="space-y-3">
       <fieldset>
@@ -84,36 +74,16 @@ function PolicyForm({ settings }: { settings: WebFetchSettings }) {
         </div>
       </fieldset>
       {mode === "allowlist" && (
-        <div>
-          <label htmlFor={`${id}-domains`} className={LABEL}>
-            {t("webFetch.domains")}
-          </label>
-          <textarea
-            id={`${id}-domains`}
-            data-testid="field-webFetchDomains"
-            rows={3}
-            value={text}
-            placeholder={"docs.example.com\nexample.org"}
-            aria-invalid={invalid || undefined}
-            aria-describedby={`${id}-hint${invalid ? ` ${id}-error` : ""}`}
-            onChange={(e) => setText(e.target.value)}
-            className={`mt-1 font-mono ${INPUT}`}
-          />
-          <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-            {t("webFetch.domainsHint")}
-          </p>
-          {invalid && (
-            <ul
-              id={`${id}-error`}
-              data-testid="field-error-webFetchDomains"
-              className="mt-1 space-y-0.5 text-xs text-red-700 dark:text-red-300"
-            >
-              {messages.map((m) => (
-                <li key={m}>{m}</li>
-              ))}
-            </ul>
-          )}
-        </div>
+        <DomainsField
+          id={id}
+          name="webFetchDomains"
+          label={t("webFetch.domains")}
+          hint={t("webFetch.domainsHint")}
+          placeholder={"docs.example.com\nexample.org"}
+          value={text}
+          onChange={setText}
+          messages={fields.domains ?? []}
+        />
       )}
       <div className="flex items-center gap-3">
         <button type="submit" data-testid="web-fetch-settings-save" disabled={saving} className={PRIMARY}>
