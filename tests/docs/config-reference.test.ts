@@ -99,7 +99,9 @@ describe("the configuration reference (docs/operating.md)", () => {
       ...["tests", "bench", ".ci", "deploy"].flatMap((dir) =>
         filesUnder(dir, (name) => SOURCE.test(name) || !name.includes(".")),
       ),
-      ...["Dockerfile", "compose.yaml", "package.json", "playwright.config.ts", "vitest.config.ts"].filter(exists),
+      ...["Dockerfile", "compose.yaml", "package.json", "playwright.config.ts", "vitest.config.ts"].filter(
+        exists,
+      ),
     ]
       .filter((file) => file !== "tests/docs/config-reference.test.ts")
       .map(readText)
