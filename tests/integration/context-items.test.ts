@@ -17,6 +17,7 @@ import { configFromEnvironment } from "@/lib/gateway/config";
 import { ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { readSse } from "../helpers/sse";
 
 const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
 vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
@@ -37,21 +38,11 @@ const post = (body: unknown) =>
     { params: Promise.resolve({}) },
   );
 
-type Frame = { event: string; data: Record<string, unknown> };
-const framesOf = (raw: string): Frame[] =>
-  raw
-    .split("\n\n")
-    .filter(Boolean)
-    .map((block) => ({
-      event: /^event: (.*)$/m.exec(block)?.[1] ?? "message",
-      data: JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? "{}"),
-    }));
-
 /** Sends a turn and reads it to the end. */
 async function sendTurn(body: unknown) {
   const res = await post(body);
   expect(res.status, await res.clone().text()).toBe(200);
-  const frames = framesOf(await res.text());
+  const frames = await readSse(res);
   const turnId = frames.find((f) => f.event === "turn")!.data.turnId as string;
   const text = frames
     .filter((f) => f.event === "text")

@@ -11,6 +11,7 @@ import { type AgentCard, agentCard } from "@/lib/turns/cards";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { readSse, type SseFrame } from "../helpers/sse";
 
 const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
 vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
@@ -32,8 +33,7 @@ async function pageData(path: string) {
   return res.json();
 }
 
-type Frame = { event: string; data: Record<string, unknown> };
-async function sendTurn(body: unknown): Promise<Frame[]> {
+async function sendTurn(body: unknown): Promise<SseFrame[]> {
   const res = await turnsRoute.POST(
     new Request("http://app/api/agent/turns", {
       method: "POST",
@@ -43,13 +43,7 @@ async function sendTurn(body: unknown): Promise<Frame[]> {
     { params: Promise.resolve({}) },
   );
   expect(res.status).toBe(200);
-  return (await res.text())
-    .split("\n\n")
-    .filter((block) => block.includes("data: "))
-    .map((block) => ({
-      event: block.match(/^event: (.*)$/m)?.[1] ?? "message",
-      data: JSON.parse(block.match(/^data: (.*)$/m)![1]!),
-    }));
+  return readSse(res);
 }
 
 /** A tool's result as the model reads it (JSON), loosely typed for reading. */

@@ -13,6 +13,7 @@ import { type FakeMcpServer, startFakeMcpServer } from "../fakes/mcp-server";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { readSse, type SseFrame } from "../helpers/sse";
 import { serveRoutes } from "../helpers/web-server";
 
 const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
@@ -31,32 +32,6 @@ const mcpRoute = await import("@/app/mcp/route");
 const TEST_KEY = Buffer.alloc(32, 42).toString("base64");
 const SECRET = "Bearer sk-live-0123456789abcdefghijklmnop";
 const LOOPBACK = "127.0.0.0/8,::1/128";
-
-type Frame = { event: string; data: Record<string, unknown> };
-
-async function readSse(res: Response, onFrame?: (f: Frame) => void | Promise<void>): Promise<Frame[]> {
-  const frames: Frame[] = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end = buffer.indexOf("\n\n");
-    while (end >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const frame = {
-        event: block.match(/^event: (.*)$/m)?.[1] ?? "message",
-        data: JSON.parse(block.match(/^data: (.*)$/m)?.[1] ?? "{}"),
-      };
-      frames.push(frame);
-      await onFrame?.(frame);
-      end = buffer.indexOf("\n\n");
-    }
-  }
-  return frames;
-}
 
 const request = (method: string, body?: unknown) =>
   new Request("http://app/api/mcp/servers", {
@@ -129,7 +104,7 @@ describe.each(testDbKinds)("tenant MCP servers on %s", (kind) => {
     read(await toolRoute.PUT(request("PUT", body), params({ id, tool })));
   const testCall = async (id: string, tool: string, args: Record<string, unknown>) =>
     read(await callRoute.POST(request("POST", { arguments: args }), params({ id, tool })));
-  const turn = async (message: string, onFrame?: (f: Frame) => void | Promise<void>) => {
+  const turn = async (message: string, onFrame?: (f: SseFrame) => void | Promise<void>) => {
     const res = await turns.POST(
       new Request("http://app/api/agent/turns", {
         method: "POST",
@@ -141,7 +116,7 @@ describe.each(testDbKinds)("tenant MCP servers on %s", (kind) => {
     expect(res.status).toBe(200);
     return readSse(res, onFrame);
   };
-  const turnIdOf = (frames: Frame[]) => frames[0]!.data.turnId as string;
+  const turnIdOf = (frames: SseFrame[]) => frames[0]!.data.turnId as string;
   const auditOf = (turnId: string) =>
     app.db
       .select()

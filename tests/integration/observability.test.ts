@@ -17,6 +17,7 @@ import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { type ReceivedSpan, startOtlpReceiver } from "../helpers/otlp-receiver";
+import { readSse } from "../helpers/sse";
 
 const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
 vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
@@ -72,18 +73,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
       total += Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return total;
-}
-
-type Frame = { event: string; data: Record<string, unknown> };
-async function readSse(res: Response): Promise<Frame[]> {
-  const text = await res.text();
-  return text
-    .split("\n\n")
-    .filter(Boolean)
-    .map((block) => ({
-      event: block.match(/^event: (.*)$/m)?.[1] ?? "message",
-      data: JSON.parse(block.match(/^data: (.*)$/m)?.[1] ?? "{}"),
-    }));
 }
 
 /** The request log lines written (pino's `info` calls with their fields), while `logged` is spied on. */

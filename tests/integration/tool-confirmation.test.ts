@@ -12,6 +12,7 @@ import type { AgentEvent } from "@/lib/turns/events";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { readSse } from "../helpers/sse";
 
 const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
 vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
@@ -19,34 +20,6 @@ vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.cl
 const turns = await import("@/app/api/agent/turns/route");
 const stop = await import("@/app/api/agent/turns/[id]/stop/route");
 const confirm = await import("@/app/api/agent/turns/[id]/confirm/route");
-
-type Frame = { event: string; data: Record<string, unknown> };
-
-/** Reads an SSE body into frames; `onFrame` may act mid-stream (decide, Stop). */
-async function readSse(res: Response, onFrame?: (f: Frame) => void | Promise<void>): Promise<Frame[]> {
-  const frames: Frame[] = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end = buffer.indexOf("\n\n");
-    while (end >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      end = buffer.indexOf("\n\n");
-      if (block.startsWith(":")) continue;
-      const frame = {
-        event: block.match(/^event: (.*)$/m)?.[1] ?? "message",
-        data: JSON.parse(block.match(/^data: (.*)$/m)?.[1] ?? "{}"),
-      };
-      frames.push(frame);
-      await onFrame?.(frame);
-    }
-  }
-  return frames;
-}
 
 const json = (body: unknown) => ({
   method: "POST",
