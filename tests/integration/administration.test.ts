@@ -6,13 +6,12 @@ import { createApiKey } from "@/features/keys/server/keys";
 import { acceptInvitation, createInvitation, lookupInvitation } from "@/features/members/server/members";
 import { clearApiKeyCache, findApiKey } from "@/lib/auth/api-keys";
 import { verifyPassword } from "@/lib/auth/password";
-import type { SessionClaims } from "@/lib/auth/session";
 import { loadUserContext, mayEnter } from "@/lib/auth/users";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 vi.mock("@/lib/auth", () => ({ unstable_update: async () => null }));
 
 const tenantsRoute = await import("@/app/api/admin/tenants/route");

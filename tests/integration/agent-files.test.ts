@@ -10,10 +10,10 @@ import { applyRetention } from "@/lib/governance/retention";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { CORRUPT_PDF, GIF, JPEG, PNG, padded, text, tinyPdf, uploadRequest, WEBP } from "../helpers/files";
+import { session } from "../helpers/session";
 import { readSse, type SseFrame } from "../helpers/sse";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const files = await import("@/app/api/agent/files/route");
 const file = await import("@/app/api/agent/files/[id]/route");

@@ -1,7 +1,6 @@
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { sysAgentSession, sysAgentTurn } from "@/db/schema";
-import type { SessionClaims } from "@/lib/auth/session";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { startFakeAnthropic } from "../fakes/anthropic";
 import type { FakeProvider } from "../fakes/http";
@@ -9,9 +8,9 @@ import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { PNG, text, uploadRequest } from "../helpers/files";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const files = await import("@/app/api/agent/files/route");
 const turns = await import("@/app/api/agent/turns/route");

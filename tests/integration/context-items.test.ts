@@ -11,16 +11,15 @@ import {
   sysAgentTurn,
 } from "@/db/schema";
 import { createVersion } from "@/features/prompts/server/store";
-import type { SessionClaims } from "@/lib/auth/session";
 import { CONTEXT_PREFACE, contextBlockAttrs } from "@/lib/core/text/context-block";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 import { readSse } from "../helpers/sse";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const turns = await import("@/app/api/agent/turns/route");
 const one = await import("@/app/api/agent/conversations/[id]/route");

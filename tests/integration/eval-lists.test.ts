@@ -1,14 +1,13 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { evalDataset, evalDatasetItem, evalRun, evalRunItem, membership } from "@/db/schema";
-import type { SessionClaims } from "@/lib/auth/session";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 
 // The evaluations page's two lists (schema pages over the eval tables): scoped to the tenant, archived datasets
 // left out, counts, pass rates and cost read from the run items.
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 const route = await import("@/app/api/schema/[key]/[[...action]]/route");
 
 const json = async (path: string) => {

@@ -4,17 +4,16 @@ import { sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
 import { rangeStart } from "@/features/drawer/server/copilot/pages";
 import { ResultWithCards } from "@/lib/agent/cards";
 import type { Tool, ToolContext } from "@/lib/agent/tool";
-import type { SessionClaims } from "@/lib/auth/session";
 import { normalizeDecimal } from "@/lib/core/format/money";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { type AgentCard, agentCard } from "@/lib/turns/cards";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 import { readSse, type SseFrame } from "../helpers/sse";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const schemaRoute = await import("@/app/api/schema/[key]/[[...action]]/route");
 const turnsRoute = await import("@/app/api/agent/turns/route");

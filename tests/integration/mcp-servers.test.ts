@@ -7,17 +7,16 @@ import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminChange, mcpServer, sysAgentAudit, sysAgentMessage } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
-import type { SessionClaims } from "@/lib/auth/session";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { type FakeMcpServer, startFakeMcpServer } from "../fakes/mcp-server";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 import { readSse, type SseFrame } from "../helpers/sse";
 import { serveRoutes } from "../helpers/web-server";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const servers = await import("@/app/api/mcp/servers/route");
 const oneServer = await import("@/app/api/mcp/servers/[id]/route");

@@ -5,7 +5,6 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { usageLimit } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
-import type { SessionClaims } from "@/lib/auth/session";
 import { log } from "@/lib/core/process/log";
 import { configFromEnvironment, parseGatewayConfig } from "@/lib/gateway/config";
 import { flushTracing, startTracing, stopTracing } from "@/lib/observability";
@@ -17,10 +16,10 @@ import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { type ReceivedSpan, startOtlpReceiver } from "../helpers/otlp-receiver";
+import { session } from "../helpers/session";
 import { readSse } from "../helpers/sse";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const turns = await import("@/app/api/agent/turns/route");
 const metricsRoute = await import("@/app/metrics/route");

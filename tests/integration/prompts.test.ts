@@ -3,15 +3,14 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminChange, membership, promptVersion, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
-import type { SessionClaims } from "@/lib/auth/session";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const prompts = await import("@/app/api/prompts/route");
 const onePrompt = await import("@/app/api/prompts/[...path]/route");

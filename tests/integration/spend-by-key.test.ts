@@ -3,12 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sysAgentTurn } from "@/db/schema";
 import { createApiKey, listApiKeys } from "@/features/keys/server/keys";
-import type { SessionClaims } from "@/lib/auth/session";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 const route = await import("@/app/api/schema/[key]/[[...action]]/route");
 
 const json = async (path: string) => {

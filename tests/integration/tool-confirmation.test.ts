@@ -12,10 +12,10 @@ import type { AgentEvent } from "@/lib/turns/events";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 import { readSse } from "../helpers/sse";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const turns = await import("@/app/api/agent/turns/route");
 const stop = await import("@/app/api/agent/turns/[id]/stop/route");

@@ -16,10 +16,10 @@ import type { AdapterRequest } from "@/lib/gateway/adapters/adapter";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 import { readSse, type SseFrame } from "../helpers/sse";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const turns = await import("@/app/api/agent/turns/route");
 const confirm = await import("@/app/api/agent/turns/[id]/confirm/route");
