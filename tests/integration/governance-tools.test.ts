@@ -10,12 +10,12 @@ import { type AgentCard, agentCard } from "@/lib/turns/cards";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaGet } from "../helpers/schema-api";
 import { session } from "../helpers/session";
 import { readSse, type SseFrame } from "../helpers/sse";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
-const schemaRoute = await import("@/app/api/schema/[key]/[[...action]]/route");
 const turnsRoute = await import("@/app/api/agent/turns/route");
 
 const QUESTION = "which model cost us most this week, and who used it?";
@@ -24,10 +24,7 @@ const DAY = 86_400_000;
 
 /** GET /api/schema/<path> as the session's user: what the page itself reads. */
 async function pageData(path: string) {
-  const [key, ...action] = path.split("?")[0]!.split("/");
-  const res = await schemaRoute.GET(new Request(`http://app/api/schema/${path}`), {
-    params: Promise.resolve({ key: key!, action }),
-  });
+  const res = await schemaGet(path);
   expect(res.status).toBe(200);
   return res.json();
 }

@@ -2,21 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaGet as get, schemaJson as json } from "../helpers/schema-api";
 import { session } from "../helpers/session";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
-const route = await import("@/app/api/schema/[key]/[[...action]]/route");
-
-const get = async (path: string) => {
-  const [key, ...action] = path.split("?")[0]!.split("/");
-  return route.GET(new Request(`http://app/api/schema/${path}`), {
-    params: Promise.resolve({ key: key!, action }),
-  });
-};
-const json = async (path: string) => {
-  const res = await get(path);
-  return { status: res.status, body: await res.json() };
-};
 
 describe.each(testDbKinds)("the schema pages' API on %s", (kind) => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;

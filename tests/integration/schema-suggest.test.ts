@@ -2,18 +2,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { apiKey, sysAgentTurn, usageDaily } from "@/db/schema";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaJson as json } from "../helpers/schema-api";
 import { session } from "../helpers/session";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
-const route = await import("@/app/api/schema/[key]/[[...action]]/route");
 
-const json = async (path: string) => {
-  const [key, ...action] = path.split("?")[0]!.split("/");
-  const res = await route.GET(new Request(`http://app/api/schema/${path}`), {
-    params: Promise.resolve({ key: key!, action }),
-  });
-  return { status: res.status, body: await res.json() };
-};
 const values = async (path: string) => {
   const { status, body } = await json(path);
   expect(status, JSON.stringify(body)).toBe(200);

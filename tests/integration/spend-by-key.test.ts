@@ -5,18 +5,10 @@ import { sysAgentTurn } from "@/db/schema";
 import { createApiKey, listApiKeys } from "@/features/keys/server/keys";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaJson as json } from "../helpers/schema-api";
 import { session } from "../helpers/session";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
-const route = await import("@/app/api/schema/[key]/[[...action]]/route");
-
-const json = async (path: string) => {
-  const [key, ...action] = path.split("?")[0]!.split("/");
-  const res = await route.GET(new Request(`http://app/api/schema/${path}`), {
-    params: Promise.resolve({ key: key!, action }),
-  });
-  return { status: res.status, body: await res.json() };
-};
 
 describe.each(testDbKinds)("spend by API key and end user on %s", (kind) => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;
