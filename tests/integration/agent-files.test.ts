@@ -12,27 +12,18 @@ import { testDbKinds } from "../helpers/db";
 import { CORRUPT_PDF, GIF, JPEG, PNG, padded, text, tinyPdf, uploadRequest, WEBP } from "../helpers/files";
 import { session } from "../helpers/session";
 import { readSse, type SseFrame } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const files = await import("@/app/api/agent/files/route");
 const file = await import("@/app/api/agent/files/[id]/route");
-const turns = await import("@/app/api/agent/turns/route");
 const conversation = await import("@/app/api/agent/conversations/[id]/route");
 
 const noParams = { params: Promise.resolve({}) };
 const upload = (req: Request) => files.POST(req, noParams);
 const get = (id: string) =>
   file.GET(new Request(`http://app/api/agent/files/${id}`), { params: Promise.resolve({ id }) });
-const postTurn = (body: unknown) =>
-  turns.POST(
-    new Request("http://app/api/agent/turns", {
-      method: "POST",
-      body: JSON.stringify(body),
-      headers: { "content-type": "application/json" },
-    }),
-    noParams,
-  );
 
 const replyText = (fs: SseFrame[]) =>
   fs

@@ -9,23 +9,14 @@ import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { PNG, text, uploadRequest } from "../helpers/files";
 import { session } from "../helpers/session";
+import { postTurn } from "../helpers/turns";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const files = await import("@/app/api/agent/files/route");
-const turns = await import("@/app/api/agent/turns/route");
 const models = await import("@/app/api/agent/models/route");
 
 const noParams = { params: Promise.resolve({}) };
-const postTurn = (body: unknown) =>
-  turns.POST(
-    new Request("http://app/api/agent/turns", {
-      method: "POST",
-      body: JSON.stringify(body),
-      headers: { "content-type": "application/json" },
-    }),
-    noParams,
-  );
 
 let openai: FakeProvider;
 let anthropic: FakeProvider;

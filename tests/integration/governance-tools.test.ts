@@ -13,10 +13,9 @@ import { testDbKinds } from "../helpers/db";
 import { schemaGet } from "../helpers/schema-api";
 import { session } from "../helpers/session";
 import { readSse, type SseFrame } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
-
-const turnsRoute = await import("@/app/api/agent/turns/route");
 
 const QUESTION = "which model cost us most this week, and who used it?";
 const GOVERNANCE = ["governance_query", "governance_metrics", "governance_chart"];
@@ -30,14 +29,7 @@ async function pageData(path: string) {
 }
 
 async function sendTurn(body: unknown): Promise<SseFrame[]> {
-  const res = await turnsRoute.POST(
-    new Request("http://app/api/agent/turns", {
-      method: "POST",
-      body: JSON.stringify(body),
-      headers: { "content-type": "application/json" },
-    }),
-    { params: Promise.resolve({}) },
-  );
+  const res = await postTurn(body);
   expect(res.status).toBe(200);
   return readSse(res);
 }

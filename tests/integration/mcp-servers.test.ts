@@ -14,6 +14,7 @@ import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { session } from "../helpers/session";
 import { readSse, type SseFrame } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 import { serveRoutes } from "../helpers/web-server";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
@@ -23,7 +24,6 @@ const oneServer = await import("@/app/api/mcp/servers/[id]/route");
 const refresh = await import("@/app/api/mcp/servers/[id]/refresh/route");
 const toolRoute = await import("@/app/api/mcp/servers/[id]/tools/[tool]/route");
 const callRoute = await import("@/app/api/mcp/servers/[id]/tools/[tool]/call/route");
-const turns = await import("@/app/api/agent/turns/route");
 const stopRoute = await import("@/app/api/agent/turns/[id]/stop/route");
 const mcpRoute = await import("@/app/mcp/route");
 
@@ -104,14 +104,7 @@ describe.each(testDbKinds)("tenant MCP servers on %s", (kind) => {
   const testCall = async (id: string, tool: string, args: Record<string, unknown>) =>
     read(await callRoute.POST(request("POST", { arguments: args }), params({ id, tool })));
   const turn = async (message: string, onFrame?: (f: SseFrame) => void | Promise<void>) => {
-    const res = await turns.POST(
-      new Request("http://app/api/agent/turns", {
-        method: "POST",
-        body: JSON.stringify({ message }),
-        headers: { "content-type": "application/json" },
-      }),
-      params({}),
-    );
+    const res = await postTurn({ message });
     expect(res.status).toBe(200);
     return readSse(res, onFrame);
   };

@@ -18,10 +18,10 @@ import { testDbKinds } from "../helpers/db";
 import { type ReceivedSpan, startOtlpReceiver } from "../helpers/otlp-receiver";
 import { session } from "../helpers/session";
 import { readSse } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
-const turns = await import("@/app/api/agent/turns/route");
 const metricsRoute = await import("@/app/metrics/route");
 
 const TOKEN = "metrics-token-for-tests";
@@ -139,14 +139,7 @@ describe.each(testDbKinds)("observability on %s", (kind) => {
     session.claims = { userId: await app.userId("member@acme.test"), tenantId };
     await app.rebuild({ gateway: configFromEnvironment({ OFFLINE_CHUNK_DELAY_MS: "0" }) });
     const caller = callerTrace();
-    const res = await turns.POST(
-      new Request("http://app/api/agent/turns", {
-        method: "POST",
-        body: JSON.stringify({ message: "what are my open orders?" }),
-        headers: { "content-type": "application/json", traceparent: caller.header },
-      }),
-      { params: Promise.resolve({}) },
-    );
+    const res = await postTurn({ message: "what are my open orders?" }, { traceparent: caller.header });
     expect(res.status).toBe(200);
     const frames = await readSse(res);
     const turnId = (frames[0]!.data as { turnId: string }).turnId;

@@ -14,10 +14,10 @@ import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { session } from "../helpers/session";
 import { readSse } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
-const turns = await import("@/app/api/agent/turns/route");
 const stop = await import("@/app/api/agent/turns/[id]/stop/route");
 const confirm = await import("@/app/api/agent/turns/[id]/confirm/route");
 
@@ -26,8 +26,7 @@ const json = (body: unknown) => ({
   body: JSON.stringify(body),
   headers: { "content-type": "application/json" },
 });
-const send = (message: string) =>
-  turns.POST(new Request("http://app/api/agent/turns", json({ message })), { params: Promise.resolve({}) });
+const send = (message: string) => postTurn({ message });
 const decide = (turnId: string, callId: string, approve: boolean) =>
   confirm.POST(new Request(`http://app/api/agent/turns/${turnId}/confirm`, json({ callId, approve })), {
     params: Promise.resolve({ id: turnId }),

@@ -5,25 +5,13 @@ import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { session } from "../helpers/session";
 import { readSse } from "../helpers/sse";
+import { postTurn as post } from "../helpers/turns";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
-const turns = await import("@/app/api/agent/turns/route");
 const stop = await import("@/app/api/agent/turns/[id]/stop/route");
 const turn = await import("@/app/api/agent/turns/[id]/route");
 const models = await import("@/app/api/agent/models/route");
-
-const post = (body: unknown) =>
-  turns.POST(
-    new Request("http://app/api/agent/turns", {
-      method: "POST",
-      body: JSON.stringify(body),
-      headers: { "content-type": "application/json" },
-    }),
-    {
-      params: Promise.resolve({}),
-    },
-  );
 
 describe.each(testDbKinds)("the turn endpoint on %s", (kind) => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;

@@ -18,10 +18,10 @@ import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { session } from "../helpers/session";
 import { readSse, type SseFrame } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
-const turns = await import("@/app/api/agent/turns/route");
 const confirm = await import("@/app/api/agent/turns/[id]/confirm/route");
 const settings = await import("@/app/api/admin/web-fetch-settings/route");
 const v1 = await import("@/app/v1/[...path]/route");
@@ -72,7 +72,7 @@ describe.each(testDbKinds)("injection to exfiltration through web_fetch, on %s",
     body: Record<string, unknown>,
     decide?: (frame: SseFrame, turnId: string) => Promise<void>,
   ) => {
-    const res = await turns.POST(new Request("http://app/api/agent/turns", json("POST", body)), noParams);
+    const res = await postTurn(body);
     expect(res.status).toBe(200);
     let turnId = "";
     return readSse(res, async (frame) => {
