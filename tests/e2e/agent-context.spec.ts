@@ -1,42 +1,7 @@
-import { expect, type Page, test } from "@playwright/test";
-import { signInAs } from "./pages";
+import { expect, test } from "@playwright/test";
+import { Drawer, signInAs } from "./pages";
 
 test.use({ viewport: { width: 1280, height: 800 } });
-
-/** The agent drawer with what goes with a message: context chips, files, and the cards tools return. */
-class Drawer {
-  constructor(readonly page: Page) {}
-  panel = () => this.page.getByTestId("agent-drawer");
-  input = () => this.page.getByTestId("agent-input");
-  sendButton = () => this.page.getByTestId("agent-send");
-  assistant = () => this.page.getByTestId("agent-message-assistant");
-  user = () => this.page.getByTestId("agent-message-user");
-  footers = () => this.page.getByTestId("agent-answer-footer");
-  chips = () => this.page.getByTestId("agent-context-chip");
-  files = () => this.page.getByTestId("agent-file");
-  cards = (kind?: "kv" | "table" | "links") =>
-    this.page.locator(
-      kind ? `[data-testid="agent-card"][data-kind="${kind}"]` : '[data-testid="agent-card"]',
-    );
-
-  async open() {
-    if (!(await this.panel().isVisible())) await this.page.getByTestId("agent-drawer-toggle").click();
-    await expect(this.panel()).toBeVisible();
-  }
-
-  /** Sends a message and waits for its answer to finish; the request body as sent. */
-  async send(text: string): Promise<Record<string, unknown>> {
-    await this.input().fill(text);
-    const request = this.page.waitForRequest(
-      (r) => r.url().endsWith("/api/agent/turns") && r.method() === "POST",
-    );
-    const footers = await this.footers().count();
-    await this.input().press("Enter");
-    const body = (await request).postDataJSON() as Record<string, unknown>;
-    await expect(this.footers()).toHaveCount(footers + 1, { timeout: 20_000 });
-    return body;
-  }
-}
 
 test.describe("context for the agent", () => {
   test("Ask the assistant from a ledger row: the drawer opens with its chip, the answer reads the turn, the bubble keeps the chip", async ({
@@ -64,7 +29,7 @@ test.describe("context for the agent", () => {
     await page.getByTestId("agent-new-conversation").click();
     await expect(drawer.chips()).toHaveCount(1);
 
-    const body = await drawer.send("what happened in this turn?");
+    const body = await drawer.sendAndWait("what happened in this turn?");
     expect(body.context).toEqual([{ type: "turn", id: turnId }]);
     await expect(drawer.chips()).toHaveCount(0);
     // The offline model names what it was given: the server's label for the turn, loaded with the admin's rights.
@@ -104,7 +69,7 @@ test.describe("context for the agent", () => {
     await expect(drawer.chips()).toHaveCount(1);
     await expect(drawer.chips().first()).toHaveAttribute("data-type", "audit_turn");
     await page.getByTestId("agent-new-conversation").click();
-    const body = await drawer.send("summarise this trail");
+    const body = await drawer.sendAndWait("summarise this trail");
     expect(body.context).toEqual([{ type: "audit_turn", id: turnId }]);
     await expect(drawer.assistant().last()).toContainText(`You attached Audit trail ${turnId.slice(0, 8)}`);
 
@@ -114,7 +79,7 @@ test.describe("context for the agent", () => {
     const version = await page.getByTestId("prompt-version").getAttribute("data-version");
     await page.getByTestId("prompt-version").getByTestId("ask-assistant").click();
     await expect(drawer.chips().first()).toHaveAttribute("data-id", `support/triage@${version}`);
-    await drawer.send("what does this prompt ask for?");
+    await drawer.sendAndWait("what does this prompt ask for?");
     await expect(drawer.assistant().last()).toContainText(`You attached Prompt support/triage v${version}`);
   });
 
@@ -179,7 +144,7 @@ test.describe("context for the agent", () => {
     await expect((await deleted).response().then((r) => r?.status())).resolves.toBe(204);
     await expect(scratch).toHaveCount(0);
 
-    const body = await drawer.send("what does my file say?");
+    const body = await drawer.sendAndWait("what does my file say?");
     expect(body.attachments).toHaveLength(1);
     await expect(drawer.assistant().last()).toContainText("PELICAN-42");
     const sent = drawer.user().last().getByTestId("agent-message-file");
@@ -203,7 +168,7 @@ test.describe("context for the agent", () => {
     await drawer.open();
     await page.getByTestId("agent-new-conversation").click();
 
-    await drawer.send("show my open orders");
+    await drawer.sendAndWait("show my open orders");
     const table = drawer.cards("table").last();
     await expect(table).toContainText("Orders (open)");
     const rows = table.getByTestId("agent-card-row");
@@ -213,7 +178,7 @@ test.describe("context for the agent", () => {
     await expect(total).toHaveText("$1,999.00");
     await expect(total).toHaveCSS("text-align", "right");
 
-    await drawer.send('look up order number "A-1001"');
+    await drawer.sendAndWait('look up order number "A-1001"');
     const order = drawer.cards("kv").last();
     await expect(order).toContainText("Order A-1001");
     await expect(order).toContainText("Wile E. Coyote");
@@ -226,7 +191,7 @@ test.describe("context for the agent", () => {
     await expect(drawer.input()).toBeFocused();
     await expect(use).toHaveText("✓ In the context");
 
-    const body = await drawer.send("is this one late?");
+    const body = await drawer.sendAndWait("is this one late?");
     expect(body.context).toEqual([{ type: "order", id: "A-1001" }]);
     await expect(drawer.assistant().last()).toContainText("You attached Order A-1001");
     await expect(use).toHaveText("Use as context");
@@ -247,7 +212,7 @@ test.describe("context for the agent", () => {
     await drawer.open();
     await page.getByTestId("agent-new-conversation").click();
 
-    await drawer.send("which model cost us most this week, and who used it?");
+    await drawer.sendAndWait("which model cost us most this week, and who used it?");
     const tables = drawer.cards("table");
     await expect(tables.first()).toBeVisible();
     await expect(tables.first().locator('td[data-type="money"]').first()).toHaveText(/^\$/);

@@ -1,38 +1,8 @@
-import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { type APIRequestContext, expect, test } from "@playwright/test";
 import { FAKE_UPSTREAM } from "../../playwright.config";
-import { signInAs } from "./pages";
+import { Drawer, signInAs } from "./pages";
 
 test.use({ viewport: { width: 1280, height: 800 } });
-
-/** The agent drawer, as a user sees it. */
-class Drawer {
-  constructor(readonly page: Page) {}
-  panel = () => this.page.getByTestId("agent-drawer");
-  input = () => this.page.getByTestId("agent-input");
-  sendButton = () => this.page.getByTestId("agent-send");
-  assistant = () => this.page.getByTestId("agent-message-assistant");
-  user = () => this.page.getByTestId("agent-message-user");
-  footers = () => this.page.getByTestId("agent-answer-footer");
-
-  async open() {
-    if (!(await this.panel().isVisible())) await this.page.getByTestId("agent-drawer-toggle").click();
-    await expect(this.panel()).toBeVisible();
-  }
-
-  /** Sends a message; the conversation id once the stream has started. */
-  async send(text: string): Promise<string> {
-    await this.input().fill(text);
-    const response = this.page.waitForResponse(
-      (r) => r.url().endsWith("/api/agent/turns") && r.request().method() === "POST",
-    );
-    await this.input().press("Enter");
-    return (await response).headers()["x-conversation-id"] ?? "";
-  }
-
-  async chooseModel(alias: string) {
-    await this.page.getByTestId("agent-model-select").selectOption(alias);
-  }
-}
 
 const enqueue = (request: APIRequestContext, ...replies: unknown[]) =>
   request.post(`${FAKE_UPSTREAM}/__control/enqueue`, { data: { replies } });

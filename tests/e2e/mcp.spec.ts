@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { type FakeMcpServer, startFakeMcpServer } from "../fakes/mcp-server";
-import { signInAs, TopBar } from "./pages";
+import { Drawer, signInAs, TopBar } from "./pages";
 
 // The e2e server allows 127.0.0.1 (WEB_FETCH_ALLOW) and seals header values (MCP_SECRET_KEY), so the test MCP
 // server this spec starts can be registered like any tenant's server.
@@ -39,21 +39,6 @@ class McpPage {
     await row.getByTestId("mcp-test-run").click();
     return row.getByTestId("mcp-test-result");
   }
-}
-
-class Drawer {
-  constructor(readonly page: Page) {}
-  async open() {
-    if (!(await this.page.getByTestId("agent-drawer").isVisible()))
-      await this.page.getByTestId("agent-drawer-toggle").click();
-    await expect(this.page.getByTestId("agent-drawer")).toBeVisible();
-  }
-  async send(text: string) {
-    await this.page.getByTestId("agent-input").fill(text);
-    await this.page.getByTestId("agent-input").press("Enter");
-  }
-  toolCard = (name: string) =>
-    this.page.locator(`[data-testid="agent-tool-card"][data-tool-name="${name}"]`).last();
 }
 
 let mcp: FakeMcpServer;

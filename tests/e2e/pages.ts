@@ -50,6 +50,61 @@ export class TopBar {
   }
 }
 
+/**
+ * The agent drawer, as a user sees it: the composer, the messages, and what goes with a message (context chips,
+ * files, the cards and tool calls of an answer).
+ */
+export class Drawer {
+  constructor(readonly page: Page) {}
+  panel = () => this.page.getByTestId("agent-drawer");
+  input = () => this.page.getByTestId("agent-input");
+  sendButton = () => this.page.getByTestId("agent-send");
+  assistant = () => this.page.getByTestId("agent-message-assistant");
+  user = () => this.page.getByTestId("agent-message-user");
+  footers = () => this.page.getByTestId("agent-answer-footer");
+  chips = () => this.page.getByTestId("agent-context-chip");
+  files = () => this.page.getByTestId("agent-file");
+  cards = (kind?: "kv" | "table" | "links") =>
+    this.page.locator(
+      kind ? `[data-testid="agent-card"][data-kind="${kind}"]` : '[data-testid="agent-card"]',
+    );
+  /** The last call of a tool in the conversation. */
+  toolCard = (name: string) =>
+    this.page.locator(`[data-testid="agent-tool-card"][data-tool-name="${name}"]`).last();
+
+  async open() {
+    if (!(await this.panel().isVisible())) await this.page.getByTestId("agent-drawer-toggle").click();
+    await expect(this.panel()).toBeVisible();
+  }
+
+  /** Sends a message and returns the turn request's conversation id once the stream has started. */
+  async send(text: string): Promise<string> {
+    await this.input().fill(text);
+    const response = this.page.waitForResponse(
+      (r) => r.url().endsWith("/api/agent/turns") && r.request().method() === "POST",
+    );
+    await this.input().press("Enter");
+    return (await response).headers()["x-conversation-id"] ?? "";
+  }
+
+  /** Sends a message and waits for its answer to finish; the request body as sent. */
+  async sendAndWait(text: string): Promise<Record<string, unknown>> {
+    await this.input().fill(text);
+    const request = this.page.waitForRequest(
+      (r) => r.url().endsWith("/api/agent/turns") && r.method() === "POST",
+    );
+    const footers = await this.footers().count();
+    await this.input().press("Enter");
+    const body = (await request).postDataJSON() as Record<string, unknown>;
+    await expect(this.footers()).toHaveCount(footers + 1, { timeout: 20_000 });
+    return body;
+  }
+
+  async chooseModel(alias: string) {
+    await this.page.getByTestId("agent-model-select").selectOption(alias);
+  }
+}
+
 export async function signInAs(page: Page, email: string) {
   const login = new LoginPage(page);
   await login.goto();

@@ -6,13 +6,13 @@ import { createApiKey } from "@/features/keys/server/keys";
 import { acceptInvitation, createInvitation, lookupInvitation } from "@/features/members/server/members";
 import { clearApiKeyCache, findApiKey } from "@/lib/auth/api-keys";
 import { verifyPassword } from "@/lib/auth/password";
-import type { SessionClaims } from "@/lib/auth/session";
 import { loadUserContext, mayEnter } from "@/lib/auth/users";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaGet, schemaJson } from "../helpers/schema-api";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 vi.mock("@/lib/auth", () => ({ unstable_update: async () => null }));
 
 const tenantsRoute = await import("@/app/api/admin/tenants/route");
@@ -28,7 +28,6 @@ const keyRoute = await import("@/app/api/keys/[id]/route");
 const limitsRoute = await import("@/app/api/governance/limits/route");
 const settingsRoute = await import("@/app/api/governance/settings/route");
 const signInRoute = await import("@/app/api/admin/sign-in-settings/route");
-const schemaRoute = await import("@/app/api/schema/[key]/[[...action]]/route");
 const conversationsRoute = await import("@/app/api/agent/conversations/route");
 
 type Handler<P> = (req: Request, segment: { params: Promise<P> }) => Promise<Response>;
@@ -368,21 +367,15 @@ describe.each(testDbKinds)("tenant and member administration on %s", (kind) => {
     expect(JSON.stringify(rows)).not.toMatch(/tg_[A-Za-z0-9_-]{20}/);
 
     // The schema page: Acme's admin sees Acme's rows only; Globex's admin none of Acme's; root all.
-    const page = async () => {
-      const res = await schemaRoute.GET(new Request("http://app/api/schema/admin-changes/rows?limit=200"), {
-        params: Promise.resolve({ key: "admin-changes", action: ["rows"] }),
-      });
-      return (await res.json()).rows as { tenantId: string }[];
-    };
+    const page = async () =>
+      (await schemaJson("admin-changes/rows?limit=200")).body.rows as { tenantId: string }[];
     const acmeRows = await page();
     expect(acmeRows.length).toBeGreaterThan(0);
     expect(acmeRows.every((r) => r.tenantId === acme)).toBe(true);
     await as("admin@globex.test", "globex");
     expect((await page()).every((r) => r.tenantId === globex)).toBe(true);
     await as("member@acme.test");
-    const res = await schemaRoute.GET(new Request("http://app/api/schema/admin-changes/rows"), {
-      params: Promise.resolve({ key: "admin-changes", action: ["rows"] }),
-    });
+    const res = await schemaGet("admin-changes/rows");
     expect(res.status).toBe(403);
     await as("root@tollgate.test");
     const all = await page();

@@ -10,41 +10,22 @@ import { applyRetention } from "@/lib/governance/retention";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { CORRUPT_PDF, GIF, JPEG, PNG, padded, text, tinyPdf, uploadRequest, WEBP } from "../helpers/files";
+import { session } from "../helpers/session";
+import { readSse, type SseFrame } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const files = await import("@/app/api/agent/files/route");
 const file = await import("@/app/api/agent/files/[id]/route");
-const turns = await import("@/app/api/agent/turns/route");
 const conversation = await import("@/app/api/agent/conversations/[id]/route");
 
 const noParams = { params: Promise.resolve({}) };
 const upload = (req: Request) => files.POST(req, noParams);
 const get = (id: string) =>
   file.GET(new Request(`http://app/api/agent/files/${id}`), { params: Promise.resolve({ id }) });
-const postTurn = (body: unknown) =>
-  turns.POST(
-    new Request("http://app/api/agent/turns", {
-      method: "POST",
-      body: JSON.stringify(body),
-      headers: { "content-type": "application/json" },
-    }),
-    noParams,
-  );
 
-type Frame = { event: string; data: Record<string, unknown> };
-async function frames(res: Response): Promise<Frame[]> {
-  const raw = await res.text();
-  return raw
-    .split("\n\n")
-    .filter(Boolean)
-    .map((block) => ({
-      event: block.match(/^event: (.*)$/m)?.[1] ?? "message",
-      data: JSON.parse(block.match(/^data: (.*)$/m)?.[1] ?? "{}"),
-    }));
-}
-const replyText = (fs: Frame[]) =>
+const replyText = (fs: SseFrame[]) =>
   fs
     .filter((f) => f.event === "text")
     .map((f) => f.data.delta)
@@ -271,7 +252,7 @@ describe.each(testDbKinds)("uploaded files on %s", (kind) => {
     const res = await postTurn({ message: "hello there", attachments: [notes.id, image.id] });
     expect(res.status).toBe(200);
     const conversationId = res.headers.get("x-conversation-id")!;
-    const fs = await frames(res);
+    const fs = await readSse(res);
     const reply = replyText(fs);
     expect(reply).toContain(`I read notes.md: "Launch plan: ship on Friday. Key: ${secret}".`);
     expect(reply).toContain("I received 1 image, but as the offline demo model I cannot see images.");
@@ -314,7 +295,7 @@ describe.each(testDbKinds)("uploaded files on %s", (kind) => {
     });
 
     // A later turn still reads the file's text (stored with the message), without re-sending the image.
-    const again = await frames(await postTurn({ conversationId, message: "and now?" }));
+    const again = await readSse(await postTurn({ conversationId, message: "and now?" }));
     expect(replyText(again)).not.toContain("I received");
   });
 
@@ -324,7 +305,7 @@ describe.each(testDbKinds)("uploaded files on %s", (kind) => {
     const first = await postTurn({ message: "look at these", attachments: [notes.id, image.id] });
     const conversationId = first.headers.get("x-conversation-id")!;
     await first.text();
-    const again = replyText(await frames(await postTurn({ conversationId, regenerate: true })));
+    const again = replyText(await readSse(await postTurn({ conversationId, regenerate: true })));
     expect(again).toContain('I read notes.md: "Ship on Friday.".');
     expect(again).toContain("I received 1 image");
     await file.DELETE(new Request("http://app/x", { method: "DELETE" }), {
@@ -340,7 +321,7 @@ describe.each(testDbKinds)("uploaded files on %s", (kind) => {
   it("cuts attached text past the message's limit, with a notice naming the file", async () => {
     const long = await uploaded(text(`${"abcdefghij".repeat(3_000)}`), "long.txt");
     const short = await uploaded(text("short note"), "short.txt");
-    const fs = await frames(await postTurn({ message: "summarise", attachments: [long.id, short.id] }));
+    const fs = await readSse(await postTurn({ message: "summarise", attachments: [long.id, short.id] }));
     const notices = fs.filter((f) => f.event === "notice");
     expect(notices).toEqual([
       {

@@ -1,7 +1,6 @@
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { sysAgentSession, sysAgentTurn } from "@/db/schema";
-import type { SessionClaims } from "@/lib/auth/session";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { startFakeAnthropic } from "../fakes/anthropic";
 import type { FakeProvider } from "../fakes/http";
@@ -9,24 +8,15 @@ import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { PNG, text, uploadRequest } from "../helpers/files";
+import { session } from "../helpers/session";
+import { postTurn } from "../helpers/turns";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const files = await import("@/app/api/agent/files/route");
-const turns = await import("@/app/api/agent/turns/route");
 const models = await import("@/app/api/agent/models/route");
 
 const noParams = { params: Promise.resolve({}) };
-const postTurn = (body: unknown) =>
-  turns.POST(
-    new Request("http://app/api/agent/turns", {
-      method: "POST",
-      body: JSON.stringify(body),
-      headers: { "content-type": "application/json" },
-    }),
-    noParams,
-  );
 
 let openai: FakeProvider;
 let anthropic: FakeProvider;

@@ -7,9 +7,10 @@ import type { SessionClaims } from "@/lib/auth/session";
 import { AppError } from "@/lib/core/errors/app-error";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaParams } from "../helpers/schema-api";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 vi.mock("@/lib/auth", () => ({ unstable_update: async () => null }));
 
 const routes = {
@@ -55,10 +56,11 @@ type Case = {
 
 const b64 = (text: string) => Buffer.from(text).toString("base64url");
 const limits = (values: Record<string, unknown>) => ({ scope: "tenant", dailyHardUsd: "10", ...values });
-const schemaGet = (path: string): Pick<Case, "handler" | "params" | "path"> => {
-  const [key, ...action] = path.split("?")[0]!.split("/");
-  return { handler: routes.schema.GET as Handler, params: { key, action }, path };
-};
+const schemaGet = (path: string): Pick<Case, "handler" | "params" | "path"> => ({
+  handler: routes.schema.GET as Handler,
+  params: schemaParams(path),
+  path,
+});
 
 const limitCases: Case[] = [
   ...[

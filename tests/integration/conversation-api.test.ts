@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { SessionClaims } from "@/lib/auth/session";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const list = await import("@/app/api/agent/conversations/route");
 const one = await import("@/app/api/agent/conversations/[id]/route");

@@ -1,27 +1,16 @@
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { sysAgentAudit, sysAgentMessage, sysAgentTurn } from "@/db/schema";
-import type { SessionClaims } from "@/lib/auth/session";
 import { ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
+import { postTurn as post } from "../helpers/turns";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
-const turns = await import("@/app/api/agent/turns/route");
 const list = await import("@/app/api/agent/conversations/route");
 const one = await import("@/app/api/agent/conversations/[id]/route");
-
-const post = (body: unknown) =>
-  turns.POST(
-    new Request("http://app/api/agent/turns", {
-      method: "POST",
-      body: JSON.stringify(body),
-      headers: { "content-type": "application/json" },
-    }),
-    { params: Promise.resolve({}) },
-  );
 
 /** Sends a turn and reads it to the end; the turn id from its first event. */
 async function sendTurn(body: unknown): Promise<{ conversationId: string; turnId: string; text: string }> {

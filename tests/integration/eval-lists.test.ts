@@ -1,23 +1,14 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { evalDataset, evalDatasetItem, evalRun, evalRunItem, membership } from "@/db/schema";
-import type { SessionClaims } from "@/lib/auth/session";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaJson as json } from "../helpers/schema-api";
+import { session } from "../helpers/session";
 
 // The evaluations page's two lists (schema pages over the eval tables): scoped to the tenant, archived datasets
 // left out, counts, pass rates and cost read from the run items.
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
-const route = await import("@/app/api/schema/[key]/[[...action]]/route");
-
-const json = async (path: string) => {
-  const [key, ...action] = path.split("?")[0]!.split("/");
-  const res = await route.GET(new Request(`http://app/api/schema/${path}`), {
-    params: Promise.resolve({ key: key!, action }),
-  });
-  return { status: res.status, body: await res.json() };
-};
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 describe.each(testDbKinds)("the evaluation lists on %s", (kind) => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;

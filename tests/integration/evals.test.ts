@@ -7,16 +7,15 @@ import { EvalRunner } from "@/features/evals/server/runner";
 import { createRun, getRun } from "@/features/evals/server/runs";
 import { createApiKey } from "@/features/keys/server/keys";
 import { saveLimits } from "@/features/limits/server/settings";
-import type { SessionClaims } from "@/lib/auth/session";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import type { TurnObserver } from "@/lib/turns/observer";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { postgresAdminUrl, testDbKinds, withDatabase } from "../helpers/db";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const datasets = await import("@/app/api/evals/datasets/route");
 const oneDataset = await import("@/app/api/evals/datasets/[id]/route");

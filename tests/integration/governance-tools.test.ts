@@ -4,19 +4,18 @@ import { sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
 import { rangeStart } from "@/features/drawer/server/copilot/pages";
 import { ResultWithCards } from "@/lib/agent/cards";
 import type { Tool, ToolContext } from "@/lib/agent/tool";
-import type { SessionClaims } from "@/lib/auth/session";
 import { normalizeDecimal } from "@/lib/core/format/money";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { type AgentCard, agentCard } from "@/lib/turns/cards";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaGet } from "../helpers/schema-api";
+import { session } from "../helpers/session";
+import { readSse, type SseFrame } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
-
-const schemaRoute = await import("@/app/api/schema/[key]/[[...action]]/route");
-const turnsRoute = await import("@/app/api/agent/turns/route");
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const QUESTION = "which model cost us most this week, and who used it?";
 const GOVERNANCE = ["governance_query", "governance_metrics", "governance_chart"];
@@ -24,32 +23,15 @@ const DAY = 86_400_000;
 
 /** GET /api/schema/<path> as the session's user: what the page itself reads. */
 async function pageData(path: string) {
-  const [key, ...action] = path.split("?")[0]!.split("/");
-  const res = await schemaRoute.GET(new Request(`http://app/api/schema/${path}`), {
-    params: Promise.resolve({ key: key!, action }),
-  });
+  const res = await schemaGet(path);
   expect(res.status).toBe(200);
   return res.json();
 }
 
-type Frame = { event: string; data: Record<string, unknown> };
-async function sendTurn(body: unknown): Promise<Frame[]> {
-  const res = await turnsRoute.POST(
-    new Request("http://app/api/agent/turns", {
-      method: "POST",
-      body: JSON.stringify(body),
-      headers: { "content-type": "application/json" },
-    }),
-    { params: Promise.resolve({}) },
-  );
+async function sendTurn(body: unknown): Promise<SseFrame[]> {
+  const res = await postTurn(body);
   expect(res.status).toBe(200);
-  return (await res.text())
-    .split("\n\n")
-    .filter((block) => block.includes("data: "))
-    .map((block) => ({
-      event: block.match(/^event: (.*)$/m)?.[1] ?? "message",
-      data: JSON.parse(block.match(/^data: (.*)$/m)![1]!),
-    }));
+  return readSse(res);
 }
 
 /** A tool's result as the model reads it (JSON), loosely typed for reading. */

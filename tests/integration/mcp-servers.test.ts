@@ -7,23 +7,23 @@ import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminChange, mcpServer, sysAgentAudit, sysAgentMessage } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
-import type { SessionClaims } from "@/lib/auth/session";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { type FakeMcpServer, startFakeMcpServer } from "../fakes/mcp-server";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
+import { readSse, type SseFrame } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 import { serveRoutes } from "../helpers/web-server";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const servers = await import("@/app/api/mcp/servers/route");
 const oneServer = await import("@/app/api/mcp/servers/[id]/route");
 const refresh = await import("@/app/api/mcp/servers/[id]/refresh/route");
 const toolRoute = await import("@/app/api/mcp/servers/[id]/tools/[tool]/route");
 const callRoute = await import("@/app/api/mcp/servers/[id]/tools/[tool]/call/route");
-const turns = await import("@/app/api/agent/turns/route");
 const stopRoute = await import("@/app/api/agent/turns/[id]/stop/route");
 const mcpRoute = await import("@/app/mcp/route");
 
@@ -31,32 +31,6 @@ const mcpRoute = await import("@/app/mcp/route");
 const TEST_KEY = Buffer.alloc(32, 42).toString("base64");
 const SECRET = "Bearer sk-live-0123456789abcdefghijklmnop";
 const LOOPBACK = "127.0.0.0/8,::1/128";
-
-type Frame = { event: string; data: Record<string, unknown> };
-
-async function readSse(res: Response, onFrame?: (f: Frame) => void | Promise<void>): Promise<Frame[]> {
-  const frames: Frame[] = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end = buffer.indexOf("\n\n");
-    while (end >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const frame = {
-        event: block.match(/^event: (.*)$/m)?.[1] ?? "message",
-        data: JSON.parse(block.match(/^data: (.*)$/m)?.[1] ?? "{}"),
-      };
-      frames.push(frame);
-      await onFrame?.(frame);
-      end = buffer.indexOf("\n\n");
-    }
-  }
-  return frames;
-}
 
 const request = (method: string, body?: unknown) =>
   new Request("http://app/api/mcp/servers", {
@@ -129,19 +103,12 @@ describe.each(testDbKinds)("tenant MCP servers on %s", (kind) => {
     read(await toolRoute.PUT(request("PUT", body), params({ id, tool })));
   const testCall = async (id: string, tool: string, args: Record<string, unknown>) =>
     read(await callRoute.POST(request("POST", { arguments: args }), params({ id, tool })));
-  const turn = async (message: string, onFrame?: (f: Frame) => void | Promise<void>) => {
-    const res = await turns.POST(
-      new Request("http://app/api/agent/turns", {
-        method: "POST",
-        body: JSON.stringify({ message }),
-        headers: { "content-type": "application/json" },
-      }),
-      params({}),
-    );
+  const turn = async (message: string, onFrame?: (f: SseFrame) => void | Promise<void>) => {
+    const res = await postTurn({ message });
     expect(res.status).toBe(200);
     return readSse(res, onFrame);
   };
-  const turnIdOf = (frames: Frame[]) => frames[0]!.data.turnId as string;
+  const turnIdOf = (frames: SseFrame[]) => frames[0]!.data.turnId as string;
   const auditOf = (turnId: string) =>
     app.db
       .select()

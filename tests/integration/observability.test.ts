@@ -5,7 +5,6 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { usageLimit } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
-import type { SessionClaims } from "@/lib/auth/session";
 import { log } from "@/lib/core/process/log";
 import { configFromEnvironment, parseGatewayConfig } from "@/lib/gateway/config";
 import { flushTracing, startTracing, stopTracing } from "@/lib/observability";
@@ -17,11 +16,12 @@ import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { type ReceivedSpan, startOtlpReceiver } from "../helpers/otlp-receiver";
+import { session } from "../helpers/session";
+import { readSse } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
-const turns = await import("@/app/api/agent/turns/route");
 const metricsRoute = await import("@/app/metrics/route");
 
 const TOKEN = "metrics-token-for-tests";
@@ -72,18 +72,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
       total += Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return total;
-}
-
-type Frame = { event: string; data: Record<string, unknown> };
-async function readSse(res: Response): Promise<Frame[]> {
-  const text = await res.text();
-  return text
-    .split("\n\n")
-    .filter(Boolean)
-    .map((block) => ({
-      event: block.match(/^event: (.*)$/m)?.[1] ?? "message",
-      data: JSON.parse(block.match(/^data: (.*)$/m)?.[1] ?? "{}"),
-    }));
 }
 
 /** The request log lines written (pino's `info` calls with their fields), while `logged` is spied on. */
@@ -151,14 +139,7 @@ describe.each(testDbKinds)("observability on %s", (kind) => {
     session.claims = { userId: await app.userId("member@acme.test"), tenantId };
     await app.rebuild({ gateway: configFromEnvironment({ OFFLINE_CHUNK_DELAY_MS: "0" }) });
     const caller = callerTrace();
-    const res = await turns.POST(
-      new Request("http://app/api/agent/turns", {
-        method: "POST",
-        body: JSON.stringify({ message: "what are my open orders?" }),
-        headers: { "content-type": "application/json", traceparent: caller.header },
-      }),
-      { params: Promise.resolve({}) },
-    );
+    const res = await postTurn({ message: "what are my open orders?" }, { traceparent: caller.header });
     expect(res.status).toBe(200);
     const frames = await readSse(res);
     const turnId = (frames[0]!.data as { turnId: string }).turnId;

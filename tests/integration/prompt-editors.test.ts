@@ -1,17 +1,16 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminChange, appUser, membership, sysAgentTurn } from "@/db/schema";
-import type { SessionClaims } from "@/lib/auth/session";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaJson } from "../helpers/schema-api";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 vi.mock("@/lib/auth", () => ({ unstable_update: async () => null }));
 
 const memberRoute = await import("@/app/api/admin/members/[userId]/route");
 const promptsRoute = await import("@/app/api/prompts/route");
-const schemaRoute = await import("@/app/api/schema/[key]/[[...action]]/route");
 
 type Handler<P> = (req: Request, segment: { params: Promise<P> }) => Promise<Response>;
 async function call<P>(handler: Handler<P>, method: string, params: P, body?: unknown) {
@@ -47,12 +46,7 @@ describe.each(testDbKinds)("prompt editors on the members page on %s", (kind) =>
       .from(adminChange)
       .where(eq(adminChange.action, "member.prompt_editor_set"))
       .orderBy(adminChange.createdAt);
-  const schemaRows = async (key: string) => {
-    const res = await schemaRoute.GET(new Request(`http://app/api/schema/${key}/rows?limit=200`), {
-      params: Promise.resolve({ key, action: ["rows"] }),
-    });
-    return { status: res.status, body: await res.json() };
-  };
+  const schemaRows = (key: string) => schemaJson(`${key}/rows?limit=200`);
 
   beforeAll(async () => {
     app = await useSeededAppDatabase(kind);

@@ -3,20 +3,19 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminChange, membership, promptVersion, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
-import type { SessionClaims } from "@/lib/auth/session";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaJson } from "../helpers/schema-api";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const prompts = await import("@/app/api/prompts/route");
 const onePrompt = await import("@/app/api/prompts/[...path]/route");
 const turns = await import("@/app/api/agent/turns/route");
-const schema = await import("@/app/api/schema/[key]/[[...action]]/route");
 
 const json = (method: string, body?: unknown) =>
   new Request("http://app/api/x", {
@@ -431,13 +430,7 @@ describe.each(testDbKinds)("the prompt store on %s", (kind) => {
   });
 
   it("filters the ledger by prompt and version, and suggests only the tenant's own prompt names", async () => {
-    const get = async (path: string) => {
-      const [key, ...action] = path.split("?")[0]!.split("/");
-      const res = await schema.GET(new Request(`http://app/api/schema/${path}`), {
-        params: Promise.resolve({ key: key!, action }),
-      });
-      return { status: res.status, body: await res.json() };
-    };
+    const get = schemaJson;
     await as("admin@acme.test");
     const v1 = await get("agent-turns/rows?f.promptName=support%2Ftriage&f.promptVersion=1");
     expect(v1.status).toBe(200);

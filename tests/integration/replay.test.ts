@@ -6,14 +6,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sysAgentAudit } from "@/db/schema";
 import type { ReplayResponse } from "@/features/replay/contracts";
 import { buildReplay } from "@/features/replay/replay-view";
-import type { SessionClaims } from "@/lib/auth/session";
 import { createConversation } from "@/lib/governance/conversations";
 import type { AgentEvent } from "@/lib/turns/events";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 const route = await import("@/app/api/agent/turns/[id]/replay/route");
 
 // Assembled at run time so secret scanners do not flag this file.

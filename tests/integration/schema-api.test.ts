@@ -1,23 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
-import type { SessionClaims } from "@/lib/auth/session";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaGet as get, schemaJson as json } from "../helpers/schema-api";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
-const route = await import("@/app/api/schema/[key]/[[...action]]/route");
-
-const get = async (path: string) => {
-  const [key, ...action] = path.split("?")[0]!.split("/");
-  return route.GET(new Request(`http://app/api/schema/${path}`), {
-    params: Promise.resolve({ key: key!, action }),
-  });
-};
-const json = async (path: string) => {
-  const res = await get(path);
-  return { status: res.status, body: await res.json() };
-};
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 describe.each(testDbKinds)("the schema pages' API on %s", (kind) => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;

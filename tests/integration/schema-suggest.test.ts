@@ -1,20 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { apiKey, sysAgentTurn, usageDaily } from "@/db/schema";
-import type { SessionClaims } from "@/lib/auth/session";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaJson as json } from "../helpers/schema-api";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
-const route = await import("@/app/api/schema/[key]/[[...action]]/route");
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
-const json = async (path: string) => {
-  const [key, ...action] = path.split("?")[0]!.split("/");
-  const res = await route.GET(new Request(`http://app/api/schema/${path}`), {
-    params: Promise.resolve({ key: key!, action }),
-  });
-  return { status: res.status, body: await res.json() };
-};
 const values = async (path: string) => {
   const { status, body } = await json(path);
   expect(status, JSON.stringify(body)).toBe(200);

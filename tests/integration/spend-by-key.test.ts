@@ -3,21 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sysAgentTurn } from "@/db/schema";
 import { createApiKey, listApiKeys } from "@/features/keys/server/keys";
-import type { SessionClaims } from "@/lib/auth/session";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaJson as json } from "../helpers/schema-api";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
-const route = await import("@/app/api/schema/[key]/[[...action]]/route");
-
-const json = async (path: string) => {
-  const [key, ...action] = path.split("?")[0]!.split("/");
-  const res = await route.GET(new Request(`http://app/api/schema/${path}`), {
-    params: Promise.resolve({ key: key!, action }),
-  });
-  return { status: res.status, body: await res.json() };
-};
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 describe.each(testDbKinds)("spend by API key and end user on %s", (kind) => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;

@@ -12,49 +12,21 @@ import type { AgentEvent } from "@/lib/turns/events";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
+import { readSse } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
-const turns = await import("@/app/api/agent/turns/route");
 const stop = await import("@/app/api/agent/turns/[id]/stop/route");
 const confirm = await import("@/app/api/agent/turns/[id]/confirm/route");
-
-type Frame = { event: string; data: Record<string, unknown> };
-
-/** Reads an SSE body into frames; `onFrame` may act mid-stream (decide, Stop). */
-async function readSse(res: Response, onFrame?: (f: Frame) => void | Promise<void>): Promise<Frame[]> {
-  const frames: Frame[] = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end = buffer.indexOf("\n\n");
-    while (end >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      end = buffer.indexOf("\n\n");
-      if (block.startsWith(":")) continue;
-      const frame = {
-        event: block.match(/^event: (.*)$/m)?.[1] ?? "message",
-        data: JSON.parse(block.match(/^data: (.*)$/m)?.[1] ?? "{}"),
-      };
-      frames.push(frame);
-      await onFrame?.(frame);
-    }
-  }
-  return frames;
-}
 
 const json = (body: unknown) => ({
   method: "POST",
   body: JSON.stringify(body),
   headers: { "content-type": "application/json" },
 });
-const send = (message: string) =>
-  turns.POST(new Request("http://app/api/agent/turns", json({ message })), { params: Promise.resolve({}) });
+const send = (message: string) => postTurn({ message });
 const decide = (turnId: string, callId: string, approve: boolean) =>
   confirm.POST(new Request(`http://app/api/agent/turns/${turnId}/confirm`, json({ callId, approve })), {
     params: Promise.resolve({ id: turnId }),

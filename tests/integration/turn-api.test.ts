@@ -1,55 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { SessionClaims } from "@/lib/auth/session";
 import { configFromEnvironment } from "@/lib/gateway/config";
 import { PRICE_CATALOG } from "@/lib/gateway/pricing";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
+import { readSse } from "../helpers/sse";
+import { postTurn as post } from "../helpers/turns";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
-const turns = await import("@/app/api/agent/turns/route");
 const stop = await import("@/app/api/agent/turns/[id]/stop/route");
 const turn = await import("@/app/api/agent/turns/[id]/route");
 const models = await import("@/app/api/agent/models/route");
-
-type Frame = { event: string; data: Record<string, unknown> };
-
-/** Reads an SSE body into frames; `onFrame` may act mid-stream (Stop). */
-async function readSse(res: Response, onFrame?: (f: Frame) => void | Promise<void>): Promise<Frame[]> {
-  const frames: Frame[] = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end = buffer.indexOf("\n\n");
-    while (end >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = block.match(/^event: (.*)$/m)?.[1] ?? "message";
-      const data = JSON.parse(block.match(/^data: (.*)$/m)?.[1] ?? "{}");
-      const frame = { event, data };
-      frames.push(frame);
-      await onFrame?.(frame);
-      end = buffer.indexOf("\n\n");
-    }
-  }
-  return frames;
-}
-
-const post = (body: unknown) =>
-  turns.POST(
-    new Request("http://app/api/agent/turns", {
-      method: "POST",
-      body: JSON.stringify(body),
-      headers: { "content-type": "application/json" },
-    }),
-    {
-      params: Promise.resolve({}),
-    },
-  );
 
 describe.each(testDbKinds)("the turn endpoint on %s", (kind) => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;

@@ -11,13 +11,12 @@ import { DEFAULT_POLICY, mcpTools } from "@/features/mcp/server/client/tool-sour
 import { runToolCall } from "@/lib/agent/run-tools";
 import type { ToolContext } from "@/lib/agent/tool";
 import { WebToolSet } from "@/lib/agent/toolsets/web";
-import type { SessionClaims } from "@/lib/auth/session";
 import { type FakeMcpServer, type McpBomb, startFakeMcpServer } from "../fakes/mcp-server";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const servers = await import("@/app/api/mcp/servers/route");
 const refresh = await import("@/app/api/mcp/servers/[id]/refresh/route");

@@ -16,41 +16,15 @@ import type { AdapterRequest } from "@/lib/gateway/adapters/adapter";
 import { call, ScriptedModel, scriptedGateway } from "../fakes/scripted-model";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { session } from "../helpers/session";
+import { readSse, type SseFrame } from "../helpers/sse";
+import { postTurn } from "../helpers/turns";
 
-const session = vi.hoisted(() => ({ claims: null as SessionClaims | null }));
-vi.mock("@/lib/auth/session", () => ({ readSessionClaims: async () => session.claims }));
+vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
-const turns = await import("@/app/api/agent/turns/route");
 const confirm = await import("@/app/api/agent/turns/[id]/confirm/route");
 const settings = await import("@/app/api/admin/web-fetch-settings/route");
 const v1 = await import("@/app/v1/[...path]/route");
-
-type Frame = { event: string; data: Record<string, unknown> };
-
-async function readSse(res: Response, onFrame?: (f: Frame) => void | Promise<void>): Promise<Frame[]> {
-  const frames: Frame[] = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end = buffer.indexOf("\n\n");
-    while (end >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      end = buffer.indexOf("\n\n");
-      if (block.startsWith(":")) continue;
-      const frame = {
-        event: block.match(/^event: (.*)$/m)?.[1] ?? "message",
-        data: JSON.parse(block.match(/^data: (.*)$/m)?.[1] ?? "{}"),
-      };
-      frames.push(frame);
-      await onFrame?.(frame);
-    }
-  }
-  return frames;
-}
 
 const json = (method: string, body: unknown, headers: Record<string, string> = {}) => ({
   method,
@@ -96,9 +70,9 @@ describe.each(testDbKinds)("injection to exfiltration through web_fetch, on %s",
   /** A drawer turn as the admin; `decide` answers a confirmation when it is asked. */
   const adminTurn = async (
     body: Record<string, unknown>,
-    decide?: (frame: Frame, turnId: string) => Promise<void>,
+    decide?: (frame: SseFrame, turnId: string) => Promise<void>,
   ) => {
-    const res = await turns.POST(new Request("http://app/api/agent/turns", json("POST", body)), noParams);
+    const res = await postTurn(body);
     expect(res.status).toBe(200);
     let turnId = "";
     return readSse(res, async (frame) => {
@@ -106,7 +80,7 @@ describe.each(testDbKinds)("injection to exfiltration through web_fetch, on %s",
       if (frame.event === "confirm" && decide) await decide(frame, turnId);
     });
   };
-  const askAboutPoisonedRow = (decide?: (frame: Frame, turnId: string) => Promise<void>) =>
+  const askAboutPoisonedRow = (decide?: (frame: SseFrame, turnId: string) => Promise<void>) =>
     adminTurn(
       {
         message: "What went wrong in this call?",
@@ -115,7 +89,7 @@ describe.each(testDbKinds)("injection to exfiltration through web_fetch, on %s",
       },
       decide,
     );
-  const answer = (approve: boolean) => async (frame: Frame, turnId: string) => {
+  const answer = (approve: boolean) => async (frame: SseFrame, turnId: string) => {
     const res = await confirm.POST(
       new Request(
         `http://app/api/agent/turns/${turnId}/confirm`,
@@ -125,7 +99,7 @@ describe.each(testDbKinds)("injection to exfiltration through web_fetch, on %s",
     );
     expect(res.status).toBe(200);
   };
-  const resultOf = (frames: Frame[]) =>
+  const resultOf = (frames: SseFrame[]) =>
     frames.find((f) => f.event === "tool_result" && f.data.callId === "steal");
 
   beforeAll(async () => {
