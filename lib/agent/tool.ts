@@ -1,6 +1,6 @@
 import "server-only";
 import { Ajv } from "ajv";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { z } from "zod";
 import type { MembershipRole } from "@/db/schema";
 import type { CostStatus, ToolSchema, Usage } from "@/lib/gateway/types";

@@ -1,5 +1,5 @@
 import "server-only";
-import { Ajv2020 } from "ajv/dist/2020";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import Big from "big.js";
 import type { EvalInput } from "@/db/schema";
 import { compileLinear, firstMatch, linearRegExpEngine } from "@/lib/core/text/linear-regex";
