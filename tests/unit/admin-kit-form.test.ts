@@ -5,6 +5,7 @@ import { SelectField, TextAreaField, TextField } from "@/components/admin-kit/fo
 import { InlineConfirm } from "@/components/admin-kit/inline-confirm";
 import { ModelAliasSelect } from "@/components/admin-kit/model-select";
 import { I18nProvider } from "@/components/i18n";
+import { domainMessages } from "@/features/tenants/components/domains-field";
 
 const html = (element: ReactElement) =>
   // biome-ignore lint/correctness/noChildrenProp: createElement's types want required children among the props
@@ -163,5 +164,30 @@ describe("InlineConfirm", () => {
     expect(attr(markup, "revoke-confirm", "aria-label")).toBe("Revoke k1 now");
     expect(attr(markup, "revoke-confirm", "disabled")).toBe("");
     expect(markup).toMatch(/data-testid="revoke-cancel"[^>]*>Cancel<\/button>/);
+  });
+});
+
+describe("the domains field's messages", () => {
+  it("names the domain an entry's message is about, and keeps any other message as it is", () => {
+    const domains = ["corp.com", "bad..example"];
+    expect(
+      domainMessages(
+        {
+          "domains.1": ["not a domain name"],
+          domains: ["at most 50 domains"],
+          "domains.x": ["odd key"],
+          "domainsX.0": ["another field"],
+          "domains.7": ["no such entry"],
+        },
+        "domains",
+        domains,
+      ),
+    ).toEqual([
+      "bad..example: not a domain name",
+      "at most 50 domains",
+      "odd key",
+      "another field",
+      "no such entry",
+    ]);
   });
 });

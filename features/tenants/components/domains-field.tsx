@@ -12,10 +12,10 @@ export const parseDomains = (text: string) =>
 
 /** The server's messages, each about an entry of the list (`<field>.2`) said with the domain it is about. */
 export function domainMessages(fields: Record<string, string[]>, field: string, domains: string[]): string[] {
-  const entry = new RegExp(`^${field}\\.(\\d+)$`);
+  const prefix = `${field}.`;
   return Object.entries(fields).flatMap(([key, messages]) => {
-    const index = key.match(entry)?.[1];
-    const domain = index === undefined ? undefined : domains[Number(index)];
+    const index = key.startsWith(prefix) ? key.slice(prefix.length) : "";
+    const domain = /^\d+$/.test(index) ? domains[Number(index)] : undefined;
     return messages.map((m) => (domain ? `${domain}: ${m}` : m));
   });
 }
