@@ -63,13 +63,23 @@ export type TenantModelPrice = typeof tenantModelPrice.$inferSelect;
 
 // Shared counters (requests and tokens per minute window, USD spent and reserved per day and month, in
 // nano-dollars) when no REDIS_URL is set. Keys name their window, so a new window is a new row.
+/** An instance's lease on a counter, as usage_counter.leases holds it. */
+export type CounterLeases = Record<string, { a: number; s: number; e: number }>;
+
 export const usageCounter = pgTable(
   "usage_counter",
   {
     tenantId: uuid("tenant_id").notNull(),
     key: text("key").notNull(),
+    /** Spent, plus what instances hold leased and unspent (lib/pipeline/allowances.ts). */
     value: bigint("value", { mode: "number" }).notNull().default(0),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    /**
+     * The leases on this counter, by instance id: `a` the allowance it holds unspent, `s` the sequence number of
+     * its last applied lease operation (a retried one is applied once), `e` when the lease lapses (epoch ms).
+     * Written only by tollgate_lease() (migration 0019) and the Redis script of the same logic.
+     */
+    leases: jsonb("leases").$type<CounterLeases>().notNull().default({}),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index("usage_counter_expires_idx").on(t.expiresAt)],
 );

@@ -2,6 +2,7 @@ import { batchers } from "@/lib/core/errors/failures";
 import { reachShutdownDeadline, startDraining } from "@/lib/core/process/lifecycle";
 import { log } from "@/lib/core/process/log";
 import { processSlot } from "@/lib/core/process/process-state";
+import { releaseAllowances } from "@/lib/pipeline/allowances";
 
 type Signal = "SIGTERM" | "SIGINT";
 const EXIT_CODES: Record<Signal, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -81,6 +82,8 @@ export function installShutdownFlush(options: ShutdownOptions = {}): void {
       reachShutdownDeadline();
       const ok = await drainBatchers(deadline);
       if (ok) log.info("ledger flushed; exiting");
+      // Spend settled and unspent allowances given back, so other instances may use them at once.
+      await releaseAllowances(deadline - Date.now());
       if (options.after) await Promise.race([options.after().catch(() => {}), sleep(deadline - Date.now())]);
       realExit(code);
     })();

@@ -1,12 +1,13 @@
 import "server-only";
 import type { LimitScope } from "@/db/schema";
-import { countFailure } from "@/lib/core/errors/failures";
 import { log } from "@/lib/core/process/log";
+import { allowancesOf } from "./allowances";
 import { unpricedCandidateOf } from "./assumed-prices";
 import type { CounterStore, Take } from "./counters";
 import { estimateCost } from "./estimate";
 import { fromNano, toNano, usd } from "./money";
 import { SCOPE_LABEL, type ScopedLimit } from "./policy";
+import { LIMITS_UNAVAILABLE_RETRY_SECONDS } from "./rate-limit";
 import { type Call, refuse, type Step, stampOf } from "./types";
 import { windowsAt } from "./windows";
 
@@ -32,9 +33,11 @@ export const hasBudget = (l: ScopedLimit) =>
 
 /**
  * USD per UTC day and month, per tenant and per key or user. Before the call its most expensive outcome is
- * reserved on every budget that covers it, all or none, atomically (so N concurrent calls can never spend more
- * than the room left); after it, the reservation is replaced by the real cost. Past a hard limit the call is
- * refused; past a soft one it goes through with a warning.
+ * reserved on every budget that covers it, all or none, out of the process's leased allowances (allowances.ts:
+ * no instance, nor all of them together, can spend more than the room left); after it, the reservation is
+ * replaced by the real cost. Past a hard limit the call is refused; past a soft one it goes through with a
+ * warning. The counter store unreachable, a call goes on what this process holds leased, then is refused
+ * (`limits_unavailable`); soft limits go unchecked, with a warning (`limits_degraded`).
  *
  * The worst case must be bounded for that to hold: under a hard budget a call that sets no max_tokens is sent
  * with the tenant's output ceiling (and an API caller is told so, in a header and the audit). A provider that
@@ -87,26 +90,35 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
         hard: l.monthlyHardUsd,
       },
     ]);
-    let values: number[];
-    try {
-      const taken = await counters().take(tenantId, lines);
-      if (!taken.ok) {
-        const line = lines[taken.index]!;
-        const retry = line.period === "daily" ? w.secondsToNextDay : w.secondsToNextMonth;
+    const held = await allowancesOf(counters()).reserve(tenantId, lines);
+    if (!held.ok) {
+      const line = lines[held.index]!;
+      if (held.reason === "unavailable")
         return yield* refuse(
           call,
           "budget_hard",
-          "budget_exceeded",
-          `The ${line.period} budget of this ${SCOPE_LABEL[line.scope.scope]} is used up: ${usd(taken.value)} of ${usd(line.hard!)} spent or reserved, and this request may cost up to ${usd(reserved)}. It resets at the start of the next ${line.period === "daily" ? "day" : "month"} (UTC).`,
-          retry,
+          "limits_unavailable",
+          `The budget counters cannot be reached and this instance holds no allowance left under the ${line.period} budget of this ${SCOPE_LABEL[line.scope.scope]}: a hard budget is not passed unchecked. Try again in a few seconds.`,
+          LIMITS_UNAVAILABLE_RETRY_SECONDS,
         );
-      }
-      values = taken.values;
-    } catch (error) {
-      countFailure("pipeline");
-      log.error({ err: error }, "budget counters unavailable; the call is let through");
-      return yield* next(call);
+      const retry = line.period === "daily" ? w.secondsToNextDay : w.secondsToNextMonth;
+      return yield* refuse(
+        call,
+        "budget_hard",
+        "budget_exceeded",
+        `The ${line.period} budget of this ${SCOPE_LABEL[line.scope.scope]} is used up: ${usd(held.value)} of ${usd(line.hard!)} spent or reserved, and this request may cost up to ${usd(reserved)}. It resets at the start of the next ${line.period === "daily" ? "day" : "month"} (UTC).`,
+        retry,
+      );
     }
+    const values = held.values;
+    if (held.degraded && lines.some((l) => l.soft !== null))
+      yield {
+        type: "guardrail",
+        code: "limits_degraded",
+        message:
+          "The budget counters cannot be reached: this call's soft budget limits were not checked (hard ones are held to what this instance has leased). Its spend is counted when they answer again.",
+        blocking: false,
+      };
     // The request is changed upstream: an API caller sees it (a header and the audit); drawer turns are ours.
     if (capped && call.caller.source === "api")
       yield {
@@ -141,15 +153,7 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
       }
     } finally {
       const spent = cost === null ? reserved : toNano(cost);
-      await counters()
-        .add(
-          tenantId,
-          lines.map((l) => ({ key: l.key, amount: spent - reserved, ttlSeconds: l.ttlSeconds })),
-        )
-        .catch((error: unknown) => {
-          countFailure("pipeline");
-          log.error({ err: error }, "could not settle a call's budget reservation");
-        });
+      held.settle(lines.map(() => spent));
     }
   };
   return Object.assign(step, { applies: (call: Call) => call.policy.limits.some(hasBudget) });

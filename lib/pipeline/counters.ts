@@ -20,8 +20,39 @@ export interface CounterStore {
   take(tenantId: string, entries: Take[]): Promise<TakeResult>;
   /** Adds without a limit (a negative amount gives back). */
   add(tenantId: string, entries: Omit<Take, "limit">[]): Promise<void>;
+  /** What each counter holds spent (an allowance leased and not spent yet is not spent: it is left out). */
   read(tenantId: string, keys: string[]): Promise<number[]>;
+  /** One lease operation per counter for one instance, each atomic (lib/pipeline/allowances.ts). */
+  lease(tenantId: string, instanceId: string, leaseMs: number, ops: LeaseOp[]): Promise<LeaseReply[]>;
 }
+
+/**
+ * What an instance asks of one counter (see allowances.ts): settle `spent` out of its allowance, then hold
+ * `want` unspent — at least `need`, or nothing more than it holds — within the limit (null: none).
+ */
+export type LeaseOp = {
+  key: string;
+  /** Above the last applied one for this instance and counter; a retry carries the same number. */
+  seq: number;
+  spent: number;
+  need: number;
+  want: number;
+  limit: number | null;
+  ttlSeconds: number;
+};
+/** A counter after a lease operation (or, when `applied` is false, as it was: the operation had been applied). */
+export type LeaseReply = {
+  key: string;
+  /** This instance's unspent allowance. */
+  held: number;
+  /** The counter: spent, plus every instance's unspent allowance. */
+  value: number;
+  /** Unspent allowance of the live leases, this one's included. */
+  leased: number;
+  /** Instances holding a live lease with something left in it. */
+  holders: number;
+  applied: boolean;
+};
 
 /** Merges entries on the same key (a statement may not touch one row twice), keeping the tighter limit. */
 function merged(entries: Take[]): Take[] {
@@ -38,6 +69,13 @@ function merged(entries: Take[]): Take[] {
   }
   // One order for every caller, so two transactions never wait on each other's rows in opposite orders.
   return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** One order for every caller (no two operations wait on each other's rows), one operation per counter. */
+function sortedOps(ops: LeaseOp[]): LeaseOp[] {
+  const keys = new Set(ops.map((o) => o.key));
+  if (keys.size !== ops.length) throw new Error("a lease operation names a counter twice");
+  return [...ops].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
 class Denied extends Error {
@@ -90,7 +128,10 @@ export class PostgresCounters implements CounterStore {
   async read(tenantId: string, keys: string[]): Promise<number[]> {
     if (!keys.length) return [];
     const rows = await (await this.db())
-      .select({ key: usageCounter.key, value: usageCounter.value })
+      .select({
+        key: usageCounter.key,
+        value: sql<string>`${usageCounter.value} - coalesce((select sum((e.value ->> 'a')::bigint) from jsonb_each(${usageCounter.leases}) as e where (e.value ->> 'e')::bigint > (extract(epoch from clock_timestamp()) * 1000)::bigint), 0)`,
+      })
       .from(usageCounter)
       .where(
         sql`${usageCounter.tenantId} = ${tenantId} and ${usageCounter.key} in (${sql.join(
@@ -100,6 +141,56 @@ export class PostgresCounters implements CounterStore {
       );
     const byKey = new Map(rows.map((r) => [r.key, Number(r.value)]));
     return keys.map((k) => byKey.get(k) ?? 0);
+  }
+
+  async lease(tenantId: string, instanceId: string, leaseMs: number, ops: LeaseOp[]): Promise<LeaseReply[]> {
+    if (!ops.length) return [];
+    const list = sortedOps(ops);
+    const array = (values: (number | null)[], type: "bigint" | "integer") =>
+      sql`array[${sql.join(
+        values.map((v) => (v === null ? sql`null` : sql`${String(v)}`)),
+        sql`, `,
+      )}]::${sql.raw(type)}[]`;
+    const result = await (await this.db()).execute(
+      sql`select * from tollgate_lease(${tenantId}::uuid, ${instanceId}, ${String(leaseMs)}::bigint, array[${sql.join(
+        list.map((o) => sql`${o.key}`),
+        sql`, `,
+      )}]::text[], ${array(
+        list.map((o) => o.seq),
+        "bigint",
+      )}, ${array(
+        list.map((o) => o.spent),
+        "bigint",
+      )}, ${array(
+        list.map((o) => o.need),
+        "bigint",
+      )}, ${array(
+        list.map((o) => o.want),
+        "bigint",
+      )}, ${array(
+        list.map((o) => o.limit),
+        "bigint",
+      )}, ${array(
+        list.map((o) => o.ttlSeconds),
+        "integer",
+      )})`,
+    );
+    const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+      r_key: string;
+      r_held: string | number;
+      r_value: string | number;
+      r_leased: string | number;
+      r_holders: number;
+      r_applied: boolean;
+    }[];
+    return rows.map((r) => ({
+      key: r.r_key,
+      held: Number(r.r_held),
+      value: Number(r.r_value),
+      leased: Number(r.r_leased),
+      holders: Number(r.r_holders),
+      applied: r.r_applied,
+    }));
   }
 
   /** Adds each amount to its counter (made at 0 when new); a window lives at least as long as any caller asked. */
@@ -142,6 +233,84 @@ end
 return {0, values}
 `;
 
+// The logic of tollgate_lease() (migration 0019) for Redis. KEYS: per counter, its value and its leases (a hash:
+// instance → "allowance,seq,lapses at ms"). ARGV: instance, lease ms, then per counter seq, spent, need, want,
+// limit (-1: none), ttl. Answers per counter held, value, leased, holders, applied (1/0).
+const LEASE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local me = ARGV[1]
+local leaseMs = tonumber(ARGV[2])
+local out = {}
+for i = 1, #KEYS / 2 do
+  local vk, lk = KEYS[i * 2 - 1], KEYS[i * 2]
+  local o = 2 + (i - 1) * 6
+  local seq, spent, need, want = tonumber(ARGV[o + 1]), tonumber(ARGV[o + 2]), tonumber(ARGV[o + 3]), tonumber(ARGV[o + 4])
+  local limit, ttl = tonumber(ARGV[o + 5]), tonumber(ARGV[o + 6])
+  local v = tonumber(redis.call('GET', vk) or '0')
+  local a, s = 0, 0
+  local others, othersAmount = 0, 0
+  local all = redis.call('HGETALL', lk)
+  for j = 1, #all, 2 do
+    local la, ls, le = string.match(all[j + 1], '^(-?%d+),(%d+),(%d+)$')
+    la, ls, le = tonumber(la), tonumber(ls), tonumber(le)
+    if all[j] == me then a, s = la, ls
+    else
+      if le > now then
+        othersAmount = othersAmount + la
+        if la > 0 then others = others + 1 end
+      elseif le <= now - 600000 then redis.call('HDEL', lk, all[j]) end
+    end
+  end
+  local applied = 0
+  if seq > s then
+    applied = 1
+    a = a - spent
+    if a < 0 then v = v - a; a = 0 end
+    if want > a then
+      local g
+      if limit < 0 then g = want - a
+      else
+        local room = math.max(limit - v, 0)
+        g = math.min(want - a, math.max(math.floor(room / (others + 1)), need - a), room)
+        if g < 0 or a + g < need then g = 0 end
+      end
+      v = v + g
+      a = a + g
+    elseif want < a then
+      v = v - (a - want)
+      a = want
+    end
+    redis.call('SET', vk, string.format('%d', v))
+    redis.call('HSET', lk, me, string.format('%d,%d,%d', a, seq, now + leaseMs))
+    for _, k in ipairs({vk, lk}) do
+      if redis.call('TTL', k) < ttl then redis.call('EXPIRE', k, ttl) end
+    end
+  end
+  local holders = others
+  if a > 0 then holders = holders + 1 end
+  out[i] = {a, v, othersAmount + a, holders, applied}
+end
+return out
+`;
+
+// KEYS: per counter, its value and its leases. Answers each counter's value less the live leases' allowance.
+const READ_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local out = {}
+for i = 1, #KEYS / 2 do
+  local v = tonumber(redis.call('GET', KEYS[i * 2 - 1]) or '0')
+  local all = redis.call('HGETALL', KEYS[i * 2])
+  for j = 2, #all, 2 do
+    local la, le = string.match(all[j], '^(-?%d+),%d+,(%d+)$')
+    if tonumber(le) > now then v = v - tonumber(la) end
+  end
+  out[i] = v
+end
+return out
+`;
+
 /** Counters in Redis (when REDIS_URL is set): a take is one Lua script, which Redis runs atomically. */
 export class RedisCounters implements CounterStore {
   constructor(
@@ -182,7 +351,32 @@ export class RedisCounters implements CounterStore {
 
   async read(tenantId: string, keys: string[]): Promise<number[]> {
     if (!keys.length) return [];
-    const values = await this.redis.mget(...keys.map((k) => this.k(tenantId, k)));
-    return values.map((v) => Number(v ?? 0));
+    const values = (await this.redis.eval(
+      READ_SCRIPT,
+      keys.length * 2,
+      ...keys.flatMap((k) => [this.k(tenantId, k), `${this.k(tenantId, k)}:l`]),
+    )) as number[];
+    return values.map(Number);
+  }
+
+  async lease(tenantId: string, instanceId: string, leaseMs: number, ops: LeaseOp[]): Promise<LeaseReply[]> {
+    if (!ops.length) return [];
+    const list = sortedOps(ops);
+    const rows = (await this.redis.eval(
+      LEASE_SCRIPT,
+      list.length * 2,
+      ...list.flatMap((o) => [this.k(tenantId, o.key), `${this.k(tenantId, o.key)}:l`]),
+      instanceId,
+      leaseMs,
+      ...list.flatMap((o) => [o.seq, o.spent, o.need, o.want, o.limit ?? -1, o.ttlSeconds]),
+    )) as [number, number, number, number, number][];
+    return rows.map(([held, value, leased, holders, applied], i) => ({
+      key: list[i]!.key,
+      held: Number(held),
+      value: Number(value),
+      leased: Number(leased),
+      holders: Number(holders),
+      applied: Number(applied) === 1,
+    }));
   }
 }

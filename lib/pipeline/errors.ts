@@ -1,7 +1,12 @@
 import type { GatewayErrorClass } from "@/lib/gateway/types";
 
 /** The pipeline's own refusals, decided before any provider is asked. */
-export type PipelineRefusal = "rate_limit_exceeded" | "budget_exceeded" | "budget_unpriced_model";
+export type PipelineRefusal =
+  | "rate_limit_exceeded"
+  | "budget_exceeded"
+  | "budget_unpriced_model"
+  /** A hard limit's counters cannot be reached and this instance's leased allowance is spent: fail closed. */
+  | "limits_unavailable";
 
 /** Every way a model call can fail: the gateway's classes and the pipeline's refusals. */
 export type CallErrorClass = GatewayErrorClass | PipelineRefusal;
@@ -41,4 +46,5 @@ export const CALL_ERROR_STATUS = {
   rate_limit_exceeded: 429,
   budget_exceeded: 429,
   budget_unpriced_model: 429,
+  limits_unavailable: 429,
 } as const satisfies Record<CallErrorClass, number>;

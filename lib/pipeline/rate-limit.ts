@@ -1,6 +1,5 @@
-import { countFailure } from "@/lib/core/errors/failures";
-import { log } from "@/lib/core/process/log";
-import type { CounterStore, Take } from "./counters";
+import { type AllowanceLine, allowancesOf } from "./allowances";
+import type { CounterStore } from "./counters";
 import { SCOPE_LABEL, type ScopedLimit } from "./policy";
 import { type Call, type RateLimitState, type RateLimitWindow, refuse, type Step, stampOf } from "./types";
 import { windowsAt } from "./windows";
@@ -8,11 +7,16 @@ import { windowsAt } from "./windows";
 const rpmKey = (l: ScopedLimit, minute: number) => `rpm:${l.scope}:${l.subjectId}:${minute}`;
 const tpmKey = (l: ScopedLimit, minute: number) => `tpm:${l.scope}:${l.subjectId}:${minute}`;
 
+/** How soon a call refused because the counter store is unreachable is told to try again. */
+export const LIMITS_UNAVAILABLE_RETRY_SECONDS = 5;
+
 /**
- * Requests and tokens per minute, per tenant and per key or user, in fixed one-minute windows. A request is
- * counted before it is sent (all of its counters or none); its tokens are counted when it ends, and a window
- * whose tokens are spent refuses further calls until it ends. A refusal says when to retry; an admitted call
- * first yields the tightest window of each kind (`rate_limit_state`, for /v1's x-ratelimit-* headers).
+ * Requests and tokens per minute, per tenant and per key or user, in fixed one-minute windows, spent out of the
+ * process's leased allowances (allowances.ts). A request is counted before it is sent (all of its counters or
+ * none); its tokens are counted when it ends, and a window whose tokens are spent refuses further calls until it
+ * ends. A refusal says when to retry; an admitted call first yields the tightest window of each kind
+ * (`rate_limit_state`, for /v1's x-ratelimit-* headers). The store unreachable, a call goes on what the process
+ * holds, then is refused (`limits_unavailable`): a hard limit fails closed.
  */
 /** The limits of a call that count requests or tokens per minute. */
 const rateLimitsOf = (call: Call) =>
@@ -26,52 +30,50 @@ export function rateLimitStep(counters: () => CounterStore, now: () => number = 
     const w = windowsAt(now());
     const byTokens = limits.filter((l) => l.tokensPerMinute !== null);
     const byRequests = limits.filter((l) => l.requestsPerMinute !== null);
-    let state: RateLimitState;
-    try {
-      const used = await counters().read(
-        tenantId,
-        byTokens.map((l) => tpmKey(l, w.minute)),
-      );
-      const full = byTokens.findIndex((l, i) => used[i]! >= l.tokensPerMinute!);
-      if (full >= 0) {
-        const l = byTokens[full]!;
+    // A request is held before it is sent; a tokens window needs only to have room left (its tokens are known
+    // when the call ends, and counted then).
+    const lines: AllowanceLine[] = [
+      ...byRequests.map((l) => ({
+        key: rpmKey(l, w.minute),
+        amount: 1,
+        limit: l.requestsPerMinute,
+        ttlSeconds: 120,
+      })),
+      ...byTokens.map((l) => ({
+        key: tpmKey(l, w.minute),
+        amount: 0,
+        limit: l.tokensPerMinute,
+        ttlSeconds: 120,
+      })),
+    ];
+    const held = await allowancesOf(counters()).reserve(tenantId, lines);
+    if (!held.ok) {
+      const l =
+        held.index < byRequests.length ? byRequests[held.index]! : byTokens[held.index - byRequests.length]!;
+      if (held.reason === "unavailable")
         return yield* refuse(
           call,
           "rate_limit",
-          "rate_limit_exceeded",
-          `Rate limit reached: ${l.tokensPerMinute} tokens per minute for this ${SCOPE_LABEL[l.scope]}. Try again in ${w.secondsToNextMinute} s.`,
-          w.secondsToNextMinute,
+          "limits_unavailable",
+          `The rate-limit counters cannot be reached and this instance holds no allowance left for this ${SCOPE_LABEL[l.scope]}'s per-minute limit: a hard limit is not passed unchecked. Try again in a few seconds.`,
+          LIMITS_UNAVAILABLE_RETRY_SECONDS,
         );
-      }
-      const taken = await counters().take(
-        tenantId,
-        byRequests.map(
-          (l): Take => ({ key: rpmKey(l, w.minute), amount: 1, limit: l.requestsPerMinute, ttlSeconds: 120 }),
-        ),
-      );
-      if (!taken.ok) {
-        const l = byRequests[taken.index]!;
-        return yield* refuse(
-          call,
-          "rate_limit",
-          "rate_limit_exceeded",
-          `Rate limit reached: ${l.requestsPerMinute} requests per minute for this ${SCOPE_LABEL[l.scope]}. Try again in ${w.secondsToNextMinute} s.`,
-          w.secondsToNextMinute,
-        );
-      }
-      // Every window is this minute: each resets when it ends.
-      state = rateLimitState(
-        byRequests.map((l, i): Window => [l.requestsPerMinute!, taken.values[i]!]),
-        byTokens.map((l, i): Window => [l.tokensPerMinute!, used[i]!]),
+      const per =
+        held.index < byRequests.length ? `${l.requestsPerMinute} requests` : `${l.tokensPerMinute} tokens`;
+      return yield* refuse(
+        call,
+        "rate_limit",
+        "rate_limit_exceeded",
+        `Rate limit reached: ${per} per minute for this ${SCOPE_LABEL[l.scope]}. Try again in ${w.secondsToNextMinute} s.`,
         w.secondsToNextMinute,
       );
-    } catch (error) {
-      // The counters are unreachable: the call goes through (rate limits protect, they must not take the API down).
-      countFailure("pipeline");
-      log.error({ err: error }, "rate-limit counters unavailable; the call is let through");
-      return yield* next(call);
     }
-    yield state;
+    // Every window is this minute: each resets when it ends.
+    yield rateLimitState(
+      byRequests.map((l, i): Window => [l.requestsPerMinute!, held.values[i]!]),
+      byTokens.map((l, i): Window => [l.tokensPerMinute!, held.values[byRequests.length + i]!]),
+      w.secondsToNextMinute,
+    );
     let tokens = 0;
     try {
       for await (const event of next(call)) {
@@ -80,16 +82,7 @@ export function rateLimitStep(counters: () => CounterStore, now: () => number = 
         yield event;
       }
     } finally {
-      if (byTokens.length && tokens > 0)
-        await counters()
-          .add(
-            tenantId,
-            byTokens.map((l) => ({ key: tpmKey(l, w.minute), amount: tokens, ttlSeconds: 120 })),
-          )
-          .catch((error: unknown) => {
-            countFailure("pipeline");
-            log.error({ err: error }, "could not count a call's tokens");
-          });
+      held.settle([...byRequests.map(() => 1), ...byTokens.map(() => tokens)]);
     }
   };
   return Object.assign(step, { applies: (call: Call) => rateLimitsOf(call).length > 0 });

@@ -29,6 +29,8 @@ export type GuardrailCode =
   | "max_tokens_applied"
   /** The provider billed more than the call's reservation; the spend counts in full (the next call may be refused). */
   | "budget_overrun"
+  /** The counter store is unreachable: soft limits were not checked for this call (hard ones fail closed). */
+  | "limits_degraded"
   /** /v1: fields the serving format cannot carry were left out, as the alias's `dropUnsupported` allows. */
   | "params_dropped";
 

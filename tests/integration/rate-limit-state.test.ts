@@ -188,15 +188,22 @@ describe.each(stores)("rate-limit state with counters in %s", (kind) => {
   });
 });
 
-describe("rate-limit state without counters", () => {
-  it("lets the call through with no state when the counters are unreachable", async () => {
-    const down: CounterStore = {
-      take: () => Promise.reject(new Error("down")),
-      add: () => Promise.reject(new Error("down")),
-      read: () => Promise.reject(new Error("down")),
-    };
+describe("rate limits without counters", () => {
+  const down: CounterStore = {
+    take: () => Promise.reject(new Error("down")),
+    add: () => Promise.reject(new Error("down")),
+    read: () => Promise.reject(new Error("down")),
+    lease: () => Promise.reject(new Error("down")),
+  };
+
+  // A hard limit fails closed once this instance's leased allowance is spent (here it holds none).
+  it("refuses the call under a hard per-minute limit when the counters are unreachable and nothing is held", async () => {
     const call = callUnder(({ keyId }) => [keyLimit(keyId, { requestsPerMinute: 3 })]);
     const events = await collect(rateLimitStep(() => down, now)(call, answering(5)));
-    expect(events.map((e) => e.type)).toEqual(["text", "done"]);
+    expect(events.map((e) => e.type)).toEqual(["guardrail", "error"]);
+    expect(events[1]).toMatchObject({
+      type: "error",
+      error: { class: "limits_unavailable", status: 429, retryAfterSeconds: 5 },
+    });
   });
 });

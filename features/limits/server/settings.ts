@@ -22,6 +22,7 @@ import type {
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { AppError, notFound } from "@/lib/core/errors/app-error";
 import { normalizeDecimal } from "@/lib/core/format/money";
+import { spentOn } from "@/lib/pipeline/allowances";
 import { BUDGET_TTL, budgetKey, hasBudget, type Period } from "@/lib/pipeline/budget";
 import type { CounterStore } from "@/lib/pipeline/counters";
 import { fromNano, toNano } from "@/lib/pipeline/money";
@@ -74,7 +75,7 @@ export async function readGovernanceSettings(
     budgetKey(r.scope, r.subjectId, "daily", w.day),
     budgetKey(r.scope, r.subjectId, "monthly", w.month),
   ]);
-  const spend = await counters.read(tenantId, spendKeys);
+  const spend = await spentOn(counters, tenantId, spendKeys);
   const views = new Map<string, LimitView>();
   for (const [i, r] of limitRows.entries())
     views.set(`${r.scope}:${r.subjectId}`, {
@@ -268,7 +269,7 @@ async function seedSpend(
     daily: budgetKey(scope, subjectId, "daily", w.day),
     monthly: budgetKey(scope, subjectId, "monthly", w.month),
   };
-  const [day, month] = await counters.read(tenantId, [keys.daily, keys.monthly]);
+  const [day, month] = await spentOn(counters, tenantId, [keys.daily, keys.monthly]);
   const raise = [
     { key: keys.daily, amount: Math.max(0, toNano(spent.daily) - (day ?? 0)), ttlSeconds: BUDGET_TTL.daily },
     {

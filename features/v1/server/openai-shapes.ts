@@ -27,6 +27,7 @@ const OPENAI_ERROR_TYPE: Partial<Record<CallErrorClass, string>> = {
   budget_exceeded: "insufficient_quota",
   budget_unpriced_model: "insufficient_quota",
   rate_limit_exceeded: "rate_limit_error",
+  limits_unavailable: "rate_limit_error",
 };
 
 /** The answer to a call that failed before its first token: its status from the one table, OpenAI's body. */
