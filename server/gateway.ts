@@ -42,8 +42,9 @@ server.listen(port, "0.0.0.0", () => log.info({ port, maxBodyBytes }, "tollgate 
 try {
   void app.gateway;
   await app.database();
-  // Revoked keys and disabled tenants are refused at once on every instance.
-  startKeyEvents(app.keyCache);
+  // The line to the other instances: revoked keys and disabled tenants are refused at once on every instance,
+  // and a deployment one instance finds failing is skipped by all of them.
+  startKeyEvents(app.keyCache, app.cluster.start());
 } catch (error) {
   process.stderr.write(
     `Tollgate gateway cannot start: ${error instanceof Error ? error.message : String(error)}\n`,

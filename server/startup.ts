@@ -15,8 +15,9 @@ import { createContainer, installContainer } from "@/server/container";
 
 /**
  * Builds the process's container and starts what it runs: the gateway config and the database at once (either one
- * unusable stops the process with one line that says why), the heartbeat, the background work (here or in the
- * worker), the key revocation feed, the shutdown flush, and the page schemas; then the readiness probe says ready.
+ * unusable stops the process with one line that says why), the heartbeat, the cluster bus and the key revocation
+ * feed on it, the background work (here or in the worker), the shutdown flush, and the page schemas; then the
+ * readiness probe says ready.
  */
 export async function startServer(): Promise<void> {
   try {
@@ -45,6 +46,9 @@ export async function startServer(): Promise<void> {
     await startHeartbeat(app.instance);
     // Tool sets are registered here, so a tool name clash stops the start.
     void app.agent;
+    // The line to the other instances: Stop and Approve / Deny reach the turn wherever it runs, cooldowns are
+    // shared, and revoked keys and disabled tenants are refused at once on every instance.
+    startKeyEvents(app.keyCache, app.cluster.start());
     // Background work (sweeps, retention, reconciliation, clock schedules, background tasks, evaluation runs):
     // here under the leader lock (one instance of N runs it), or only in `npm run worker` (TOLLGATE_WORKER).
     let work: LeaderWork | null = null;
@@ -52,8 +56,6 @@ export async function startServer(): Promise<void> {
       work = backgroundWork(app);
       await work.start();
     } else setClaimsBackgroundWork(false);
-    // Revoked keys and disabled tenants are refused at once on every instance.
-    startKeyEvents(app.keyCache);
     // SIGTERM/SIGINT: readiness goes false, the API ledger's backlog is written, and what this process could not
     // finish by TOLLGATE_SHUTDOWN_TIMEOUT_MS is recorded as interrupted before it exits (next start's own
     // handler stops taking requests and waits for the ones in progress meanwhile).

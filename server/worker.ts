@@ -33,6 +33,8 @@ try {
   await startHeartbeat(app.instance);
   // Tool sets are registered here, so a tool name clash stops the start.
   void app.agent;
+  // The other instances hear of this worker's cooldowns (and it of theirs), and of the tasks stopped here.
+  app.cluster.start();
   const work = backgroundWork(app);
   await work.start();
   // On SIGTERM: nothing more is claimed, what runs gets until the cut to finish, what did not is interrupted.

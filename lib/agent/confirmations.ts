@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { ask, type ClusterBus } from "@/lib/cluster";
 import type { ConfirmDecision } from "@/lib/turns/events";
 
 export type { ConfirmDecision };
@@ -33,6 +35,29 @@ type Settled = { request: ConfirmRequest; decision: ConfirmDecision | "cancelled
 const SETTLED_KEEP_MS = 10 * 60_000;
 const SETTLED_MAX = 2_000;
 
+const ref = z.string().min(1).max(100);
+/**
+ * "Apply this user's decision on this call, if it waits on you": only the instance where the call waits (or was
+ * decided) answers, with what `decideHere` found there; an unknown call, or another user's, gets no answer.
+ */
+export const DECIDE_CALL = ask(
+  "confirm.decide",
+  z.object({
+    turnId: ref,
+    callId: z.string().min(1).max(256),
+    tenantId: ref,
+    userId: ref,
+    approve: z.boolean(),
+  }),
+  z.discriminatedUnion("status", [
+    z.object({ status: z.literal("decided") }),
+    z.object({
+      status: z.literal("settled"),
+      decision: z.enum(["approve", "deny", "timeout", "cancelled"]),
+    }),
+  ]),
+);
+
 const keyOf = (turnId: string, callId: string) => `${turnId}\u0000${callId}`;
 const sameOwner = (a: ConfirmRequest, owner: { tenantId: string; userId: string }) =>
   a.tenantId === owner.tenantId && a.userId === owner.userId;
@@ -40,14 +65,19 @@ const sameOwner = (a: ConfirmRequest, owner: { tenantId: string; userId: string 
 /**
  * The calls of this process's turns that wait for the user's Approve / Deny. A wait ends with the user's decision
  * (only the turn's own user in its tenant may give it), with `timeout` after its limit, or `cancelled` when the
- * turn's signal aborts (Stop). Like Stop, a decision reaches only the process running the turn: the composition
- * root holds one per process.
+ * turn's signal aborts (Stop). The composition root holds one per process; with a cluster bus, a decision made on
+ * another instance is sent to this one when the call waits here, and applied here (owner checked here).
  */
 export class Confirmations {
   private readonly waiting = new Map<string, Waiting>();
   private readonly settled = new Map<string, Settled>();
 
-  constructor(private readonly options: { timeoutMs: number; now?: () => number }) {}
+  constructor(private readonly options: { timeoutMs: number; now?: () => number; cluster?: ClusterBus }) {
+    options.cluster?.serve(DECIDE_CALL, (q) => {
+      const result = this.decideHere(q, q, q.approve);
+      return result.status === "unknown" ? undefined : result;
+    });
+  }
 
   get timeoutMs(): number {
     return this.options.timeoutMs;
@@ -76,10 +106,29 @@ export class Confirmations {
   }
 
   /**
-   * The owner's decision on a waiting call. Another user's or tenant's call answers `unknown`, exactly as a call
-   * that never waited here does, so nothing tells them it exists.
+   * The owner's decision on a waiting call, wherever it waits: here, else on the instance running the turn (asked
+   * over the cluster bus, which answers within about a second). Another user's or tenant's call answers `unknown`,
+   * exactly as a call that waits nowhere does, so nothing tells them it exists.
    */
-  decide(
+  async decide(
+    call: { turnId: string; callId: string },
+    owner: { tenantId: string; userId: string },
+    approve: boolean,
+  ): Promise<DecideResult> {
+    const here = this.decideHere(call, owner, approve);
+    if (here.status !== "unknown" || !this.options.cluster) return here;
+    const there = await this.options.cluster.ask(DECIDE_CALL, {
+      turnId: call.turnId,
+      callId: call.callId,
+      tenantId: owner.tenantId,
+      userId: owner.userId,
+      approve,
+    });
+    return there ?? here;
+  }
+
+  /** The owner's decision on a call waiting in this process (or decided here), applied at most once. */
+  decideHere(
     call: { turnId: string; callId: string },
     owner: { tenantId: string; userId: string },
     approve: boolean,

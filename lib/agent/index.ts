@@ -1,5 +1,6 @@
 import "server-only";
 import type { Database } from "@/db";
+import type { ClusterBus } from "@/lib/cluster";
 import { log } from "@/lib/core/process/log";
 import type { Gateway } from "@/lib/gateway";
 import type { Pipeline } from "@/lib/pipeline";
@@ -9,6 +10,7 @@ import { Confirmations } from "./confirmations";
 import { ToolRegistry } from "./registry";
 import { Scheduler } from "./scheduler";
 import { AgentService } from "./service";
+import { RunningTurns } from "./stop-registry";
 import { DrizzleTaskQueue } from "./task-queue";
 import { TaskManager } from "./tasks";
 import type { ToolSet } from "./tool";
@@ -36,6 +38,11 @@ export type AgentToolDeps = {
   adminToolSets?: () => ToolSet[];
   /** What the web tools read (WEB_FETCH_ALLOW, WEB_SEARCH_URL…); default process.env. */
   env?: Record<string, string | undefined>;
+  /**
+   * The line to the other instances: Stop and Approve / Deny reach the turn wherever it runs, a stopped task is
+   * dropped at once by the runner that has it. Without it, each reaches this process only.
+   */
+  cluster?: ClusterBus;
 };
 
 /**
@@ -63,8 +70,10 @@ export type AgentTools = { registry: ToolRegistry; tasks: TaskManager };
 
 export type AgentRuntime = AgentTools & {
   agent: AgentService;
-  /** The calls of this process's drawer turns waiting for the user's Approve / Deny. */
+  /** The calls of this process's drawer turns waiting for the user's Approve / Deny (decided from any instance). */
   confirmations: Confirmations;
+  /** This process's running drawer turns, which a Stop on any instance reaches. */
+  turns: RunningTurns;
   scheduler: Scheduler;
   store: ConversationStore;
 };
@@ -99,7 +108,7 @@ export function createAgentTools(deps: AgentToolDeps): AgentTools {
         run: async (instructions, ctx) => (await runSubagent(subagent, instructions, ctx)).answer,
       },
     },
-    { queue: new DrizzleTaskQueue(deps.db) },
+    { queue: new DrizzleTaskQueue(deps.db), cluster: deps.cluster },
   );
   const registry = registerAll(new ToolRegistry(), [
     new TodoToolSet(),
@@ -125,7 +134,9 @@ export function createAgentRuntime(
 ): AgentRuntime {
   const confirmations = new Confirmations({
     timeoutMs: deps.confirmationTimeoutMs ?? DEFAULT_CONFIRMATION_TIMEOUT_MS,
+    cluster: deps.cluster,
   });
+  const turns = new RunningTurns(deps.cluster);
   const agent = new AgentService({
     gateway: deps.gateway,
     pipeline: deps.pipeline,
@@ -139,7 +150,7 @@ export function createAgentRuntime(
     agent,
     log: { info: (m) => log.info(m), error: (m, err) => log.error({ err }, m) },
   });
-  return { ...tools, agent, confirmations, scheduler, store: deps.store };
+  return { ...tools, agent, confirmations, turns, scheduler, store: deps.store };
 }
 
 function registerAll(registry: ToolRegistry, sets: ToolSet[]): ToolRegistry {

@@ -1,6 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import type { MembershipRole, TaskStatusValue } from "@/db/schema";
+import { type ClusterBus, topic } from "@/lib/cluster";
 import { LeaseLoop } from "@/lib/core/process/lease-loop";
 import { log } from "@/lib/core/process/log";
 import type { ConversationStore } from "@/lib/turns/conversation";
@@ -55,7 +57,16 @@ export function taskResultMessage(task: {
   return `<TASK_RESULT task_id="${escapeXml(task.id)}" kind="${escapeXml(task.kind)}" status="${escapeXml(task.status)}">\n${escapeXml(capped)}\n</TASK_RESULT>`;
 }
 
+/**
+ * "This task was stopped": the instance running it checks its leases at once instead of at the next renewal (up
+ * to a third of the lease later). The message decides nothing: the stop is the queue's, and only a lease the
+ * queue no longer grants ends the work.
+ */
+export const TASK_STOPPED = topic("task.stopped", z.object({ taskId: z.string().min(1).max(100) }));
+
 export type TaskManagerOptions = {
+  /** Where the other instances hear of a stop (their runners drop the task at once rather than at renewal). */
+  cluster?: ClusterBus;
   /** Where tasks wait; in memory when omitted (tests only: the app passes the database queue). */
   queue?: TaskQueue;
   /** This runner's identity on the leases it takes (default: a fresh id). */
@@ -96,6 +107,7 @@ export class TaskManager {
   private readonly running = new Map<string, AbortController>();
   /** Polls, renews and tracks what is in flight. */
   private readonly loop: LeaseLoop;
+  private readonly cluster: ClusterBus | undefined;
 
   constructor(
     private readonly store: ConversationStore,
@@ -114,6 +126,10 @@ export class TaskManager {
       leaseMs: this.leaseMs,
       claim: () => this.claimAndRun(),
       renew: () => this.renew(),
+    });
+    this.cluster = options.cluster;
+    this.cluster?.on(TASK_STOPPED, ({ taskId }) => {
+      if (this.running.has(taskId)) void this.renew();
     });
   }
 
@@ -148,11 +164,18 @@ export class TaskManager {
     };
   }
 
-  /** Stops a queued or running task (wherever it runs: that runner drops it at its next lease renewal). */
+  /**
+   * Stops a queued or running task, wherever it runs: that runner drops it when it next renews its leases, at
+   * once when the cluster bus tells it.
+   */
   async stop(tenantId: string, conversationId: string, taskId: string): Promise<{ stopped: boolean }> {
     await this.get(tenantId, conversationId, taskId);
     const stopped = await this.queue.cancel(tenantId, conversationId, taskId);
-    if (stopped) this.running.get(taskId)?.abort(new Error("stopped by task_stop"));
+    if (stopped) {
+      const here = this.running.get(taskId);
+      if (here) here.abort(new Error("stopped by task_stop"));
+      else void this.cluster?.emit(TASK_STOPPED, { taskId });
+    }
     return { stopped };
   }
 

@@ -6,19 +6,72 @@ type Health = {
   recent: [number, boolean][];
   coolUntil: number;
   probing: boolean;
+  /** When the deployment last went into cooldown or came back (here or, told, elsewhere); 0: never. */
+  changedAt: number;
+};
+
+/** A deployment went into cooldown until `until`, or a probe brought it back (times in the tracker's clock, ms). */
+export type CooldownChange =
+  | { key: string; state: "cooled"; until: number; at: number }
+  | { key: string; state: "recovered"; at: number };
+
+/** Told of this tracker's own changes (the cluster bus sends them to the other instances); must not throw. */
+export type CooldownPublisher = (change: CooldownChange) => void;
+
+export type CooldownOptions = {
+  publish?: CooldownPublisher;
+  /** The deployments there are: a change told about any other is ignored (default: any key). */
+  keys?: Iterable<string>;
 };
 
 /**
- * Per-deployment health, in this process: a deployment that failed `consecutiveFailures` times in a row, or
- * more than `failureRate` of its calls in the window, is skipped for `cooldownMs`; then one probe is let
- * through, and its outcome decides whether the deployment is back or cools down again.
+ * Per-deployment health: a deployment that failed `consecutiveFailures` times in a row, or more than
+ * `failureRate` of its calls in the window, is skipped for `cooldownMs`; then one probe is let through, and its
+ * outcome decides whether the deployment is back or cools down again. The tracker judges from its own process's
+ * calls; a publisher hears when a deployment goes into cooldown or comes back, and `apply` takes the same news
+ * from another instance, so every replica skips a failing deployment until the same moment.
  */
 export class CooldownTracker {
   private readonly health = new Map<string, Health>();
+  private publish: CooldownPublisher | undefined;
+  private readonly keys: ReadonlySet<string> | null;
+
   constructor(
     private readonly policy: CooldownPolicy,
     private readonly now: () => number = Date.now,
-  ) {}
+    options: CooldownOptions = {},
+  ) {
+    this.publish = options.publish;
+    this.keys = options.keys ? new Set(options.keys) : null;
+  }
+
+  /** Who hears of this tracker's changes from now on (undefined: nobody). */
+  publishTo(publisher: CooldownPublisher | undefined): void {
+    this.publish = publisher;
+  }
+
+  /**
+   * A change another instance saw: cool until the same moment, or back at once. News older than what this
+   * tracker knows of the deployment (its own later trip, say) is dropped, as is news of a deployment it lacks.
+   */
+  apply(change: CooldownChange): void {
+    if (this.keys && !this.keys.has(change.key)) return;
+    const h = this.entry(change.key);
+    if (change.at < h.changedAt) return;
+    if (change.state === "cooled") {
+      if (change.until <= this.now()) return;
+      h.changedAt = change.at;
+      h.coolUntil = change.until;
+      h.probing = false;
+      h.recent = [];
+      h.consecutiveFailures = 0;
+    } else {
+      h.changedAt = change.at;
+      h.coolUntil = 0;
+      h.probing = false;
+      h.consecutiveFailures = 0;
+    }
+  }
 
   /** Whether to try this deployment now. After a cooldown, only the first caller gets through, as the probe. */
   tryAcquire(key: string): { ok: true } | { ok: false; retryInMs: number } {
@@ -33,10 +86,16 @@ export class CooldownTracker {
 
   recordSuccess(key: string): void {
     const h = this.entry(key);
+    const wasCooling = h.coolUntil !== 0;
     h.consecutiveFailures = 0;
     h.coolUntil = 0;
     h.probing = false;
     this.push(h, true);
+    // Only the change is news (a probe's success), never an ordinary success.
+    if (wasCooling) {
+      h.changedAt = this.now();
+      this.publish?.({ key, state: "recovered", at: h.changedAt });
+    }
   }
 
   recordFailure(key: string): void {
@@ -53,6 +112,8 @@ export class CooldownTracker {
       // A fresh window after the cooldown, so old failures do not trip it again at once.
       h.recent = [];
       h.consecutiveFailures = 0;
+      h.changedAt = now;
+      this.publish?.({ key, state: "cooled", until: h.coolUntil, at: now });
     }
   }
 
@@ -67,10 +128,16 @@ export class CooldownTracker {
     return !!h && h.coolUntil > this.now();
   }
 
+  /** Until when the deployment is skipped (epoch ms of the tracker's clock); 0 when it is not. */
+  coolingUntil(key: string): number {
+    const h = this.health.get(key);
+    return h && h.coolUntil > this.now() ? h.coolUntil : 0;
+  }
+
   private entry(key: string): Health {
     let h = this.health.get(key);
     if (!h) {
-      h = { consecutiveFailures: 0, recent: [], coolUntil: 0, probing: false };
+      h = { consecutiveFailures: 0, recent: [], coolUntil: 0, probing: false, changedAt: 0 };
       this.health.set(key, h);
     }
     return h;

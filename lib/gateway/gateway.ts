@@ -4,6 +4,7 @@ import { OfflineAdapter } from "./adapters/offline";
 import { OpenAIAdapter } from "./adapters/openai";
 import { adapterRequestFor, type CallContext } from "./call";
 import { type GatewayConfig, ownEntry, ownMap, providerSupportsVision } from "./config";
+import type { CooldownTracker } from "./cooldown";
 import { GatewayError } from "./errors";
 import type { WireRequest } from "./forward/plan";
 import { forwardWireRequest } from "./forward/relay";
@@ -64,6 +65,11 @@ export class Gateway {
       stamp: (call, serving, servedModel, usage, firstTokenMs) =>
         this.stamp(call, serving, servedModel, usage, firstTokenMs),
     };
+  }
+
+  /** The deployments' health (cooldowns): the composition root shares its changes with the other instances. */
+  get cooldowns(): CooldownTracker {
+    return this.router.cooldown;
   }
 
   get defaultModel(): string {

@@ -30,7 +30,8 @@ export const deploymentKey = (c: Candidate) => `${c.provider}/${c.model}`;
 
 /**
  * Routing: resolves a model alias to its candidates and walks them in order, skipping deployments in cooldown,
- * retrying with backoff and falling back. Owns the per-deployment health (cooldown) of this process.
+ * retrying with backoff and falling back. Owns the per-deployment health (cooldown) of this process, which the
+ * cluster bus shares with the other instances (lib/cluster/cooldowns.ts).
  */
 export class Router {
   readonly cooldown: CooldownTracker;
@@ -42,7 +43,8 @@ export class Router {
     private readonly now: () => number,
     private readonly random: () => number,
   ) {
-    this.cooldown = new CooldownTracker(config.cooldown, now);
+    const deployments = Object.values(config.models).flatMap((spec) => spec.candidates.map(deploymentKey));
+    this.cooldown = new CooldownTracker(config.cooldown, now, { keys: deployments });
     for (const [name, provider] of Object.entries(config.providers))
       this.namedProviders.set(name, Object.assign({}, provider, { name }));
   }

@@ -18,6 +18,7 @@ import {
 } from "@/lib/agent";
 import type { ToolSet } from "@/lib/agent/tool";
 import { type ApiKeyCache, processKeyCache } from "@/lib/auth/api-keys";
+import { ClusterBus, type ClusterBusOptions, clusterOptionsFromEnv, shareCooldowns } from "@/lib/cluster";
 import { registerBatcher } from "@/lib/core/errors/failures";
 import { operatorMaskPatterns } from "@/lib/core/text/mask";
 import { Gateway, loadGatewayConfig } from "@/lib/gateway";
@@ -41,6 +42,8 @@ export type ContainerOptions = {
   demo?: boolean;
   /** The MCP client's options besides the database and environment (tests: a resolver, short idle times). */
   mcp?: Omit<Parameters<typeof createMcp>[0], "db" | "env">;
+  /** The cluster bus, or where it connects (default: REDIS_URL, else DATABASE_URL, else this process alone). */
+  cluster?: ClusterBus | ClusterBusOptions;
 };
 
 /**
@@ -57,6 +60,11 @@ export type Container = {
   readonly pipeline: Pipeline;
   /** This process, as stamped on the turns it runs and in its heartbeat row. */
   readonly instance: ProcessIdentity;
+  /**
+   * The line to the other instances (start-up starts it): Stop and Approve / Deny reach the turn wherever it runs,
+   * cooldowns are shared, key revocations arrive. Its id is the instance's.
+   */
+  readonly cluster: ClusterBus;
   readonly conversations: ConversationStore;
   /** The registered tool sets, without the agent's loop, scheduler or task runner. */
   readonly tools: AgentTools;
@@ -79,7 +87,7 @@ export type Container = {
   readonly schemaContext: SchemaContext;
   /** The process's metrics (one Prometheus registry), and the observer that feeds them, logs and traces turns. */
   readonly telemetry: Telemetry;
-  /** Lets go of the connections the container opened besides the database (Redis). */
+  /** Lets go of the connections the container opened besides the database (Redis, the cluster bus). */
   close(): Promise<void>;
 };
 
@@ -92,16 +100,25 @@ export function createContainer(options: ContainerOptions = {}): Container {
     options.database ? Promise.resolve(options.database) : openAppDatabase(demoPreparation(env)),
   );
   const db = async () => (await database()).db;
-  const gateway = once(() =>
-    options.gateway instanceof Gateway
-      ? options.gateway
-      : new Gateway(options.gateway ?? loadGatewayConfig(env)),
+  const instance = once(mintProcessIdentity);
+  const cluster = once(() =>
+    options.cluster instanceof ClusterBus
+      ? options.cluster
+      : new ClusterBus({ ...(options.cluster ?? clusterOptionsFromEnv(env)), instanceId: instance().id }),
   );
+  const gateway = once(() => {
+    const built =
+      options.gateway instanceof Gateway
+        ? options.gateway
+        : new Gateway(options.gateway ?? loadGatewayConfig(env));
+    // A deployment one instance finds failing is skipped by every instance until the same moment.
+    shareCooldowns(cluster(), built.cooldowns);
+    return built;
+  });
   const stores = once(() => pipelineStoresFromEnv(db, env));
   const pipeline = once(
     () => new Pipeline({ db, gateway, counters: () => stores().counters, cache: () => stores().cache }),
   );
-  const instance = once(mintProcessIdentity);
   const conversations = once(() => new DrizzleConversationStore(db));
   // The demo's orders tools exist only where the demo does, never for every tenant of a real deployment.
   const dataToolSets = (): ToolSet[] => (demo ? [ordersToolSet(db)] : []);
@@ -117,6 +134,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
     dataToolSets,
     adminToolSets: () => [governanceToolSet(pages())],
     env,
+    cluster: cluster(),
   });
   const mcp = once(() => createMcp({ db, env, ...options.mcp }));
   const tools: Once<AgentTools> = once(() => {
@@ -182,6 +200,9 @@ export function createContainer(options: ContainerOptions = {}): Container {
     get instance() {
       return instance();
     },
+    get cluster() {
+      return cluster();
+    },
     get conversations() {
       return conversations();
     },
@@ -223,6 +244,8 @@ export function createContainer(options: ContainerOptions = {}): Container {
       if (evals.built()) evals().stop();
       if (stores.built()) await stores().close();
       if (mcp.built()) await mcp().clients.close();
+      // A bus the caller handed in is the caller's to close.
+      if (cluster.built() && !(options.cluster instanceof ClusterBus)) await cluster().close();
     },
   };
 }

@@ -159,15 +159,19 @@ describe("waiting for a decision", () => {
   it("the owner's decision ends the wait; a second answer hears it was already decided", async () => {
     const desk = new Confirmations({ timeoutMs: 60_000 });
     const pending = desk.ask(request, new AbortController().signal);
-    expect(desk.decide({ turnId: "turn", callId: "c1" }, { tenantId: "t", userId: "other" }, true)).toEqual({
+    expect(
+      await desk.decide({ turnId: "turn", callId: "c1" }, { tenantId: "t", userId: "other" }, true),
+    ).toEqual({
       status: "unknown",
     });
-    expect(desk.decide({ turnId: "turn", callId: "c1" }, { tenantId: "t2", userId: "u" }, true)).toEqual({
+    expect(
+      await desk.decide({ turnId: "turn", callId: "c1" }, { tenantId: "t2", userId: "u" }, true),
+    ).toEqual({
       status: "unknown",
     });
-    expect(desk.decide({ turnId: "turn", callId: "c1" }, owner, false)).toEqual({ status: "decided" });
+    expect(await desk.decide({ turnId: "turn", callId: "c1" }, owner, false)).toEqual({ status: "decided" });
     expect(await pending.outcome).toMatchObject({ decision: "deny", by: "u" });
-    expect(desk.decide({ turnId: "turn", callId: "c1" }, owner, true)).toEqual({
+    expect(await desk.decide({ turnId: "turn", callId: "c1" }, owner, true)).toEqual({
       status: "settled",
       decision: "deny",
     });
@@ -184,7 +188,7 @@ describe("waiting for a decision", () => {
     const pending = desk.ask({ ...request, callId: "c2" }, stop.signal);
     stop.abort();
     expect(await pending.outcome).toMatchObject({ decision: "cancelled" });
-    expect(desk.decide({ turnId: "turn", callId: "c2" }, owner, true)).toEqual({
+    expect(await desk.decide({ turnId: "turn", callId: "c2" }, owner, true)).toEqual({
       status: "settled",
       decision: "cancelled",
     });

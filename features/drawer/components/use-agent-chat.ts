@@ -226,7 +226,7 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
 
   /**
    * Stop asks the server first, so the turn ends properly (`done` with status stopped). When the server
-   * cannot (409: not running on this instance) or cannot be reached, or a second press, the request is
+   * cannot (409: not running on any instance) or cannot be reached, or a second press, the request is
    * aborted instead, which the server also treats as Stop. Partial text stays either way.
    */
   const stop = useCallback(async () => {

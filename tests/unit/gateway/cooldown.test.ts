@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_COOLDOWN } from "@/lib/gateway/config";
-import { CooldownTracker } from "@/lib/gateway/cooldown";
+import { type CooldownChange, CooldownTracker } from "@/lib/gateway/cooldown";
 
 describe("deployment cooldown", () => {
   const make = () => {
@@ -49,5 +49,65 @@ describe("deployment cooldown", () => {
     tracker.recordFailure("a");
     expect(tracker.tryAcquire("a").ok).toBe(true);
     expect(tracker.tryAcquire("b").ok).toBe(true);
+  });
+});
+
+describe("deployment cooldown, shared with other instances", () => {
+  const make = (keys?: string[]) => {
+    let now = 1_000_000;
+    const told: CooldownChange[] = [];
+    const tracker = new CooldownTracker(DEFAULT_COOLDOWN, () => now, {
+      publish: (change) => told.push(change),
+      ...(keys ? { keys } : {}),
+    });
+    return { tracker, told, advance: (ms: number) => (now += ms), now: () => now };
+  };
+
+  it("tells of a trip and of a probe that brings the deployment back, never of an ordinary call", () => {
+    const { tracker, told, advance, now } = make();
+    tracker.recordSuccess("a");
+    tracker.recordFailure("a");
+    tracker.recordFailure("a");
+    expect(told).toEqual([]);
+    tracker.recordFailure("a");
+    expect(told).toEqual([{ key: "a", state: "cooled", until: now() + 30_000, at: now() }]);
+    advance(30_000);
+    expect(tracker.tryAcquire("a").ok).toBe(true);
+    tracker.recordFailure("a");
+    expect(told.at(-1)).toEqual({ key: "a", state: "cooled", until: now() + 30_000, at: now() });
+    advance(30_000);
+    tracker.tryAcquire("a");
+    tracker.recordSuccess("a");
+    expect(told.at(-1)).toEqual({ key: "a", state: "recovered", at: now() });
+    tracker.recordSuccess("a");
+    expect(told).toHaveLength(3);
+  });
+
+  it("cools until the moment another instance says, and comes back when it says", () => {
+    const { tracker, told, now } = make(["a"]);
+    tracker.apply({ key: "a", state: "cooled", until: now() + 5_000, at: now() });
+    expect(tracker.tryAcquire("a")).toEqual({ ok: false, retryInMs: 5_000 });
+    expect(tracker.coolingUntil("a")).toBe(now() + 5_000);
+    tracker.apply({ key: "a", state: "recovered", at: now() + 1 });
+    expect(tracker.coolingUntil("a")).toBe(0);
+    expect(tracker.tryAcquire("a").ok).toBe(true);
+    expect(tracker.tryAcquire("a").ok).toBe(true);
+    // What it was told is not told again.
+    expect(told).toEqual([]);
+  });
+
+  it("drops news older than its own, news that has run out, and news of a deployment it does not have", () => {
+    const { tracker, now, advance } = make(["a"]);
+    for (let i = 0; i < 3; i++) tracker.recordFailure("a");
+    const tripped = now();
+    advance(10);
+    // A recovery seen elsewhere before this instance's own trip does not end it.
+    tracker.apply({ key: "a", state: "recovered", at: tripped - 1 });
+    expect(tracker.isCoolingDown("a")).toBe(true);
+    tracker.apply({ key: "b", state: "cooled", until: now() + 5_000, at: now() });
+    expect(tracker.isCoolingDown("b")).toBe(false);
+    const { tracker: fresh, now: freshNow } = make(["a"]);
+    fresh.apply({ key: "a", state: "cooled", until: freshNow(), at: freshNow() - 30_000 });
+    expect(fresh.isCoolingDown("a")).toBe(false);
   });
 });

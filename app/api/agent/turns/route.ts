@@ -4,7 +4,6 @@ import { linkFilesToConversation } from "@/features/drawer/server/files";
 import { resolveTurnExtras } from "@/features/drawer/server/turn-extras";
 import { assistantPrompt } from "@/features/prompts/server/assistant";
 import { sseResponse } from "@/lib/agent/sse";
-import { registerRunningTurn } from "@/lib/agent/stop-registry";
 import { activeTenantOrThrow, withUser } from "@/lib/auth/guards";
 import { AppError } from "@/lib/core/errors/app-error";
 import {
@@ -93,11 +92,12 @@ const send = withUser(async (req, { auth }) => {
     controller.signal,
   );
   async function* withStopRegistration() {
-    let unregister = () => false;
+    let unregister = () => {};
     try {
       for await (const event of events) {
         if (event.type === "turn") {
-          unregister = registerRunningTurn(event.turnId, owner, controller);
+          // A Stop that lands on any instance reaches the turn here (the cluster bus).
+          unregister = app.agent.turns.register(event.turnId, owner, controller);
           // The agent reads the history only after this event is taken, so the new turn never sees the old.
           if (replaced)
             await supersedeTurn(db, {

@@ -306,7 +306,7 @@ export const drawerOperations: Operation[] = [
     tag: TAG,
     summary: "Stop your running turn",
     description:
-      "202 when it was stopped here; 409 when it is not running on this instance (it may have ended).",
+      "Stops the turn on whichever instance runs it (no sticky sessions needed). 202 when it was stopped; 409 when it is not running anywhere (it ended, or is not yours). When the turn runs on another instance, the answer waits for it (about a second at most).",
     guard: "user",
     tenant: true,
     params: { path: turnId },
@@ -320,7 +320,7 @@ export const drawerOperations: Operation[] = [
       ),
     },
     errorDialect: "app",
-    errors: { 409: "`{stopped: false}`: not running on this instance" },
+    errors: { 409: "`{stopped: false}`: not running anywhere" },
   },
   {
     method: "POST",
@@ -329,6 +329,8 @@ export const drawerOperations: Operation[] = [
     operationId: "confirmToolCall",
     tag: TAG,
     summary: "Approve or deny a tool call that waits for you",
+    description:
+      "The decision is applied once, on whichever instance runs the turn (no sticky sessions needed); when that is another instance, the answer waits for it (about a second at most).",
     guard: "user",
     tenant: true,
     params: { path: turnId },
@@ -342,7 +344,7 @@ export const drawerOperations: Operation[] = [
     },
     errorDialect: "app",
     errors: {
-      404: "no call of yours waits under this id (the turn ended, or runs on another instance)",
+      404: "no call of yours waits under this id (the turn ended, or the call is not yours)",
       409: "already decided, timed out, or cancelled by Stop",
     },
   },

@@ -5,14 +5,14 @@ import { readJson } from "@/lib/http/route";
 import { container } from "@/server/container";
 
 /**
- * The user's Approve / Deny on a call of their running turn that waits for it. 404 when no such call waits for
- * this user here (another user's, unknown, or a turn running on another instance); 409 when it was already
- * decided, timed out or cancelled by Stop.
+ * The user's Approve / Deny on a call of their running turn that waits for it, on whichever instance runs the
+ * turn (the decision is applied there, once). 404 when no such call waits for this user anywhere (another user's,
+ * unknown, or ended); 409 when it was already decided, timed out or cancelled by Stop.
  */
 export const POST = withUser<{ id: string }>(async (req, { auth, params }) => {
   const tenant = activeTenantOrThrow(auth);
   const { callId, approve } = await readJson(req, confirmCallInput);
-  const result = container().agent.confirmations.decide(
+  const result = await container().agent.confirmations.decide(
     { turnId: params.id, callId },
     { tenantId: tenant.id, userId: auth.user.id },
     approve,
@@ -20,7 +20,7 @@ export const POST = withUser<{ id: string }>(async (req, { auth, params }) => {
   if (result.status === "unknown")
     throw new AppError(
       "not_found",
-      "no call of yours waits for a decision under this id: the turn has ended, or it runs on another server",
+      "no call of yours waits for a decision under this id: the turn has ended",
     );
   if (result.status === "settled") throw new AppError("conflict", SETTLED_MESSAGE[result.decision]);
   return Response.json({ callId, decision: approve ? "approve" : "deny" }, { status: 200 });
