@@ -1,21 +1,26 @@
 // What each way of reaching the fake upstream adds per call, side by side in one run: directly; through a raw
-// node:http proxy (bench/raw-proxy.ts, the floor); through Tollgate's lean server (server/gateway.ts); through
-// Portkey's open-source gateway; through a bare Next app whose one route only forwards (bench/bare-next, the
-// baseline for /v1); and through the production Next server's /v1. Ledger and audit are on, as always.
-// Sequential calls, streamed calls (first-byte relay time), calls under load (CPU per call, answered and
-// recorded per second), then a load run of the lean server alone with failures injected (bench/overhead/load-run.ts).
+// node:http proxy (bench/raw-proxy.ts, the floor); through Tollgate's lean server (server/gateway.ts) with a key
+// without limits, and with a governed key (all six limits, none reached) whose counters are in PostgreSQL, and
+// on a second lean server, in Redis; through Portkey's open-source gateway; through a bare Next app whose one
+// route only forwards (bench/bare-next, the baseline for /v1); and through the production Next server's /v1.
+// Ledger and audit are on, as always. Non-streamed calls are made with both a plain fetch client and the official
+// openai client (bench/overhead/clients.ts): sequential calls, then calls under load (CPU per call, answered and
+// recorded per second); streamed calls (first-byte relay time) with raw node:http; then a load run of the lean
+// server alone with failures injected (bench/overhead/load-run.ts).
 //   npm run bench:gateway-overhead
 // Environment (defaults in brackets):
-//   BENCH_DATABASE_URL (the local postgres), BENCH_BUILD=1 (always build), BENCH_QUIET_WAIT (300 s);
+//   BENCH_DATABASE_URL (the local postgres), BENCH_REDIS_URL (redis://127.0.0.1:6379), BENCH_BUILD=1 (always
+//   build), BENCH_QUIET_WAIT (300 s);
 //   sizes: BENCH_WARMUP (100), BENCH_PER_ROUND (25), BENCH_STREAMS (10 per round), BENCH_CALLS (3000 per path
-//   under load), BENCH_CONCURRENCY (16), BENCH_STREAM_PAUSE_MS (20: the upstream's pause inside a stream);
+//   and client under load), BENCH_CONCURRENCY (16), BENCH_STREAM_PAUSE_MS (20: the upstream's pause inside a stream);
 //   the load run: BENCH_LOAD=0 (skip it), BENCH_LOAD_CALLS (20000), BENCH_LOAD_CONCURRENCY (64);
-//   BENCH_CPU_PROF=<dir>: CPU profiles of the lean and Next servers, the lean server's summed up in the section.
+//   BENCH_CPU_PROF=<dir>: CPU profiles of the lean and Next servers, the lean server's summed up in the section
+//   (BENCH_CPU_PROF_INTERVAL: the sampling interval in µs).
 // It creates its own database (tollgate_bench_<pid>) on BENCH_DATABASE_URL, runs `next build` for the product and
 // for bench/bare-next when their builds are older than their sources, installs Portkey under the temp directory,
-// and kills every process it started and drops the database at the end, also on failure.
+// and kills every process it started, drops the database and deletes its Redis keys at the end, also on failure.
+import os from "node:os";
 import path from "node:path";
-import OpenAI from "openai";
 import { BenchDatabase, type BenchKeys, countLedger, rowsOfKey } from "./overhead/database";
 import { loadRun } from "./overhead/load-run";
 import { measure } from "./overhead/measure";
@@ -24,6 +29,7 @@ import { ChildProcesses, sleep } from "./overhead/processes";
 import { profileSection } from "./overhead/profile";
 import { type LedgerCheck, reportSection } from "./overhead/report-section";
 import {
+  clearBenchRedis,
   PORTKEY_VERSION,
   type Server,
   type Servers,
@@ -45,6 +51,7 @@ const cleanup = () =>
   (cleaning ??= (async () => {
     await procs.stop(process.env.BENCH_CPU_PROF ? 30_000 : 5000);
     await database.drop();
+    await clearBenchRedis();
     procs.removeScratch();
   })());
 process.on("exit", () => procs.killAll("SIGKILL"));
@@ -52,6 +59,10 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
   process.on(signal, () => void cleanup().finally(() => process.exit(130)));
 
 async function main() {
+  const machineLoad = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(", ");
   const upstream = await startUpstream(procs);
   const { handle, keys } = await database.create();
   const baseline = await countLedger(handle);
@@ -71,7 +82,8 @@ async function main() {
     after: await settledLedger(handle),
     byKey: {
       lean: await rowsOfKey(handle, keys.lean),
-      limited: await rowsOfKey(handle, keys.limited),
+      pg: await rowsOfKey(handle, keys.pg),
+      redis: await rowsOfKey(handle, keys.redis),
       next: await rowsOfKey(handle, keys.next),
     },
   };
@@ -94,12 +106,13 @@ async function main() {
       path.resolve(profDir),
       servers.lean.child.pid!,
       "Where the lean server's CPU went",
-      measured.pooled.lean.windows,
+      [...measured.pooled.fetch.lean.windows, ...measured.pooled.openai.lean.windows],
     );
   }
   const body = reportSection(targets, measured, ledger, await database.serverVersion(), {
     load,
     profile,
+    machineLoad,
   });
   if (measured.elsewherePct > 10)
     say(`warning: other processes used ${measured.elsewherePct.toFixed(0)}% of a core during the run`);
@@ -107,7 +120,7 @@ async function main() {
   process.stdout.write(body);
 }
 
-/** The six paths to the same upstream, in the order the report lists them. */
+/** The eight paths to the same upstream, in the order the report lists them. */
 function pathsThrough(servers: Servers, keys: BenchKeys): PerPath<Target> {
   const target = (
     label: string,
@@ -118,7 +131,7 @@ function pathsThrough(servers: Servers, keys: BenchKeys): PerPath<Target> {
     headers: Record<string, string> = {},
   ): Target => ({
     label,
-    client: new OpenAI({ apiKey, baseURL, maxRetries: 0, defaultHeaders: headers }),
+    endpoint: { baseURL, apiKey, headers, model },
     raw: {
       endpoint: new URL(`${baseURL}/chat/completions`),
       headers: { ...headers, authorization: `Bearer ${apiKey}` },
@@ -127,18 +140,13 @@ function pathsThrough(servers: Servers, keys: BenchKeys): PerPath<Target> {
     pgid: server.child.pid!,
     logFile: server.logFile,
   });
-  const { upstream, raw, lean, portkey, next, bareNext } = servers;
+  const { upstream, raw, lean, leanRedis, portkey, next, bareNext } = servers;
   return {
     direct: target("direct", upstream, upstream.url, UPSTREAM_MODEL),
     raw: target("raw node:http proxy (floor)", raw, `${raw.url}/v1`, "bench"),
     lean: target("lean server", lean, `${lean.url}/v1`, "bench", keys.lean.secret),
-    limited: target(
-      "lean server, key with limits and budgets",
-      lean,
-      `${lean.url}/v1`,
-      "bench",
-      keys.limited.secret,
-    ),
+    pg: target("governed (PostgreSQL counters)", lean, `${lean.url}/v1`, "bench", keys.pg.secret),
+    redis: target("governed (Redis counters)", leanRedis, `${leanRedis.url}/v1`, "bench", keys.redis.secret),
     portkey: target(`Portkey ${PORTKEY_VERSION}`, portkey, `${portkey.url}/v1`, UPSTREAM_MODEL, "bench", {
       "x-portkey-provider": "openai",
       "x-portkey-custom-host": upstream.url,

@@ -1,23 +1,29 @@
-// The non-streamed call every path is measured with: the same chat completion ("Say ok.") with the official
-// `openai` client, timed; failures are counted, not thrown.
-import { type Path, type PerPath, perPath, type Target } from "./plan";
+// The non-streamed call every path is measured with: the same chat completion ("Say ok."), made with either
+// client (bench/overhead/clients.ts: plain fetch, or the official `openai` client), timed; failures are counted,
+// not thrown.
+import { CLIENTS, type Client, callerOf, type OneCall } from "./clients";
+import { PATHS, type Path, type PerPath, perPath, type Target } from "./plan";
 
 export class Calls {
   readonly ok = perPath(() => 0);
   readonly errors = perPath(() => 0);
   lastError = "";
-  constructor(private readonly targets: PerPath<Target>) {}
+  private readonly callers: Record<Client, PerPath<OneCall>>;
+
+  constructor(targets: PerPath<Target>) {
+    this.callers = Object.fromEntries(
+      CLIENTS.map((c) => [
+        c,
+        Object.fromEntries(PATHS.map((p) => [p, callerOf(c, targets[p].endpoint)])) as PerPath<OneCall>,
+      ]),
+    ) as Record<Client, PerPath<OneCall>>;
+  }
 
   /** The call's time in ms, or null when it failed. */
-  async timeOne(p: Path): Promise<number | null> {
+  async timeOne(p: Path, client: Client): Promise<number | null> {
     const t = performance.now();
     try {
-      const res = await this.targets[p].client.chat.completions.create({
-        model: this.targets[p].model,
-        messages: [{ role: "user", content: "Say ok." }],
-      });
-      if (res.choices[0]?.message.content !== "ok")
-        throw new Error(`unexpected answer: ${JSON.stringify(res)}`);
+      await this.callers[client][p]();
       this.ok[p]++;
       return performance.now() - t;
     } catch (error) {

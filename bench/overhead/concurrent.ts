@@ -1,9 +1,10 @@
-// Under load: a fixed number of calls per path at a fixed concurrency, in alternating slices, with the CPU the
-// server's process group, PostgreSQL and the whole run spent meanwhile (from /proc), and, for Tollgate's two
-// paths, the ledger rows their key got while the slice lasted.
+// Under load: a fixed number of calls per path and client at a fixed concurrency, in alternating slices, with the
+// CPU the server's process group, PostgreSQL, Redis and the whole run spent meanwhile (from /proc), and, for
+// Tollgate's paths, the ledger rows their key got while the slice lasted.
 import type { Calls } from "./calls";
-import { cpuMs } from "./cpu";
-import { type LedgerPath, PATHS, type PerPath, PLAN, perPath, rotated, type Target } from "./plan";
+import { CLIENTS, type Client } from "./clients";
+import { cpuMs, namedCpuMs } from "./cpu";
+import { isLedgerPath, type LedgerPath, PATHS, type PerPath, PLAN, perPath, type Target } from "./plan";
 
 export type LoadTotals = {
   latencies: number[];
@@ -11,6 +12,8 @@ export type LoadTotals = {
   seconds: number;
   serverCpuMs: number;
   postgresMs: number;
+  /** redis-server's CPU (NaN when its /proc cannot be read). */
+  redisMs: number;
   benchMs: number;
   errors: number;
   /** Ledger rows written while the slices lasted (Tollgate's paths; NaN elsewhere). */
@@ -21,31 +24,43 @@ export type LoadTotals = {
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
-/** PLAN.calls per path at PLAN.concurrency, in PLAN.slices alternating slices. */
+/** PLAN.calls per path and client at PLAN.concurrency, in PLAN.slices slices, every (client, path) pair rotating. */
 export async function concurrentSlices(
   calls: Calls,
   targets: PerPath<Target>,
   own: { dbName: string; ownCpuMs: () => number; ledgerRows: (p: LedgerPath) => Promise<number> },
-): Promise<PerPath<LoadTotals>> {
-  const pooled = perPath<LoadTotals>(() => ({
-    latencies: [],
-    seconds: 0,
-    serverCpuMs: 0,
-    postgresMs: 0,
-    benchMs: 0,
-    errors: 0,
-    recordedRows: 0,
-    windows: [],
-  }));
+): Promise<Record<Client, PerPath<LoadTotals>>> {
+  const pooled = Object.fromEntries(
+    CLIENTS.map((c) => [
+      c,
+      perPath<LoadTotals>(() => ({
+        latencies: [],
+        seconds: 0,
+        serverCpuMs: 0,
+        postgresMs: 0,
+        redisMs: 0,
+        benchMs: 0,
+        errors: 0,
+        recordedRows: 0,
+        windows: [],
+      })),
+    ]),
+  ) as Record<Client, PerPath<LoadTotals>>;
+  const pairs = CLIENTS.flatMap((client) => PATHS.map((p) => ({ client, p })));
   const perSlice = Math.ceil(PLAN.calls / PLAN.slices);
-  say(`concurrent: ${PLAN.slices} slices of ${perSlice} calls per path, ${PLAN.concurrency} at a time …`);
+  say(
+    `concurrent: ${PLAN.slices} slices of ${perSlice} calls per path and client, ${PLAN.concurrency} at a time …`,
+  );
   const rows = (p: (typeof PATHS)[number]) =>
-    p === "lean" || p === "limited" || p === "next" ? own.ledgerRows(p) : Promise.resolve(Number.NaN);
+    isLedgerPath(p) ? own.ledgerRows(p) : Promise.resolve(Number.NaN);
   for (let slice = 0; slice < PLAN.slices; slice++) {
-    for (const p of rotated(PATHS, slice)) {
+    for (let j = 0; j < pairs.length; j++) {
+      const { client, p } = pairs[(slice + j) % pairs.length]!;
+      const totals = pooled[client][p];
       const errorsBefore = calls.errors[p];
       const rows0 = await rows(p);
       const cpu0 = cpuMs(own.dbName, targets[p].pgid);
+      const redis0 = namedCpuMs("redis-server");
       const own0 = own.ownCpuMs();
       const t0 = performance.now();
       const began = process.hrtime.bigint();
@@ -54,19 +69,20 @@ export async function concurrentSlices(
         Array.from({ length: PLAN.concurrency }, async () => {
           while (sent < perSlice) {
             sent++;
-            const ms = await calls.timeOne(p);
-            if (ms !== null) pooled[p].latencies.push(ms);
+            const ms = await calls.timeOne(p, client);
+            if (ms !== null) totals.latencies.push(ms);
           }
         }),
       );
       const seconds = (performance.now() - t0) / 1000;
-      pooled[p].windows.push([began, process.hrtime.bigint()]);
+      totals.windows.push([began, process.hrtime.bigint()]);
       const cpu1 = cpuMs(own.dbName, targets[p].pgid);
+      const redis1 = namedCpuMs("redis-server");
       const rows1 = await rows(p);
-      const totals = pooled[p];
       totals.seconds += seconds;
       totals.serverCpuMs += cpu1.group - cpu0.group;
       totals.postgresMs += cpu1.postgres - cpu0.postgres;
+      totals.redisMs += redis1 - redis0;
       totals.benchMs += own.ownCpuMs() - own0;
       totals.errors += calls.errors[p] - errorsBefore;
       totals.recordedRows += rows1 - rows0;

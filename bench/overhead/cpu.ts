@@ -37,6 +37,30 @@ export function cpuMs(dbName: string, ...pgids: number[]): { group: number; post
   return { group: (group * 1000) / clockTick, postgres: pg ? (pg * 1000) / clockTick : Number.NaN };
 }
 
+/**
+ * CPU time so far (ms) of every process named `comm` (e.g. "redis-server"), NaN when there is none or /proc
+ * cannot be read (another user's process, outside Linux).
+ */
+export function namedCpuMs(comm: string): number {
+  let ticks = 0;
+  let found = false;
+  try {
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== comm) continue;
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        ticks += Number(f[11]) + Number(f[12]);
+        found = true;
+      } catch {}
+    }
+  } catch {
+    return Number.NaN;
+  }
+  return found ? (ticks * 1000) / clockTick : Number.NaN;
+}
+
 /** The CPU time (ms) the machine has charged to processes so far (user + nice + system). */
 export function machineCpuMs(): number {
   try {

@@ -12,8 +12,11 @@ export type Handle = Awaited<ReturnType<typeof openDatabase>>;
 export type LedgerCount = { total: number; byStatus: Record<string, number>; requestEvents: number };
 /** A tenant API key: its secret for the Authorization header, its id for its ledger rows. */
 export type BenchKey = { secret: string; id: string; tenantId: string };
-/** The run's keys: one per Tollgate path, so each path's rows can be counted while it runs; one for the load run. */
-export type BenchKeys = { lean: BenchKey; limited: BenchKey; next: BenchKey; load: BenchKey };
+/**
+ * The run's keys: one per Tollgate path, so each path's rows can be counted while it runs (`pg` and `redis` under
+ * all six limits, their counters in PostgreSQL and in Redis); one for the load run.
+ */
+export type BenchKeys = { lean: BenchKey; pg: BenchKey; redis: BenchKey; next: BenchKey; load: BenchKey };
 
 export class BenchDatabase {
   readonly name = `tollgate_bench_${process.pid}`;
@@ -46,24 +49,26 @@ export class BenchDatabase {
     };
     const keys = {
       lean: await key("bench lean"),
-      limited: await key("bench limited"),
+      pg: await key("bench governed, PostgreSQL counters"),
+      redis: await key("bench governed, Redis counters"),
       next: await key("bench next"),
       load: await key("bench load"),
     };
-    // The "limited" key's own limits: requests and tokens per minute and daily and monthly budgets, soft and hard,
+    // The governed keys' own limits: requests and tokens per minute and daily and monthly budgets, soft and hard,
     // far above what the run spends, so every call passes every check and pays for it.
-    await db.insert(usageLimit).values({
-      tenantId: acme!.id,
-      scope: "key",
-      subjectId: keys.limited.id,
-      requestsPerMinute: 10_000_000,
-      tokensPerMinute: 1_000_000_000,
-      dailySoftUsd: "100000",
-      dailyHardUsd: "1000000",
-      monthlySoftUsd: "1000000",
-      monthlyHardUsd: "10000000",
-      updatedBy: user!.id,
-    });
+    for (const governed of [keys.pg, keys.redis])
+      await db.insert(usageLimit).values({
+        tenantId: acme!.id,
+        scope: "key",
+        subjectId: governed.id,
+        requestsPerMinute: 10_000_000,
+        tokensPerMinute: 1_000_000_000,
+        dailySoftUsd: "100000",
+        dailyHardUsd: "1000000",
+        monthlySoftUsd: "1000000",
+        monthlyHardUsd: "10000000",
+        updatedBy: user!.id,
+      });
     return { handle, keys };
   }
 

@@ -1,27 +1,20 @@
 // The measuring: every path called the same way; sequential rounds, streamed rounds, then the concurrent slices.
 import { median } from "../report";
 import { Calls } from "./calls";
+import { CLIENTS, type Client } from "./clients";
 import { concurrentSlices, type LoadTotals } from "./concurrent";
 import { cpuMs, machineCpuMs } from "./cpu";
-import {
-  type LedgerPath,
-  PATHS,
-  type PerPath,
-  PLAN,
-  perPath,
-  rotated,
-  STREAM_PATHS,
-  type Target,
-} from "./plan";
+import { type LedgerPath, PATHS, type PerPath, PLAN, perPath, STREAM_PATHS, type Target } from "./plan";
 import { lastErrorLine, sleep } from "./processes";
 import { type StreamTimes, streamRounds, streamSmokeTest } from "./streams";
 
 export type Measurements = {
-  sequential: PerPath<number[]>;
-  roundMedians: PerPath<number[]>;
+  /** Per client: every sequential call's time, and each round's median, per path. */
+  sequential: Record<Client, PerPath<number[]>>;
+  roundMedians: Record<Client, PerPath<number[]>>;
   streams: Record<(typeof STREAM_PATHS)[number], StreamTimes>;
-  pooled: PerPath<LoadTotals>;
-  /** Calls answered correctly on each path over the whole run (SDK and streamed). */
+  pooled: Record<Client, PerPath<LoadTotals>>;
+  /** Calls answered correctly on each path over the whole run (both clients, and streamed). */
   ok: PerPath<number>;
   errors: PerPath<number>;
   lastError: string;
@@ -42,8 +35,10 @@ const say = (line: string) => process.stderr.write(`${line}\n`);
 export async function measure(targets: PerPath<Target>, own: Own): Promise<Measurements> {
   const calls = new Calls(targets);
   // Each path answers once, correctly, before anything is measured (a stream too, where one is measured).
-  for (const p of PATHS)
-    if ((await calls.timeOne(p)) === null) throw new Error(`smoke test failed: ${calls.lastError}`);
+  for (const client of CLIENTS)
+    for (const p of PATHS)
+      if ((await calls.timeOne(p, client)) === null)
+        throw new Error(`smoke test failed (${client} client): ${calls.lastError}`);
   // A path that cannot stream is reported as such; the upstream itself must.
   const streams = await streamSmokeTest(calls, targets);
   if (streams.direct.fails) throw new Error(`the fake upstream cannot stream: ${streams.direct.fails}`);
@@ -54,7 +49,8 @@ export async function measure(targets: PerPath<Target>, own: Own): Promise<Measu
     say(`${p} cannot stream: ${streams[p].fails}`);
   }
   say("warming up …");
-  for (let i = 0; i < PLAN.warmup; i++) for (const p of PATHS) await calls.timeOne(p);
+  for (let i = 0; i < PLAN.warmup; i++)
+    for (const client of CLIENTS) for (const p of PATHS) await calls.timeOne(p, client);
   await streamRounds(calls, targets, streams, 1, Math.ceil(PLAN.warmup / 10), false);
 
   // What the machine spends outside this benchmark's processes (another job would skew every figure).
@@ -105,21 +101,29 @@ export async function waitForQuiet(ownCpuMs: () => number): Promise<void> {
   }
 }
 
-/** `rounds` rounds of `perRound` calls per path, the paths interleaved and the first one rotating. */
+/**
+ * `rounds` rounds of `perRound` calls per path and client, every (client, path) pair in turn and the first one
+ * rotating each round.
+ */
 async function sequentialRounds(calls: Calls) {
-  const sequential = perPath<number[]>(() => []);
-  const roundMedians = perPath<number[]>(() => []);
+  const sequential = perClient(() => perPath<number[]>(() => []));
+  const roundMedians = perClient(() => perPath<number[]>(() => []));
+  const pairs = CLIENTS.flatMap((client) => PATHS.map((p) => ({ client, p })));
   say("sequential …");
   for (let round = 0; round < PLAN.rounds; round++) {
-    for (const p of rotated(PATHS, round)) {
+    for (let j = 0; j < pairs.length; j++) {
+      const { client, p } = pairs[(round + j) % pairs.length]!;
       const xs: number[] = [];
       for (let i = 0; i < PLAN.perRound; i++) {
-        const ms = await calls.timeOne(p);
+        const ms = await calls.timeOne(p, client);
         if (ms !== null) xs.push(ms);
       }
-      sequential[p].push(...xs);
-      roundMedians[p].push(median(xs));
+      sequential[client][p].push(...xs);
+      roundMedians[client][p].push(median(xs));
     }
   }
   return { sequential, roundMedians };
 }
+
+const perClient = <T>(make: () => T) =>
+  Object.fromEntries(CLIENTS.map((c) => [c, make()])) as Record<Client, T>;

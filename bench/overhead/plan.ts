@@ -1,5 +1,5 @@
 // What the run measures and how much of it: the paths, the targets they are called through, the sizes.
-import type OpenAI from "openai";
+import type { Endpoint } from "./clients";
 import type { RawTarget } from "./raw-call";
 
 /** A whole number from the environment (for shorter runs while developing), else the default. */
@@ -21,22 +21,25 @@ export const PLAN = {
   concurrency: envCount("BENCH_CONCURRENCY", 16),
 };
 
-// "limited": the lean server again, under a key that has rate limits and budgets (none reached), for their cost.
-export const PATHS = ["direct", "raw", "lean", "limited", "portkey", "bare", "next"] as const;
+// "pg" and "redis": a governed key (all six limits, none reached), on the lean server with its counters in
+// PostgreSQL, and on a second lean server with REDIS_URL, for what governing a call costs beside "lean".
+export const PATHS = ["direct", "raw", "lean", "pg", "redis", "portkey", "bare", "next"] as const;
 export type Path = (typeof PATHS)[number];
 /** The paths a stream is measured on: the bare Next route reads the upstream's whole answer before it replies. */
 export const STREAM_PATHS = ["direct", "raw", "lean", "portkey", "next"] as const satisfies readonly Path[];
 export type StreamPath = (typeof STREAM_PATHS)[number];
 /** The paths that write a ledger row per call, each under its own API key. */
-export type LedgerPath = "lean" | "limited" | "next";
+export const LEDGER_PATHS = ["lean", "pg", "redis", "next"] as const satisfies readonly Path[];
+export type LedgerPath = (typeof LEDGER_PATHS)[number];
+export const isLedgerPath = (p: Path): p is LedgerPath => (LEDGER_PATHS as readonly Path[]).includes(p);
 
 /**
- * One way of reaching the upstream: the SDK client that calls it, the same endpoint for raw node:http calls, the
- * model it asks for, and the process group serving it and its log.
+ * One way of reaching the upstream: where both clients post its chat completions, the same endpoint for raw
+ * node:http calls (streams), and the process group serving it and its log.
  */
 export type Target = {
   label: string;
-  client: OpenAI;
+  endpoint: Endpoint;
   raw: RawTarget;
   model: string;
   pgid: number;

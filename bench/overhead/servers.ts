@@ -16,6 +16,8 @@ export type Server = Started & { url: string };
 export type Servers = {
   upstream: Server;
   lean: Server;
+  /** A second lean server, its counters in Redis (REDIS_URL, the run's own REDIS_PREFIX). */
+  leanRedis: Server;
   raw: Server;
   portkey: Server;
   next: Server;
@@ -47,7 +49,7 @@ export async function startUpstream(procs: ChildProcesses): Promise<Server> {
   return { ...upstream, url };
 }
 
-/** Starts the five servers in front of the upstream and waits until each answers. */
+/** Starts the six servers in front of the upstream and waits until each answers. */
 export async function startServers(
   procs: ChildProcesses,
   upstream: Server,
@@ -55,15 +57,9 @@ export async function startServers(
 ): Promise<Omit<Servers, "upstream">> {
   const serverEnv = tollgateEnv(procs, upstream, database, "gateway.config.json", {});
   const lean = await startLean(procs, "lean", serverEnv);
+  const leanRedis = await startLeanOnRedis(procs, upstream, database);
 
-  // ---- the raw node:http proxy: parse, rename the model, forward, pipe back (the floor under the lean server) ----
-  const rawPort = await freePort();
-  const raw = procs.start(
-    "raw-proxy",
-    process.execPath,
-    ["--import", "tsx", "bench/raw-proxy.ts", upstream.url, UPSTREAM_MODEL, String(rawPort)],
-    {},
-  );
+  const raw = await startRaw(procs, upstream);
 
   const portkey = await startPortkey(procs);
 
@@ -98,7 +94,8 @@ export async function startServers(
 
   const servers = {
     lean,
-    raw: { ...raw, url: `http://127.0.0.1:${rawPort}` },
+    leanRedis,
+    raw,
     portkey,
     next: { ...next, url: `http://127.0.0.1:${nextPort}` },
     bareNext: { ...bareNext, url: `http://127.0.0.1:${bareNextPort}` },
@@ -106,9 +103,10 @@ export async function startServers(
   const authed = (base: string) => () =>
     fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${database.secret}` } });
   await waitReady("lean server", lean, authed(servers.lean.url));
+  await waitReady("lean server (Redis counters)", leanRedis, authed(leanRedis.url));
   await waitReady("next start", next, authed(servers.next.url));
   await waitReady("portkey", portkey, () => fetch(portkey.url));
-  await waitReady("raw proxy", raw, () => fetch(servers.raw.url));
+  await waitReady("raw proxy", raw, () => fetch(raw.url));
   // A GET on the forwarding route: 405 from Next itself, so the app is up (the route takes POST only).
   await waitReady("bare next start", bareNext, async () => {
     const res = await fetch(`${servers.bareNext.url}/api/upstream/ping`);
@@ -116,6 +114,18 @@ export async function startServers(
   });
   say("all servers ready");
   return servers;
+}
+
+/** The raw node:http proxy: parse, rename the model, forward, pipe back (the floor under the lean server); not yet ready. */
+export async function startRaw(procs: ChildProcesses, upstream: Server): Promise<Server> {
+  const port = await freePort();
+  const raw = procs.start(
+    "raw-proxy",
+    process.execPath,
+    ["--import", "tsx", "bench/raw-proxy.ts", upstream.url, UPSTREAM_MODEL, String(port)],
+    {},
+  );
+  return { ...raw, url: `http://127.0.0.1:${port}` };
 }
 
 /**
@@ -179,10 +189,19 @@ export function gatewayCommand(): string[] {
   return words.slice(1);
 }
 
-/** BENCH_CPU_PROF=<dir>: the lean and Next servers write V8 CPU profiles there when they stop (diagnosis only). */
+/**
+ * BENCH_CPU_PROF=<dir>: the lean and Next servers write V8 CPU profiles there when they stop (diagnosis only),
+ * sampled every BENCH_CPU_PROF_INTERVAL µs (V8's default, 1000, unless set).
+ */
 export function cpuProfileFlags(): string[] {
   const dir = process.env.BENCH_CPU_PROF;
-  return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+  const interval = Number(process.env.BENCH_CPU_PROF_INTERVAL);
+  if (!dir) return [];
+  return [
+    "--cpu-prof",
+    `--cpu-prof-dir=${path.resolve(dir)}`,
+    ...(Number.isInteger(interval) && interval > 0 ? [`--cpu-prof-interval=${interval}`] : []),
+  ];
 }
 
 /** Portkey's gateway, installed once under the temp directory (not the project). */
@@ -257,4 +276,46 @@ function newest(p: string): number {
   const s = statSync(p);
   if (!s.isDirectory()) return s.mtimeMs;
   return Math.max(s.mtimeMs, ...readdirSync(p).map((e) => newest(path.join(p, e))));
+}
+
+/** Where the Redis-counter lean server keeps its counters: REDIS_URL's Redis (default the local one), its own prefix. */
+export const benchRedis = {
+  url: process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379",
+  prefix: `tollgate-bench-${process.pid}:`,
+};
+
+/**
+ * A second lean server whose counters are in Redis (REDIS_URL, a prefix of the run's own), for the column of a
+ * governed key with its counters there; not yet ready.
+ */
+export function startLeanOnRedis(
+  procs: ChildProcesses,
+  upstream: Server,
+  database: { url: string },
+): Promise<Server> {
+  const env = tollgateEnv(procs, upstream, database, "gateway.redis.config.json", {});
+  return startLean(procs, "lean-redis", {
+    ...env,
+    REDIS_URL: benchRedis.url,
+    REDIS_PREFIX: benchRedis.prefix,
+  });
+}
+
+/** Deletes the run's Redis keys (its prefix), if Redis answers. */
+export async function clearBenchRedis(): Promise<void> {
+  const { default: Redis } = await import("ioredis");
+  const redis = new Redis(benchRedis.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  redis.on("error", () => {});
+  try {
+    await redis.connect();
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${benchRedis.prefix}*`, "COUNT", 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== "0");
+  } catch {
+  } finally {
+    redis.disconnect();
+  }
 }
