@@ -37,7 +37,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe.each(setups)("two lean gateway processes share cooldowns: $name", ({ via }) => {
+// Without PostgreSQL or Redis (the Node 22/24 runs) the suite is listed as skipped: it needs a shared bus.
+describe.skipIf(!setups.length).each(setups.length ? setups : [{ name: "needs PostgreSQL (TEST_DATABASE_URL)", via: "postgres" }])("two lean gateway processes share cooldowns: $name", ({ via }) => {
   let work: string;
   let env: NodeJS.ProcessEnv;
   let flaky: FakeProvider;
