@@ -11,18 +11,30 @@
 // Failures on request, for the load run (the marker is the body's `user`, which proxies pass through unchanged):
 // "fail-500" and "fail-429" answer that status with the API's error body; "fail-cut" sends a stream's first
 // chunk, then destroys the socket. GET /stats counts what was asked, so a run can check nothing was retried.
+//
+// Every answer bills the same usage: BENCH_USAGE_INPUT (12) prompt tokens and BENCH_USAGE_OUTPUT (1) completion
+// tokens, so a run that knows the price knows each call's cost. With BENCH_RECORD_ARRIVALS=1 it notes when each
+// call arrived (epoch ms) by the body's `user` (up to 100,000 of them), read at GET /arrivals: a server calls the
+// upstream right after admitting a call, so that is when the call was admitted, on the servers' own clock.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 const ROUTE = "/v1/chat/completions";
-const USAGE = { input: 12, output: 1 };
+const tokens = (name: string, fallback: number) => {
+  const value = Number(process.env[name]);
+  return Number.isInteger(value) && value >= 0 ? value : fallback;
+};
+const USAGE = { input: tokens("BENCH_USAGE_INPUT", 12), output: tokens("BENCH_USAGE_OUTPUT", 1) };
 // The dated model the real API names in its answers, whichever alias was asked for.
 const SERVED_MODEL = "gpt-4o-mini-2024-07-18";
 const PAUSE_MS = Number(process.env.BENCH_STREAM_PAUSE_MS ?? 20);
 
 export type UpstreamStats = { json: number; streams: number; fail500: number; fail429: number; cut: number };
 const stats: UpstreamStats = { json: 0, streams: 0, fail500: 0, fail429: 0, cut: 0 };
+const RECORD_ARRIVALS = process.env.BENCH_RECORD_ARRIVALS === "1";
+const MAX_ARRIVALS = 100_000;
+const arrivals = new Map<string, number>();
 
 const server = createServer((req, res) => {
   answer(req, res).catch(() => res.destroy());
@@ -32,8 +44,13 @@ server.listen(0, "127.0.0.1", () => {
 });
 
 async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const arrived = Date.now();
   const body = await readJson(req);
   if (req.method === "GET" && req.url === "/stats") return sendJson(res, 200, stats);
+  if (req.method === "GET" && req.url === "/arrivals")
+    return sendJson(res, 200, Object.fromEntries(arrivals));
+  if (RECORD_ARRIVALS && typeof body?.user === "string" && arrivals.size < MAX_ARRIVALS)
+    arrivals.set(body.user, arrived);
   if (req.method !== "POST" || req.url?.split("?")[0] !== ROUTE)
     return sendJson(res, 404, errorBody(`Unknown request URL: ${req.method} ${req.url}`));
   if (!body) return sendJson(res, 400, errorBody("We could not parse the JSON body of your request."));

@@ -19,11 +19,13 @@ export type BenchKey = { secret: string; id: string; tenantId: string };
 export type BenchKeys = { lean: BenchKey; pg: BenchKey; redis: BenchKey; next: BenchKey; load: BenchKey };
 
 export class BenchDatabase {
-  readonly name = `tollgate_bench_${process.pid}`;
   readonly url: string;
   private created = false;
 
-  constructor(private readonly adminUrl: string) {
+  constructor(
+    private readonly adminUrl: string,
+    readonly name = `tollgate_bench_${process.pid}`,
+  ) {
     const url = new URL(adminUrl);
     url.pathname = `/${this.name}`;
     this.url = url.toString();

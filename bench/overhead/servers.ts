@@ -26,14 +26,17 @@ export type Servers = {
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
-/** The fake upstream, in its own process; resolves with its base URL (ending in /v1) once it prints it. */
-export async function startUpstream(procs: ChildProcesses): Promise<Server> {
-  const upstream = procs.start(
-    "upstream",
-    process.execPath,
-    ["--import", "tsx", "bench/fake-upstream.ts"],
-    {},
-  );
+/**
+ * The fake upstream, in its own process (`env` adds to this one's: BENCH_USAGE_*, BENCH_STREAM_PAUSE_MS);
+ * resolves with its base URL (ending in /v1) once it prints it.
+ */
+export async function startUpstream(
+  procs: ChildProcesses,
+  env: Record<string, string> = {},
+): Promise<Server> {
+  const upstream = procs.start("upstream", process.execPath, ["--import", "tsx", "bench/fake-upstream.ts"], {
+    env: { ...process.env, ...env },
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const t = setInterval(() => {
       const line = readFileSync(upstream.logFile, "utf8").split("\n")[0];
@@ -64,15 +67,7 @@ export async function startServers(
   const portkey = await startPortkey(procs);
 
   // ---- Next: build each app when its build is older than its sources, then `next start` ----
-  const sources = ["app", "components", "lib", "db", "schemas", "public", "proxy.ts", "instrumentation.ts"];
-  await buildWhenStale(procs, "next-build", ".", [...sources, "next.config.mjs", "package-lock.json"]);
-  const nextPort = await freePort();
-  const next = procs.start(
-    "next",
-    process.execPath,
-    [...cpuProfileFlags(), NEXT_BIN, "start", "-p", String(nextPort), "-H", "127.0.0.1"],
-    { env: serverEnv },
-  );
+  const next = await startNext(procs, "next", serverEnv);
   // Webpack: Turbopack, whose workspace root must be the repository's (where node_modules is), would also
   // compile the product's instrumentation.ts and proxy.ts into this app.
   await buildWhenStale(
@@ -97,7 +92,7 @@ export async function startServers(
     leanRedis,
     raw,
     portkey,
-    next: { ...next, url: `http://127.0.0.1:${nextPort}` },
+    next,
     bareNext: { ...bareNext, url: `http://127.0.0.1:${bareNextPort}` },
   };
   const authed = (base: string) => () =>
@@ -126,6 +121,30 @@ export async function startRaw(procs: ChildProcesses, upstream: Server): Promise
     {},
   );
   return { ...raw, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * The product's Next app (`next start`, built first when its build is older than its sources) in its own process
+ * on a free port; not yet ready.
+ */
+export async function startNext(
+  procs: ChildProcesses,
+  name: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Server> {
+  const sources = [
+    ...["app", "components", "features", "lib", "server", "db", "schemas", "public"],
+    ...["proxy.ts", "instrumentation.ts"],
+  ];
+  await buildWhenStale(procs, `${name}-build`, ".", [...sources, "next.config.mjs", "package-lock.json"]);
+  const port = await freePort();
+  const next = procs.start(
+    name,
+    process.execPath,
+    [...cpuProfileFlags(), NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1"],
+    { env },
+  );
+  return { ...next, url: `http://127.0.0.1:${port}` };
 }
 
 /**
