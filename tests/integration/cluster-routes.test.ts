@@ -48,7 +48,13 @@ const decide = (turnId: string, callId: string, approve: boolean) =>
   });
 
 // Without PostgreSQL or Redis (the Node 22/24 runs) the suite is listed as skipped: it needs a shared bus.
-describe.skipIf(!setups.length).each(setups.length ? setups : [{ name: "needs PostgreSQL or Redis", kind: "postgres" as const, via: "postgres" }])("Stop and approvals from another replica: $name", ({ kind, via }) => {
+describe
+  .skipIf(!setups.length)
+  .each(
+    setups.length
+      ? setups
+      : [{ name: "needs PostgreSQL or Redis", kind: "postgres" as const, via: "postgres" }],
+  )("Stop and approvals from another replica: $name", ({ kind, via }) => {
   let test: TestDatabase;
   let source: ClusterBusOptions;
   let member: SessionClaims;
