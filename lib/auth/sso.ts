@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import type { OIDCConfig, Provider } from "next-auth/providers";
 import type { Database, Executor } from "@/db";
 import { type AppUser, appUser, membership, tenant, tenantSsoDomain, userIdentity } from "@/db/schema";
@@ -147,9 +147,12 @@ export async function resolveSsoSignIn(
     const [other] = await db
       .select({ subject: userIdentity.subject })
       .from(userIdentity)
-      .where(and(eq(userIdentity.userId, existing.id), eq(userIdentity.issuer, issuer)))
+      .where(
+        and(eq(userIdentity.userId, existing.id), eq(userIdentity.issuer, issuer), ne(userIdentity.subject, subject)),
+      )
       .limit(1);
-    // The same email from another subject of the same provider is someone else (a multi-tenant provider).
+    // The same email from another subject of the same provider is someone else (a multi-tenant provider). The
+    // same subject here means a concurrent first sign-in of this identity linked it between the two reads above.
     if (other) return refuse("SsoIdentityMismatch");
   }
   const entersAlready = existing ? await mayEnter(db, existing.id) : false;
