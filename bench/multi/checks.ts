@@ -211,7 +211,7 @@ export function analyse(records: CallRecord[], ledger: LedgerRow[], events: RunE
       pass: wrong.length === 0,
       detail: wrong.length
         ? `${wrong.length} not: ${[...new Set(wrong.map((r) => `${outcomeOf(r)} at ${r.target}`))].slice(0, 4).join("; ")}`
-        : "429 budget_exceeded / rate_limit_exceeded; 503 or 429 with a code while the store was paused; no answer only from the killed server",
+        : "429 budget_exceeded / rate_limit_exceeded; 429 limits_unavailable (or 503 with a code) while the store was paused; no answer only from the killed server",
     },
     {
       name: "both limits bit (the run tests them)",
@@ -245,7 +245,10 @@ function allowed(r: CallRecord, phase: Phase, events: RunEvents): boolean {
   if (r.status === 0) return r.target === events.kill.target && r.receivedAt >= events.kill.at;
   // The store cannot answer: the call is refused (fail closed) with a status a client retries and a code.
   if (phase === "during the pause")
-    return (r.status === 503 || r.status === 429) && !!r.code && r.code !== "internal_error";
+    return (
+      (r.status === 429 && r.code === "limits_unavailable") ||
+      (r.status === 503 && !!r.code && r.code !== "internal_error")
+    );
   return false;
 }
 

@@ -31,6 +31,8 @@ export type AllowanceOptions = {
   idleMs: number;
   /** How long a call under a hard limit waits for room that other instances hold leased (ms). */
   waitMs: number;
+  /** A lease operation unanswered this long counts as lost: resent unchanged later (ms). */
+  timeoutMs: number;
   instanceId: string;
   now: () => number;
 };
@@ -41,6 +43,7 @@ const DEFAULTS: AllowanceOptions = {
   tickMs: 200,
   idleMs: 2_000,
   waitMs: 400,
+  timeoutMs: 1_000,
   instanceId: "",
   now: () => performance.now(),
 };
@@ -294,7 +297,10 @@ export class Allowances {
     const ops = items.map(([c, need]) => c.retry ?? this.operation(c, need));
     const done = (async () => {
       try {
-        const replies = await this.store.lease(tenantId, this.options.instanceId, this.options.leaseMs, ops);
+        const replies = await withTimeout(
+          this.store.lease(tenantId, this.options.instanceId, this.options.leaseMs, ops),
+          this.options.timeoutMs,
+        );
         const byKey = new Map<string, LeaseReply>(replies.map((r) => [r.key, r]));
         for (const [i, [c]] of items.entries()) {
           const reply = byKey.get(c.key);
@@ -412,6 +418,20 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The store's answer, or a rejection after `ms`: a stalled store is then treated as one that failed, and the
+ * operation is resent unchanged (its sequence number makes a late first try harmless).
+ */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  if (!(ms > 0)) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the counter store did not answer in ${ms} ms`)), ms);
+  });
+  promise.catch(() => {});
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 // One manager per counter store and process: every route bundle's pipeline spends the same leases.
 const managers = processSlot("pipeline.allowances", () => new WeakMap<CounterStore, Allowances>());
 const everyManager = processSlot("pipeline.allowances.all", () => new Set<Allowances>());
@@ -462,5 +482,7 @@ export function allowanceOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): P
   if (horizon !== undefined) options.horizonMs = horizon;
   const wait = ms("TOLLGATE_LEASE_WAIT_MS");
   if (wait !== undefined) options.waitMs = wait;
+  const timeout = ms("TOLLGATE_LEASE_TIMEOUT_MS");
+  if (timeout !== undefined) options.timeoutMs = timeout;
   return options;
 }

@@ -22,8 +22,11 @@ class Flaky implements CounterStore {
   take: CounterStore["take"] = (...a) => this.real.take(...a);
   add: CounterStore["add"] = (...a) => this.real.add(...a);
   read: CounterStore["read"] = (...a) => this.real.read(...a);
+  /** While set, lease operations hang until it resolves, then reach the store (a late first try). */
+  stalled: Promise<void> | null = null;
   lease: CounterStore["lease"] = async (...a) => {
     if (this.down) throw new Error("counter store unreachable");
+    if (this.stalled) await this.stalled;
     const lose = this.lose;
     this.lose = null;
     if (lose === "before") throw new Error("connection reset before the statement");
@@ -180,6 +183,35 @@ describe.each(stores)("leased allowances on %s", (kind) => {
     const [hardSpent, softSpent] = await real.read(tenantId, [hard.key, soft.key]);
     expect(hardSpent).toBe(10 + through);
     expect(softSpent).toBe(5 * (10 + through + 1));
+  });
+
+  it("store stalled: an operation unanswered past the timeout counts as lost, hard limits fail closed, and its late first try is not counted twice", async () => {
+    const store = new Flaky(real);
+    const manager = new Allowances(store, { ...fast, idleMs: 60_000, horizonMs: 0, tickMs: 10, timeoutMs: 100 });
+    const tenantId = randomUUID();
+    const hard = { key: `stall:${randomUUID()}`, amount: 1, limit: 1_000, ttlSeconds: 60 };
+    const first = await manager.reserve(tenantId, [hard]);
+    expect(first.ok).toBe(true);
+    // Its spend is not settled yet: the stalled operation carries it, and must be counted once.
+    if (first.ok) first.settle([1]);
+    let resume!: () => void;
+    store.stalled = new Promise((resolve) => {
+      resume = resolve;
+    });
+    const started = performance.now();
+    // With no allowance ahead (horizon 0), the next call needs the store: refused once the timeout passes.
+    const held = await manager.reserve(tenantId, [hard]);
+    expect(held).toMatchObject({ ok: false, reason: "unavailable" });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    // The stalled operations reach the store late; the retries carry the same sequence numbers.
+    store.stalled = null;
+    resume();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const again = await manager.reserve(tenantId, [hard]);
+    expect(again.ok).toBe(true);
+    if (again.ok) again.settle([1]);
+    await manager.release();
+    expect((await real.read(tenantId, [hard.key]))[0]).toBe(2);
   });
 
   it("near the limit, leases shrink to one call's need: two instances spend all of it between them", async () => {

@@ -100,6 +100,7 @@ describe("the multi-instance checks", () => {
       refusal("budget_exceeded"),
       refusal("rate_limit_exceeded"),
       rec({ status: 503, code: "counters_unavailable", sentAt: T0 + 21_000, receivedAt: T0 + 22_000 }),
+      rec({ status: 429, code: "limits_unavailable", sentAt: T0 + 21_500, receivedAt: T0 + 22_500 }),
       rec({
         status: 0,
         target: 1,
@@ -113,6 +114,8 @@ describe("the multi-instance checks", () => {
       rec({ status: 503, code: "counters_unavailable", sentAt: T0 + 40_000, receivedAt: T0 + 40_010 }),
       refusal("budget_exceeded", { status: 402 }),
       rec({ status: 500, code: "internal_error", sentAt: T0 + 21_000, receivedAt: T0 + 22_000 }),
+      rec({ status: 429, code: "limits_unavailable", sentAt: T0 + 40_000, receivedAt: T0 + 40_010 }),
+      rec({ status: 429, code: "quota_whatever", sentAt: T0 + 21_000, receivedAt: T0 + 22_000 }),
       rec({ status: 0, target: 2, clientError: "ECONNRESET" }),
     ])
       expect(check([...right, wrong], "every answer", [], paused).pass).toBe(false);
