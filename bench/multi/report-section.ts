@@ -68,7 +68,7 @@ export function multiInstanceSection(results: BackendResult[], versions: string)
     `- budget B = the cost of ${Math.round(PLAN.calls * PLAN.budgetShare).toLocaleString("en-US")} calls = ${usd(budget)} a day; requests per minute R = ${LIMITS.requestsPerMinute.toLocaleString("en-US")}. The calls sent to the`,
     `  killed server after it died never arrive (about ${Math.round(((1 - PLAN.killAt) * PLAN.calls) / (PLAN.leanServers + 1)).toLocaleString("en-US")}), so about ${Math.round(PLAN.calls - ((1 - PLAN.killAt) * PLAN.calls) / (PLAN.leanServers + 1)).toLocaleString("en-US")} reach a server: the budget runs out first, then the`,
     "  minute's requests (the run starts at the top of a UTC minute unless enough of the current one is left);",
-    `- with exact counters the first budget refusal comes when spent + reserved + W > B, while the other ${inFlight - 1} calls in flight`,
+    `- near the limit the leases shrink to one reservation each, as exact counters would: the first budget refusal comes when spent + reserved + W > B, while the other ${inFlight - 1} calls in flight`,
     `  hold W each and will cost C: the admitted calls come to at least B − W − ${inFlight - 1}(W − C) = ${usd(floor)} = ${floor.div(budget).times(100).toFixed(2)} % of B,`,
     `  so ≥ ${PLAN.minSpentShare * 100} % is possible by construction. A call without max_tokens would reserve the ${DEFAULT_MAX_OUTPUT_TOKENS}-token ceiling (W′ = ${usd(uncapped.usd)}, ${uncapped.usd.div(cost).toFixed(1)} C):`,
     `  ${inFlight} of those in flight hold ${uncapped.usd.times(inFlight).div(budget).times(100).toFixed(1)} % of B, the same floor would be B − W′ − ${inFlight - 1}(W′ − C) = ${uncappedFloor.div(budget).times(100).toFixed(1)} % of B,`,
