@@ -174,10 +174,16 @@ async function main() {
   const profDir = process.env.BENCH_CPU_PROF;
   if (profDir) {
     await procs.stopOne(lean, 30_000);
-    for (const [client, figures] of results)
+    for (const [client, figures] of results) {
       process.stdout.write(
         `\n${profileSection(path.resolve(profDir), lean.child.pid!, `lean server, ${client} client`, figures[2]!.windows)}\n`,
       );
+      // The governed key (PostgreSQL counters) is served by the same process: its own slices, summed apart.
+      if (governed)
+        process.stdout.write(
+          `\n${profileSection(path.resolve(profDir), lean.child.pid!, `lean server, governed key (PostgreSQL counters), ${client} client`, figures[3]!.windows)}\n`,
+        );
+    }
   }
 }
 

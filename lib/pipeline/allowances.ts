@@ -71,6 +71,13 @@ class Counter {
   lastOp = 0;
   lastUse = 0;
   lastSync = 0;
+  /**
+   * The most held at once for running calls since the last tick, and that peak decayed over ticks: a call
+   * reserves its worst case, which can be far above what it spends, so an allowance sized on spend alone would
+   * run short of the reservations of calls running together, and be renewed on nearly every call.
+   */
+  peakSince = 0;
+  peak = 0;
   /** Use per ms, smoothed, and what was used since it was last updated. */
   rate = 0;
   usedSince = 0;
@@ -177,6 +184,7 @@ export class Allowances {
     const now = this.options.now();
     for (const [c, amount] of needs) {
       c.inflight += amount;
+      if (c.inflight > c.peakSince) c.peakSince = c.inflight;
       c.lastUse = now;
     }
     const values = counters.map((c) => c.used);
@@ -268,10 +276,13 @@ export class Allowances {
     return c;
   }
 
-  /** How much a lease is sized for beyond what runs: recent use over the horizon, less as the room runs out. */
+  /**
+   * How much a lease is sized for beyond what runs: recent spend over the horizon plus the recent peak of
+   * reservations held at once, less as the room runs out.
+   */
   private ahead(c: Counter): number {
-    if (c.limit === null) return 0;
-    const byRate = Math.ceil(c.rate * this.options.horizonMs);
+    if (c.limit === null || this.options.horizonMs <= 0) return 0;
+    const byRate = Math.ceil(c.rate * this.options.horizonMs) + Math.max(c.peak, c.peakSince);
     return Math.max(0, Math.min(byRate, Math.floor(c.room / (4 * (c.holders + 1)))));
   }
 
@@ -389,6 +400,8 @@ export class Allowances {
       c.rate = c.rate * 0.5 + (c.usedSince / Math.max(elapsed, 1)) * 0.5;
       c.usedSince = 0;
       c.rateAt = now;
+      c.peak = Math.max(c.peakSince, Math.floor(c.peak / 2));
+      c.peakSince = c.inflight;
       if (c.op) {
         busy = true;
         continue;

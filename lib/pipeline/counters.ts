@@ -1,4 +1,5 @@
 import "server-only";
+import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type Redis from "ioredis";
 import type { Database, Executor } from "@/db";
@@ -311,6 +312,16 @@ end
 return out
 `;
 
+const shas = new Map<string, string>();
+const shaOf = (text: string) => {
+  let sha = shas.get(text);
+  if (!sha) {
+    sha = createHash("sha1").update(text).digest("hex");
+    shas.set(text, sha);
+  }
+  return sha;
+};
+
 /** Counters in Redis (when REDIS_URL is set): a take is one Lua script, which Redis runs atomically. */
 export class RedisCounters implements CounterStore {
   constructor(
@@ -320,10 +331,22 @@ export class RedisCounters implements CounterStore {
 
   private k = (tenantId: string, key: string) => `${this.prefix}c:${tenantId}:${key}`;
 
+  /** Runs a script by its SHA1 (Redis parses it once), sending its text only when Redis does not know it yet. */
+  private async script(text: string, keys: number, ...args: (string | number)[]): Promise<unknown> {
+    const sha = shaOf(text);
+    try {
+      return await this.redis.evalsha(sha, keys, ...args);
+    } catch (error) {
+      // NOSCRIPT is the reply's error code (a restarted or flushed Redis): the text goes once, then the SHA again.
+      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
+      return this.redis.eval(text, keys, ...args);
+    }
+  }
+
   async take(tenantId: string, entries: Take[]): Promise<TakeResult> {
     const list = merged(entries);
     if (!list.length) return { ok: true, values: [] };
-    const result = (await this.redis.eval(
+    const result = (await this.script(
       TAKE_SCRIPT,
       list.length,
       ...list.map((e) => this.k(tenantId, e.key)),
@@ -351,7 +374,7 @@ export class RedisCounters implements CounterStore {
 
   async read(tenantId: string, keys: string[]): Promise<number[]> {
     if (!keys.length) return [];
-    const values = (await this.redis.eval(
+    const values = (await this.script(
       READ_SCRIPT,
       keys.length * 2,
       ...keys.flatMap((k) => [this.k(tenantId, k), `${this.k(tenantId, k)}:l`]),
@@ -362,7 +385,7 @@ export class RedisCounters implements CounterStore {
   async lease(tenantId: string, instanceId: string, leaseMs: number, ops: LeaseOp[]): Promise<LeaseReply[]> {
     if (!ops.length) return [];
     const list = sortedOps(ops);
-    const rows = (await this.redis.eval(
+    const rows = (await this.script(
       LEASE_SCRIPT,
       list.length * 2,
       ...list.flatMap((o) => [this.k(tenantId, o.key), `${this.k(tenantId, o.key)}:l`]),

@@ -1,4 +1,4 @@
-import type { RateLimitState, RateLimitWindow } from "./types";
+import type { RateLimitState } from "./types";
 
 /**
  * OpenAI's rate-limit headers for the windows that applied to a call, in the order OpenAI sends them:
@@ -6,21 +6,16 @@ import type { RateLimitState, RateLimitWindow } from "./types";
  * covers is left out, as OpenAI leaves out what it does not limit.
  */
 export function rateLimitHeaders(state: RateLimitState): [string, string][] {
-  const kinds = (["requests", "tokens"] as const).flatMap((kind) => {
-    const window: RateLimitWindow | undefined = state[kind];
-    return window ? [{ kind, window }] : [];
-  });
-  return [
-    ...kinds.map(({ kind, window }): [string, string] => [`x-ratelimit-limit-${kind}`, String(window.limit)]),
-    ...kinds.map(({ kind, window }): [string, string] => [
-      `x-ratelimit-remaining-${kind}`,
-      String(window.remaining),
-    ]),
-    ...kinds.map(({ kind, window }): [string, string] => [
-      `x-ratelimit-reset-${kind}`,
-      resetDuration(window.resetSeconds),
-    ]),
-  ];
+  const r = state.requests;
+  const t = state.tokens;
+  const headers: [string, string][] = [];
+  if (r) headers.push(["x-ratelimit-limit-requests", String(r.limit)]);
+  if (t) headers.push(["x-ratelimit-limit-tokens", String(t.limit)]);
+  if (r) headers.push(["x-ratelimit-remaining-requests", String(r.remaining)]);
+  if (t) headers.push(["x-ratelimit-remaining-tokens", String(t.remaining)]);
+  if (r) headers.push(["x-ratelimit-reset-requests", resetDuration(r.resetSeconds)]);
+  if (t) headers.push(["x-ratelimit-reset-tokens", resetDuration(t.resetSeconds)]);
+  return headers;
 }
 
 /**
@@ -28,6 +23,13 @@ export function rateLimitHeaders(state: RateLimitState): [string, string][] {
  * and "12ms" under a second.
  */
 export function resetDuration(seconds: number): string {
+  // Whole seconds within the minute are what every call under a per-minute limit asks for: written once each.
+  if (Number.isInteger(seconds) && seconds >= 0 && seconds <= 60) return (WHOLE[seconds] ??= durationOf(seconds));
+  return durationOf(seconds);
+}
+const WHOLE: string[] = [];
+
+function durationOf(seconds: number): string {
   const ms = Math.max(0, Math.round(seconds * 1000));
   if (ms > 0 && ms < 1000) return `${ms}ms`;
   const hours = Math.floor(ms / 3_600_000);

@@ -20,6 +20,9 @@ function maxTokensOf(format: WireFormat, body: Json): number | undefined {
  * of images, audio, PDFs) counted as a few thousand characters each, which is closer to what they are billed.
  */
 function sizeText(body: Json): string {
+  const whole = JSON.stringify(body);
+  // No string in it can be longer than the whole: only a large body needs the look at each value.
+  if (whole.length <= 8_000) return whole;
   return JSON.stringify(body, (_key, value: unknown) =>
     typeof value === "string" &&
     value.length > 8_000 &&
