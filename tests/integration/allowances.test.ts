@@ -148,6 +148,49 @@ describe.each(stores)("leased allowances on %s", (kind) => {
     expect(operations).toBeLessThan(100);
   });
 
+  it("leases ahead of reservations: calls that reserve far more than they spend, 16 at once, still seldom ask the store", async () => {
+    const store = new Flaky(real);
+    let operations = 0;
+    const lease = store.lease;
+    store.lease = (...a) => {
+      operations++;
+      return lease(...a);
+    };
+    const manager = new Allowances(store, { ...fast, tickMs: 200, idleMs: 2_000, horizonMs: 500 });
+    const tenantId = randomUUID();
+    // A call as the budget and the rate limit hold it: one request; tokens counted when it ends; a budget's
+    // reservation (its worst case, 40,000) far above what it is billed (35).
+    const lines = [
+      { key: `rpm:${randomUUID()}`, amount: 1, limit: 1_000_000, ttlSeconds: 60 },
+      { key: `tpm:${randomUUID()}`, amount: 0, limit: 100_000_000, ttlSeconds: 60 },
+      { key: `usd:${randomUUID()}`, amount: 40_000, limit: 1_000_000_000_000, ttlSeconds: 60 },
+    ];
+    let calls = 0;
+    const until = performance.now() + 3_000;
+    // After the first second (the rates are learnt): the steady state.
+    let steady = { calls: 0, operations: 0 };
+    const learnt = setTimeout(() => {
+      steady = { calls, operations };
+    }, 1_000);
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (performance.now() < until) {
+          const held = await manager.reserve(tenantId, lines);
+          if (!held.ok) throw new Error("refused");
+          calls++;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          held.settle([1, 12, 35]);
+        }
+      }),
+    );
+    await manager.release();
+    expect(await real.read(tenantId, lines.map((l) => l.key))).toEqual([calls, 12 * calls, 35 * calls]);
+    clearTimeout(learnt);
+    expect(calls - steady.calls).toBeGreaterThan(1_000);
+    // Settled and renewed on the tick (every 200 ms), not on calls: a few operations a second.
+    expect(operations - steady.operations).toBeLessThan((calls - steady.calls) / 100);
+  });
+
   it("store unreachable: calls go on the allowance held, then a hard limit fails closed; soft counters fail open; the store back, nothing is counted twice", async () => {
     const store = new Flaky(real);
     const manager = new Allowances(store, { ...fast, idleMs: 60_000, horizonMs: 1_000, tickMs: 10 });
