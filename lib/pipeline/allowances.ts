@@ -78,6 +78,12 @@ class Counter {
    */
   peakSince = 0;
   peak = 0;
+  /**
+   * A counter still learning its rate (new, or a new window) that ran short again: each renewal asks for twice
+   * the last (like a TCP slow start), so a burst of calls is covered in a few operations, not one every few calls.
+   */
+  burst = 0;
+  ranShort = false;
   /** Use per ms, smoothed, and what was used since it was last updated. */
   rate = 0;
   usedSince = 0;
@@ -156,6 +162,7 @@ export class Allowances {
         const need = c.limit === null ? 0 : Math.max(amount, 1);
         // An unlimited counter only needs to be known (its use, for soft limits); a limited one, room.
         if (c.known && (c.limit === null || c.available >= need)) continue;
+        if (c.known) c.ranShort = true;
         // No answer since this call began waiting: ask (or wait for the question already asked).
         if (c.op || c.lastOp <= started) {
           short.push([c, need]);
@@ -282,7 +289,10 @@ export class Allowances {
    */
   private ahead(c: Counter): number {
     if (c.limit === null || this.options.horizonMs <= 0) return 0;
-    const byRate = Math.ceil(c.rate * this.options.horizonMs) + Math.max(c.peak, c.peakSince);
+    const byRate = Math.max(
+      Math.ceil(c.rate * this.options.horizonMs) + Math.max(c.peak, c.peakSince),
+      c.burst,
+    );
     return Math.max(0, Math.min(byRate, Math.floor(c.room / (4 * (c.holders + 1)))));
   }
 
@@ -359,6 +369,7 @@ export class Allowances {
         ttlSeconds: c.ttlSeconds,
       };
     const idle = this.options.now() - c.lastUse > this.options.idleMs;
+    if (need > 0 && c.ranShort && this.options.horizonMs > 0) c.burst = Math.max(need, c.burst * 2);
     const ahead = idle || this.closed ? 0 : this.ahead(c);
     return {
       key: c.key,
@@ -396,12 +407,18 @@ export class Allowances {
     const byTenant = new Map<string, [Counter, number][]>();
     let busy = false;
     for (const [id, c] of this.counters) {
-      const elapsed = c.rateAt ? now - c.rateAt : this.options.tickMs;
-      c.rate = c.rate * 0.5 + (c.usedSince / Math.max(elapsed, 1)) * 0.5;
-      c.usedSince = 0;
+      if (c.usedSince > 0 || c.inflight > 0 || c.peakSince > 0) {
+        const elapsed = c.rateAt ? now - c.rateAt : this.options.tickMs;
+        c.rate = c.rate * 0.5 + (c.usedSince / Math.max(elapsed, 1)) * 0.5;
+        c.usedSince = 0;
+        c.peak = Math.max(c.peakSince, Math.floor(c.peak / 2));
+        c.peakSince = c.inflight;
+        if (!c.ranShort) c.burst = Math.floor(c.burst / 2);
+        c.ranShort = false;
+      }
+      // A quiet counter keeps what it learnt: traffic that pauses comes back at the same pace, and its first
+      // calls find a lease sized for it (given back again if it stays quiet).
       c.rateAt = now;
-      c.peak = Math.max(c.peakSince, Math.floor(c.peak / 2));
-      c.peakSince = c.inflight;
       if (c.op) {
         busy = true;
         continue;

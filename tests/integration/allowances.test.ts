@@ -191,6 +191,46 @@ describe.each(stores)("leased allowances on %s", (kind) => {
     expect(operations - steady.operations).toBeLessThan((calls - steady.calls) / 100);
   });
 
+  it("a counter that paused (its allowance given back) and a new one both reach their pace in a few operations", async () => {
+    const store = new Flaky(real);
+    let operations = 0;
+    const lease = store.lease;
+    store.lease = (...a) => {
+      operations++;
+      return lease(...a);
+    };
+    const manager = new Allowances(store, { ...fast, tickMs: 50, idleMs: 300, horizonMs: 500 });
+    const tenantId = randomUUID();
+    const line = { key: `usd:${randomUUID()}`, amount: 40_000, limit: 1_000_000_000_000, ttlSeconds: 60 };
+    const burst = async (ms: number) => {
+      let calls = 0;
+      const before = operations;
+      const until = performance.now() + ms;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (performance.now() < until) {
+            const held = await manager.reserve(tenantId, [line]);
+            if (!held.ok) throw new Error("refused");
+            calls++;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            held.settle([35]);
+          }
+        }),
+      );
+      return { calls, operations: operations - before };
+    };
+    const first = await burst(600);
+    // Quiet for longer than idleMs: the allowance goes back to the store.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(manager.stats().leasesHeld).toBe(0);
+    const again = await burst(400);
+    await manager.release();
+    expect((await real.read(tenantId, [line.key]))[0]).toBe(35 * (first.calls + again.calls));
+    // A cold counter doubles what it asks for each time it runs short; a paused one remembers its pace.
+    expect(first.operations).toBeLessThan(first.calls / 10);
+    expect(again.operations).toBeLessThan(again.calls / 20);
+  });
+
   it("store unreachable: calls go on the allowance held, then a hard limit fails closed; soft counters fail open; the store back, nothing is counted twice", async () => {
     const store = new Flaky(real);
     const manager = new Allowances(store, { ...fast, idleMs: 60_000, horizonMs: 1_000, tickMs: 10 });
