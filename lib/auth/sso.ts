@@ -148,7 +148,11 @@ export async function resolveSsoSignIn(
       .select({ subject: userIdentity.subject })
       .from(userIdentity)
       .where(
-        and(eq(userIdentity.userId, existing.id), eq(userIdentity.issuer, issuer), ne(userIdentity.subject, subject)),
+        and(
+          eq(userIdentity.userId, existing.id),
+          eq(userIdentity.issuer, issuer),
+          ne(userIdentity.subject, subject),
+        ),
       )
       .limit(1);
     // The same email from another subject of the same provider is someone else (a multi-tenant provider). The

@@ -24,7 +24,10 @@ export function rateLimitHeaders(state: RateLimitState): [string, string][] {
  */
 export function resetDuration(seconds: number): string {
   // Whole seconds within the minute are what every call under a per-minute limit asks for: written once each.
-  if (Number.isInteger(seconds) && seconds >= 0 && seconds <= 60) return (WHOLE[seconds] ??= durationOf(seconds));
+  if (Number.isInteger(seconds) && seconds >= 0 && seconds <= 60) {
+    WHOLE[seconds] ??= durationOf(seconds);
+    return WHOLE[seconds];
+  }
   return durationOf(seconds);
 }
 const WHOLE: string[] = [];

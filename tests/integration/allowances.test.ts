@@ -184,7 +184,12 @@ describe.each(stores)("leased allowances on %s", (kind) => {
       }),
     );
     await manager.release();
-    expect(await real.read(tenantId, lines.map((l) => l.key))).toEqual([calls, 12 * calls, 35 * calls]);
+    expect(
+      await real.read(
+        tenantId,
+        lines.map((l) => l.key),
+      ),
+    ).toEqual([calls, 12 * calls, 35 * calls]);
     clearTimeout(learnt);
     expect(calls - steady.calls).toBeGreaterThan(1_000);
     // Settled and renewed on the tick (every 200 ms), not on calls: a few operations a second.
@@ -270,7 +275,13 @@ describe.each(stores)("leased allowances on %s", (kind) => {
 
   it("store stalled: an operation unanswered past the timeout counts as lost, hard limits fail closed, and its late first try is not counted twice", async () => {
     const store = new Flaky(real);
-    const manager = new Allowances(store, { ...fast, idleMs: 60_000, horizonMs: 0, tickMs: 10, timeoutMs: 100 });
+    const manager = new Allowances(store, {
+      ...fast,
+      idleMs: 60_000,
+      horizonMs: 0,
+      tickMs: 10,
+      timeoutMs: 100,
+    });
     const tenantId = randomUUID();
     const hard = { key: `stall:${randomUUID()}`, amount: 1, limit: 1_000, ttlSeconds: 60 };
     const first = await manager.reserve(tenantId, [hard]);
