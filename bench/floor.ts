@@ -1,6 +1,7 @@
 // A quick look at the lean server against the floor, for profiling and for trying a change: only the fake
 // upstream, the raw node:http proxy and the lean server (plus, with FLOOR_GOVERNED=1, the governed keys: one on
-// the same server with its counters in PostgreSQL, one on a second lean server with its counters in Redis), each
+// the same server with its counters in PostgreSQL, one on a second lean server with its counters in Redis, beside a
+// key without limits on that second server), each
 // called with both clients (plain fetch, the openai SDK): sequential latency added over direct, then calls under
 // load with the server's CPU per call from /proc. Prints a table; writes nothing to BENCHMARKS.md (the full
 // comparison is `npm run bench:gateway-overhead`).
@@ -87,6 +88,12 @@ async function main() {
   if (leanRedis)
     targets.push(
       { name: "governed (PG)", server: lean, endpoint: at(`${lean.url}/v1`, keys.pg.secret, "bench") },
+      {
+        name: "lean (Redis server)",
+        server: leanRedis,
+        endpoint: at(`${leanRedis.url}/v1`, keys.leanRedis.secret, "bench"),
+        redis: true,
+      },
       {
         name: "governed (Redis)",
         server: leanRedis,

@@ -83,6 +83,7 @@ async function main() {
     byKey: {
       lean: await rowsOfKey(handle, keys.lean),
       pg: await rowsOfKey(handle, keys.pg),
+      leanRedis: await rowsOfKey(handle, keys.leanRedis),
       redis: await rowsOfKey(handle, keys.redis),
       next: await rowsOfKey(handle, keys.next),
     },
@@ -120,7 +121,7 @@ async function main() {
   process.stdout.write(body);
 }
 
-/** The eight paths to the same upstream, in the order the report lists them. */
+/** The nine paths to the same upstream, in the order the report lists them. */
 function pathsThrough(servers: Servers, keys: BenchKeys): PerPath<Target> {
   const target = (
     label: string,
@@ -146,6 +147,13 @@ function pathsThrough(servers: Servers, keys: BenchKeys): PerPath<Target> {
     raw: target("raw node:http proxy (floor)", raw, `${raw.url}/v1`, "bench"),
     lean: target("lean server", lean, `${lean.url}/v1`, "bench", keys.lean.secret),
     pg: target("governed (PostgreSQL counters)", lean, `${lean.url}/v1`, "bench", keys.pg.secret),
+    leanRedis: target(
+      "lean server with Redis, key without limits",
+      leanRedis,
+      `${leanRedis.url}/v1`,
+      "bench",
+      keys.leanRedis.secret,
+    ),
     redis: target("governed (Redis counters)", leanRedis, `${leanRedis.url}/v1`, "bench", keys.redis.secret),
     portkey: target(`Portkey ${PORTKEY_VERSION}`, portkey, `${portkey.url}/v1`, UPSTREAM_MODEL, "bench", {
       "x-portkey-provider": "openai",

@@ -16,7 +16,14 @@ export type BenchKey = { secret: string; id: string; tenantId: string };
  * The run's keys: one per Tollgate path, so each path's rows can be counted while it runs (`pg` and `redis` under
  * all six limits, their counters in PostgreSQL and in Redis); one for the load run.
  */
-export type BenchKeys = { lean: BenchKey; pg: BenchKey; redis: BenchKey; next: BenchKey; load: BenchKey };
+export type BenchKeys = {
+  lean: BenchKey;
+  pg: BenchKey;
+  leanRedis: BenchKey;
+  redis: BenchKey;
+  next: BenchKey;
+  load: BenchKey;
+};
 
 export class BenchDatabase {
   readonly url: string;
@@ -52,6 +59,7 @@ export class BenchDatabase {
     const keys = {
       lean: await key("bench lean"),
       pg: await key("bench governed, PostgreSQL counters"),
+      leanRedis: await key("bench lean, Redis server"),
       redis: await key("bench governed, Redis counters"),
       next: await key("bench next"),
       load: await key("bench load"),
