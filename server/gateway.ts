@@ -5,6 +5,7 @@
  */
 import { createServer, type RequestListener } from "node:http";
 import { startKeyEvents } from "@/lib/auth/key-events";
+import { listenBeforeReady } from "@/lib/cluster";
 import {
   isDraining,
   markStarted,
@@ -45,6 +46,8 @@ try {
   // The line to the other instances: revoked keys and disabled tenants are refused at once on every instance,
   // and a deployment one instance finds failing is skipped by all of them.
   startKeyEvents(app.keyCache, app.cluster.start());
+  // Ready only once the bus listens, so what another instance announces from now on reaches this one.
+  await listenBeforeReady(app.cluster);
 } catch (error) {
   process.stderr.write(
     `Tollgate gateway cannot start: ${error instanceof Error ? error.message : String(error)}\n`,

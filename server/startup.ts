@@ -4,6 +4,7 @@ import { migrationStatus } from "@/db/migrate";
 import { PageSchemaError } from "@/features/admin-tables/server/load";
 import { warnIfDemoPasswordsRemain } from "@/features/demo/server";
 import { startKeyEvents } from "@/lib/auth/key-events";
+import { listenBeforeReady } from "@/lib/cluster";
 import { markStarted, setClaimsBackgroundWork, shutdownTimeoutMs } from "@/lib/core/process/lifecycle";
 import { log } from "@/lib/core/process/log";
 import { GatewayConfigError, PRICE_CATALOG, unpricedCandidates } from "@/lib/gateway";
@@ -49,6 +50,8 @@ export async function startServer(): Promise<void> {
     // The line to the other instances: Stop and Approve / Deny reach the turn wherever it runs, cooldowns are
     // shared, and revoked keys and disabled tenants are refused at once on every instance.
     startKeyEvents(app.keyCache, app.cluster.start());
+    // Ready only once the bus listens, so what another instance announces from now on reaches this one.
+    await listenBeforeReady(app.cluster);
     // Background work (sweeps, retention, reconciliation, clock schedules, background tasks, evaluation runs):
     // here under the leader lock (one instance of N runs it), or only in `npm run worker` (TOLLGATE_WORKER).
     let work: LeaderWork | null = null;

@@ -6,6 +6,7 @@
  * Probes on WORKER_HEALTH_PORT when set: /health/live and /health/ready.
  */
 import { createServer } from "node:http";
+import { listenBeforeReady } from "@/lib/cluster";
 import { markStarted, shutdownTimeoutMs } from "@/lib/core/process/lifecycle";
 import { log } from "@/lib/core/process/log";
 import { interruptOwnTurns, startHeartbeat } from "@/lib/governance/maintenance";
@@ -35,6 +36,7 @@ try {
   void app.agent;
   // The other instances hear of this worker's cooldowns (and it of theirs), and of the tasks stopped here.
   app.cluster.start();
+  await listenBeforeReady(app.cluster);
   const work = backgroundWork(app);
   await work.start();
   // On SIGTERM: nothing more is claimed, what runs gets until the cut to finish, what did not is interrupted.

@@ -141,6 +141,23 @@ export class ClusterBus {
     return this.transport?.ready ?? new Promise(() => {});
   }
 
+  /**
+   * Waits up to `ms` for the bus to listen: true once it does, false if it did not in time (it goes on trying,
+   * and says when it comes up). A process says it is ready only after this, so a message another instance sends
+   * once it is ready (a cooldown, a Stop, a revoked key) is not missed for want of a subscription.
+   */
+  async listening(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    try {
+      return await Promise.race([this.ready.then(() => true as const), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Whether messages reach this process now (always, alone). */
   get isUp(): boolean {
     return this.transport?.up ?? false;
@@ -336,4 +353,13 @@ export class ClusterBus {
     if (reply.success) pending.settle(reply.data);
     else log.warn("cluster reply with an invalid body: ignored");
   }
+}
+
+/** How long a start waits for the cluster bus to listen before it serves anyway (the bus keeps reconnecting). */
+export const LISTEN_BEFORE_READY_MS = 5_000;
+
+/** A process's start: waits (bounded) for the bus to listen before the process says it is ready. */
+export async function listenBeforeReady(bus: ClusterBus, ms = LISTEN_BEFORE_READY_MS): Promise<void> {
+  if (!(await bus.listening(ms)))
+    log.warn({ waitedMs: ms }, "cluster bus not listening yet: serving without it until it connects");
 }

@@ -10,6 +10,8 @@ export {
   type ClusterBusOptions,
   clusterOptionsFromEnv,
   DEFAULT_ASK_TIMEOUT_MS,
+  LISTEN_BEFORE_READY_MS,
+  listenBeforeReady,
   MAX_PAYLOAD_BYTES,
   type Topic,
   topic,
