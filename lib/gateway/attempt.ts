@@ -17,6 +17,8 @@ export class AttemptClock {
     private readonly timeouts: Timeouts,
     private readonly callerSignal: AbortSignal | undefined,
     streaming: boolean,
+    /** When the attempt began (the router's clock): its outcome says nothing of what happened before. */
+    readonly startedAt: number = Date.now(),
   ) {
     const abortWith = (phase: AttemptTimeout["phase"], ms: number) => () =>
       this.controller.abort(new AttemptTimeout(phase, ms));

@@ -84,8 +84,17 @@ export class CooldownTracker {
     return { ok: true };
   }
 
-  recordSuccess(key: string): void {
+  /**
+   * A call to the deployment that succeeded. `startedAt`: when it was sent; a call sent before the deployment
+   * went into cooldown (here, or told by another instance) brings it back no more than it could have stopped
+   * the trip: only a call sent after it (the probe) ends a cooldown.
+   */
+  recordSuccess(key: string, startedAt: number = this.now()): void {
     const h = this.entry(key);
+    if (h.coolUntil !== 0 && startedAt < h.changedAt) {
+      this.push(h, true);
+      return;
+    }
     const wasCooling = h.coolUntil !== 0;
     h.consecutiveFailures = 0;
     h.coolUntil = 0;

@@ -104,7 +104,12 @@ export class Router {
       const serving = this.servingCandidate(index, candidate, call.req);
       for (let retryNo = 0; ; retryNo++) {
         const started = this.now();
-        const clock = new AttemptClock(this.config.timeouts, call.req.signal, opts.streaming ?? false);
+        const clock = new AttemptClock(
+          this.config.timeouts,
+          call.req.signal,
+          opts.streaming ?? false,
+          started,
+        );
         const record: Attempt = {
           provider: candidate.provider,
           model: candidate.model,
@@ -117,7 +122,7 @@ export class Router {
           record.durationMs = this.now() - started;
           // A stream's deployment is judged when the stream ends; a whole answer now.
           if (!opts.streaming) {
-            this.cooldown.recordSuccess(key);
+            this.cooldown.recordSuccess(key, started);
             clock.dispose();
           }
           return { value, serving, clock: opts.streaming ? clock : undefined };

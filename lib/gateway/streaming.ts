@@ -76,7 +76,7 @@ export async function* streamChat(ctx: CallContext, req: ChatRequest): AsyncGene
         yield { type: "tool_call", call: event.call };
       } else {
         finished = true;
-        ctx.router.cooldown.recordSuccess(key);
+        ctx.router.cooldown.recordSuccess(key, clock.startedAt);
         yield {
           type: "done",
           response: {

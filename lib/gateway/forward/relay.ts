@@ -210,7 +210,7 @@ async function* relayStream(
       if (tail) yield { type: "bytes", data: tail };
     }
     finished = true;
-    ctx.router.cooldown.recordSuccess(key);
+    ctx.router.cooldown.recordSuccess(key, clock.startedAt);
     yield answered(session.summary, stampOf(session.summary));
   } catch (error) {
     const s = session.summary;

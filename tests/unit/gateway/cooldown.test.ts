@@ -23,6 +23,26 @@ describe("deployment cooldown", () => {
     expect(tracker.tryAcquire("a").ok).toBe(true);
   });
 
+  it("a call sent before the trip that succeeds after it does not end the cooldown, here or on another instance", () => {
+    let now = 1_000_000;
+    const told: CooldownChange[] = [];
+    const tracker = new CooldownTracker(DEFAULT_COOLDOWN, () => now, { publish: (c) => told.push(c) });
+    const sentBefore = now;
+    now += 10;
+    // Another instance found the deployment failing; this one still has a call in flight to it.
+    tracker.apply({ key: "a", state: "cooled", until: now + 30_000, at: now });
+    now += 5;
+    tracker.recordSuccess("a", sentBefore);
+    expect(tracker.tryAcquire("a").ok).toBe(false);
+    expect(told).toEqual([]);
+    // The probe, sent after the cooldown ended, brings it back and says so.
+    now += 30_000;
+    expect(tracker.tryAcquire("a").ok).toBe(true);
+    tracker.recordSuccess("a", now);
+    expect(tracker.tryAcquire("a").ok).toBe(true);
+    expect(told).toEqual([{ key: "a", state: "recovered", at: now }]);
+  });
+
   it("cools down again at once when the probe fails", () => {
     const { tracker, advance } = make();
     for (let i = 0; i < 3; i++) tracker.recordFailure("a");
