@@ -43,6 +43,9 @@ export async function startServer(): Promise<void> {
       log.warn({ err: error }, "could not check for demo accounts"),
     );
     const migration = await migrationStatus(handle);
+    // A read replica named by DATABASE_READ_URL is opened now: a bad URL stops the start (a replica that is down
+    // does not: the pages read from the primary until it answers).
+    if (app.reads) await app.reads();
     // This process's heartbeat first, so its turns never look orphaned to another instance's sweep.
     await startHeartbeat(app.instance);
     // Tool sets are registered here, so a tool name clash stops the start.

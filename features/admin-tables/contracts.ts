@@ -167,7 +167,11 @@ export type SeriesResult = {
 
 /** A read-only, tenant-scoped data source for schema pages. */
 export interface PageProvider {
-  rows(ctx: ProviderContext, q: PageQuery): Promise<{ rows: Row[]; nextCursor: string | null }>;
+  /** `asOf` (ISO): the rows come from a read replica that may lag, and hold what was committed by then. */
+  rows(
+    ctx: ProviderContext,
+    q: PageQuery,
+  ): Promise<{ rows: Row[]; nextCursor: string | null; asOf?: string }>;
   count(ctx: ProviderContext, q: PageQuery): Promise<{ count: number; approximate: boolean }>;
   metrics(
     ctx: ProviderContext,

@@ -1,5 +1,6 @@
 import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { ReadStats } from "@/db/read-replica";
 import type { TurnObserver } from "@/lib/turns/observer";
 import { TollgateMetrics } from "./metrics";
 import { TelemetryObserver } from "./observer";
@@ -26,8 +27,10 @@ export function createTelemetry(options: {
   providerType?: (provider: string) => string | undefined;
   /** Node's default metrics (event-loop lag, heap, CPU); default on. */
   defaultMetrics?: boolean;
+  /** The read replica's state (DATABASE_READ_URL), read when scraped. */
+  reads?: () => ReadStats;
 }): Telemetry {
-  const metrics = new TollgateMetrics({ defaultMetrics: options.defaultMetrics });
+  const metrics = new TollgateMetrics({ defaultMetrics: options.defaultMetrics, reads: options.reads });
   return {
     metrics,
     observe: (inner) => new TelemetryObserver(inner, { metrics, providerType: options.providerType }),

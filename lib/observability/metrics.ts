@@ -1,5 +1,6 @@
 import "server-only";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { ReadStats } from "@/db/read-replica";
 import { batchers, governanceFailures } from "@/lib/core/errors/failures";
 
 /** Seconds: from a fast cached answer to a long agent turn. */
@@ -94,7 +95,36 @@ export class TollgateMetrics {
     "outcome",
   ]);
 
-  constructor(options: { defaultMetrics?: boolean } = {}) {
+  constructor(options: { defaultMetrics?: boolean; reads?: () => ReadStats } = {}) {
+    const reads = options.reads;
+    if (reads) {
+      new Counter({
+        name: "tollgate_read_fallbacks_total",
+        help: "Reads meant for the read replica that went to the primary (reason: unreachable, lagging)",
+        labelNames: ["reason"],
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const [reason, n] of Object.entries(reads().fallbacks)) this.inc({ reason }, n);
+        },
+      });
+      new Gauge({
+        name: "tollgate_read_replica_lag_seconds",
+        help: "How far the read replica was behind the primary at its last check",
+        registers: [this.registry],
+        collect() {
+          this.set(reads().lagSeconds ?? 0);
+        },
+      });
+      new Gauge({
+        name: "tollgate_read_replica_in_use",
+        help: "1 while reads go to the read replica, 0 while they fall back to the primary",
+        registers: [this.registry],
+        collect() {
+          this.set(reads().usingReplica ? 1 : 0);
+        },
+      });
+    }
     // Read when scraped, from the process's counters (lib/core/failures), which every route bundle shares.
     new Counter({
       name: "tollgate_governance_write_failures_total",

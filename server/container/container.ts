@@ -1,5 +1,6 @@
 import "server-only";
 import { type Database, type DatabaseHandle, openAppDatabase } from "@/db";
+import { openReadRouter, type ReadRouter, type ReadStats, readRouterOptionsFromEnv } from "@/db/read-replica";
 import { PageCatalog } from "@/features/admin-tables/server";
 import { demoFromEnv, demoPreparation } from "@/features/demo/server";
 import { ordersToolSet } from "@/features/demo/server/orders-tools";
@@ -20,6 +21,7 @@ import type { ToolSet } from "@/lib/agent/tool";
 import { type ApiKeyCache, processKeyCache } from "@/lib/auth/api-keys";
 import { ClusterBus, type ClusterBusOptions, clusterOptionsFromEnv, shareCooldowns } from "@/lib/cluster";
 import { registerBatcher } from "@/lib/core/errors/failures";
+import { log } from "@/lib/core/process/log";
 import { operatorMaskPatterns } from "@/lib/core/text/mask";
 import { Gateway, loadGatewayConfig } from "@/lib/gateway";
 import type { GatewayConfig } from "@/lib/gateway/config";
@@ -87,6 +89,8 @@ export type Container = {
   readonly schemaContext: SchemaContext;
   /** The process's metrics (one Prometheus registry), and the observer that feeds them, logs and traces turns. */
   readonly telemetry: Telemetry;
+  /** The admin pages' read replica (DATABASE_READ_URL), opened on first use; undefined without one. */
+  readonly reads?: () => Promise<ReadRouter>;
   /** Lets go of the connections the container opened besides the database (Redis, the cluster bus). */
   close(): Promise<void>;
 };
@@ -100,6 +104,27 @@ export function createContainer(options: ContainerOptions = {}): Container {
     options.database ? Promise.resolve(options.database) : openAppDatabase(demoPreparation(env)),
   );
   const db = async () => (await database()).db;
+  // The admin pages' reads from a streaming replica (DATABASE_READ_URL), else none: the pages read the primary.
+  const readUrl = env.DATABASE_READ_URL?.trim();
+  let router: ReadRouter | null = null;
+  const reads = readUrl
+    ? retryingOnce(async () => {
+        if ((await database()).kind !== "postgres")
+          throw new Error("DATABASE_READ_URL needs DATABASE_URL: the embedded database has no replica");
+        router = await openReadRouter(database, readUrl, readRouterOptionsFromEnv(env), {
+          onChange: (usable, detail) =>
+            usable
+              ? log.info("the admin pages read from the read replica again")
+              : log.warn(
+                  { reason: detail.reason, lagMs: detail.lagMs, error: detail.error },
+                  detail.reason === "lagging"
+                    ? "the read replica is too far behind: the admin pages read from the primary"
+                    : "the read replica cannot be reached: the admin pages read from the primary",
+                ),
+        });
+        return router;
+      })
+    : undefined;
   const instance = once(mintProcessIdentity);
   const cluster = once(() =>
     options.cluster instanceof ClusterBus
@@ -124,7 +149,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
   const dataToolSets = (): ToolSet[] => (demo ? [ordersToolSet(db)] : []);
   // The page catalog lists the registered tools only when a page asks, so the tools may be built from its schemas.
   const pages: Once<PageCatalog> = once(() =>
-    PageCatalog.load({ listTools: () => tools().registry.listTools() }),
+    PageCatalog.load({ listTools: () => tools().registry.listTools(), reads }),
   );
   const toolDeps = () => ({
     db,
@@ -144,7 +169,11 @@ export function createContainer(options: ContainerOptions = {}): Container {
     return built;
   });
   const telemetry = once(() =>
-    createTelemetry({ env, providerType: (name) => gateway().config.providers[name]?.type }),
+    createTelemetry({
+      env,
+      providerType: (name) => gateway().config.providers[name]?.type,
+      reads: reads ? () => router?.stats() ?? NO_READ_STATS : undefined,
+    }),
   );
   // Every turn of the agent (and every playground run) leaves a ledger row and an audit trail, stamped with this
   // process; where the row closes, the turn counts in the metrics, writes its log line and its spans.
@@ -240,7 +269,9 @@ export function createContainer(options: ContainerOptions = {}): Container {
     get telemetry() {
       return telemetry();
     },
+    reads,
     close: async () => {
+      if (router) await (router as ReadRouter).close();
       if (evals.built()) evals().stop();
       if (stores.built()) await stores().close();
       if (mcp.built()) await mcp().clients.close();
@@ -249,6 +280,13 @@ export function createContainer(options: ContainerOptions = {}): Container {
     },
   };
 }
+
+const NO_READ_STATS: ReadStats = {
+  configured: true,
+  usingReplica: false,
+  lagSeconds: null,
+  fallbacks: { unreachable: 0, lagging: 0 },
+};
 
 type Once<T> = (() => T) & { built(): boolean };
 

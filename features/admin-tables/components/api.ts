@@ -1,7 +1,7 @@
 // The schema-driven pages' routes as the browser addresses them, and what they answer.
 import type { Row } from "@/features/admin-tables/contracts";
 
-export type RowsPage = { rows: Row[]; nextCursor: string | null };
+export type RowsPage = { rows: Row[]; nextCursor: string | null; asOf?: string };
 export type RowCount = { count: number; approximate: boolean };
 export type Metrics = { metrics: Record<string, number | string | null> };
 export type Series = { points: { label: string; value: number | string }[] };

@@ -11,7 +11,7 @@ import { DataTable } from "./data-table";
 import { DetailDrawer } from "./detail-drawer";
 import { ErrorNote } from "./error-note";
 import { FilterBar } from "./filter-bar";
-import { formatNumber, pick } from "./format";
+import { formatDateTime, formatNumber, pick } from "./format";
 import { MetricCards } from "./metric-cards";
 import { RowActionButtons, RowActionDialog, RowActionError, useRowActions } from "./row-actions";
 import { SegmentTabs } from "./segment-tabs";
@@ -114,6 +114,11 @@ function SchemaPageBody({
             </a>
           </div>
         </div>
+        {rows.asOf && (
+          <p data-testid="as-of" className="text-sm text-amber-700 dark:text-amber-300">
+            {t("schema.asOf", { time: formatDateTime(new Date(rows.asOf), locale) })}
+          </p>
+        )}
         {rows.error && <ErrorNote message={rows.error.message} />}
         <RowActionError api={actions} />
         <DataTable

@@ -13,6 +13,8 @@ export type RowsState = {
   loadingMore: boolean;
   error: ApiError | null;
   count: RowCount | null;
+  /** The rows come from a read replica that is behind: what was committed by this time (ISO). */
+  asOf: string | null;
 };
 
 const INITIAL: RowsState = {
@@ -22,6 +24,7 @@ const INITIAL: RowsState = {
   loadingMore: false,
   error: null,
   count: null,
+  asOf: null,
 };
 
 /**
@@ -54,7 +57,14 @@ export function useRows(
     setState((s) => ({ ...s, loading: true, loadingMore: false, error: null }));
     const url = schemaUrl(schemaKey, "rows", apiQuery, { limit: String(pageSize) });
     fetchJson<RowsPage>(url, controller.signal).then(
-      (page) => setState((s) => ({ ...s, rows: page.rows, nextCursor: page.nextCursor, loading: false })),
+      (page) =>
+        setState((s) => ({
+          ...s,
+          rows: page.rows,
+          nextCursor: page.nextCursor,
+          asOf: page.asOf ?? null,
+          loading: false,
+        })),
       (error: unknown) => {
         if (isAbort(error)) return;
         setState((s) => ({ ...s, rows: [], nextCursor: null, loading: false, error: toApiError(error) }));

@@ -1,3 +1,4 @@
+import type { ReadRouter } from "@/db/read-replica";
 import type { ToolListing } from "@/lib/agent/registry";
 import type { UserContext } from "@/lib/auth/users";
 import { forbidden, notFound } from "@/lib/core/errors/app-error";
@@ -14,20 +15,29 @@ import { agentTurnsProvider } from "./providers/agent-turns";
 import { evalDatasetsProvider } from "./providers/eval-datasets";
 import { evalRunsProvider } from "./providers/eval-runs";
 import { toolCatalogProvider } from "./providers/tool-catalog";
+import { onReadReplica } from "./replica-reads";
 
-/** What providers read besides the database: the registered tools (listed without starting the agent). */
-export type PageSources = { listTools: () => ToolListing[] };
+/**
+ * What providers read besides the database: the registered tools (listed without starting the agent), and the
+ * read replica the ledger's pages read from when one is configured (DATABASE_READ_URL).
+ */
+export type PageSources = { listTools: () => ToolListing[]; reads?: () => Promise<ReadRouter> };
 
-/** Read-only data sources, by the name page schemas use in "provider". */
+/**
+ * Read-only data sources, by the name page schemas use in "provider". The ledger's pages (turns, the audit trail,
+ * costs, the admin-change log) read from the read replica where there is one: rows written by calls, never by the
+ * page itself. Pages whose rows their own admins edit (prompts, evaluations, tenants, members, invitations) read
+ * the primary, so an edit shows at once.
+ */
 export const PROVIDERS: Record<string, (sources: PageSources) => PageProvider> = {
-  agentTurns: () => agentTurnsProvider(),
-  agentAudit: () => agentAuditProvider(),
-  agentCost: () => agentCostProvider(),
+  agentTurns: (s) => onReadReplica(s.reads, agentTurnsProvider),
+  agentAudit: (s) => onReadReplica(s.reads, agentAuditProvider),
+  agentCost: (s) => onReadReplica(s.reads, agentCostProvider),
   agentPrompts: () => agentPromptsProvider(),
   evalDatasets: () => evalDatasetsProvider(),
   evalRuns: () => evalRunsProvider(),
   toolCatalog: (sources) => toolCatalogProvider(sources.listTools),
-  adminChanges: () => adminChangesProvider(),
+  adminChanges: (s) => onReadReplica(s.reads, adminChangesProvider),
   adminTenants: () => adminTenantsProvider(),
   adminMembers: () => adminMembersProvider(),
   adminInvitations: () => adminInvitationsProvider(),
@@ -73,3 +83,4 @@ export class PageCatalog {
 }
 export * from "./providers/agent-turns";
 export * from "./query";
+export { readFromReplica } from "./replica-reads";

@@ -1,5 +1,5 @@
 import { forbidden, notFound } from "next/navigation";
-import { getDb } from "@/db";
+import { readFromReplica } from "@/features/admin-tables/server";
 import { ReplayView } from "@/features/replay/components/replay-view";
 import { turnReplay } from "@/features/replay/server/replay";
 import { requireUser } from "@/lib/auth/page-guards";
@@ -17,7 +17,14 @@ export default async function Page({ params }: { params: Promise<{ turnId: strin
   try {
     const { ctx } = container().pages.open("agent-audit", auth);
     if (!isUuid(turnId)) notFound();
-    const data = await turnReplay(await getDb(), { tenantId: ctx.tenantId, turnId });
+    // From the read replica where there is one (a turn it has not replayed yet is read from the primary).
+    const data = await readFromReplica(container().reads, (db) =>
+      turnReplay(db, { tenantId: ctx.tenantId, turnId }).catch((error: unknown) => {
+        if (error instanceof AppError && error.code === "not_found") return null;
+        throw error;
+      }),
+    );
+    if (!data) notFound();
     return <ReplayView key={turnId} data={data} superAdmin={ctx.superAdmin && !ctx.tenantId} />;
   } catch (error) {
     if (error instanceof AppError && error.code === "not_found") notFound();
