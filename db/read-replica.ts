@@ -205,18 +205,20 @@ export class ReadRouter {
       const [here, there] = await withTimeout(
         Promise.all([
           primary.db.execute<{ lsn: string }>(sql`select pg_current_wal_flush_lsn()::text as lsn`),
-          replica.db.execute<{ recovery: boolean; lsn: string | null }>(
+          replica.db.execute<{ recovery: boolean; lsn: string | null; age: number | null }>(
             sql`select pg_is_in_recovery() as recovery,
-              coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text as lsn`,
+              coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text as lsn,
+              (extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::float8 as age`,
           ),
         ]),
         this.options.timeoutMs,
       );
       const at = this.now();
       const primaryLsn = lsnValue(rowsOf<{ lsn: string }>(here)[0]!.lsn);
-      const replayed = rowsOf<{ lsn: string | null }>(there)[0]!.lsn;
+      const { lsn: replayed, age } = rowsOf<{ lsn: string | null; age: number | null }>(there)[0]!;
       this.remember({ lsn: primaryLsn, at });
-      this.lagMs = this.lagAt(replayed === null ? 0n : lsnValue(replayed), at);
+      const lastCommit = age === null || !Number.isFinite(Number(age)) ? null : at - Math.max(0, Number(age));
+      this.lagMs = this.lagAt(replayed === null ? 0n : lsnValue(replayed), at, lastCommit);
       this.checkedAt = at;
       if (this.lagMs > this.options.maxLagMs) this.change(false, "lagging", { lagMs: this.lagMs });
       else this.change(true);
@@ -242,17 +244,23 @@ export class ReadRouter {
   }
 
   /**
-   * How old the replica's data may be: 0 when it has replayed the primary's latest mark; else the age of the
-   * newest mark it has passed (the oldest mark kept when it has passed none: at least that far behind).
+   * How old the replica's data may be: 0 when it has replayed the primary's latest mark. Behind it, the replica
+   * holds everything committed by the newest mark it has passed, and by its last replayed commit (`lastCommit`,
+   * the primary's commit time: every earlier commit comes before it in the WAL); the fresher of the two. With
+   * neither (the first check, nothing replayed since the replica started) it is at least as old as the oldest mark.
    */
-  private lagAt(replayed: bigint, at: number): number {
+  private lagAt(replayed: bigint, at: number, lastCommit: number | null): number {
     const latest = this.marks[this.marks.length - 1]!;
     if (replayed >= latest.lsn) return 0;
+    let passed: number | null = null;
     for (let i = this.marks.length - 2; i >= 0; i--) {
-      const mark = this.marks[i]!;
-      if (replayed >= mark.lsn) return at - mark.at;
+      if (replayed >= this.marks[i]!.lsn) {
+        passed = this.marks[i]!.at;
+        break;
+      }
     }
-    return at - this.marks[0]!.at;
+    const asOf = Math.max(passed ?? Number.NEGATIVE_INFINITY, lastCommit ?? Number.NEGATIVE_INFINITY);
+    return Number.isFinite(asOf) ? Math.max(0, at - asOf) : at - this.marks[0]!.at;
   }
 
   private change(usable: boolean, reason?: FallbackReason, detail: { lagMs?: number; error?: string } = {}) {

@@ -22,7 +22,13 @@ const OPTIONS: ReadRouterOptions = {
 const lsn = (n: number) => `0/${n.toString(16).toUpperCase()}`;
 
 function scripted() {
-  const state = { now: 1_000_000, primaryLsn: 100, replayed: 100, replicaDown: false };
+  const state = {
+    now: 1_000_000,
+    primaryLsn: 100,
+    replayed: 100,
+    replicaDown: false,
+    commitAge: null as number | null,
+  };
   const fake = (answer: () => Record<string, unknown>) =>
     ({
       execute: async () => {
@@ -32,7 +38,7 @@ function scripted() {
       },
     }) as unknown as Database;
   const primaryAnswer = () => ({ lsn: lsn(state.primaryLsn) });
-  const replicaAnswer = () => ({ recovery: true, lsn: lsn(state.replayed) });
+  const replicaAnswer = () => ({ recovery: true, lsn: lsn(state.replayed), age: state.commitAge });
   const primary = { db: fake(primaryAnswer) } as DatabaseHandle;
   const replicaDb = fake(replicaAnswer);
   const changes: string[] = [];
@@ -104,6 +110,21 @@ describe("the read router", () => {
     tick(1_000);
     expect((await router.source()).source).toBe("replica");
     expect(changes).toEqual(["down:lagging", "up"]);
+  });
+
+  it("knows a replica behind at its first check is as old as the last commit it replayed", async () => {
+    const { state, router } = scripted();
+    state.primaryLsn = 500;
+    state.replayed = 300;
+    state.commitAge = 8_000;
+    const from = await router.source();
+    expect(from.lagMs).toBe(8_000);
+    expect(from.asOf?.getTime()).toBe(state.now - 8_000);
+    // A mark it has passed that is fresher than its last commit (a quiet primary) wins.
+    state.replayed = 500;
+    state.primaryLsn = 600;
+    state.now += 1_000;
+    expect((await router.source()).lagMs).toBe(1_000);
   });
 
   it("leaves a replica that cannot be reached for the primary, and tries it again after the retry time", async () => {
