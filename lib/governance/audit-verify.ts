@@ -205,7 +205,7 @@ async function walkChain(
 
 export type TurnChainState =
   | { state: "intact"; checked: number }
-  | { state: "broken"; reason: BreakReason; eventId: string; seq: number }
+  | { state: "broken"; reason: "content" | "prev"; eventId: string; seq: number }
   | { state: "unchained" };
 
 /**
