@@ -135,6 +135,13 @@ export const sysAgentAudit = pgTable(
     type: text("type", { enum: AUDIT_TYPES }).notNull(),
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
     createdAt: createdAt(),
+    // The tamper-evident chain (lib/governance/audit-chain.ts): the event's place in its tenant-month chain, the
+    // SHA-256 of its content with the previous event's hash, and that previous hash, as lowercase hex (what the
+    // CLI prints and an operator exports; it also rides the batch writer's JSON parameter as it is). Null on
+    // events written before hashing began.
+    chainSeq: bigint("chain_seq", { mode: "number" }),
+    hash: text("hash"),
+    prevHash: text("prev_hash"),
   },
   (t) => [
     uniqueIndex("sys_agent_audit_turn_seq_idx").on(t.turnId, t.seq),
@@ -145,6 +152,25 @@ export const sysAgentAudit = pgTable(
   ],
 );
 export type SysAgentAudit = typeof sysAgentAudit.$inferSelect;
+
+// The head of each tenant-month audit chain (UTC month of the events' created_at): the last event's place, hash
+// and time, locked by the writer for the length of its batch, so concurrent writers append one after another.
+// `startSeq`/`startHash` say where the kept part of the chain starts after retention deleted its first days
+// (0 and null: from the genesis value).
+export const sysAgentAuditChain = pgTable(
+  "sys_agent_audit_chain",
+  {
+    tenantId: uuid("tenant_id").notNull(),
+    month: text("month").notNull(),
+    seq: bigint("seq", { mode: "number" }).notNull().default(0),
+    hash: text("hash").notNull(),
+    lastAt: timestamp("last_at", { withTimezone: true }).notNull(),
+    startSeq: bigint("start_seq", { mode: "number" }).notNull().default(0),
+    startHash: text("start_hash"),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.month] })],
+);
+export type SysAgentAuditChain = typeof sysAgentAuditChain.$inferSelect;
 
 // One row per running app process: its id is minted at start and stamped on the turns it runs; the heartbeat
 // moves every few seconds. A running turn whose instance has no recent heartbeat was left by a dead process.

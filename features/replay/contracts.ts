@@ -44,10 +44,20 @@ export type ReplayEvent = {
   payload: Record<string, unknown>;
 };
 
+/**
+ * The turn's events checked against their tenant-month audit chains: each event's hash recomputed and its link to
+ * the event before it; "unchained" when they were written before hashing began.
+ */
+export type ReplayChain =
+  | { state: "intact"; checked: number }
+  | { state: "broken"; reason: "content" | "prev"; seq: number }
+  | { state: "unchained" };
+
 export type ReplayResponse = {
   turn: ReplayTurn;
   /** In seq order. */
   events: ReplayEvent[];
+  chain: ReplayChain;
   /** The turn that started just before this one, and just after, among the turns the viewer may see. */
   prev: string | null;
   next: string | null;

@@ -1,13 +1,12 @@
 import "server-only";
-import { sql } from "drizzle-orm";
-import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
-import { sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
+import { type sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
 import { type BatchLag, countFailure } from "@/lib/core/errors/failures";
 import { log } from "@/lib/core/process/log";
 import { addCost } from "@/lib/gateway/pricing";
 import type { TurnEvent, TurnSummary } from "@/lib/turns/events";
 import type { TurnObserver, TurnStart } from "@/lib/turns/observer";
+import { chainAudit, executeTogether, type UnchainedAudit } from "./audit-chain";
 import { jsonInsert } from "./json-insert";
 import {
   auditColumns,
@@ -25,7 +24,7 @@ type OpenTurn = { turn: TurnStart; audits: Audit[] };
 /** One ended call: its rows are always written together (one batch, or one transaction of its own). */
 type Closed = {
   turn: typeof sysAgentTurn.$inferInsert;
-  audits: (typeof sysAgentAudit.$inferInsert)[];
+  audits: UnchainedAudit[];
   rollup: typeof usageDaily.$inferInsert;
   endedAt: number;
 };
@@ -52,8 +51,9 @@ const DATA_ERROR = /^(22|23)/;
  * The governance recorder for short calls (the /v1 API): a call is kept in memory while it runs and written
  * whole when it ends (its closed ledger row, its audit events in seq order, its rollup line), in batches of up to
  * `maxTurns` calls, written when the batch is full or `maxDelayMs` after its first call ended; `writers` batches
- * are written at once. A batch is one statement (one JSON parameter per table, see jsonInsert) however many calls
- * it holds, atomic on its own, and its rollup lines are summed per key first.
+ * are written at once. A batch is one transaction: the audit chains' heads locked and read (audit-chain.ts),
+ * then one statement (one JSON parameter per table, see jsonInsert) however many calls it holds; its rollup lines
+ * are summed per key first.
  *
  * The backlog is bounded: at most `maxRows` ended calls wait (a call's `end()` waits for room, so its reply
  * waits: backpressure), and `admit()` holds new calls back while the backlog is full or its oldest call is older
@@ -268,21 +268,23 @@ export class BatchedGovernanceRecorder implements TurnObserver {
 
   private async insert(batch: Closed[]): Promise<void> {
     const db = await this.database();
-    // Each table's rows as one JSON parameter (see jsonInsert), the inserts together in one statement: one
-    // round trip a batch, atomic without a transaction around it.
-    const statements = [
-      ...jsonInsert(
-        sysAgentTurn,
-        batch.map((c) => c.turn),
-      ),
-      ...jsonInsert(
-        sysAgentAudit,
-        batch.flatMap((c) => c.audits.map((a) => ({ id: uuidv7(), ...a }))),
-      ),
-      ...jsonInsert(usageDaily, mergeRollups(batch.map((c) => c.rollup)), ROLLUP_UPSERT),
-    ];
-    const parts = statements.map((statement, i) => sql`${sql.raw(`w${i}`)} as (${statement})`);
-    await db.execute(sql`with ${sql.join(parts, sql`, `)} select 1`);
+    // Each table's rows as one JSON parameter (see jsonInsert), the inserts together in one statement, after
+    // the audit chains' heads are locked in the same transaction: two round trips a batch. The audit rows are
+    // chained here, on every attempt, so a retried batch gets fresh ids, places and hashes.
+    await db.transaction(async (tx) => {
+      const audits = await chainAudit(
+        tx,
+        batch.flatMap((c) => c.audits),
+      );
+      await executeTogether(tx, [
+        ...jsonInsert(
+          sysAgentTurn,
+          batch.map((c) => c.turn),
+        ),
+        ...audits,
+        ...jsonInsert(usageDaily, mergeRollups(batch.map((c) => c.rollup)), ROLLUP_UPSERT),
+      ]);
+    });
   }
 }
 

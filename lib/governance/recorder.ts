@@ -1,7 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type AuditType, sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
+import { type AuditType, sysAgentTurn, usageDaily } from "@/db/schema";
 import { countFailure } from "@/lib/core/errors/failures";
 import { log } from "@/lib/core/process/log";
 import { cleanRow } from "@/lib/core/text/clean-text";
@@ -10,6 +10,7 @@ import type { CostStatus } from "@/lib/gateway/types";
 import type { TurnEvent, TurnSummary } from "@/lib/turns/events";
 import type { TurnObserver, TurnStart } from "@/lib/turns/observer";
 import { attributionColumns } from "./attribution";
+import { writeChainedAudit } from "./audit-chain";
 import { undoSweptRollup } from "./ledger";
 import { ROLLUP_ADD, ROLLUP_KEY } from "./rollup-sql";
 
@@ -94,12 +95,15 @@ export class GovernanceRecorder implements TurnObserver {
     }
   }
 
-  /** Numbers the event now (so seq follows the turn's order) and writes it after the turn's earlier events. */
+  /**
+   * Numbers the event now (so seq follows the turn's order) and writes it after the turn's earlier events, chained
+   * in a transaction of its own (a drawer turn's events are seconds apart; a batch would not save much).
+   */
   private audit(open: OpenTurn, type: AuditType, payload: Record<string, unknown>): void {
     const row = auditRow(open, ++open.seq, { type, payload });
     open.writes = open.writes.then(async () => {
       try {
-        await (await this.database()).insert(sysAgentAudit).values(row);
+        await writeChainedAudit(await this.database(), [row]);
       } catch (error) {
         this.fail("audit", error, open.turnId);
       }

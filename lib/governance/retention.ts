@@ -1,5 +1,5 @@
 import "server-only";
-import { eq, sql } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { tenant } from "@/db/schema";
 
@@ -53,10 +53,10 @@ export async function applyRetention(
       sql`delete from sys_agent_turn where id in (select id from sys_agent_turn where tenant_id = ${t.id} and started_at < ${at} limit ${batch})`,
       batch,
     );
-    result.auditEvents += await deleteInBatches(
-      db,
-      sql`delete from sys_agent_audit where id in (select id from sys_agent_audit where tenant_id = ${t.id} and created_at < ${at} limit ${batch})`,
-      batch,
+    result.auditEvents += await deleteInBatches(db, trimAuditChains(t.id, at, batch), batch);
+    // Months wholly before the cutoff have no events left: their chain heads go with them.
+    await db.execute(
+      sql`delete from sys_agent_audit_chain where tenant_id = ${t.id} and month < ${cutoffDay.slice(0, 7)}`,
     );
     result.rollupRows += await deleteInBatches(
       db,
@@ -77,6 +77,28 @@ export async function applyRetention(
   return result;
 }
 
+/**
+ * Deletes a batch of the tenant's audit events before `at`, and moves the start of each tenant-month chain it
+ * cut past the last event deleted (its place and hash), so the kept part of the chain still verifies from there.
+ * Events before the cutoff are a prefix of their chain (created_at never goes back along it). Answers the
+ * deleted count as `n`.
+ */
+const trimAuditChains = (tenantId: string, at: SQL, batch: number) => sql`
+  with gone as (
+    delete from sys_agent_audit where id in (
+      select id from sys_agent_audit where tenant_id = ${tenantId} and created_at < ${at} limit ${batch})
+    returning tenant_id, created_at, chain_seq, hash),
+  cut as (
+    select distinct on (tenant_id, month) tenant_id, month, chain_seq, hash
+    from (select tenant_id, to_char(created_at at time zone 'UTC', 'YYYY-MM') as month, chain_seq, hash
+          from gone where hash is not null) g
+    order by tenant_id, month, chain_seq desc),
+  moved as (
+    update sys_agent_audit_chain c set start_seq = cut.chain_seq, start_hash = cut.hash
+    from cut where c.tenant_id = cut.tenant_id and c.month = cut.month and c.start_seq < cut.chain_seq
+    returning 1)
+  select count(*)::int as n from gone`;
+
 async function deleteInBatches(
   db: Database,
   statement: ReturnType<typeof sql>,
@@ -91,8 +113,12 @@ async function deleteInBatches(
   }
 }
 
-/** Rows deleted, whichever driver answered (postgres-js: count; PGlite: affectedRows). */
+/** Rows deleted, whichever driver answered (postgres-js: count; PGlite: affectedRows), or counted as `n`. */
 function affected(res: unknown): number {
+  const rows = (Array.isArray(res) ? res : (res as { rows?: unknown[] }).rows) as
+    | { n?: number }[]
+    | undefined;
+  if (rows?.[0] && typeof rows[0].n === "number") return rows[0].n;
   const r = res as { count?: number; affectedRows?: number };
   return Number(r.count ?? r.affectedRows ?? 0);
 }

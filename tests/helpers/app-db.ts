@@ -16,6 +16,8 @@ export async function useSeededAppDatabase(kind: TestDbKind) {
   let app: Container = installContainer(createContainer({ database: test.handle, demo: true }));
   return {
     db,
+    /** The database's address on PostgreSQL (undefined on PGlite), for a second process's own connections. */
+    url: test.url,
     /** The installed container (what route handlers reach through `container()`). */
     get container() {
       return app;

@@ -129,6 +129,22 @@ describe.each(testDbKinds)("a drawer turn's replay on %s", (kind) => {
     expect(tool).toMatchObject({ result: { kind: "json" } });
   });
 
+  it("badges the turn's audit chain: intact as recorded, broken at the event whose payload was edited", async () => {
+    await as("admin@acme.test", "acme");
+    expect((await replay(turnId)).body.chain).toEqual({ state: "intact", checked: 6 });
+    const [, , third] = await trail();
+    await app.db
+      .update(sysAgentAudit)
+      .set({ payload: { ...third!.payload, edited: true } })
+      .where(eq(sysAgentAudit.id, third!.id));
+    expect((await replay(turnId)).body.chain).toEqual({ state: "broken", reason: "content", seq: 3 });
+    await app.db
+      .update(sysAgentAudit)
+      .set({ payload: third!.payload })
+      .where(eq(sysAgentAudit.id, third!.id));
+    expect((await replay(turnId)).body.chain).toEqual({ state: "intact", checked: 6 });
+  });
+
   it("links the turn to its neighbours by start time within the tenant", async () => {
     await as("admin@acme.test", "acme");
     const member = await app.userId("member@acme.test");

@@ -49,6 +49,44 @@ function PermalinkButton({ turnId }: { turnId: string }) {
   );
 }
 
+const CHAIN_TONE = {
+  intact: "bg-green-100 text-green-800 dark:bg-green-950/60 dark:text-green-200",
+  broken: "bg-red-100 text-red-800 dark:bg-red-950/60 dark:text-red-200",
+  unchained: "bg-slate-100 text-slate-700 dark:bg-slate-800 dark:text-slate-300",
+} as const;
+
+/** Whether the turn's audit events still match their tamper-evident chain; a break links to its event. */
+function ChainBadge({ chain }: { chain: ReplayResponse["chain"] }) {
+  const { t } = useI18n();
+  const pill = `inline-block rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ${CHAIN_TONE[chain.state]}`;
+  if (chain.state === "broken")
+    return (
+      <a
+        href={`#event-${chain.seq}`}
+        data-testid="replay-chain"
+        data-state="broken"
+        title={t(`replay.chain.${chain.reason}`)}
+        className={`${pill} hover:underline`}
+      >
+        {t("replay.chain.broken", { seq: String(chain.seq) })}
+      </a>
+    );
+  return (
+    <span
+      data-testid="replay-chain"
+      data-state={chain.state}
+      title={
+        chain.state === "intact"
+          ? t("replay.chain.intactHint", { n: String(chain.checked) })
+          : t("replay.chain.unchainedHint")
+      }
+      className={pill}
+    >
+      {t(chain.state === "intact" ? "replay.chain.intact" : "replay.chain.unchained")}
+    </span>
+  );
+}
+
 function Summary({ data, superAdmin }: { data: ReplayResponse; superAdmin: boolean }) {
   const { t, locale } = useI18n();
   const { turn } = data;
@@ -139,6 +177,7 @@ export function ReplayView({ data, superAdmin }: { data: ReplayResponse; superAd
         <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
           <h1 className="text-2xl font-bold">{t("replay.title")}</h1>
           <Badge value={turn.status} />
+          {data.events.length > 0 && <ChainBadge chain={data.chain} />}
           <span data-testid="replay-turn-id" className="font-mono text-xs break-all text-slate-500">
             {turn.id}
           </span>

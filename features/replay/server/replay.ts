@@ -5,6 +5,7 @@ import { apiKey, appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schem
 import { keyJoin, ledgerFields } from "@/features/admin-tables/server";
 import type { ReplayResponse, ReplayTurn } from "@/features/replay/contracts";
 import { notFound } from "@/lib/core/errors/app-error";
+import { verifyTurnChain } from "@/lib/governance/audit-verify";
 
 const t = sysAgentTurn;
 const a = sysAgentAudit;
@@ -49,7 +50,8 @@ const pickFields = <T extends object, K extends keyof T>(from: T, keys: readonly
   Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
 
 /**
- * A turn with its audit trail in seq order and its neighbours by start time, for the replay page. `tenantId`
+ * A turn with its audit trail in seq order, that trail checked against its audit chains (the page's badge), and
+ * its neighbours by start time, for the replay page. `tenantId`
  * scopes every read (null only for the platform super admin); a turn outside it is not found.
  */
 export async function turnReplay(
@@ -67,7 +69,7 @@ export async function turnReplay(
     .limit(1);
   if (!row) throw notFound("turn");
 
-  const [events, [prev], [next]] = await Promise.all([
+  const [events, [prev], [next], chain] = await Promise.all([
     db
       .select({ seq: a.seq, type: a.type, createdAt: a.createdAt, payload: a.payload })
       .from(a)
@@ -90,6 +92,7 @@ export async function turnReplay(
       )
       .orderBy(asc(t.startedAt), asc(t.id))
       .limit(1),
+    verifyTurnChain(db, { tenantId: row.tenantId, turnId: row.id }),
   ]);
   const turn: ReplayTurn = {
     ...row,
@@ -99,6 +102,7 @@ export async function turnReplay(
   return {
     turn,
     events: events.map((e) => ({ ...e, createdAt: e.createdAt.toISOString() })),
+    chain: chain.state === "broken" ? { state: "broken", reason: chain.reason, seq: chain.seq } : chain,
     prev: prev?.id ?? null,
     next: next?.id ?? null,
   };

@@ -355,7 +355,8 @@ export const drawerOperations: Operation[] = [
     operationId: "replayTurn",
     tag: TAG,
     summary: "A turn's replay",
-    description: "The ledger row, its audit events in seq order, and the turns before and after it.",
+    description:
+      "The ledger row, its audit events in seq order, those events checked against their tenant-month audit chains (`chain`: intact, broken at an event's seq with the reason, or unchained when written before hashing), and the turns before and after it.",
     guard: "user",
     access:
       "whoever may open the audit page: the tenant's admins (their tenant only) and the super admin (403 otherwise)",
@@ -373,6 +374,15 @@ export const drawerOperations: Operation[] = [
               payload: z.record(z.string(), z.unknown()),
             }),
           ),
+          chain: z.discriminatedUnion("state", [
+            z.object({ state: z.literal("intact"), checked: z.number().int() }),
+            z.object({
+              state: z.literal("broken"),
+              reason: z.enum(["content", "prev"]),
+              seq: z.number().int(),
+            }),
+            z.object({ state: z.literal("unchained") }),
+          ]),
           prev: uuid.nullable(),
           next: uuid.nullable(),
         }),
@@ -398,6 +408,7 @@ export const drawerOperations: Operation[] = [
           events: [
             { seq: 1, type: "request", createdAt: AT, payload: { message: "How long do refunds take?" } },
           ],
+          chain: { state: "intact", checked: 1 },
           prev: null,
           next: null,
         },
