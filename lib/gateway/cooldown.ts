@@ -8,6 +8,11 @@ type Health = {
   probing: boolean;
   /** When the deployment last went into cooldown or came back (here or, told, elsewhere); 0: never. */
   changedAt: number;
+  /**
+   * When this tracker learned of the current cooldown (its own trip, or the news of another's): a call sent
+   * before then was not sent as this cooldown's probe, whenever the other instance tripped.
+   */
+  learnedAt: number;
 };
 
 /** A deployment went into cooldown until `until`, or a probe brought it back (times in the tracker's clock, ms). */
@@ -61,6 +66,7 @@ export class CooldownTracker {
     if (change.state === "cooled") {
       if (change.until <= this.now()) return;
       h.changedAt = change.at;
+      h.learnedAt = this.now();
       h.coolUntil = change.until;
       h.probing = false;
       h.recent = [];
@@ -85,13 +91,14 @@ export class CooldownTracker {
   }
 
   /**
-   * A call to the deployment that succeeded. `startedAt`: when it was sent; a call sent before the deployment
-   * went into cooldown (here, or told by another instance) brings it back no more than it could have stopped
-   * the trip: only a call sent after it (the probe) ends a cooldown.
+   * A call to the deployment that succeeded. `startedAt`: when it was sent; a call sent before this tracker knew
+   * of the cooldown (its own trip, or the news of another instance's, which may arrive after calls this instance
+   * sent since that trip) brings it back no more than it could have stopped the trip: only a call sent after it
+   * (the probe) ends a cooldown.
    */
   recordSuccess(key: string, startedAt: number = this.now()): void {
     const h = this.entry(key);
-    if (h.coolUntil !== 0 && startedAt < h.changedAt) {
+    if (h.coolUntil !== 0 && startedAt < Math.max(h.changedAt, h.learnedAt)) {
       this.push(h, true);
       return;
     }
@@ -122,6 +129,7 @@ export class CooldownTracker {
       h.recent = [];
       h.consecutiveFailures = 0;
       h.changedAt = now;
+      h.learnedAt = now;
       this.publish?.({ key, state: "cooled", until: h.coolUntil, at: now });
     }
   }
@@ -146,7 +154,7 @@ export class CooldownTracker {
   private entry(key: string): Health {
     let h = this.health.get(key);
     if (!h) {
-      h = { consecutiveFailures: 0, recent: [], coolUntil: 0, probing: false, changedAt: 0 };
+      h = { consecutiveFailures: 0, recent: [], coolUntil: 0, probing: false, changedAt: 0, learnedAt: 0 };
       this.health.set(key, h);
     }
     return h;

@@ -43,6 +43,22 @@ describe("deployment cooldown", () => {
     expect(told).toEqual([{ key: "a", state: "recovered", at: now }]);
   });
 
+  it("a call sent after another instance's trip but before the news arrived does not end the cooldown either", () => {
+    let now = 1_000_000;
+    const told: CooldownChange[] = [];
+    const tracker = new CooldownTracker(DEFAULT_COOLDOWN, () => now, { publish: (c) => told.push(c) });
+    const trippedThere = now;
+    now += 20;
+    // Sent after the other instance's trip, while this one had not heard of it (the bus takes a moment).
+    const sentMeanwhile = now;
+    now += 30;
+    tracker.apply({ key: "a", state: "cooled", until: trippedThere + 30_000, at: trippedThere });
+    now += 5;
+    tracker.recordSuccess("a", sentMeanwhile);
+    expect(tracker.tryAcquire("a").ok).toBe(false);
+    expect(told).toEqual([]);
+  });
+
   it("cools down again at once when the probe fails", () => {
     const { tracker, advance } = make();
     for (let i = 0; i < 3; i++) tracker.recordFailure("a");
