@@ -1,4 +1,6 @@
+import { sql } from "drizzle-orm";
 import { ZodError } from "zod";
+import type { Database } from "@/db";
 import {
   type DatabaseHandle,
   DatabaseUnavailableError,
@@ -29,4 +31,23 @@ function oneLine(error: unknown): string {
       .join("; ")}`;
   }
   return `Failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A tenant given on the command line by id or slug; throws `TenantNotFound` naming what was given. */
+export async function tenantIdOf(db: Database, tenant: string): Promise<string> {
+  const byId = UUID.test(tenant);
+  const result = await db.execute(
+    byId
+      ? sql`select id::text from tenant where id = ${tenant}::uuid`
+      : sql`select id::text from tenant where slug = ${tenant}`,
+  );
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { id: string }[];
+  if (!rows[0]) throw new TenantNotFound(`no tenant with ${byId ? "id" : "slug"} "${tenant}"`);
+  return rows[0].id;
+}
+
+export class TenantNotFound extends Error {
+  override name = "TenantNotFound";
 }

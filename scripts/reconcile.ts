@@ -5,12 +5,10 @@
  * before → after per column, then a totals line; repairs are also logged and kept in the admin-change log.
  */
 import { parseArgs } from "node:util";
-import { sql } from "drizzle-orm";
 import { migrateDatabase } from "@/db/migrate";
 import { checkRange, type DriftLine, reconcileRollups } from "@/lib/governance/reconcile";
-import { runCli } from "./cli";
+import { runCli, tenantIdOf } from "./cli";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 await runCli(async (handle) => {
@@ -38,18 +36,6 @@ await runCli(async (handle) => {
     } (${handle.label}).\n`,
   );
 });
-
-async function tenantIdOf(db: Parameters<typeof reconcileRollups>[0], tenant: string): Promise<string> {
-  const byId = UUID.test(tenant);
-  const result = await db.execute(
-    byId
-      ? sql`select id::text from tenant where id = ${tenant}::uuid`
-      : sql`select id::text from tenant where slug = ${tenant}`,
-  );
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { id: string }[];
-  if (!rows[0]) throw new Error(`no tenant with ${byId ? "id" : "slug"} "${tenant}"`);
-  return rows[0].id;
-}
 
 function driftText({ key, columns }: DriftLine): string {
   const changes = Object.entries(columns)
