@@ -99,7 +99,8 @@ export class S3Target implements ArchiveTarget {
     this.prefix = (options.prefix ?? "").replace(/^\/+|\/+$/g, "");
     // Credentials from the SDK's default chain (environment, profile, instance role…).
     this.client = new S3Client({
-      region: options.region || process.env.AWS_REGION || "us-east-1",
+      // Unset: the SDK's own (AWS_REGION, the profile); an S3-compatible store needs one to sign with.
+      region: options.region || (options.endpoint ? "us-east-1" : undefined),
       ...(options.endpoint
         ? {
             endpoint: options.endpoint,
