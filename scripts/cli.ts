@@ -35,7 +35,7 @@ function oneLine(error: unknown): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A `--tenant` argument (id or slug) as the tenant's id; throws naming it when there is none. */
+/** A tenant given on the command line by id or slug; throws `TenantNotFound` naming what was given. */
 export async function tenantIdOf(db: Database, tenant: string): Promise<string> {
   const byId = UUID.test(tenant);
   const result = await db.execute(
@@ -44,6 +44,10 @@ export async function tenantIdOf(db: Database, tenant: string): Promise<string> 
       : sql`select id::text from tenant where slug = ${tenant}`,
   );
   const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { id: string }[];
-  if (!rows[0]) throw new Error(`no tenant with ${byId ? "id" : "slug"} "${tenant}"`);
+  if (!rows[0]) throw new TenantNotFound(`no tenant with ${byId ? "id" : "slug"} "${tenant}"`);
   return rows[0].id;
+}
+
+export class TenantNotFound extends Error {
+  override name = "TenantNotFound";
 }

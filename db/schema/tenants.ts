@@ -14,6 +14,9 @@ export const tenant = pgTable("tenant", {
   disabled: boolean("disabled").notNull().default(false),
   // How long ledger, audit and rollup rows are kept; conversations are never deleted by retention.
   retentionDays: integer("retention_days").notNull().default(90),
+  // Ledger months wholly older than this many days go to the archive (ARCHIVE_DIR / ARCHIVE_S3_BUCKET); null:
+  // the deployment's ARCHIVE_AFTER_DAYS, and no archiving when that is unset too.
+  archiveAfterDays: integer("archive_after_days"),
   // The response cache: the model aliases whose exact repeats are answered from the cache, and for how long.
   cacheAliases: jsonb("cache_aliases").$type<string[]>().notNull().default([]),
   cacheTtlSeconds: integer("cache_ttl_seconds").notNull().default(3600),

@@ -62,3 +62,6 @@ export type ReplayResponse = {
   prev: string | null;
   next: string | null;
 };
+
+/** Where a turn that is no longer in the database went: its month's archive (the tenant's own only). */
+export type ArchivedTurn = { tenantId: string; month: string; location: string; restoreCommand: string };

@@ -2,6 +2,7 @@ import "server-only";
 import { type Database, getDatabase } from "@/db";
 import { log } from "@/lib/core/process/log";
 import { sweepExpiredPipelineRows } from "@/lib/pipeline/cache-store";
+import { runArchiveOnce } from "./archive";
 import {
   forgetDeadInstances,
   HEARTBEAT_INTERVAL_MS,
@@ -65,7 +66,7 @@ export async function interruptOwnTurns(db: Database, instanceId: string): Promi
 /**
  * The maintenance jobs, run once across every instance (by the leader): the interrupted-turn sweep at once and
  * every 10 s; expired cache and counter rows, and dead instances, every minute; retention and the rollups'
- * reconciliation with the ledger daily (5 and 10 minutes after taking the lead first). A failure is logged, and
+ * reconciliation with the ledger and the ledger archive daily (5, 10 and 15 minutes after taking the lead first). A failure is logged, and
  * the job runs again at its next time.
  */
 export function maintenanceJobs(): MaintenanceJob[] {
@@ -97,6 +98,16 @@ export function maintenanceJobs(): MaintenanceJob[] {
       run: async () => {
         const result = await runRetentionOnce();
         if (result) log.info(result, "retention applied");
+      },
+    },
+    {
+      // Off (a no-op) unless ARCHIVE_DIR or ARCHIVE_S3_BUCKET names a target.
+      name: "ledger archive",
+      firstAfterMs: 15 * MINUTE,
+      everyMs: DAY,
+      run: async () => {
+        const result = await runArchiveOnce(await getDatabase());
+        if (result?.months.length || result?.expired) log.info(result, "ledger months archived");
       },
     },
     {

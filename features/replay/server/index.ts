@@ -1,1 +1,2 @@
+export * from "./archived";
 export * from "./replay";

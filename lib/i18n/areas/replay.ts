@@ -83,6 +83,14 @@ export const en = {
     "Model calls were not recorded one by one for this turn (recorded before this version): rounds are inferred, and only the last call's model comes from the ledger.",
   "replay.missing.answer": "The answer was not recorded for this turn (recorded before this version).",
   "replay.missing.timings": "Tool timings were not recorded for this turn.",
+  "replay.archived.title": "This turn is archived",
+  "replay.archived.body":
+    "Turns of {month} were moved out of the database into the ledger archive; if this turn is one of them, it is there.",
+  "replay.archived.turn": "Turn",
+  "replay.archived.location": "Archive",
+  "replay.archived.restore": "Bring it back",
+  "replay.archived.hint":
+    "An operator runs the command on a machine with the app's configuration; the month's turns and audit events come back as they were.",
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
@@ -166,4 +174,10 @@ export const zh: Record<keyof typeof en, string> = {
     "该轮的模型调用未逐次记录（在此版本之前记录）：轮次为推断，只有最后一次调用的模型来自台账。",
   "replay.missing.answer": "该轮的回答未被记录（在此版本之前记录）。",
   "replay.missing.timings": "该轮未记录工具耗时。",
+  "replay.archived.title": "该轮次已归档",
+  "replay.archived.body": "{month} 的轮次已从数据库移入台账归档；如果此轮次属于其中，它就在那里。",
+  "replay.archived.turn": "轮次",
+  "replay.archived.location": "归档位置",
+  "replay.archived.restore": "恢复方式",
+  "replay.archived.hint": "由运维人员在具有应用配置的机器上运行该命令；该月的轮次和审计事件将原样恢复。",
 };

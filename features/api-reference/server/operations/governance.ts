@@ -1,13 +1,19 @@
 import "server-only";
 import { z } from "zod";
 import { createKeyInput, updateKeyInput } from "@/features/keys/contracts";
+import {
+  ARCHIVED_MONTHS_HEADER,
+  LEDGER_EXPORT_MAX_DAYS,
+  ledgerExportQuery,
+} from "@/features/ledger-export/contracts";
 import { assumedPriceInput, limitsInput, tenantSettingsInput } from "@/features/limits/contracts";
 import { AT, ID } from "../examples";
-import { answer, json, type Operation } from "../registry";
+import { answer, json, type Operation, raw } from "../registry";
 import { isoTime, keyView, usd } from "../shapes";
 
 const KEYS = "API keys";
 const LIMITS = "Limits and settings";
+const LEDGER = "Ledger";
 
 const key = {
   id: ID.key,
@@ -247,5 +253,32 @@ export const governanceOperations: Operation[] = [
     },
     errorDialect: "app",
     errors: { 404: "not a candidate of the gateway's config, or one the catalog already prices" },
+  },
+  {
+    method: "GET",
+    path: "/api/admin/ledger-export",
+    route: "app/api/admin/ledger-export/route.ts",
+    operationId: "exportLedger",
+    tag: LEDGER,
+    summary: "The tenant's ledger and audit trail of a range of days, as one gzip'd JSON Lines file",
+    description: `UTC days \`from\`..\`to\`, both included, at most ${LEDGER_EXPORT_MAX_DAYS} days. Each turn (by start time) is a line \`{"kind":"turn","row":{…}}\` followed by its audit events in seq order, \`{"kind":"audit","row":{…}}\`; rows are PostgreSQL's own JSON of the ledger's columns. Streamed from the database: months moved to the ledger archive are not in it, and \`${ARCHIVED_MONTHS_HEADER}\` names those of the range (comma-separated, empty when none).`,
+    guard: "tenant-admin",
+    tenant: true,
+    params: { query: ledgerExportQuery },
+    answers: {
+      200: {
+        ...raw(
+          "The export, gzip'd.",
+          "application/gzip",
+          '{"kind":"turn","row":{"id":"…","tenant_id":"…","started_at":"2026-11-01T09:00:00.123456+00:00",…}}\n{"kind":"audit","row":{"turn_id":"…","seq":1,"type":"request",…}}\n…',
+        ),
+        headers: {
+          "content-disposition": 'attachment; filename="ledger-<slug>-<from>-<to>.jsonl.gz"',
+          [ARCHIVED_MONTHS_HEADER]: "the range's archived months, e.g. 2026-01,2026-02 (not in the export)",
+        },
+      },
+    },
+    errorDialect: "app",
+    errors: { 422: `not real days, \`to\` before \`from\`, or more than ${LEDGER_EXPORT_MAX_DAYS} days` },
   },
 ];
