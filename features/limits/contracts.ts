@@ -53,22 +53,39 @@ export const limitsInput = z.intersection(
 );
 
 /** PUT /api/governance/settings */
-export const tenantSettingsInput = z.object({
-  retentionDays: z.number().int().min(1, "keep at least 1 day").max(3650, "at most 3650 days (10 years)"),
-  cacheAliases: z.array(z.string().min(1)).max(100),
-  cacheTtlSeconds: z
-    .number()
-    .int()
-    .min(10, "at least 10 seconds")
-    .max(30 * 86_400, "at most 30 days"),
-  /** Output tokens sent with a call that sets no max_tokens under a hard budget; omitted: unchanged. */
-  maxOutputTokensDefault: z
-    .number()
-    .int()
-    .min(16, "at least 16 tokens")
-    .max(1_000_000, "at most 1,000,000 tokens")
-    .optional(),
-});
+export const tenantSettingsInput = z
+  .object({
+    retentionDays: z.number().int().min(1, "keep at least 1 day").max(3650, "at most 3650 days (10 years)"),
+    cacheAliases: z.array(z.string().min(1)).max(100),
+    cacheTtlSeconds: z
+      .number()
+      .int()
+      .min(10, "at least 10 seconds")
+      .max(30 * 86_400, "at most 30 days"),
+    /** Output tokens sent with a call that sets no max_tokens under a hard budget; omitted: unchanged. */
+    maxOutputTokensDefault: z
+      .number()
+      .int()
+      .min(16, "at least 16 tokens")
+      .max(1_000_000, "at most 1,000,000 tokens")
+      .optional(),
+    /**
+     * Whole UTC months older than this many days are moved to the archive (ARCHIVE_DIR or ARCHIVE_S3_BUCKET);
+     * null: the deployment's ARCHIVE_AFTER_DAYS; omitted: unchanged. Shorter than the retention, or nothing would
+     * ever be archived.
+     */
+    archiveAfterDays: z
+      .number()
+      .int()
+      .min(1, "at least 1 day")
+      .max(3650, "at most 3650 days (10 years)")
+      .nullable()
+      .optional(),
+  })
+  .refine((v) => v.archiveAfterDays == null || v.archiveAfterDays < v.retentionDays, {
+    path: ["archiveAfterDays"],
+    message: "shorter than the retention: a month past retention is deleted, not archived",
+  });
 
 /** USD per 1M tokens, as the provider would list it: a positive decimal. */
 const perMillion = z
@@ -118,6 +135,10 @@ export type GovernanceSettings = {
   cacheAliases: string[];
   cacheTtlSeconds: number;
   maxOutputTokensDefault: number;
+  /** The tenant's archive hot window in days; null: the deployment's (`archiveDefaultDays`). */
+  archiveAfterDays: number | null;
+  /** The deployment's ARCHIVE_AFTER_DAYS (null: unset), and whether an archive target is configured at all. */
+  archive: { defaultDays: number | null; configured: boolean };
   tenantLimits: LimitView | null;
   keys: (KeyView & { limits: LimitView | null })[];
   users: { id: string; email: string; name: string; role: string; limits: LimitView | null }[];

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { adminChange, appUser, authThrottle, membership, sysAgentTurn } from "@/db/schema";
+import { adminChange, appUser, authThrottle, membership, sysAgentTurn, tenant } from "@/db/schema";
 import { bumpSessionEpoch, changePassword } from "@/features/account/server/account";
 import { createApiKey } from "@/features/keys/server/keys";
 import { acceptInvitation, createInvitation, lookupInvitation } from "@/features/members/server/members";
@@ -321,6 +321,39 @@ describe.each(testDbKinds)("tenant and member administration on %s", (kind) => {
     const next = await bumpSessionEpoch(app.db, userId);
     expect(await loadUserContext(app.db, userId, globex, epoch)).toBeNull();
     expect(next).toBe(epoch + 1);
+  });
+
+  it("a tenant admin sets the archive window shorter than the retention, or clears it; anything else is 422 by name", async () => {
+    await as("admin@acme.test", "acme");
+    const before = await call(settingsRoute.GET, "GET");
+    const base = {
+      retentionDays: 90,
+      cacheAliases: [],
+      cacheTtlSeconds: before.body.cacheTtlSeconds,
+    };
+    // The deployment's archive (ARCHIVE_DIR / ARCHIVE_S3_BUCKET) and default window are shown beside it.
+    expect(before.body.archive).toEqual({ defaultDays: null, configured: false });
+    const saved = await call(settingsRoute.PUT, "PUT", {}, { ...base, archiveAfterDays: 30 });
+    expect(saved.status).toBe(200);
+    expect(saved.body.archiveAfterDays).toBe(30);
+    const [row] = await app.db.select().from(tenant).where(eq(tenant.id, acme));
+    expect(row!.archiveAfterDays).toBe(30);
+    // Omitted: unchanged.
+    expect((await call(settingsRoute.PUT, "PUT", {}, base)).body.archiveAfterDays).toBe(30);
+    // Not shorter than the retention: nothing would ever be archived.
+    const equal = await call(settingsRoute.PUT, "PUT", {}, { ...base, archiveAfterDays: 90 });
+    expect(equal.status).toBe(422);
+    expect(JSON.stringify(equal.body)).toContain("archiveAfterDays");
+    // The retention cut below the window kept from before is refused the same way.
+    const cut = await call(settingsRoute.PUT, "PUT", {}, { ...base, retentionDays: 20 });
+    expect(cut.status).toBe(422);
+    expect(JSON.stringify(cut.body)).toContain("archiveAfterDays");
+    expect((await call(settingsRoute.PUT, "PUT", {}, { ...base, archiveAfterDays: 0 })).status).toBe(422);
+    // Cleared: the deployment's default again.
+    const cleared = await call(settingsRoute.PUT, "PUT", {}, { ...base, archiveAfterDays: null });
+    expect(cleared.body.archiveAfterDays).toBeNull();
+    const [after] = await app.db.select().from(tenant).where(eq(tenant.id, acme));
+    expect(after!.archiveAfterDays).toBeNull();
   });
 
   it("keys, limits, settings and sign-in settings each leave one change row; tenants see only their own", async () => {

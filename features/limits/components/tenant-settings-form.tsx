@@ -17,7 +17,13 @@ import type { Json } from "@/lib/client/api";
 import { limitsApi } from "../client";
 import type { GovernanceSettingsAnswer } from "../contracts";
 
-const SHOWN = ["retentionDays", "cacheAliases", "cacheTtlSeconds", "maxOutputTokensDefault"] as const;
+const SHOWN = [
+  "retentionDays",
+  "archiveAfterDays",
+  "cacheAliases",
+  "cacheTtlSeconds",
+  "maxOutputTokensDefault",
+] as const;
 
 /** A whole number, or null when the text is not one. */
 const toInteger = (text: string): number | null => (/^\s*\d+\s*$/.test(text) ? Number(text) : null);
@@ -33,6 +39,10 @@ export function TenantSettingsForm(props: {
   const [cacheAliases, setCacheAliases] = useState<string[]>(props.settings.cacheAliases);
   const [cacheTtlSeconds, setCacheTtlSeconds] = useState(String(props.settings.cacheTtlSeconds));
   const [maxOutput, setMaxOutput] = useState(String(props.settings.maxOutputTokensDefault));
+  const [archiveAfter, setArchiveAfter] = useState(
+    props.settings.archiveAfterDays === null ? "" : String(props.settings.archiveAfterDays),
+  );
+  const archive = props.settings.archive;
   const { fields, formError, saving, reset, submit } = useFormSubmit(explainFieldsOrMessage);
   const [savedAt, setSavedAt] = useState<number | null>(null);
 
@@ -45,18 +55,24 @@ export function TenantSettingsForm(props: {
     const days = toInteger(retentionDays);
     const ttl = toInteger(cacheTtlSeconds);
     const ceiling = toInteger(maxOutput);
+    // Empty: the deployment's default (null).
+    const archiveDays = archiveAfter.trim() === "" ? null : toInteger(archiveAfter);
+    const archiveBad = archiveAfter.trim() !== "" && archiveDays === null;
     const local: FieldMessages = {};
+    if (archiveBad) local.archiveAfterDays = [t("gov.limits.wholeNumber")];
     if (days === null) local.retentionDays = [t("gov.limits.wholeNumber")];
     if (ttl === null) local.cacheTtlSeconds = [t("gov.limits.wholeNumber")];
     if (ceiling === null) local.maxOutputTokensDefault = [t("gov.limits.wholeNumber")];
     reset(local);
-    if (days === null || ttl === null || ceiling === null) return;
+    if (days === null || ttl === null || ceiling === null || archiveBad) return;
     await submit(async () => {
       const next = await limitsApi.saveSettings({
         retentionDays: days,
         cacheAliases,
         cacheTtlSeconds: ttl,
         maxOutputTokensDefault: ceiling,
+        // Sent only where an archive exists, so a form without the field changes nothing.
+        ...(archive.configured ? { archiveAfterDays: archiveDays } : {}),
       });
       setSavedAt(Date.now());
       props.onSaved(next);
@@ -100,6 +116,30 @@ export function TenantSettingsForm(props: {
             controlClassName="tabular-nums"
             className="mt-4 min-w-0"
           />
+          {archive.configured ? (
+            <TextField
+              id={id}
+              name="archiveAfterDays"
+              testId="settings-archiveAfterDays"
+              label={t("gov.settings.archiveAfterDays")}
+              inputMode="numeric"
+              value={archiveAfter}
+              hint={t("gov.settings.archiveHint", {
+                fallback:
+                  archive.defaultDays === null
+                    ? t("gov.settings.archiveNoDefault")
+                    : String(archive.defaultDays),
+              })}
+              messages={messagesOf(fields, "archiveAfterDays")}
+              onChange={setArchiveAfter}
+              controlClassName="tabular-nums"
+              className="mt-4 min-w-0"
+            />
+          ) : (
+            <p className="mt-4 text-xs text-slate-500 dark:text-slate-400" data-testid="settings-archive-off">
+              {t("gov.settings.archiveOff")}
+            </p>
+          )}
         </div>
         <fieldset
           className="min-w-0 space-y-3 rounded-md border border-slate-200 p-3 dark:border-slate-700"

@@ -22,6 +22,7 @@ import type {
 import { type Actor, recordChange } from "@/lib/changes/changes";
 import { AppError, notFound } from "@/lib/core/errors/app-error";
 import { normalizeDecimal } from "@/lib/core/format/money";
+import { archiveDefaults } from "@/lib/governance/archive/settings";
 import { spentOn } from "@/lib/pipeline/allowances";
 import { BUDGET_TTL, budgetKey, hasBudget, type Period } from "@/lib/pipeline/budget";
 import type { CounterStore } from "@/lib/pipeline/counters";
@@ -89,6 +90,8 @@ export async function readGovernanceSettings(
     cacheAliases: t.cacheAliases,
     cacheTtlSeconds: t.cacheTtlSeconds,
     maxOutputTokensDefault: t.maxOutputTokensDefault,
+    archiveAfterDays: t.archiveAfterDays,
+    archive: archiveDefaults(),
     tenantLimits: views.get(`tenant:${tenantId}`) ?? null,
     keys: keys.map((k) => ({ ...k, limits: views.get(`key:${k.id}`) ?? null })),
     users: members.map((m) => ({ ...m, limits: views.get(`user:${m.id}`) ?? null })),
@@ -96,7 +99,7 @@ export async function readGovernanceSettings(
   };
 }
 
-/** Sets a tenant's retention, response cache and output ceiling; an alias the gateway does not know is refused. */
+/** Sets a tenant's retention, archive window, response cache and output ceiling; an alias the gateway does not know is refused. */
 export async function saveTenantSettings(
   db: Database,
   tenantId: string,
@@ -118,6 +121,7 @@ export async function saveTenantSettings(
         cacheAliases: tenant.cacheAliases,
         cacheTtlSeconds: tenant.cacheTtlSeconds,
         maxOutputTokensDefault: tenant.maxOutputTokensDefault,
+        archiveAfterDays: tenant.archiveAfterDays,
       })
       .from(tenant)
       .where(eq(tenant.id, tenantId))
@@ -128,7 +132,18 @@ export async function saveTenantSettings(
       cacheAliases: [...new Set(input.cacheAliases)],
       cacheTtlSeconds: input.cacheTtlSeconds,
       maxOutputTokensDefault: input.maxOutputTokensDefault ?? before.maxOutputTokensDefault,
+      archiveAfterDays:
+        input.archiveAfterDays === undefined ? before.archiveAfterDays : input.archiveAfterDays,
     };
+    // A retention cut below the archive window kept from before would archive nothing, silently.
+    if (after.archiveAfterDays !== null && after.archiveAfterDays >= after.retentionDays)
+      throw new AppError("validation_failed", "the request is invalid", {
+        fields: {
+          archiveAfterDays: [
+            `shorter than the retention (${after.retentionDays} days): a month past retention is deleted, not archived`,
+          ],
+        },
+      });
     await tx.update(tenant).set(after).where(eq(tenant.id, tenantId));
     if (actor && JSON.stringify(before) !== JSON.stringify(after))
       await recordChange(tx, actor, {

@@ -14,6 +14,8 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 
+export { archiveAfterDaysFromEnv } from "./settings";
+
 /** What an object holds, as read back from where it is stored. */
 export type ObjectFacts = { bytes: number; sha256: string };
 
@@ -190,16 +192,4 @@ export function archiveTargetFromEnv(
     },
     scratch,
   );
-}
-
-/** Days from `ARCHIVE_AFTER_DAYS` (a whole number ≥ 1), or null when it is unset (archiving off by default). */
-export function archiveAfterDaysFromEnv(
-  env: Record<string, string | undefined> = process.env,
-): number | null {
-  const raw = env.ARCHIVE_AFTER_DAYS?.trim();
-  if (!raw) return null;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1)
-    throw new Error(`ARCHIVE_AFTER_DAYS must be a whole number of days ≥ 1 (got "${raw}")`);
-  return n;
 }

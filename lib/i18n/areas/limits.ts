@@ -10,6 +10,12 @@ export const en = {
   "gov.settings.lead": "Applies to every conversation, API call and audit event of this tenant.",
   "gov.settings.retentionDays": "Keep history for (days)",
   "gov.settings.retentionHint": "Older turns and audit events are deleted, 1 to 3650 days.",
+  "gov.settings.archiveAfterDays": "Archive months older than (days)",
+  "gov.settings.archiveHint":
+    "Whole months older than this move to the archive and can be restored. Empty: the deployment's default ({fallback}).",
+  "gov.settings.archiveOff":
+    "The deployment has no archive: set ARCHIVE_DIR or ARCHIVE_S3_BUCKET to use this.",
+  "gov.settings.archiveNoDefault": "off",
   "gov.settings.cache": "Response cache",
   "gov.settings.cacheHint":
     "Identical requests to the ticked models are answered from the cache, at no cost, until the entry expires.",
@@ -77,6 +83,11 @@ export const zh: Record<keyof typeof en, string> = {
   "gov.settings.lead": "适用于本租户的所有对话、API 调用和审计事件。",
   "gov.settings.retentionDays": "历史保留天数",
   "gov.settings.retentionHint": "更早的对话轮次和审计事件会被删除，可设 1 至 3650 天。",
+  "gov.settings.archiveAfterDays": "归档早于此天数的月份",
+  "gov.settings.archiveHint":
+    "早于此天数的整月数据会移入归档，可以恢复。留空：使用部署的默认值（{fallback}）。",
+  "gov.settings.archiveOff": "此部署没有配置归档：设置 ARCHIVE_DIR 或 ARCHIVE_S3_BUCKET 后可用。",
+  "gov.settings.archiveNoDefault": "关闭",
   "gov.settings.cache": "响应缓存",
   "gov.settings.cacheHint": "对勾选模型的相同请求直接由缓存作答，不产生费用，直到缓存条目过期。",
   "gov.settings.noAliases": "网关中没有模型。",

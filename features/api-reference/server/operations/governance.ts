@@ -48,6 +48,14 @@ const governanceSettings = z.looseObject({
   cacheAliases: z.array(z.string()),
   cacheTtlSeconds: z.number().int(),
   maxOutputTokensDefault: z.number().int(),
+  archiveAfterDays: z
+    .number()
+    .int()
+    .nullable()
+    .describe("the tenant's archive hot window in days; null: the deployment's"),
+  archive: z
+    .object({ defaultDays: z.number().int().nullable(), configured: z.boolean() })
+    .describe("the deployment's ARCHIVE_AFTER_DAYS, and whether an archive target is set"),
   tenantLimits: limitView.nullable(),
   keys: z.array(keyView.extend({ limits: limitView.nullable() })),
   users: z.array(
@@ -70,6 +78,8 @@ const settingsExample = {
   cacheAliases: ["fast"],
   cacheTtlSeconds: 3600,
   maxOutputTokensDefault: 4096,
+  archiveAfterDays: 60,
+  archive: { defaultDays: null, configured: true },
   tenantLimits: { ...noLimits, spentToday: "3.10", spentThisMonth: "41.25" },
   keys: [{ ...key, limits: null }],
   users: [],
@@ -173,7 +183,13 @@ export const governanceOperations: Operation[] = [
     tenant: true,
     body: json(
       tenantSettingsInput,
-      { retentionDays: 90, cacheAliases: ["fast"], cacheTtlSeconds: 3600, maxOutputTokensDefault: 4096 },
+      {
+        retentionDays: 90,
+        cacheAliases: ["fast"],
+        cacheTtlSeconds: 3600,
+        maxOutputTokensDefault: 4096,
+        archiveAfterDays: 60,
+      },
       "TenantSettingsInput",
     ),
     answers: {
