@@ -15,6 +15,7 @@ import { session } from "../helpers/session";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 const page = await import("@/app/(app)/dev/agent/audit/[turnId]/page");
+const replayRoute = await import("@/app/api/agent/turns/[id]/replay/route");
 
 describe.each(testDbKinds)("an archived turn's replay on %s", (kind) => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;
@@ -71,5 +72,20 @@ describe.each(testDbKinds)("an archived turn's replay on %s", (kind) => {
     await expect(open(uuidv7({ msecs: Date.parse("2025-07-01T00:00:00Z") }))).rejects.toMatchObject({
       digest: expect.stringContaining("404"),
     });
+  });
+
+  it("answers the replay API with 410 naming the archive for its tenant, and 404 for another tenant", async () => {
+    const get = (id: string) =>
+      replayRoute.GET(new Request(`http://app.test/api/agent/turns/${id}/replay`), {
+        params: Promise.resolve({ id }),
+      });
+    await as("admin@acme.test", "acme");
+    const gone = await get(turnId);
+    expect(gone.status).toBe(410);
+    const body = await gone.json();
+    expect(JSON.stringify(body)).toContain(`file://${dir}/${acme}/${month}`);
+    expect(JSON.stringify(body)).toContain(`npm run archive:restore -- --tenant ${acme} --month ${month}`);
+    await as("admin@globex.test", "globex");
+    expect((await get(turnId)).status).toBe(404);
   });
 });

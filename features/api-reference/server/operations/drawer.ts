@@ -415,5 +415,9 @@ export const drawerOperations: Operation[] = [
       ),
     },
     errorDialect: "app",
+    errors: {
+      404: "no such turn in this tenant",
+      410: "the turn's month is in the ledger archive: the message names where, and the command that restores it",
+    },
   },
 ];
