@@ -57,16 +57,8 @@ const EVENT = {
   hash: a.hash,
   prevHash: a.prevHash,
 };
-type StoredEvent = {
-  id: string;
-  tenantId: string;
-  userId: string | null;
-  turnId: string;
-  conversationId: string | null;
-  seq: number;
-  type: string;
-  payload: unknown;
-  createdAt: Date;
+/** An event as stored: what its hash covers, and its place and hashes (null on rows written before hashing). */
+type StoredEvent = Omit<HashedFields, "chainSeq" | "prevHash"> & {
   chainSeq: number | null;
   hash: string | null;
   prevHash: string | null;

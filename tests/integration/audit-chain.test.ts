@@ -1,9 +1,7 @@
 // The audit trail is tamper-evident: every event is hashed with its predecessor's hash in its tenant-month chain,
 // concurrent writers (two recorders, as two replicas) append without forking it, and verification names the event
 // an edit or a deletion broke. Runs on PGlite, and on PostgreSQL with two connection pools when one is configured.
-import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { promisify } from "node:util";
 import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "@/db";
@@ -17,26 +15,11 @@ import { applyRetention } from "@/lib/governance/retention";
 import type { TurnSummary } from "@/lib/turns/events";
 import type { TurnObserver, TurnStart } from "@/lib/turns/observer";
 import { useSeededAppDatabase } from "../helpers/app-db";
+import { runCli } from "../helpers/cli";
 import { testDbKinds } from "../helpers/db";
 
-const run = promisify(execFile);
 const cliAt = (databaseUrl: string, ...args: string[]) =>
-  run("npx", ["tsx", "--conditions=react-server", "scripts/audit-verify.ts", ...args], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PGLITE_DIR: "memory",
-      SEED_DEMO: "0",
-      LOG_LEVEL: "silent",
-    },
-  }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({
-      code: e.code,
-      stdout: e.stdout,
-      stderr: e.stderr,
-    }),
-  );
+  runCli("audit-verify", args, { DATABASE_URL: databaseUrl });
 const DAY_MS = 86_400_000;
 
 describe.each(testDbKinds)("the audit chain on %s", (kind) => {

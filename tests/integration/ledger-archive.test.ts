@@ -1,11 +1,9 @@
 // The ledger archive: tenant-months older than the hot window leave the database for a directory or an S3 bucket
 // as gzip'd JSON Lines with a manifest written last, come back byte for byte, survive being interrupted anywhere,
 // and never outlive retention.
-import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { gunzipSync } from "node:zlib";
 import { eq, sql } from "drizzle-orm";
 import { v7 as uuidv7 } from "uuid";
@@ -24,9 +22,9 @@ import {
 import { rowsOf } from "@/lib/governance/archive/format";
 import { applyRetention } from "@/lib/governance/retention";
 import { startFakeS3 } from "../fakes/s3";
+import { runCli } from "../helpers/cli";
 import { createMigratedDatabase, type TestDatabase, testDbKinds } from "../helpers/db";
 
-const run = promisify(execFile);
 const NOW = new Date("2026-06-10T12:00:00Z");
 
 async function addTenant(db: Database, slug: string, retentionDays: number, archiveAfterDays: number | null) {
@@ -254,24 +252,7 @@ describe("npm run archive and npm run archive:restore", () => {
   let dataDir: string;
   let archiveDir: string;
   const cli = (script: string, ...args: string[]) =>
-    run("npx", ["tsx", "--conditions=react-server", `scripts/${script}.ts`, ...args], {
-      env: {
-        ...process.env,
-        DATABASE_URL: "",
-        PGLITE_DIR: dataDir,
-        SEED_DEMO: "0",
-        LOG_LEVEL: "silent",
-        ARCHIVE_DIR: archiveDir,
-        ARCHIVE_AFTER_DAYS: "30",
-      },
-    }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code: number; stdout: string; stderr: string }) => ({
-        code: e.code,
-        stdout: e.stdout,
-        stderr: e.stderr,
-      }),
-    );
+    runCli(script, args, { PGLITE_DIR: dataDir, ARCHIVE_DIR: archiveDir, ARCHIVE_AFTER_DAYS: "30" });
   // Three months back from today's: wholly past the 30-day window, well inside the default 90-day retention.
   const old = new Date(Date.now() - 75 * 86_400_000);
   const month = old.toISOString().slice(0, 7);

@@ -1,6 +1,4 @@
-import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { promisify } from "node:util";
 import Big from "big.js";
 import { eq, sql } from "drizzle-orm";
 import fc from "fast-check";
@@ -17,9 +15,9 @@ import { applyRetention } from "@/lib/governance/retention";
 import type { TurnStatus, TurnSummary } from "@/lib/turns/events";
 import type { TurnStart } from "@/lib/turns/observer";
 import { useSeededAppDatabase } from "../helpers/app-db";
+import { runCli } from "../helpers/cli";
 import { testDbKinds } from "../helpers/db";
 
-const run = promisify(execFile);
 const DAY_MS = 86_400_000;
 const day = (at: Date | number) => new Date(at).toISOString().slice(0, 10);
 
@@ -502,17 +500,7 @@ describe.each(testDbKinds)("rollups equal the ledger on %s", (kind) => {
 });
 
 describe("npm run reconcile", () => {
-  const cli = (...args: string[]) =>
-    run("npx", ["tsx", "--conditions=react-server", "scripts/reconcile.ts", ...args], {
-      env: { ...process.env, DATABASE_URL: "", PGLITE_DIR: "memory", SEED_DEMO: "0", LOG_LEVEL: "silent" },
-    }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code: number; stdout: string; stderr: string }) => ({
-        code: e.code,
-        stdout: e.stdout,
-        stderr: e.stderr,
-      }),
-    );
+  const cli = (...args: string[]) => runCli("reconcile", args);
 
   it("refuses a bad day, a reversed range and an unknown tenant with one line and exit 1; reports a clean range", async () => {
     expect(() => checkRange("2026-11-30", "2026-11-01")).toThrow(
