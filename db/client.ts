@@ -199,7 +199,8 @@ async function openPglite(dataDir?: string): Promise<DatabaseHandle> {
   };
 }
 
-function errorText(error: unknown): string {
+/** An error as one line: its message, and its code when the message lacks it. */
+export function errorText(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: string }).code;
     return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;

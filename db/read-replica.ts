@@ -2,7 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { Sql } from "postgres";
 import type { Database, DatabaseHandle } from "./client";
-import { redactUrl } from "./client";
+import { errorText, redactUrl } from "./client";
 import * as schema from "./schema";
 
 /** Why a read went to the primary although a replica is configured. */
@@ -301,12 +301,4 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new ReplicaUnavailableError(`no answer in ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: string }).code;
-    return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
-  }
-  return String(error);
 }

@@ -5,6 +5,7 @@ import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
 import { sysAgentAudit, sysAgentAuditChain } from "@/db/schema";
 import { cleanRow } from "@/lib/core/text/clean-text";
+import { monthOf } from "./archive/month";
 import { jsonInsert } from "./json-insert";
 
 /**
@@ -45,7 +46,7 @@ type Head = { tenantId: string; month: string; seq: number; hash: string; lastAt
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
 /** The chain a time falls in: its UTC month, `YYYY-MM`. */
-export const chainMonth = (at: Date) => at.toISOString().slice(0, 7);
+export const chainMonth = monthOf;
 
 /** Where a tenant-month chain starts: a value anyone can recompute, so the first event's link is checked too. */
 export const genesisHash = (tenantId: string, month: string) => sha256(`tollgate-audit:${tenantId}:${month}`);

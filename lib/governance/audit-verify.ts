@@ -2,6 +2,7 @@ import "server-only";
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { sysAgentAudit, sysAgentAuditChain } from "@/db/schema";
+import { monthEnd, monthStart } from "./archive/month";
 import { auditEventHash, chainMonth, genesisHash, type HashedFields } from "./audit-chain";
 
 /**
@@ -64,12 +65,6 @@ type StoredEvent = Omit<HashedFields, "chainSeq" | "prevHash"> & {
   prevHash: string | null;
 };
 
-const monthStart = (month: string) => new Date(`${month}-01T00:00:00Z`);
-const nextMonth = (month: string) => {
-  const d = monthStart(month);
-  d.setUTCMonth(d.getUTCMonth() + 1);
-  return d;
-};
 const monthText = sql<string>`to_char(${a.createdAt} at time zone 'UTC', 'YYYY-MM')`;
 
 /** Where a chain's kept part starts: after the events retention deleted, else at the genesis value. */
@@ -112,7 +107,7 @@ export async function verifyAuditChains(
   const eventConds: SQL[] = [];
   if (opts.tenantId) eventConds.push(eq(a.tenantId, opts.tenantId));
   if (fromMonth) eventConds.push(gte(a.createdAt, monthStart(fromMonth)));
-  if (toMonth) eventConds.push(lt(a.createdAt, nextMonth(toMonth)));
+  if (toMonth) eventConds.push(lt(a.createdAt, monthEnd(toMonth)));
   const counts = await db
     .select({
       tenantId: a.tenantId,
@@ -158,7 +153,7 @@ async function walkChain(
         and(
           eq(a.tenantId, tenantId),
           gte(a.createdAt, monthStart(month)),
-          lt(a.createdAt, nextMonth(month)),
+          lt(a.createdAt, monthEnd(month)),
           isNotNull(a.hash),
           after
             ? sql`(${a.createdAt}, ${a.chainSeq}) > (${after.createdAt.toISOString()}::timestamptz, ${after.chainSeq}::bigint)`
