@@ -1,6 +1,10 @@
 // The admin pages' queries (usage ledger, audit replay, cost dashboard) against 1,000,000 turns and ~5,000,000
 // audit events in PostgreSQL: p50/p95 of each, side by side in one run, and the EXPLAIN of each.
-//   npm run bench:admin [-- --turns 100000] [--keep] [--reuse tollgate_bench_123] [--no-report]
+//   npm run bench:admin [-- --turns 100000] [--days 30] [--keep] [--reuse tollgate_bench_123] [--no-report]
+// `--days` spreads the history over that many days (default 30); a fresh database is partitioned by month (or by
+// day with LEDGER_PARTITION_INTERVAL=day), and after the measurements retention of 30 days is applied and timed.
+// `--convert` loads the history into the tables as they were before partitions (migrations up to 0021), then
+// times migration 0022 converting them in place.
 // It creates its own database (tollgate_bench_<pid>) on BENCH_DATABASE_URL (default: the local postgres), loads
 // it with the sample-history generator, and drops it at the end unless --keep. --reuse measures a kept database.
 //
@@ -11,20 +15,29 @@ import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { openDatabase } from "@/db/client";
-import { migrateDatabase } from "@/db/migrate";
+import { migrateDatabase, migrationsBefore } from "@/db/migrate";
+import { partitionInterval } from "@/db/partitions";
+import { tenant as tenantTable } from "@/db/schema";
 import { generateSampleHistory, rowsOf } from "@/features/demo/server/sample-data";
 import { seedDemo } from "@/features/demo/server/seed";
+import { applyRetention, type RetentionResult } from "@/lib/governance/retention";
 import { machine, median, quantile, writeSection } from "./report";
 
 const { values } = parseArgs({
   options: {
     turns: { type: "string" },
+    days: { type: "string" },
+    convert: { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
     reuse: { type: "string" },
     "no-report": { type: "boolean", default: false },
   },
 });
 const TURNS = Number(values.turns ?? process.env.BENCH_TURNS ?? 1_000_000);
+const DAYS = Number(values.days ?? 30);
+if (!Number.isInteger(DAYS) || DAYS < 1)
+  throw new Error(`--days must be a whole number of days (got ${values.days})`);
+const RETENTION_DAYS = 30;
 const WARMUP = 5;
 const RUNS = 30;
 const PAGE = 50;
@@ -247,13 +260,14 @@ async function planRows(statement: SQL): Promise<number> {
 }
 
 try {
-  let load: { ms: number; vacuumMs: number } | undefined;
+  let load: { ms: number; vacuumMs: number; convertMs?: number } | undefined;
   if (!values.reuse) {
-    await migrateDatabase(handle);
+    const old = values.convert ? migrationsBefore("_ledger_partitions") : undefined;
+    await migrateDatabase(handle, old?.dir);
     await seedDemo(handle.db);
     log(`loading ${TURNS.toLocaleString("en-US")} turns into ${dbName}…`);
     const t0 = performance.now();
-    const result = await generateSampleHistory(db, "postgres", { turns: TURNS, seed: 1 });
+    const result = await generateSampleHistory(db, "postgres", { turns: TURNS, seed: 1, days: DAYS });
     const ms = performance.now() - t0;
     log(`loaded ${result.turns} turns, ${result.auditEvents} audit events in ${(ms / 1000).toFixed(1)} s`);
     // What autovacuum does soon after a bulk load in production: statistics, and the visibility map that
@@ -261,15 +275,28 @@ try {
     const t1 = performance.now();
     await db.execute(sql`vacuum (analyze) sys_agent_turn, sys_agent_audit, usage_daily`);
     load = { ms, vacuumMs: performance.now() - t1 };
+    if (old) {
+      log("converting the loaded tables to partitions (migration 0022)…");
+      const t2 = performance.now();
+      await migrateDatabase(handle);
+      load.convertMs = performance.now() - t2;
+      old.remove();
+      log(`converted in ${(load.convertMs / 1000).toFixed(1)} s`);
+      await db.execute(sql`analyze sys_agent_turn, sys_agent_audit`);
+    }
   }
   for (const p of PROPOSED) await db.execute(sql.raw(`drop index if exists ${p.name}`));
 
+  // A partitioned table's size is its partitions' (the parent has no storage of its own).
+  const bytes = (table: string) =>
+    sql.raw(`(select sum(pg_total_relation_size(relid)) from pg_partition_tree('${table}'))`);
   const sizes = await one<Record<string, string>>(sql`select
     (select count(*) from sys_agent_turn)::text as turns, (select count(*) from sys_agent_audit)::text as audit,
     (select count(*) from usage_daily)::text as rollups, version() as version,
-    pg_size_pretty(pg_total_relation_size('sys_agent_turn')) as turns_size,
-    pg_size_pretty(pg_total_relation_size('sys_agent_audit')) as audit_size,
+    pg_size_pretty(${bytes("sys_agent_turn")}) as turns_size, ${bytes("sys_agent_turn")}::text as turns_bytes,
+    pg_size_pretty(${bytes("sys_agent_audit")}) as audit_size, ${bytes("sys_agent_audit")}::text as audit_bytes,
     pg_size_pretty(pg_total_relation_size('usage_daily')) as rollups_size,
+    (select count(*) from pg_partition_tree('sys_agent_turn') where isleaf)::text as partitions,
     current_setting('shared_buffers') as shared_buffers`);
   // The largest tenant: the worst case for every tenant-scoped page.
   const tenant = await one<{ id: string; slug: string; turns: number; last: Date }>(
@@ -305,7 +332,7 @@ try {
     const t = performance.now();
     await db.execute(sql.raw(p.create));
     const size = await one<{ size: string }>(
-      sql`select pg_size_pretty(pg_relation_size(${p.name}::regclass)) as size`,
+      sql`select pg_size_pretty(sum(pg_relation_size(relid))) as size from pg_partition_tree(${p.name}::regclass)`,
     );
     built.push(`${((performance.now() - t) / 1000).toFixed(1)} s, ${size.size}`);
   }
@@ -314,6 +341,18 @@ try {
   const plansAfter = new Map<string, string>();
   for (const q of QUERIES) plansAfter.set(q.key, await explain(q.build(params)));
   if (!values.keep) for (const p of PROPOSED) await db.execute(sql.raw(`drop index ${p.name}`));
+
+  // Retention last (it deletes): every tenant keeps 30 days; partitions before the cutoff go whole.
+  let retention: { ms: number; result: RetentionResult } | undefined;
+  if (!values.reuse) {
+    await db.update(tenantTable).set({ retentionDays: RETENTION_DAYS });
+    const t = performance.now();
+    const result = await applyRetention(db, { now });
+    retention = { ms: performance.now() - t, result };
+    log(
+      `retention of ${RETENTION_DAYS} days: ${(retention.ms / 1000).toFixed(2)} s, ${JSON.stringify({ ...result, partitions: result.partitions.length })}`,
+    );
+  }
 
   const f = (x: number) => x.toFixed(1);
   const n = (x: number | string) => Number(x).toLocaleString("en-US");
@@ -350,11 +389,11 @@ ${changed ? `\nWith the proposed indexes:\n\`\`\`\n${plansAfter.get(q.key)}\n\`\
 
 ${new Date().toISOString().slice(0, 10)} · ${machine()} · ${sizes.version?.split(" on ")[0]} (shared_buffers ${sizes.shared_buffers}, server defaults)
 
-Data: ${n(sizes.turns!)} turns (${sizes.turns_size} with indexes), ${n(sizes.audit!)} audit events (${sizes.audit_size}),
-${n(sizes.rollups!)} daily rollup rows (${sizes.rollups_size}), over 30 days for the two demo tenants, from the
+Data: ${n(sizes.turns!)} turns (${sizes.turns_size} with indexes, ${n(Math.round(Number(sizes.turns_bytes) / Number(sizes.turns)))} bytes a turn), ${n(sizes.audit!)} audit events (${sizes.audit_size}, ${n(Math.round(Number(sizes.audit_bytes) / Number(sizes.audit)))} bytes an event),
+${n(sizes.rollups!)} daily rollup rows (${sizes.rollups_size}), over ${DAYS} days for the two demo tenants, in ${sizes.partitions} partitions of the ledger (by ${partitionInterval()}; the audit trail alike), from the
 sample-history generator (\`lib/governance/sample-data.ts\`, seed 1). ${
     load
-      ? `Loading took ${f(load.ms / 1000)} s (${n(Math.round(TURNS / (load.ms / 1000)))} turns/s with their audit events and rollups), then \`VACUUM (ANALYZE)\` ${f(load.vacuumMs / 1000)} s.`
+      ? `Loading took ${f(load.ms / 1000)} s (${n(Math.round(TURNS / (load.ms / 1000)))} turns/s with their audit events and rollups), then \`VACUUM (ANALYZE)\` ${f(load.vacuumMs / 1000)} s.${load.convertMs === undefined ? "" : ` The history was loaded into the tables as they were before partitions; migration 0022 then converted them in place in ${f(load.convertMs / 1000)} s (the old tables attached as one partition each: one read to validate the bound, and the new primary keys' indexes built).`}`
       : "Measured on a reused database (load time not measured in this run)."
   }
 Every query is for the largest tenant (${tenant.slug}, ${n(tenant.turns)} turns) unless it says all tenants; wall time
@@ -368,6 +407,12 @@ ${QUERIES.map(line).join("\n")}
 | **Cost dashboard: totals + 3 charts, one after another** | \`cost.*\` | | ${f(median(before.dashboard))} | ${f(dashBefore)} | ≤ 150 | ${verdict(dashBefore, 150)} | ${f(median(after.dashboard))} / ${f(dashAfter)} |
 
 ${misses.length ? `**Without migration 0003's indexes** ${misses.map((q) => `\`${q.key}\``).join(", ")} missed; the EXPLAIN below shows why (a scan of the tenant's whole date range, filtering row by row).` : "Every query meets its target even without migration 0003's indexes."} ${QUERIES.every((q) => p95(after, q.key) <= q.target) ? "**As shipped, every query meets its target.**" : "**As shipped, some queries still miss (marked).**"}
+
+${
+  retention
+    ? `Retention of ${RETENTION_DAYS} days for every tenant, applied after the measurements: ${f(retention.ms / 1000)} s, ${retention.result.partitions.length} partitions dropped whole (${retention.result.partitions.join(", ") || "none"}), ${n(retention.result.turns)} turns and ${n(retention.result.auditEvents)} audit events deleted by rows (the boundary partition's), ${n(retention.result.rollupRows)} rollup rows.`
+    : "Retention not measured (reused database)."
+}
 
 The indexes of migration 0003 (\`db/schema/turns.ts\`), measured above:
 ${PROPOSED.map((p, i) => `- \`${p.drizzle}\` (built in ${built[i]})`).join("\n")}

@@ -12,10 +12,10 @@ import {
   primaryKey,
   text,
   timestamp,
-  uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { createdAt, id } from "./columns";
+import { v7 as uuidv7 } from "uuid";
+import { createdAt } from "./columns";
 
 /**
  * Where a turn came from: the drawer, a /v1 call, a schedule, a prompt's playground, an evaluation run, or a tool
@@ -31,7 +31,9 @@ export type TurnStatusValue = (typeof TURN_STATUSES)[number];
 export const sysAgentTurn = pgTable(
   "sys_agent_turn",
   {
-    id: uuid("id").primaryKey(),
+    // Unique on its own in practice (UUIDv7), but the primary key of a partitioned table includes its partition
+    // key (db/partitions.ts), so it is (id, started_at).
+    id: uuid("id").notNull(),
     tenantId: uuid("tenant_id").notNull(),
     userId: uuid("user_id"),
     // No foreign key: the ledger outlives a deleted conversation.
@@ -80,6 +82,7 @@ export const sysAgentTurn = pgTable(
     promptVersion: integer("prompt_version"),
   },
   (t) => [
+    primaryKey({ name: "sys_agent_turn_pkey", columns: [t.id, t.startedAt] }),
     index("sys_agent_turn_tenant_started_idx").on(t.tenantId, t.startedAt),
     // The ledger's end-user and API-key filters, newest first; partial, so chat turns do not pay for them.
     index("sys_agent_turn_tenant_end_user_idx")
@@ -126,7 +129,10 @@ export type AuditType = (typeof AUDIT_TYPES)[number];
 export const sysAgentAudit = pgTable(
   "sys_agent_audit",
   {
-    id: id(),
+    // The primary key is (id, created_at): a partitioned table's includes its partition key (db/partitions.ts).
+    id: uuid("id")
+      .notNull()
+      .$defaultFn(() => uuidv7()),
     tenantId: uuid("tenant_id").notNull(),
     userId: uuid("user_id"),
     turnId: uuid("turn_id").notNull(),
@@ -144,7 +150,10 @@ export const sysAgentAudit = pgTable(
     prevHash: text("prev_hash"),
   },
   (t) => [
-    uniqueIndex("sys_agent_audit_turn_seq_idx").on(t.turnId, t.seq),
+    primaryKey({ name: "sys_agent_audit_pkey", columns: [t.id, t.createdAt] }),
+    // A turn's events in order. Not unique: a unique index of a partitioned table must hold its partition key,
+    // and (turn, seq, created_at) would promise nothing; the writers number events once (lib/governance).
+    index("sys_agent_audit_turn_seq_idx").on(t.turnId, t.seq),
     index("sys_agent_audit_tenant_created_idx").on(t.tenantId, t.createdAt),
     // The event-type segment: without it a rare or absent type scans the whole range (bench: 472 ms → 1 ms).
     index("sys_agent_audit_tenant_type_created_idx").on(t.tenantId, t.type, t.createdAt),

@@ -1,5 +1,6 @@
 import "server-only";
 import { type Database, getDatabase } from "@/db";
+import { ensurePartitions } from "@/db/partitions";
 import { log } from "@/lib/core/process/log";
 import { sweepExpiredPipelineRows } from "@/lib/pipeline/cache-store";
 import { runArchiveOnce } from "./archive";
@@ -65,7 +66,8 @@ export async function interruptOwnTurns(db: Database, instanceId: string): Promi
 
 /**
  * The maintenance jobs, run once across every instance (by the leader): the interrupted-turn sweep at once and
- * every 10 s; expired cache and counter rows, and dead instances, every minute; retention and the rollups'
+ * every 10 s; expired cache and counter rows, and dead instances, every minute; the ledger's partitions ahead
+ * hourly; retention and the rollups'
  * reconciliation with the ledger and the ledger archive daily (5, 10 and 15 minutes after taking the lead first). A failure is logged, and
  * the job runs again at its next time.
  */
@@ -89,6 +91,17 @@ export function maintenanceJobs(): MaintenanceJob[] {
         const { db } = await getDatabase();
         await sweepExpiredPipelineRows(db);
         await forgetDeadInstances(db);
+      },
+    },
+    {
+      // The ledger's partitions for the periods ahead (db/partitions.ts), and rows the DEFAULT partition caught.
+      name: "ledger partitions",
+      firstAfterMs: MINUTE,
+      everyMs: 60 * MINUTE,
+      run: async () => {
+        const { db } = await getDatabase();
+        const result = await ensurePartitions(db);
+        if (result.created.length) log.info(result, "ledger partitions created");
       },
     },
     {

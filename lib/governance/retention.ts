@@ -1,10 +1,14 @@
 import "server-only";
 import { eq, type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
+import { dropPartition, listPartitions, PARTITIONED } from "@/db/partitions";
 import { tenant } from "@/db/schema";
 
 export type RetentionResult = {
   tenants: number;
+  /** Whole partitions dropped (their rows are not counted in `turns` and `auditEvents`). */
+  partitions: string[];
+  /** Rows deleted one by one: the boundary partition's, and those of tenants keeping less than the longest. */
   turns: number;
   auditEvents: number;
   rollupRows: number;
@@ -25,9 +29,11 @@ export function fileRetentionDays(tenantDays: number, env: Record<string, string
 /**
  * Deletes ledger rows, audit events and daily rollups of the UTC days wholly before each tenant's retention
  * (the day `retentionDays` ago is kept whole), and uploaded files older than their retention (the same days,
- * or fewer with `FILE_RETENTION_DAYS`), in small batches (short transactions, no long locks). Conversations and
- * their messages are never touched (a message keeps its file's text and name; a deleted conversation's files
- * went with it).
+ * or fewer with `FILE_RETENTION_DAYS`). Ledger and audit partitions that end before every tenant's cutoff are
+ * dropped whole (seconds at any size, no bloat); what is left past a tenant's cutoff (the partition holding it,
+ * a tenant keeping less than the longest retention, the DEFAULT partition) is deleted by rows in small batches
+ * (short transactions, no long locks). Conversations and their messages are never touched (a message keeps its
+ * file's text and name; a deleted conversation's files went with it).
  */
 export async function applyRetention(
   db: Database,
@@ -38,19 +44,25 @@ export async function applyRetention(
   const tenants = await db.select({ id: tenant.id, days: tenant.retentionDays }).from(tenant);
   const result: RetentionResult = {
     tenants: tenants.length,
+    partitions: [],
     turns: 0,
     auditEvents: 0,
     rollupRows: 0,
     files: 0,
   };
+  if (tenants.length) {
+    const longest = Math.max(...tenants.map((t) => t.days));
+    result.partitions = await dropExpiredPartitions(db, cutoffOf(now, longest));
+  }
   for (const t of tenants) {
     // Whole UTC days, the rollup's unit: a day is kept or deleted alike in the ledger and in its rollup lines,
     // so what is kept of both still sums up the same (reconcile.ts compares them).
-    const cutoffDay = new Date(now.getTime() - t.days * DAY_MS).toISOString().slice(0, 10);
+    const cutoffDay = cutoffOf(now, t.days).toISOString().slice(0, 10);
     const at = sql`${`${cutoffDay}T00:00:00Z`}::timestamptz`;
+    // `started_at < at` outside as well: the partitions after the cutoff are pruned from the delete.
     result.turns += await deleteInBatches(
       db,
-      sql`delete from sys_agent_turn where id in (select id from sys_agent_turn where tenant_id = ${t.id} and started_at < ${at} limit ${batch})`,
+      sql`delete from sys_agent_turn where started_at < ${at} and id in (select id from sys_agent_turn where tenant_id = ${t.id} and started_at < ${at} limit ${batch})`,
       batch,
     );
     result.auditEvents += await deleteInBatches(db, trimAuditChains(t.id, at, batch), batch);
@@ -85,7 +97,7 @@ export async function applyRetention(
  */
 const trimAuditChains = (tenantId: string, at: SQL, batch: number) => sql`
   with gone as (
-    delete from sys_agent_audit where id in (
+    delete from sys_agent_audit where created_at < ${at} and id in (
       select id from sys_agent_audit where tenant_id = ${tenantId} and created_at < ${at} limit ${batch})
     returning tenant_id, created_at, chain_seq, hash),
   cut as (
@@ -98,6 +110,38 @@ const trimAuditChains = (tenantId: string, at: SQL, batch: number) => sql`
     from cut where c.tenant_id = cut.tenant_id and c.month = cut.month and c.start_seq < cut.chain_seq
     returning 1)
   select count(*)::int as n from gone`;
+
+/** The start of the UTC day `days` before `now`: rows before it are past a retention of `days`. */
+function cutoffOf(now: Date, days: number): Date {
+  return new Date(`${new Date(now.getTime() - days * DAY_MS).toISOString().slice(0, 10)}T00:00:00Z`);
+}
+
+/**
+ * Drops the ledger and audit partitions that end at or before `cutoff` (the oldest tenant cutoff: every row in
+ * them is past its tenant's retention). An audit partition of part of a month (daily partitions) first moves
+ * the start of each tenant-month chain it holds past its last event, as deleting rows does; a chain whose
+ * month is wholly gone is deleted with the tenant's retention below.
+ */
+async function dropExpiredPartitions(db: Database, cutoff: Date): Promise<string[]> {
+  const dropped: string[] = [];
+  const cutoffMonth = cutoff.toISOString().slice(0, 7);
+  for (const { table } of PARTITIONED) {
+    for (const p of await listPartitions(db, table)) {
+      if (p.isDefault || !p.to || p.to > cutoff) continue;
+      if (table === "sys_agent_audit" && p.from && p.from.toISOString().slice(0, 7) === cutoffMonth)
+        await db.execute(sql`
+          update sys_agent_audit_chain c set start_seq = g.chain_seq, start_hash = g.hash
+          from (select distinct on (tenant_id, month) tenant_id, month, chain_seq, hash
+                from (select tenant_id, to_char(created_at at time zone 'UTC', 'YYYY-MM') as month, chain_seq, hash
+                      from ${sql.identifier(p.name)} where hash is not null) e
+                order by tenant_id, month, chain_seq desc) g
+          where c.tenant_id = g.tenant_id and c.month = g.month and c.start_seq < g.chain_seq`);
+      await dropPartition(db, table, p.name);
+      dropped.push(p.name);
+    }
+  }
+  return dropped;
+}
 
 async function deleteInBatches(
   db: Database,

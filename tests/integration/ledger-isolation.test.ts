@@ -145,14 +145,17 @@ describe.each(testDbKinds)("the ledger keeps every good row on %s", (kind) => {
   });
 
   it("keeps the other calls of a batch when one call's row fails for another reason, and counts that one", async () => {
-    // A forced constraint violation: a ledger row with this id is already there.
+    // A forced constraint violation: a ledger row with this id and start is already there (the primary key is
+    // (id, started_at); a batch written twice carries both unchanged).
     const taken = crypto.randomUUID();
+    const takenAt = new Date();
     await db.insert(sysAgentTurn).values({
       id: taken,
       tenantId: tenants.acme,
       source: "api",
       requestedModel: "m",
       status: "success",
+      startedAt: takenAt,
     });
     const batcher = new BatchedGovernanceRecorder(async () => db, { maxDelayMs: 10_000 });
     const failuresBefore = governanceFailures.ledger;
@@ -169,7 +172,7 @@ describe.each(testDbKinds)("the ledger keeps every good row on %s", (kind) => {
         requestedModel: "team-gpt",
         message: `call ${i}`,
         toolsOffered: [],
-        startedAt: new Date(),
+        startedAt: turnId === taken ? takenAt : new Date(),
       });
       await batcher.end({
         turnId,

@@ -12,6 +12,7 @@ import "server-only";
 import { type SQL, sql } from "drizzle-orm";
 import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
+import { ensurePartitions } from "@/db/partitions";
 import { addCost, costOf, findPrice } from "@/lib/gateway/pricing";
 import {
   IN_ROLLUP,
@@ -345,7 +346,8 @@ const names = (columns: string) => sql.raw(columns.replace(/ [a-z]+(,|$)/g, "$1"
 
 /**
  * Generates `turns` sample turns over the last `days` days with their audit events, and adds them to the daily
- * rollups. Deterministic for (seed, now, tenants).
+ * rollups. Deterministic for (seed, now, tenants). The ledger's partitions for those days are made first, so the
+ * rows go straight to their own (not through the DEFAULT partition).
  */
 export async function generateSampleHistory(
   db: Database,
@@ -356,6 +358,11 @@ export async function generateSampleHistory(
   const result: SampleResult = { turns: 0, auditEvents: 0, rollupRows: 0 };
   if (!tenants.length || opts.turns <= 0) return result;
   const batchSize = opts.batchSize ?? (kind === "postgres" ? 5_000 : 1_000);
+  const nowMs = (opts.now ?? new Date()).getTime();
+  await ensurePartitions(db, {
+    now: new Date(nowMs),
+    from: new Date(nowMs - (opts.days ?? 30) * 24 * 3_600_000),
+  });
   const gen = new HistoryGenerator(opts.seed ?? 1, tenants);
   const rollupKeys = new Set<string>();
   let turns: TurnRow[] = [];
@@ -375,7 +382,7 @@ export async function generateSampleHistory(
     turns = [];
     audit = [];
   };
-  for (const at of gen.startTimes(opts.turns, opts.days ?? 30, (opts.now ?? new Date()).getTime())) {
+  for (const at of gen.startTimes(opts.turns, opts.days ?? 30, nowMs)) {
     const { turn, events } = gen.turn(at.time, at.tenant);
     turns.push(turn);
     for (const e of events) audit.push(e);
