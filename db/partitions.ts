@@ -173,6 +173,9 @@ async function createPartition(
   const to = period.to.toISOString();
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${PARTITION_LOCK_ID})`);
+    // Attaching waits for no write (its lock on the ledger allows them), but a schema change or a detach ahead of
+    // it would hold it up: give up after 10 s, and the next run (hourly, and every start) tries again.
+    await tx.execute(sql.raw("set local lock_timeout = 10000"));
     // Another session may have made it while this one waited.
     const again = await listPartitions(tx, table);
     if (again.some((x) => overlaps(x, period.from, period.to))) return 0;
@@ -200,13 +203,44 @@ async function createPartition(
   });
 }
 
-/** Drops one partition whole (retention): detached first, so the parent's lock is the lighter one. */
-export async function dropPartition(db: Database, table: PartitionedTable, name: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${PARTITION_LOCK_ID})`);
-    const known = await listPartitions(tx, table);
-    if (!known.some((p) => p.name === name && !p.isDefault)) return;
-    await tx.execute(sql.raw(`alter table "${table}" detach partition "${name}"`));
-    await tx.execute(sql.raw(`drop table "${name}"`));
-  });
+/**
+ * Drops one partition whole (retention). Detaching takes the parent's exclusive lock for an instant; waiting
+ * for it behind a long read would queue every ledger write behind the wait, so each try gives up after
+ * `lockTimeoutMs` (SQLSTATE 55P03) and tries again after a pause, `tries` times, then throws (retention fails,
+ * is logged, and runs again next time; nothing was changed).
+ */
+export async function dropPartition(
+  db: Database,
+  table: PartitionedTable,
+  name: string,
+  opts: { lockTimeoutMs?: number; tries?: number } = {},
+): Promise<void> {
+  const tries = opts.tries ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(${PARTITION_LOCK_ID})`);
+        await tx.execute(
+          sql.raw(`set local lock_timeout = ${Math.max(1, Math.round(opts.lockTimeoutMs ?? 2_000))}`),
+        );
+        const known = await listPartitions(tx, table);
+        if (!known.some((p) => p.name === name && !p.isDefault)) return;
+        await tx.execute(sql.raw(`alter table "${table}" detach partition "${name}"`));
+        await tx.execute(sql.raw(`drop table "${name}"`));
+      });
+      return;
+    } catch (error) {
+      if (attempt >= tries || !isLockTimeout(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+    }
+  }
+}
+
+/** A lock not granted within lock_timeout (SQLSTATE 55P03), whichever driver raised it. */
+function isLockTimeout(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
+    if ((e as { code?: unknown }).code === "55P03") return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Database } from "@/db";
 import { openDatabase } from "@/db/client";
 import { migrateDatabase, migrationsBefore } from "@/db/migrate";
-import { ensurePartitions, listPartitions, type Partition, periodOf } from "@/db/partitions";
+import { dropPartition, ensurePartitions, listPartitions, type Partition, periodOf } from "@/db/partitions";
 import { sysAgentAudit, sysAgentAuditChain, sysAgentTurn, tenant } from "@/db/schema";
 import { chainAudit, executeTogether } from "@/lib/governance/audit-chain";
 import { verifyAuditChains } from "@/lib/governance/audit-verify";
@@ -299,6 +299,29 @@ describe.each(testDbKinds)("ledger partitions on %s", (kind) => {
       );
       expect(events?.n).toBe(7 * 2);
     }, 120_000);
+
+    if (kind === "postgres")
+      it("gives up a drop that would wait behind a long read (so writes never queue behind it), then drops it", async () => {
+        const later = periodOf(periodOf(periodOf(new Date(), "month").to, "month").to, "month");
+        const name = `sys_agent_turn_${later.suffix}`;
+        expect(names(await listPartitions(db, "sys_agent_turn"))).toContain(name);
+        let failure: unknown;
+        await other.transaction(async (tx) => {
+          // A reader holding the ledger (a page query that runs long).
+          await tx.execute(sql`select count(*) from sys_agent_turn`);
+          const t0 = Date.now();
+          failure = await dropPartition(db, "sys_agent_turn", name, { lockTimeoutMs: 200, tries: 2 }).catch(
+            (e) => e,
+          );
+          expect(Date.now() - t0).toBeLessThan(5_000);
+          // Meanwhile a write goes through (the reader's lock allows it, and the drop is not queued ahead of it).
+          await turnAt(db, acme, new Date());
+        });
+        expect(failure).toBeInstanceOf(Error);
+        expect(names(await listPartitions(db, "sys_agent_turn"))).toContain(name);
+        await dropPartition(db, "sys_agent_turn", name);
+        expect(names(await listPartitions(db, "sys_agent_turn"))).not.toContain(name);
+      }, 60_000);
 
     it("with daily partitions, drops the days of the cutoff's month and moves its chains' starts", async () => {
       // A month no partition covers yet (five ahead), so its days can be made daily.
