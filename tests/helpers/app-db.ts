@@ -1,4 +1,6 @@
 import { eq } from "drizzle-orm";
+import type { Database } from "@/db";
+import { openDatabase } from "@/db/client";
 import { appUser, tenant } from "@/db/schema";
 import { seedDemo, seedDemoOrders } from "@/features/demo/server/seed";
 import { type Container, type ContainerOptions, createContainer, installContainer } from "@/server/container";
@@ -14,6 +16,7 @@ export async function useSeededAppDatabase(kind: TestDbKind) {
   await seedDemoOrders(test.handle.db);
   const db = test.handle.db;
   let app: Container = installContainer(createContainer({ database: test.handle, demo: true }));
+  const pools: { close(): Promise<void> }[] = [];
   return {
     db,
     /** The database's address on PostgreSQL (undefined on PGlite), for a second process's own connections. */
@@ -28,6 +31,16 @@ export async function useSeededAppDatabase(kind: TestDbKind) {
       app = installContainer(createContainer({ database: test.handle, demo: true, ...options }));
       return app;
     },
+    /**
+     * A second process's database: a pool of its own on PostgreSQL (closed with the rest); the same handle on
+     * PGlite (one connection).
+     */
+    async secondPool(max = 4): Promise<Database> {
+      if (!test.url) return db;
+      const handle = await openDatabase({ kind: "postgres", url: test.url, max });
+      pools.push(handle);
+      return handle.db;
+    },
     async userId(email: string) {
       const [row] = await db.select({ id: appUser.id }).from(appUser).where(eq(appUser.email, email));
       return row!.id;
@@ -37,6 +50,7 @@ export async function useSeededAppDatabase(kind: TestDbKind) {
       return row!.id;
     },
     async close() {
+      for (const pool of pools.splice(0)) await pool.close();
       await app.close();
       installContainer(undefined);
       await test.drop();

@@ -5,7 +5,6 @@ import { randomUUID } from "node:crypto";
 import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "@/db";
-import { openDatabase } from "@/db/client";
 import { sysAgentAudit, sysAgentAuditChain, sysAgentTurn, tenant, usageDaily } from "@/db/schema";
 import { chainAudit, chainMonth, executeTogether, genesisHash } from "@/lib/governance/audit-chain";
 import { verifyAuditChains, verifyTurnChain } from "@/lib/governance/audit-verify";
@@ -27,7 +26,6 @@ describe.each(testDbKinds)("the audit chain on %s", (kind) => {
   let db: Database;
   /** A second process's database: its own pool on PostgreSQL; the same handle on PGlite (one connection). */
   let other: Database;
-  let closeOther = async () => {};
   let acme: string;
   let globex: string;
   let user: string;
@@ -35,20 +33,12 @@ describe.each(testDbKinds)("the audit chain on %s", (kind) => {
   beforeAll(async () => {
     app = await useSeededAppDatabase(kind);
     db = app.db;
-    other = db;
-    if (app.url) {
-      const handle = await openDatabase({ kind: "postgres", url: app.url, max: 4 });
-      other = handle.db;
-      closeOther = () => handle.close();
-    }
+    other = await app.secondPool();
     acme = await app.tenantId("acme");
     globex = await app.tenantId("globex");
     user = await app.userId("admin@acme.test");
   });
-  afterAll(async () => {
-    await closeOther();
-    await app.close();
-  });
+  afterAll(() => app.close());
   beforeEach(async () => {
     await db.delete(sysAgentAudit);
     await db.delete(sysAgentAuditChain);

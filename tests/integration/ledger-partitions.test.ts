@@ -7,7 +7,6 @@ import { eq, sql } from "drizzle-orm";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "@/db";
-import { openDatabase } from "@/db/client";
 import { migrateDatabase, migrationsBefore } from "@/db/migrate";
 import { dropPartition, ensurePartitions, listPartitions, type Partition, periodOf } from "@/db/partitions";
 import { sysAgentAudit, sysAgentAuditChain, sysAgentTurn, tenant } from "@/db/schema";
@@ -164,26 +163,17 @@ describe.each(testDbKinds)("ledger partitions on %s", (kind) => {
     let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;
     let db: Database;
     let other: Database;
-    let closeOther = async () => {};
     let acme: string;
     let globex: string;
 
     beforeAll(async () => {
       app = await useSeededAppDatabase(kind);
       db = app.db;
-      other = db;
-      if (app.url) {
-        const handle = await openDatabase({ kind: "postgres", url: app.url, max: 2 });
-        other = handle.db;
-        closeOther = () => handle.close();
-      }
+      other = await app.secondPool(2);
       acme = await app.tenantId("acme");
       globex = await app.tenantId("globex");
     });
-    afterAll(async () => {
-      await closeOther();
-      await app.close();
-    });
+    afterAll(() => app.close());
     beforeEach(async () => {
       await db.delete(sysAgentAudit);
       await db.delete(sysAgentAuditChain);
