@@ -207,3 +207,18 @@ export function errorText(error: unknown): string {
   }
   return String(error);
 }
+
+/** The SQLSTATE of a database error, whichever driver raised it (drizzle wraps the driver's error in `cause`). */
+export function sqlState(error: unknown): string {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return "";
+}
+
+/** The rows of `db.execute`, whichever driver answered (postgres-js: an array; PGlite: `{ rows }`). */
+export function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : ((result as { rows?: unknown[] }).rows ?? [])) as T[];
+}

@@ -4,7 +4,7 @@
 // with their bounds, and drops one whole (retention: lib/governance/retention.ts).
 import "server-only";
 import { sql } from "drizzle-orm";
-import { type Database, DatabaseUnavailableError, type Executor } from "./client";
+import { type Database, DatabaseUnavailableError, type Executor, rowsOf, sqlState } from "./client";
 
 export type PartitionInterval = "month" | "day";
 export type PartitionedTable = "sys_agent_turn" | "sys_agent_audit";
@@ -61,10 +61,6 @@ export function periodOf(at: Date, interval: PartitionInterval): { from: Date; t
     to: new Date(Date.UTC(y, m, d + 1)),
     suffix: `p${y}_${pad(m + 1)}_${pad(d)}`,
   };
-}
-
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : ((result as { rows?: unknown[] }).rows ?? [])) as T[];
 }
 
 /** The table's partitions, oldest first (DEFAULT last); empty when the table is not partitioned. */
@@ -230,17 +226,8 @@ export async function dropPartition(
       });
       return;
     } catch (error) {
-      if (attempt >= tries || !isLockTimeout(error)) throw error;
+      if (attempt >= tries || sqlState(error) !== "55P03") throw error;
       await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
     }
   }
-}
-
-/** A lock not granted within lock_timeout (SQLSTATE 55P03), whichever driver raised it. */
-function isLockTimeout(error: unknown): boolean {
-  for (let e = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
-    if ((e as { code?: unknown }).code === "55P03") return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { Sql } from "postgres";
 import type { Database, DatabaseHandle } from "./client";
-import { errorText, redactUrl } from "./client";
+import { errorText, redactUrl, rowsOf } from "./client";
 import * as schema from "./schema";
 
 /** Why a read went to the primary although a replica is configured. */
@@ -291,9 +291,6 @@ export async function openReadRouter(
   const db = drizzle(client, { schema }) as unknown as Database;
   return new ReadRouter(primary, { db, client, label: redactUrl(target) }, options, hooks);
 }
-
-const rowsOf = <T>(result: unknown): T[] =>
-  (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Database } from "@/db";
+import { sqlState } from "@/db/client";
 import { type sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
 import { type BatchLag, countFailure } from "@/lib/core/errors/failures";
 import { log } from "@/lib/core/process/log";
@@ -286,16 +287,6 @@ export class BatchedGovernanceRecorder implements TurnObserver {
       ]);
     });
   }
-}
-
-/** The SQLSTATE of a database error (drizzle wraps the driver's error in `cause`). */
-function sqlState(error: unknown): string {
-  for (let e = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return "";
 }
 
 /** The error for the log: its message and code, not the batch's parameters (drizzle's error carries them all). */
