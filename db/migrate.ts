@@ -35,11 +35,7 @@ export async function prepareDatabase<T = void>(
 ): Promise<T | undefined> {
   return handle.withAdvisoryLock(MIGRATION_LOCK_ID, async () => {
     await applyMigrations(handle, MIGRATIONS_DIR);
-    if (!opts.afterMigrations) return undefined;
-    const done = await opts.afterMigrations(handle);
-    // What that step wrote into past months (the demo's history) leaves the DEFAULT partition for its own.
-    await ensurePartitions(handle.db);
-    return done;
+    return opts.afterMigrations ? await opts.afterMigrations(handle) : undefined;
   });
 }
 
