@@ -14,6 +14,7 @@
 //   sizes: BENCH_WARMUP (100), BENCH_PER_ROUND (25), BENCH_STREAMS (10 per round), BENCH_CALLS (3000 per path
 //   and client under load), BENCH_CONCURRENCY (16), BENCH_STREAM_PAUSE_MS (20: the upstream's pause inside a stream);
 //   the load run: BENCH_LOAD=0 (skip it), BENCH_LOAD_CALLS (20000), BENCH_LOAD_CONCURRENCY (64);
+//   BENCH_TEMPLATE_DATABASE=<name>: the run's database is a copy of that one (a full ledger underneath);
 //   BENCH_CPU_PROF=<dir>: CPU profiles of the lean and Next servers, the lean server's summed up in the section
 //   (BENCH_CPU_PROF_INTERVAL: the sampling interval in µs).
 // It creates its own database (tollgate_bench_<pid>) on BENCH_DATABASE_URL, runs `next build` for the product and
@@ -21,7 +22,7 @@
 // and kills every process it started, drops the database and deletes its Redis keys at the end, also on failure.
 import os from "node:os";
 import path from "node:path";
-import { BenchDatabase, type BenchKeys, countLedger, rowsOfKey } from "./overhead/database";
+import { BenchDatabase, type BenchKeys, countLedger, rowsOfKey, storedRows } from "./overhead/database";
 import { loadRun } from "./overhead/load-run";
 import { measure } from "./overhead/measure";
 import type { PerPath, Target } from "./overhead/plan";
@@ -65,7 +66,8 @@ async function main() {
     .join(", ");
   const upstream = await startUpstream(procs);
   const { handle, keys } = await database.create();
-  const baseline = await countLedger(handle);
+  const baseline = await countLedger(handle, keys);
+  const stored = database.template ? await storedRows(handle) : undefined;
   const servers = {
     upstream,
     ...(await startServers(procs, upstream, { url: database.url, secret: keys.lean.secret })),
@@ -79,7 +81,7 @@ async function main() {
   });
   const ledger: LedgerCheck = {
     baseline,
-    after: await settledLedger(handle),
+    after: await settledLedger(handle, keys),
     byKey: {
       lean: await rowsOfKey(handle, keys.lean),
       pg: await rowsOfKey(handle, keys.pg),
@@ -114,6 +116,7 @@ async function main() {
     load,
     profile,
     machineLoad,
+    stored,
   });
   if (measured.elsewherePct > 10)
     say(`warning: other processes used ${measured.elsewherePct.toFixed(0)}% of a core during the run`);
@@ -165,11 +168,11 @@ function pathsThrough(servers: Servers, keys: BenchKeys): PerPath<Target> {
 }
 
 /** The ledger once its batched writes have stopped moving (up to 15 s). */
-async function settledLedger(handle: Parameters<typeof countLedger>[0]) {
-  let rows = await countLedger(handle);
+async function settledLedger(handle: Parameters<typeof countLedger>[0], keys: BenchKeys) {
+  let rows = await countLedger(handle, keys);
   for (let i = 0; i < 30; i++) {
     await sleep(500);
-    const again = await countLedger(handle);
+    const again = await countLedger(handle, keys);
     if (again.total === rows.total && again.requestEvents === rows.requestEvents && i >= 3) break;
     rows = again;
   }

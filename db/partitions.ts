@@ -177,7 +177,9 @@ async function createPartition(
     if (again.some((x) => overlaps(x, period.from, period.to))) return 0;
     const dflt = again.find((x) => x.isDefault);
     await tx.execute(
-      sql.raw(`create table "${name}" (like "${table}" including defaults including storage)`),
+      sql.raw(
+        `create table "${name}" (like "${table}" including defaults including storage including compression)`,
+      ),
     );
     let moved = 0;
     if (dflt) {

@@ -1,4 +1,7 @@
 // The run's own database: created fresh on BENCH_DATABASE_URL's server, migrated, demo-seeded, dropped at the end.
+// BENCH_TEMPLATE_DATABASE=<name> makes it a copy of that database instead (file by file, so a ledger of millions
+// of rows is there in minutes), to measure the write path with a full ledger underneath: say, the one
+// `npm run bench:admin -- --turns 10000000 --keep` leaves.
 import { eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { openDatabase } from "@/db/client";
@@ -28,11 +31,15 @@ export type BenchKeys = {
 export class BenchDatabase {
   readonly url: string;
   private created = false;
+  /** The database this one is copied from (BENCH_TEMPLATE_DATABASE), or none. */
+  readonly template = process.env.BENCH_TEMPLATE_DATABASE || undefined;
 
   constructor(
     private readonly adminUrl: string,
     readonly name = `tollgate_bench_${process.pid}`,
   ) {
+    if (this.template && !/^[a-z0-9_]+$/.test(this.template))
+      throw new Error(`BENCH_TEMPLATE_DATABASE is not a database name: ${this.template}`);
     const url = new URL(adminUrl);
     url.pathname = `/${this.name}`;
     this.url = url.toString();
@@ -42,7 +49,11 @@ export class BenchDatabase {
   async create(): Promise<{ handle: Handle; keys: BenchKeys }> {
     const admin = postgres(this.adminUrl, { max: 1, onnotice: () => {} });
     this.created = true;
-    await admin.unsafe(`create database ${this.name}`);
+    await admin.unsafe(
+      this.template
+        ? `create database ${this.name} template ${this.template} strategy file_copy`
+        : `create database ${this.name}`,
+    );
     await admin.end();
     const handle = await openDatabase({ kind: "postgres", url: this.url, max: 2 });
     await prepareDatabase(handle, { afterMigrations: (h) => seedDemoData(h, { sampleTurns: 0 }) });
@@ -100,14 +111,20 @@ export class BenchDatabase {
   }
 }
 
-export async function countLedger(handle: Handle): Promise<LedgerCount> {
+/** The run's keys' `/v1` turns (only theirs: a template database may hold millions of others). */
+export async function countLedger(handle: Handle, keys: BenchKeys): Promise<LedgerCount> {
   const db = handle.db;
+  const all = Object.values(keys);
+  const ours = sql`t.tenant_id = ${all[0]!.tenantId} and t.api_key_id in (${sql.join(
+    all.map((k) => sql`${k.id}::uuid`),
+    sql`, `,
+  )}) and t.source = 'api'`;
   const rows = await db.execute<{ status: string; n: number }>(
-    sql`select status, count(*)::int as n from sys_agent_turn where source = 'api' group by status`,
+    sql`select t.status, count(*)::int as n from sys_agent_turn t where ${ours} group by t.status`,
   );
   const list = listOf<{ status: string; n: number }>(rows);
   const audit = await db.execute<{ n: number }>(
-    sql`select count(*)::int as n from sys_agent_audit a join sys_agent_turn t on t.id = a.turn_id where t.source = 'api' and a.type = 'request'`,
+    sql`select count(*)::int as n from sys_agent_audit a join sys_agent_turn t on t.id = a.turn_id where ${ours} and a.type = 'request'`,
   );
   const a = listOf<{ n: number }>(audit);
   return {
@@ -115,6 +132,15 @@ export async function countLedger(handle: Handle): Promise<LedgerCount> {
     byStatus: Object.fromEntries(list.map((r) => [r.status, r.n])),
     requestEvents: a[0]?.n ?? 0,
   };
+}
+
+/** What the database holds before the run (a template's ledger): all turns and audit events. */
+export async function storedRows(handle: Handle): Promise<{ turns: number; events: number }> {
+  const rows = await handle.db.execute<{ turns: number; events: number }>(
+    sql`select (select count(*) from sys_agent_turn)::int as turns, (select count(*) from sys_agent_audit)::int as events`,
+  );
+  const [r] = listOf<{ turns: number; events: number }>(rows);
+  return { turns: Number(r?.turns ?? 0), events: Number(r?.events ?? 0) };
 }
 
 /** Ledger rows written so far under one API key (the index on tenant, key and start time answers it). */

@@ -96,15 +96,24 @@ export const sysAgentTurn = pgTable(
     index("sys_agent_turn_tenant_cost_status_idx")
       .on(t.tenantId, t.startedAt)
       .where(sql`${t.costStatus} <> 'priced'`),
-    index("sys_agent_turn_tenant_status_idx").on(t.tenantId, t.status, t.startedAt),
-    // The status segment with the model filter, the ledger's most common combination.
-    index("sys_agent_turn_tenant_status_model_idx").on(t.tenantId, t.status, t.servedModel, t.startedAt),
+    // The ledger's status segments. Partial: about nine calls in ten succeed, and "success" alone is the
+    // tenant-and-time index with a filter, so the success rows (most of the table) are not indexed twice.
+    index("sys_agent_turn_tenant_status_idx")
+      .on(t.tenantId, t.status, t.startedAt)
+      .where(sql`${t.status} <> 'success'`),
+    // The status segment with the model filter, the ledger's most common combination; partial, as above.
+    index("sys_agent_turn_tenant_status_model_idx")
+      .on(t.tenantId, t.status, t.servedModel, t.startedAt)
+      .where(sql`${t.status} <> 'success'`),
+    // The model filter with any status, and with "success" (the rows the two partial indexes above leave out).
+    index("sys_agent_turn_tenant_model_idx").on(t.tenantId, t.servedModel, t.startedAt),
     index("sys_agent_turn_started_idx").on(t.startedAt),
     // A prompt's versions compared on the cost dashboard, and the ledger's prompt filter; partial.
     index("sys_agent_turn_tenant_prompt_idx")
       .on(t.tenantId, t.promptName, t.promptVersion, t.startedAt)
       .where(sql`${t.promptName} is not null`),
-    index("sys_agent_turn_running_idx").on(t.status, t.startedAt),
+    // The turns still running (interrupted-turn recovery, the running count): a handful of rows, not the ledger.
+    index("sys_agent_turn_running_idx").on(t.startedAt).where(sql`${t.status} = 'running'`),
   ],
 );
 export type SysAgentTurn = typeof sysAgentTurn.$inferSelect;

@@ -338,5 +338,61 @@ describe.each(testDbKinds)("ledger partitions on %s", (kind) => {
       const [head] = await db.select().from(sysAgentAuditChain).where(eq(sysAgentAuditChain.tenantId, acme));
       expect(head).toMatchObject({ seq: 8, startSeq: 4 });
     }, 180_000);
+
+    it("gives a partition made later the lean indexes and, where the server has lz4, lz4 payloads", async () => {
+      const now = new Date();
+      const later = new Date(now.getTime() + 150 * DAY_MS);
+      // Today's period (the tests before may have dropped it), and one made months later.
+      await ensurePartitions(db, { now, ahead: 0 });
+      await ensurePartitions(db, { now: later, ahead: 0 });
+      const part = `sys_agent_turn_${month(later)}`;
+      const defs = rowsOf<{ indexname: string; indexdef: string }>(
+        await db.execute(sql`select indexname, indexdef from pg_indexes where tablename = ${part}`),
+      );
+      const has = (columns: string, where?: string) =>
+        defs.some((d) => d.indexdef.endsWith(where ? `(${columns}) WHERE (${where})` : `(${columns})`));
+      // Success rows (most of the ledger) are not indexed by status; running turns are indexed alone.
+      expect(has("tenant_id, status, started_at", "status <> 'success'::text")).toBe(true);
+      expect(has("tenant_id, status, served_model, started_at", "status <> 'success'::text")).toBe(true);
+      expect(has("started_at", "status = 'running'::text")).toBe(true);
+      expect(has("tenant_id, served_model, started_at")).toBe(true);
+      expect(has("tenant_id, status, started_at")).toBe(false);
+
+      const lz4 = rowsOf<{ ok: boolean }>(
+        await db.execute(
+          sql`select 'lz4' = any(enumvals) as ok from pg_settings where name = 'default_toast_compression'`,
+        ),
+      )[0]?.ok;
+      const compression = async (table: string, column: string) =>
+        rowsOf<{ c: string }>(
+          await db.execute(
+            sql`select attcompression::text as c from pg_attribute where attrelid = ${table}::regclass and attname = ${column}`,
+          ),
+        )[0]?.c;
+      // Today's partition, whichever interval the tests before left it with.
+      const current = (await listPartitions(db, "sys_agent_audit")).find(
+        (p) => !p.isDefault && p.from! <= now && now < p.to!,
+      )!.name;
+      for (const table of ["sys_agent_audit", current, `sys_agent_audit_${month(later)}`])
+        expect(await compression(table, "payload")).toBe(lz4 ? "l" : "");
+      for (const column of ["tool_trace", "request_metadata", "error_message"])
+        expect(await compression(part, column)).toBe(lz4 ? "l" : "");
+
+      // A payload large enough to be compressed at all is stored the server's best way.
+      const id = await turnAt(db, acme, new Date());
+      await db.insert(sysAgentAudit).values({
+        tenantId: acme,
+        turnId: id,
+        seq: 2,
+        type: "tool_result",
+        payload: { text: "the same line of tool output, again and again; ".repeat(200) },
+      });
+      const stored = rowsOf<{ c: string | null }>(
+        await db.execute(
+          sql`select pg_column_compression(payload) as c from sys_agent_audit where turn_id = ${id} and seq = 2`,
+        ),
+      )[0]?.c;
+      expect(stored).toBe(lz4 ? "lz4" : "pglz");
+    }, 120_000);
   });
 });
