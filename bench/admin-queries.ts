@@ -75,6 +75,9 @@ const audit = (
   where: SQL,
 ) => sql`select ${AUDIT_ROW} from sys_agent_audit a left join app_user u on u.id = a.user_id
   where ${where} order by a.created_at desc, a.turn_id, a.seq limit ${PAGE + 1}`;
+// The ledger's model filter ("gpt" finds every GPT model) is matched against the tenant's models first
+// (`ledger.model.names`, agent-turns.ts servedModelFilter), then runs as the equality below; a text no model
+// contains runs no ledger query at all.
 const failedOn = (p: Params, model: string) => sql`t.tenant_id = ${p.tenant} and t.status = 'failed'
   and t.served_model = ${model} and t.started_at >= ${since(p, 7)} and t.started_at < ${p.now.toISOString()}`;
 const failedMini = (p: Params) => failedOn(p, "gpt-4o-mini");
@@ -126,6 +129,30 @@ const QUERIES: Query[] = [
     title: "Ledger, model no-such-model (no match), any status",
     target: 150,
     build: (p) => ledger(sql`t.tenant_id = ${p.tenant} and t.served_model = 'no-such-model'`),
+  },
+  {
+    key: "ledger.model.names",
+    title: "Ledger model filter: the tenant's models (skip scan)",
+    target: 100,
+    build: (p) => sql`with recursive m(name) as (
+        (select served_model from sys_agent_turn where tenant_id = ${p.tenant} and served_model is not null
+          order by served_model limit 1)
+        union all
+        select (select served_model from sys_agent_turn where tenant_id = ${p.tenant} and served_model > m.name
+          order by served_model limit 1)
+        from m where m.name is not null
+      )
+      select name, name ilike '%gpt-4o-mini%' as hit from m where name is not null limit 501`,
+  },
+  {
+    // A tag no turn carries (the sample has none): the partial tag index, with its predicate repeated.
+    key: "ledger.page.tag",
+    title: "Ledger, tag (no match)",
+    target: 150,
+    build: (p) =>
+      ledger(
+        sql`t.tenant_id = ${p.tenant} and cardinality(t.tags) > 0 and t.tags @> array['batch-7']::text[]`,
+      ),
   },
   {
     key: "ledger.page.tool",

@@ -151,6 +151,15 @@ describe.each(testDbKinds)("the schema pages' API on %s", (kind) => {
       (await json("agent-turns/rows?segment=failed")).body.rows.map((r: { id: string }) => r.id),
     ).toEqual([ids.turn1]);
     expect((await json("agent-turns/rows?f.servedModel=gpt-4o-mini")).body.rows).toHaveLength(2);
+    // The model filter is contained and case-insensitive, matched against the tenant's models first: a text no
+    // model contains finds nothing, counted as nothing; another tenant's model is not the caller's to find.
+    expect((await json("agent-turns/rows?f.servedModel=4O-MIN")).body.rows).toHaveLength(2);
+    expect((await json("agent-turns/rows?f.servedModel=no-such-model")).body.rows).toEqual([]);
+    expect((await json("agent-turns/rows?f.servedModel=gpt-4.1")).body.rows).toEqual([]);
+    expect((await json("agent-turns/count?f.servedModel=no-such-model")).body).toMatchObject({ count: 0 });
+    expect((await json("agent-turns/metrics?f.servedModel=100%25")).body.metrics).toMatchObject({
+      requests: 0,
+    });
     expect(
       (await json("agent-turns/rows?f.tool=web_fetch")).body.rows.map((r: { id: string }) => r.id),
     ).toEqual([ids.turn2]);

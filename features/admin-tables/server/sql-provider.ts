@@ -59,6 +59,11 @@ export type SqlProviderConfig = {
   sorts: Record<string, SortField>;
   /** f.<field>=value → a condition; an unknown f.<field> is refused with 422. */
   filters: Record<string, (value: string) => SQL | undefined>;
+  /**
+   * Filters whose condition needs a read first (a text matched against the few values a column holds, so the
+   * query can use an equality index): their answer replaces `filters[field]`'s condition; undefined keeps it.
+   */
+  resolvedFilters?: Record<string, FilterResolver>;
   /** f.<field>.from / f.<field>.to (a day, YYYY-MM-DD, or an ISO time) → a time range on this column. */
   dateFilters: Record<string, TimeColumn>;
   segmentColumn?: Column;
@@ -96,7 +101,8 @@ export const TENANT_NAME_FILTER = "tenant";
  * metrics and series, so the first page never waits on a count.
  */
 export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConfig): PageProvider {
-  const where = (ctx: ProviderContext, q: PageQuery) => scopedWhere(config, ctx, q);
+  const where = async (ctx: ProviderContext, q: PageQuery) =>
+    scopedWhere(config, ctx, q, await resolveFilters(config, await db(), ctx, q));
 
   const sortOf = (q: PageQuery) => {
     const sort = config.sorts[q.sort.field];
@@ -110,7 +116,7 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
   async function page(ctx: ProviderContext, q: PageQuery) {
     const sort = sortOf(q);
     const desc = q.sort.direction === "desc";
-    const conditions = [where(ctx, q)];
+    const conditions = [await where(ctx, q)];
     if (q.cursor) {
       const [value, id] = decodeCursor(q.cursor);
       checkCursor(value, sort.type, id);
@@ -141,7 +147,7 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       const [row] = await (await db())
         .select({ n: sql<number>`count(*)::int` })
         .from(
-          sql`(select 1 from ${config.table} where ${where(ctx, q) ?? sql`true`} limit ${COUNT_CAP + 1}) as capped`,
+          sql`(select 1 from ${config.table} where ${(await where(ctx, q)) ?? sql`true`} limit ${COUNT_CAP + 1}) as capped`,
         );
       const n = Number(row?.n ?? 0);
       return { count: Math.min(n, COUNT_CAP), approximate: n > COUNT_CAP };
@@ -150,7 +156,10 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       const select = Object.fromEntries(
         metrics.map((m) => [m.key, aggregate(config, m.measure, m.aggregation, m.format === "money")]),
       );
-      const [row] = await (await db()).select(select).from(config.table).where(where(ctx, q));
+      const [row] = await (await db())
+        .select(select)
+        .from(config.table)
+        .where(await where(ctx, q));
       // A sum of money over rows that have no price (or no rows) is unknown, not $0.00: null, shown as "—".
       const money = new Set(metrics.filter((m) => m.format === "money").map((m) => m.key));
       return Object.fromEntries(
@@ -162,7 +171,7 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       if (time)
         return timeSeries(await db(), {
           table: config.table,
-          where: where(ctx, q),
+          where: await where(ctx, q),
           time: time.expr,
           value: aggregate(config, chart.measure, chart.aggregation),
           finest: time.finest,
@@ -174,8 +183,9 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       const base = (await db())
         .select({ label: sql<string>`coalesce(${dimension}::text, '—')`, value })
         .from(config.table);
+      const condition = await where(ctx, q);
       const rows = await withJoins(config, base)
-        .where(where(ctx, q))
+        .where(condition)
         .groupBy(sql`1`)
         // By the number the text stands for: as text, "9.44" would sort above "15.75".
         .orderBy(sql`(${value})::numeric desc`, sql`1 asc`)
@@ -242,6 +252,25 @@ async function suggestFrom(
     .map((r) => ({ value: r.value, label: r.value }));
 }
 
+/** A filter's condition found by a read first; undefined: the filter's own condition applies. */
+export type FilterResolver = (db: Database, ctx: ProviderContext, value: string) => Promise<SQL | undefined>;
+
+/** The conditions of the query's resolved filters (SqlProviderConfig.resolvedFilters), by field. */
+async function resolveFilters(
+  config: SqlProviderConfig,
+  db: Database,
+  ctx: ProviderContext,
+  q: PageQuery,
+): Promise<Record<string, SQL>> {
+  const resolved: Record<string, SQL> = {};
+  for (const [key, value] of Object.entries(q.filters)) {
+    const resolve = value && config.resolvedFilters ? ownEntry(config.resolvedFilters, key) : undefined;
+    const condition = resolve ? await resolve(db, ctx, value) : undefined;
+    if (condition) resolved[key] = condition;
+  }
+  return resolved;
+}
+
 /** The filters a page query may use on a table, and the tenant column that scopes it. */
 export type QueryScope = Pick<
   SqlProviderConfig,
@@ -252,7 +281,12 @@ export type QueryScope = Pick<
  * A page query's conditions: the tenant first (the super admin's null tenant reads all, with an optional
  * f.tenantId), then its filters, time ranges and segment; an unknown or bad filter is a 422 naming it.
  */
-export function scopedWhere(config: QueryScope, ctx: ProviderContext, q: PageQuery): SQL | undefined {
+export function scopedWhere(
+  config: QueryScope,
+  ctx: ProviderContext,
+  q: PageQuery,
+  resolved: Record<string, SQL> = {},
+): SQL | undefined {
   const conditions: SQL[] = [];
   const scope = scopeCondition(config.tenantColumn, ctx);
   if (scope) conditions.push(scope);
@@ -284,7 +318,7 @@ export function scopedWhere(config: QueryScope, ctx: ProviderContext, q: PageQue
     }
     const build = ownEntry(config.filters, key);
     if (!build) throw unknownFilter(key);
-    const condition = build(value);
+    const condition = ownEntry(resolved, key) ?? build(value);
     if (condition) conditions.push(condition);
   }
   if (q.segment && config.segmentColumn) conditions.push(eq(config.segmentColumn, q.segment));

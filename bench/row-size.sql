@@ -1,8 +1,8 @@
--- Row size before and after migration 0023 (the lean ledger indexes), on the same rows, written in time order as the
--- gateway writes them: two empty copies of sys_agent_turn, one with the indexes before 0023 and one with those after.
+-- Row size before and after the lean ledger indexes (migrations 0023 and 0024), on the same rows, written in time order as the
+-- gateway writes them: two empty copies of sys_agent_turn, one with the indexes before 0023 and one with those after 0024.
 -- Run on a database the admin benchmark keeps:
 --   npm run bench:admin -- --turns 100000 --keep --no-report   (prints the database's name: tollgate_bench_<pid>)
---   psql -h 127.0.0.1 -U postgres -d tollgate_bench_<pid> -f bench/row-size-0023.sql
+--   psql -h 127.0.0.1 -U postgres -d tollgate_bench_<pid> -f bench/row-size.sql
 drop table if exists ab_old, ab_new;
 create table ab_old (like sys_agent_turn including defaults including storage including compression);
 create table ab_new (like sys_agent_turn including defaults including storage including compression);
@@ -11,7 +11,7 @@ create index on ab_old (id, started_at); create index on ab_new (id, started_at)
 create index on ab_old (tenant_id, started_at); create index on ab_new (tenant_id, started_at);
 create index on ab_old (tenant_id, end_user, started_at) where end_user is not null; create index on ab_new (tenant_id, end_user, started_at) where end_user is not null;
 create index on ab_old (tenant_id, api_key_id, started_at) where api_key_id is not null; create index on ab_new (tenant_id, api_key_id, started_at) where api_key_id is not null;
-create index on ab_old using gin (tags); create index on ab_new using gin (tags);
+create index on ab_old using gin (tags);
 create index on ab_old (tenant_id, started_at) where cost_status <> 'priced'; create index on ab_new (tenant_id, started_at) where cost_status <> 'priced';
 create index on ab_old (started_at); create index on ab_new (started_at);
 create index on ab_old (tenant_id, prompt_name, prompt_version, started_at) where prompt_name is not null; create index on ab_new (tenant_id, prompt_name, prompt_version, started_at) where prompt_name is not null;
@@ -24,6 +24,7 @@ create index ab_new_status on ab_new (tenant_id, status, started_at) where statu
 create index ab_new_status_model on ab_new (tenant_id, status, served_model, started_at) where status <> 'success';
 create index ab_new_model on ab_new (tenant_id, served_model, started_at);
 create index ab_new_running on ab_new (started_at) where status = 'running';
+create index ab_new_tags on ab_new using gin (tags) where cardinality(tags) > 0;
 insert into ab_old select * from sys_agent_turn order by started_at;
 insert into ab_new select * from sys_agent_turn order by started_at;
 vacuum analyze ab_old, ab_new;
