@@ -30,5 +30,8 @@ insert into ab_new select * from sys_agent_turn order by started_at;
 vacuum analyze ab_old, ab_new;
 select 'old' s, pg_total_relation_size('ab_old') / (select count(*) from ab_old) as per_turn, pg_indexes_size('ab_old')/(select count(*) from ab_old) idx, pg_relation_size('ab_old')/(select count(*) from ab_old) heap
 union all select 'new', pg_total_relation_size('ab_new') / (select count(*) from ab_new), pg_indexes_size('ab_new')/(select count(*) from ab_new), pg_relation_size('ab_new')/(select count(*) from ab_new);
+-- A finished period, compacted as the "ledger compaction" job does (db/partitions.ts compactPartitions).
+reindex table ab_new;
+select 'new, compacted' s, pg_total_relation_size('ab_new') / (select count(*) from ab_new) as per_turn, pg_indexes_size('ab_new')/(select count(*) from ab_new) idx, pg_relation_size('ab_new')/(select count(*) from ab_new) heap;
 select indexrelid::regclass, round(pg_relation_size(indexrelid)/(select count(*) from ab_old)::numeric,1) from pg_index where indrelid in ('ab_old'::regclass,'ab_new'::regclass) order by 1::text;
 drop table ab_old, ab_new;

@@ -93,9 +93,7 @@ export const sysAgentTurn = pgTable(
       .where(sql`${t.apiKeyId} is not null`),
     // The ledger's tag filter; partial, since most calls carry no tag and GIN indexes an empty array too (about
     // 30 bytes a turn). The filter repeats the predicate (features/admin-tables/server/providers/agent-turns.ts).
-    index("sys_agent_turn_tags_idx")
-      .using("gin", t.tags)
-      .where(sql`cardinality(${t.tags}) > 0`),
+    index("sys_agent_turn_tags_idx").using("gin", t.tags).where(sql`cardinality(${t.tags}) > 0`),
     // Unpriced and assumed usage on the ledger and the cost dashboard; partial, since nearly every call is priced.
     index("sys_agent_turn_tenant_cost_status_idx")
       .on(t.tenantId, t.startedAt)

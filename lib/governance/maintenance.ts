@@ -1,6 +1,6 @@
 import "server-only";
 import { type Database, getDatabase } from "@/db";
-import { ensurePartitions } from "@/db/partitions";
+import { compactPartitions, ensurePartitions } from "@/db/partitions";
 import { log } from "@/lib/core/process/log";
 import { sweepExpiredPipelineRows } from "@/lib/pipeline/cache-store";
 import { runArchiveOnce } from "./archive";
@@ -21,6 +21,7 @@ const DAY = 24 * 60 * MINUTE;
 const RETENTION_LOCK_ID = 727_100_002;
 // One instance at a time reconciles the rollups with the ledger.
 const RECONCILE_LOCK_ID = 727_100_003;
+const COMPACTION_LOCK_ID = 727_100_012;
 
 /** A maintenance job: run by the one process that holds the background leader lock (server/background). */
 export type MaintenanceJob = {
@@ -67,7 +68,7 @@ export async function interruptOwnTurns(db: Database, instanceId: string): Promi
 /**
  * The maintenance jobs, run once across every instance (by the leader): the interrupted-turn sweep at once and
  * every 10 s; expired cache and counter rows, and dead instances, every minute; the ledger's partitions ahead
- * hourly; retention and the rollups'
+ * and the compaction of a finished one hourly; retention and the rollups'
  * reconciliation with the ledger and the ledger archive daily (5, 10 and 15 minutes after taking the lead first). A failure is logged, and
  * the job runs again at its next time.
  */
@@ -105,6 +106,17 @@ export function maintenanceJobs(): MaintenanceJob[] {
       },
     },
     {
+      // The indexes of a partition whose period is over, rebuilt full once (db/partitions.ts compactPartitions);
+      // one partition a run, so a run is bounded.
+      name: "ledger compaction",
+      firstAfterMs: 20 * MINUTE,
+      everyMs: 60 * MINUTE,
+      run: async () => {
+        const result = await runCompactionOnce();
+        if (result?.compacted.length) log.info(result, "ledger partitions compacted");
+      },
+    },
+    {
       name: "retention",
       firstAfterMs: 5 * MINUTE,
       everyMs: DAY,
@@ -131,6 +143,15 @@ export function maintenanceJobs(): MaintenanceJob[] {
       run: async () => void (await runReconcileOnce()),
     },
   ];
+}
+
+/** Compacts one finished partition unless another instance is doing it right now (then returns null). */
+export async function runCompactionOnce(now = new Date()) {
+  const handle = await getDatabase();
+  return handle.tryAdvisoryLock(COMPACTION_LOCK_ID, () =>
+    // PGlite is one session: nothing writes beside the rebuild, and CONCURRENTLY buys nothing.
+    compactPartitions(handle.db, { now, concurrently: handle.kind === "postgres" }),
+  );
 }
 
 /** Applies retention unless another instance is doing it right now (then returns null). */

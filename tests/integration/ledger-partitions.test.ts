@@ -8,7 +8,14 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "@/db";
 import { migrateDatabase, migrationsBefore } from "@/db/migrate";
-import { dropPartition, ensurePartitions, listPartitions, type Partition, periodOf } from "@/db/partitions";
+import {
+  compactPartitions,
+  dropPartition,
+  ensurePartitions,
+  listPartitions,
+  type Partition,
+  periodOf,
+} from "@/db/partitions";
 import { sysAgentAudit, sysAgentAuditChain, sysAgentTurn, tenant } from "@/db/schema";
 import { chainAudit, executeTogether } from "@/lib/governance/audit-chain";
 import { verifyAuditChains } from "@/lib/governance/audit-verify";
@@ -338,6 +345,55 @@ describe.each(testDbKinds)("ledger partitions on %s", (kind) => {
       const [head] = await db.select().from(sysAgentAuditChain).where(eq(sysAgentAuditChain.tenantId, acme));
       expect(head).toMatchObject({ seq: 8, startSeq: 4 });
     }, 180_000);
+
+    it("compacts a finished period's indexes once, oldest first, and leaves the current one alone", async () => {
+      const now = new Date();
+      const current = periodOf(now, "month");
+      const before = periodOf(new Date(current.from.getTime() - DAY_MS), "month");
+      const older = periodOf(new Date(before.from.getTime() - DAY_MS), "month");
+      await ensurePartitions(db, { now, ahead: 0, from: older.from });
+      for (const p of [older, before])
+        for (let i = 0; i < 30; i++)
+          await turnAt(db, i % 2 ? acme : globex, new Date(p.from.getTime() + i * 3_600_000));
+      await turnAt(db, acme, now);
+      const noteOf = async (name: string) =>
+        rowsOf<{ note: string | null }>(
+          await db.execute(sql`select obj_description(to_regclass(${name}), 'pg_class') as note`),
+        )[0]?.note;
+      const invalid = async () =>
+        Number(
+          rowsOf<{ n: number }>(
+            await db.execute(sql`select count(*)::int as n from pg_index i join pg_partition_tree('sys_agent_turn') p
+              on p.relid = i.indrelid where not i.indisvalid`),
+          )[0]?.n,
+        );
+
+      const concurrently = kind === "postgres";
+      const first = await compactPartitions(db, { now, limit: 1, concurrently });
+      expect(first.compacted).toEqual([`sys_agent_turn_${older.suffix}`]);
+      const rest = await compactPartitions(db, { now, limit: 10, concurrently });
+      expect(rest.compacted).toContain(`sys_agent_turn_${before.suffix}`);
+      expect(rest.compacted).toContain(`sys_agent_audit_${older.suffix}`);
+      expect(rest.compacted).not.toContain(`sys_agent_turn_${older.suffix}`);
+      for (const name of [...first.compacted, ...rest.compacted])
+        expect(await noteOf(name)).toMatch(/^tollgate: indexes compacted /);
+      // The current month is still being written: never rebuilt.
+      expect(rest.compacted.some((n) => n.endsWith(current.suffix))).toBe(false);
+      expect(await noteOf(`sys_agent_turn_${current.suffix}`)).toBeNull();
+      expect((await compactPartitions(db, { now, limit: 10, concurrently })).compacted).toEqual([]);
+      // The rebuilt indexes are valid, still attached to the ledger's, and answer the queries they did.
+      expect(await invalid()).toBe(0);
+      const attached = rowsOf<{ n: number }>(
+        await db.execute(sql`select count(*)::int as n from pg_partition_tree('sys_agent_turn_tenant_started_idx')
+          where relid = to_regclass(${`sys_agent_turn_${older.suffix}_tenant_id_started_at_idx`})`),
+      )[0]?.n;
+      expect(attached).toBe(1);
+      const n = rowsOf<{ n: number }>(
+        await db.execute(sql`select count(*)::int as n from sys_agent_turn where tenant_id = ${acme}
+          and started_at >= ${older.from.toISOString()}::timestamptz and started_at < ${before.to.toISOString()}::timestamptz`),
+      )[0]?.n;
+      expect(n).toBe(30);
+    }, 120_000);
 
     it("gives a partition made later the lean indexes and, where the server has lz4, lz4 payloads", async () => {
       const now = new Date();
