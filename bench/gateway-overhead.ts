@@ -14,7 +14,7 @@
 //   sizes: BENCH_WARMUP (100), BENCH_PER_ROUND (25), BENCH_STREAMS (10 per round), BENCH_CALLS (3000 per path
 //   and client under load), BENCH_CONCURRENCY (16), BENCH_STREAM_PAUSE_MS (20: the upstream's pause inside a stream);
 //   the load run: BENCH_LOAD=0 (skip it), BENCH_LOAD_CALLS (20000), BENCH_LOAD_CONCURRENCY (64);
-//   BENCH_TEMPLATE_DATABASE=<name>: the run's database is a copy of that one (a full ledger underneath);
+//   BENCH_REUSE_DATABASE=<name>: run on that database as it is (a full ledger underneath), and keep it;
 //   BENCH_CPU_PROF=<dir>: CPU profiles of the lean and Next servers, the lean server's summed up in the section
 //   (BENCH_CPU_PROF_INTERVAL: the sampling interval in µs).
 // It creates its own database (tollgate_bench_<pid>) on BENCH_DATABASE_URL, runs `next build` for the product and
@@ -67,7 +67,7 @@ async function main() {
   const upstream = await startUpstream(procs);
   const { handle, keys } = await database.create();
   const baseline = await countLedger(handle, keys);
-  const stored = database.template ? await storedRows(handle) : undefined;
+  const stored = database.reused ? await storedRows(handle) : undefined;
   const servers = {
     upstream,
     ...(await startServers(procs, upstream, { url: database.url, secret: keys.lean.secret })),

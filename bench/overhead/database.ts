@@ -1,7 +1,7 @@
 // The run's own database: created fresh on BENCH_DATABASE_URL's server, migrated, demo-seeded, dropped at the end.
-// BENCH_TEMPLATE_DATABASE=<name> makes it a copy of that database instead (file by file, so a ledger of millions
-// of rows is there in minutes), to measure the write path with a full ledger underneath: say, the one
-// `npm run bench:admin -- --turns 10000000 --keep` leaves.
+// BENCH_REUSE_DATABASE=<name> runs on that database instead, as it is (migrated, its rows kept, not dropped), to
+// measure the write path with a full ledger underneath: say, the one `npm run bench:admin -- --turns N --keep`
+// leaves. Not a copy: a copy of a ledger of millions of rows would need its size again on disk (and on the replica).
 import { eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { openDatabase } from "@/db/client";
@@ -31,15 +31,17 @@ export type BenchKeys = {
 export class BenchDatabase {
   readonly url: string;
   private created = false;
-  /** The database this one is copied from (BENCH_TEMPLATE_DATABASE), or none. */
-  readonly template = process.env.BENCH_TEMPLATE_DATABASE || undefined;
+  /** The existing database the run uses as it is (BENCH_REUSE_DATABASE, when no name is given), or none. */
+  readonly reused: string | undefined;
+  readonly name: string;
 
   constructor(
     private readonly adminUrl: string,
-    readonly name = `tollgate_bench_${process.pid}`,
+    name?: string,
   ) {
-    if (this.template && !/^[a-z0-9_]+$/.test(this.template))
-      throw new Error(`BENCH_TEMPLATE_DATABASE is not a database name: ${this.template}`);
+    this.reused = name ? undefined : process.env.BENCH_REUSE_DATABASE || undefined;
+    this.name = name ?? this.reused ?? `tollgate_bench_${process.pid}`;
+    if (!/^[a-z0-9_]+$/.test(this.name)) throw new Error(`not a database name: ${this.name}`);
     const url = new URL(adminUrl);
     url.pathname = `/${this.name}`;
     this.url = url.toString();
@@ -47,14 +49,12 @@ export class BenchDatabase {
 
   /** Creates, migrates and seeds it (demo tenants, no sample history); returns a handle and the run's API keys. */
   async create(): Promise<{ handle: Handle; keys: BenchKeys }> {
-    const admin = postgres(this.adminUrl, { max: 1, onnotice: () => {} });
-    this.created = true;
-    await admin.unsafe(
-      this.template
-        ? `create database ${this.name} template ${this.template} strategy file_copy`
-        : `create database ${this.name}`,
-    );
-    await admin.end();
+    if (!this.reused) {
+      const admin = postgres(this.adminUrl, { max: 1, onnotice: () => {} });
+      this.created = true;
+      await admin.unsafe(`create database ${this.name}`);
+      await admin.end();
+    }
     const handle = await openDatabase({ kind: "postgres", url: this.url, max: 2 });
     await prepareDatabase(handle, { afterMigrations: (h) => seedDemoData(h, { sampleTurns: 0 }) });
     const db = handle.db;

@@ -253,7 +253,7 @@ PostgreSQL), a second lean server whose counters are in Redis (a key without lim
 \`x-portkey-provider: openai\` with the fake as custom host), a bare Next app (\`bench/bare-next\`, its own \`next start\`) whose one
 route just forwards the call (the baseline for \`/v1\`: same framework, no auth, no ledger), and the production Next server
 (\`next start\`) at \`/v1\`. Every Tollgate path authenticates a tenant API key (one key each) and writes the ledger row and its
-audit event to PostgreSQL (${extra.stored ? `a database already holding ${extra.stored.turns.toLocaleString("en-US")} turns and ${extra.stored.events.toLocaleString("en-US")} audit events, copied from \`BENCH_TEMPLATE_DATABASE\`` : "a fresh database, demo seed"}) on every call, as it always does. Every path is measured with both
+audit event to PostgreSQL (${extra.stored ? `a database already holding ${extra.stored.turns.toLocaleString("en-US")} turns and ${extra.stored.events.toLocaleString("en-US")} audit events before the run, \`BENCH_REUSE_DATABASE\`` : "a fresh database, demo seed"}) on every call, as it always does. Every path is measured with both
 clients, whose requests differ (the SDK sends its \`x-stainless-*\` headers and its own user agent).
 
 ${CLIENTS.map(clientTable).join("\n\n")}
