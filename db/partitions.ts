@@ -246,8 +246,8 @@ export type CompactResult = { compacted: string[] };
  * meanwhile). Written in time order, an index led by the tenant (or the tenant and model) grows by splitting pages
  * in half wherever a tenant's run ends, so its pages stay about half full; built in one pass from rows that no
  * longer change, they are full: 249 → 180 bytes a turn of ledger indexes, 213 → 196 an audit event (measured,
- * docs/guides/governance.md#row-size). At most `limit` partitions a call, oldest first, so one run of the job is
- * bounded (the ledger's before the audit trail's); a partition is marked done with a comment, which goes with it when it is dropped. A rebuild that
+ * docs/guides/governance.md#row-size). At most `limit` partitions a call, the newest finished first, so one run
+ * of the job is bounded; a partition is marked done with a comment, which goes with it when it is dropped. A rebuild that
  * failed midway leaves an invalid copy of an index (`…_ccnew`), dropped before the next try.
  */
 export async function compactPartitions(
@@ -257,11 +257,14 @@ export async function compactPartitions(
   const now = opts.now ?? new Date();
   const limit = opts.limit ?? 1;
   const compacted: string[] = [];
-  const due: string[] = [];
-  for (const { table } of PARTITIONED) {
+  // Newest first: the oldest are the next that retention or the archive removes, so compacting them first
+  // would be the most likely wasted; on a tie, the ledger (read by every page) before the audit trail.
+  const finished: { name: string; to: number; order: number }[] = [];
+  for (const [order, { table }] of PARTITIONED.entries())
     for (const p of await listPartitions(db, table))
-      if (!p.isDefault && p.to && p.to.getTime() + COMPACT_AFTER_MS <= now.getTime()) due.push(p.name);
-  }
+      if (!p.isDefault && p.to && p.to.getTime() + COMPACT_AFTER_MS <= now.getTime())
+        finished.push({ name: p.name, to: p.to.getTime(), order });
+  const due = finished.sort((a, b) => b.to - a.to || a.order - b.order).map((p) => p.name);
   if (!due.length) return { compacted };
   const marks = new Map(
     rowsOf<{ name: string; note: string | null }>(
