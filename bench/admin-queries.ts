@@ -18,6 +18,7 @@ import { openDatabase } from "@/db/client";
 import { migrateDatabase, migrationsBefore } from "@/db/migrate";
 import { partitionInterval } from "@/db/partitions";
 import { tenant as tenantTable } from "@/db/schema";
+import { tenantModelsSql } from "@/features/admin-tables/server/providers/agent-turns";
 import { generateSampleHistory, rowsOf } from "@/features/demo/server/sample-data";
 import { seedDemo } from "@/features/demo/server/seed";
 import { applyRetention, type RetentionResult } from "@/lib/governance/retention";
@@ -134,15 +135,7 @@ const QUERIES: Query[] = [
     key: "ledger.model.names",
     title: "Ledger model filter: the tenant's models (skip scan)",
     target: 100,
-    build: (p) => sql`with recursive m(name) as (
-        (select served_model from sys_agent_turn where tenant_id = ${p.tenant} and served_model is not null
-          order by served_model limit 1)
-        union all
-        select (select served_model from sys_agent_turn where tenant_id = ${p.tenant} and served_model > m.name
-          order by served_model limit 1)
-        from m where m.name is not null
-      )
-      select name, name ilike '%gpt-4o-mini%' as hit from m where name is not null limit 501`,
+    build: (p) => tenantModelsSql(p.tenant, "gpt-4o-mini"),
   },
   {
     // A tag no turn carries (the sample has none): the partial tag index, with its predicate repeated.

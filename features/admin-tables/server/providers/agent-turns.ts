@@ -73,20 +73,25 @@ const MODEL_NAMES_CAP = 500;
 async function servedModelFilter(db: Database, ctx: ProviderContext, value: string) {
   if (!ctx.tenantId) return undefined;
   const names = rowsOf<{ name: string; hit: boolean }>(
-    await db.execute(sql`with recursive m(name) as (
-        (select served_model from sys_agent_turn where tenant_id = ${ctx.tenantId} and served_model is not null
-          order by served_model limit 1)
-        union all
-        select (select served_model from sys_agent_turn where tenant_id = ${ctx.tenantId} and served_model > m.name
-          order by served_model limit 1)
-        from m where m.name is not null
-      )
-      select name, name ilike ${likeContains(value)} as hit from m where name is not null
-      limit ${MODEL_NAMES_CAP + 1}`),
+    await db.execute(tenantModelsSql(ctx.tenantId, value)),
   );
   if (names.length > MODEL_NAMES_CAP) return undefined;
   const matching = names.filter((r) => r.hit).map((r) => r.name);
   return matching.length ? inArray(t.servedModel, matching) : sql`false`;
+}
+
+/** A tenant's models (up to the cap and one more), and whether each contains `value`; bench:admin runs it too. */
+export function tenantModelsSql(tenantId: string, value: string) {
+  return sql`with recursive m(name) as (
+      (select served_model from sys_agent_turn where tenant_id = ${tenantId} and served_model is not null
+        order by served_model limit 1)
+      union all
+      select (select served_model from sys_agent_turn where tenant_id = ${tenantId} and served_model > m.name
+        order by served_model limit 1)
+      from m where m.name is not null
+    )
+    select name, name ilike ${likeContains(value)} as hit from m where name is not null
+    limit ${MODEL_NAMES_CAP + 1}`;
 }
 
 /** The key's own tenant too: a key id is unique, but a join that cannot cross tenants is one less thing to trust. */
