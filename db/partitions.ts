@@ -256,6 +256,7 @@ export async function compactPartitions(
 ): Promise<CompactResult> {
   const now = opts.now ?? new Date();
   const limit = opts.limit ?? 1;
+  const concurrently = opts.concurrently ?? true;
   const compacted: string[] = [];
   // Newest first: the oldest are the next that retention or the archive removes, so compacting them first
   // would be the most likely wasted; on a tie, the ledger (read by every page) before the audit trail.
@@ -283,7 +284,6 @@ export async function compactPartitions(
         where i.indrelid = to_regclass(${name}) and not i.indisvalid`),
     );
     for (const { index } of leftovers) await db.execute(sql.raw(`drop index if exists ${index}`));
-    const concurrently = opts.concurrently ?? true;
     await db.execute(sql.raw(`reindex table ${concurrently ? "concurrently " : ""}"${name}"`));
     await db.execute(sql.raw(`comment on table "${name}" is '${COMPACTED} ${now.toISOString()}'`));
     compacted.push(name);

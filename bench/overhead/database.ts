@@ -111,7 +111,7 @@ export class BenchDatabase {
   }
 }
 
-/** The run's keys' `/v1` turns (only theirs: a template database may hold millions of others). */
+/** The run's keys' `/v1` turns (only theirs: a reused database may hold millions of others). */
 export async function countLedger(handle: Handle, keys: BenchKeys): Promise<LedgerCount> {
   const db = handle.db;
   const all = Object.values(keys);
@@ -134,7 +134,7 @@ export async function countLedger(handle: Handle, keys: BenchKeys): Promise<Ledg
   };
 }
 
-/** What the database holds before the run (a template's ledger): all turns and audit events. */
+/** What a reused database holds before the run: all turns and audit events. */
 export async function storedRows(handle: Handle): Promise<{ turns: number; events: number }> {
   const rows = await handle.db.execute<{ turns: number; events: number }>(
     sql`select (select count(*) from sys_agent_turn)::int as turns, (select count(*) from sys_agent_audit)::int as events`,

@@ -113,10 +113,11 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
     return sort;
   };
 
-  async function page(ctx: ProviderContext, q: PageQuery) {
+  /** One page; `condition`: the query's conditions already built (an export builds them once for every page). */
+  async function page(ctx: ProviderContext, q: PageQuery, condition?: SQL) {
     const sort = sortOf(q);
     const desc = q.sort.direction === "desc";
-    const conditions = [await where(ctx, q)];
+    const conditions = [condition ?? (await where(ctx, q))];
     if (q.cursor) {
       const [value, id] = decodeCursor(q.cursor);
       checkCursor(value, sort.type, id);
@@ -196,9 +197,10 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
       return config.detail(await db(), ctx, id);
     },
     async *exportRows(ctx, q) {
+      const condition = await where(ctx, q);
       let cursor: string | null = null;
       do {
-        const result = await page(ctx, { ...q, cursor, limit: EXPORT_PAGE });
+        const result = await page(ctx, { ...q, cursor, limit: EXPORT_PAGE }, condition);
         yield* result.rows;
         cursor = result.nextCursor;
       } while (cursor);
