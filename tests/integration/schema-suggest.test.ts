@@ -186,6 +186,22 @@ describe.each(testDbKinds)("filter suggestions, contains-matching and time prese
     expect(await ids("agent-turns/rows?f.tenant=globex&f.servedModel=globex")).toEqual([]);
   });
 
+  it("filters by a tag exactly, resolved first: a tag no turn of the tenant carries reads nothing", async () => {
+    await as("admin@acme.test", "acme");
+    expect(new Set(await ids("agent-turns/rows?f.tag=acme-tag"))).toEqual(
+      new Set([turn.acmeOld, turn.acmeHour, turn.acmeDay]),
+    );
+    expect(await ids("agent-turns/rows?f.tag=acme")).toEqual([]);
+    expect(await ids("agent-turns/rows?f.tag=no-such-tag")).toEqual([]);
+    expect((await json("agent-turns/count?f.tag=no-such-tag")).body).toMatchObject({ count: 0 });
+    // Another tenant's tag is not the caller's to find, resolved or not.
+    expect(await ids("agent-turns/rows?f.tag=globex-tag")).toEqual([]);
+    expect((await json("agent-turns/metrics?f.tag=globex-tag")).body.metrics).toMatchObject({ requests: 0 });
+    await as("root@tollgate.test");
+    expect(await ids("agent-turns/rows?f.tag=globex-tag")).toEqual([turn.globex]);
+    expect(await ids("agent-turns/rows?f.tag=no-such-tag")).toEqual([]);
+  });
+
   it("bounds rows by a preset's ISO time, not only by whole days", async () => {
     await as("admin@acme.test", "acme");
     const since = (ms: number) => new Date(now - ms).toISOString().replace(/\.\d{3}Z$/, "Z");
