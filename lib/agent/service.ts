@@ -13,7 +13,7 @@ import {
   type StoredMessage,
   storedToolCalls,
 } from "@/lib/turns/conversation";
-import { type AgentEvent, isRecordOnly, type TurnEvent } from "@/lib/turns/events";
+import { type AgentEvent, contentFilterEvent, isRecordOnly, type TurnEvent } from "@/lib/turns/events";
 import type { ChatTurnSource, TurnObserver, TurnPrompt, TurnReplacement } from "@/lib/turns/observer";
 import type { Confirmations } from "./confirmations";
 import { outsideTextSource } from "./outside-text";
@@ -373,6 +373,8 @@ export class AgentService {
       }
     }
     const stopped = turn.signal.aborted || failure?.class === "aborted";
+    const filtered = contentFilterEvent(stamp);
+    if (filtered) yield filtered;
     yield {
       type: "model_call",
       call: {

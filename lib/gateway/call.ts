@@ -9,6 +9,8 @@ export type CallContext = {
   config: GatewayConfig;
   router: Router;
   adapterFor(serving: ServingCandidate): ModelAdapter;
+  /** A bearer token for the candidate's provider where it signs in with one (Entra ID), else undefined. */
+  bearerToken(serving: ServingCandidate, signal: AbortSignal): Promise<string> | undefined;
   /** Offline and test-injected providers answer a wire request in-process, not over HTTP. */
   answersInProcess(serving: ServingCandidate): boolean;
   stamp(
@@ -43,6 +45,9 @@ export function callFailedEvent(ctx: CallContext, call: GatewayCall, error: unkn
       status: e.status,
       ...(e.param ? { param: e.param } : {}),
     },
-    stamp: ctx.stamp(call, null, null, ZERO_USAGE, null),
+    stamp: {
+      ...ctx.stamp(call, null, null, ZERO_USAGE, null),
+      ...(e.contentFilter ? { contentFilter: e.contentFilter } : {}),
+    },
   };
 }

@@ -17,7 +17,27 @@ export type ProviderConfig = {
   /** Takes images in user messages: true by default for openai, anthropic and offline; openai-compatible only when set. */
   supportsVision?: boolean;
   chunkDelayMs?: number;
+  /** azure-openai: "v1" (the default) or a dated API version such as "2024-10-21". */
+  apiVersion?: string;
+  /** azure-openai: a Microsoft Entra ID application's client credentials (environment variable names). */
+  entra?: {
+    tenantIdEnv: string;
+    clientIdEnv: string;
+    clientSecretEnv: string;
+    authorityHost?: string;
+    scope?: string;
+  };
 };
+/** Client credentials read from the environment, for a token from Microsoft Entra ID. */
+export type EntraCredentials = {
+  tenantId: string;
+  clientId: string;
+  clientSecret: string;
+  authorityHost: string;
+  scope: string;
+};
+export const ENTRA_AUTHORITY_HOST = "https://login.microsoftonline.com";
+export const AZURE_OPENAI_SCOPE = "https://cognitiveservices.azure.com/.default";
 export type Candidate = { provider: string; model: string };
 export type AliasConfig = { label?: string; dropUnsupported?: boolean; candidates: Candidate[] };
 
@@ -46,9 +66,12 @@ export type CooldownPolicy = {
   cooldownMs: number;
 };
 
+/** A provider with its secrets read from the environment. */
+export type ResolvedProvider = Omit<ProviderConfig, "entra"> & { apiKey?: string; entra?: EntraCredentials };
+
 /** The configuration the gateway runs on: validated, defaults filled in, keys read from the environment. */
 export type GatewayConfig = {
-  providers: Record<string, ProviderConfig & { apiKey?: string }>;
+  providers: Record<string, ResolvedProvider>;
   models: Record<string, AliasConfig>;
   defaultModel: string;
   timeouts: Timeouts;
@@ -143,7 +166,20 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
         `${file}: providers.${name}.baseUrl is required for type openai-compatible`,
       );
     }
-    providers[name] = { ...provider, apiKey };
+    const where = `${file}: providers.${name}`;
+    if (provider.type !== "azure-openai") {
+      for (const field of ["apiVersion", "entra"] as const)
+        if (provider[field] !== undefined)
+          throw new GatewayConfigError(`${where}.${field} is for type azure-openai only`);
+    } else if (!provider.baseUrl) {
+      throw new GatewayConfigError(
+        `${where}.baseUrl is required for type azure-openai: the resource's endpoint, https://NAME.openai.azure.com`,
+      );
+    } else if (!provider.apiKeyEnv === !provider.entra) {
+      throw new GatewayConfigError(`${where}: set one of apiKeyEnv (a key) and entra (Microsoft Entra ID)`);
+    }
+    const { entra, ...rest } = provider;
+    providers[name] = { ...rest, apiKey, ...(entra ? { entra: entraCredentials(entra, where, env) } : {}) };
   }
   for (const [alias, spec] of Object.entries(config.models)) {
     spec.candidates.forEach((c, i) => {
@@ -169,6 +205,28 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
     cooldown: { ...DEFAULT_COOLDOWN, ...config.cooldown },
     prices: config.prices ?? {},
     source: file,
+  };
+}
+
+function entraCredentials(
+  entra: NonNullable<ProviderConfig["entra"]>,
+  where: string,
+  env: Env,
+): EntraCredentials {
+  const read = (field: "tenantIdEnv" | "clientIdEnv" | "clientSecretEnv") => {
+    const value = env[entra[field]]?.trim();
+    if (!value)
+      throw new GatewayConfigError(
+        `${where}.entra.${field} names ${entra[field]}, which is not set in the environment`,
+      );
+    return value;
+  };
+  return {
+    tenantId: read("tenantIdEnv"),
+    clientId: read("clientIdEnv"),
+    clientSecret: read("clientSecretEnv"),
+    authorityHost: entra.authorityHost ?? env.AZURE_AUTHORITY_HOST?.trim() ?? ENTRA_AUTHORITY_HOST,
+    scope: entra.scope ?? AZURE_OPENAI_SCOPE,
   };
 }
 
@@ -235,5 +293,5 @@ export function configFromEnvironment(env: Env = process.env): GatewayConfig {
 }
 
 /** Whether a provider takes images: its own `supportsVision`, else true for every type but openai-compatible. */
-export const providerSupportsVision = (p: ProviderConfig): boolean =>
+export const providerSupportsVision = (p: Pick<ProviderConfig, "type" | "supportsVision">): boolean =>
   p.supportsVision ?? p.type !== "openai-compatible";

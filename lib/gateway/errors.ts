@@ -7,6 +7,7 @@ import {
   APIConnectionError as OpenAIConnectionError,
   APIConnectionTimeoutError as OpenAIConnectionTimeout,
 } from "openai";
+import { contentFilterOfError } from "./forward/formats";
 import type { GatewayErrorClass, Stamp } from "./types";
 
 const GATEWAY_ERROR = Symbol.for("tollgate.GatewayError");
@@ -36,6 +37,8 @@ export class GatewayError extends Error {
   }
   /** The request field at fault, for `unsupported_parameter`. */
   param?: string;
+  /** What the provider's content filter filtered, when that is why it refused (Azure OpenAI's 400). */
+  contentFilter?: string[];
 }
 
 /** A stream that ended without its final event: the connection was cut mid-answer. */
@@ -65,6 +68,8 @@ export type Classified = {
   status?: number;
   message: string;
   retryAfterMs?: number;
+  /** The provider refused because its content filter filtered the prompt (Azure OpenAI). */
+  contentFilter?: string[];
 };
 
 /** What the router does next with a classified failure. */
@@ -120,6 +125,9 @@ export function classify(error: unknown, attemptSignal: AbortSignal, callerSigna
   if (attemptSignal.aborted && attemptSignal.reason instanceof AttemptTimeout) {
     return { errorClass: "timeout", message: attemptSignal.reason.message };
   }
+  // An SDK wraps what its key function threw (our Entra ID token source's GatewayError) in its own error.
+  const ours = error instanceof GatewayError ? error : wrappedGatewayError(error);
+  if (ours) error = ours;
   if (error instanceof GatewayError) {
     return {
       errorClass: error.errorClass,
@@ -130,11 +138,13 @@ export function classify(error: unknown, attemptSignal: AbortSignal, callerSigna
   }
   const e = error as SdkLikeError;
   if (typeof e?.status === "number" && e.status > 0) {
+    const filtered = e.status === 400 ? contentFilterOfError(e.error) : undefined;
     return {
       errorClass: classForStatus(e.status),
       status: e.status,
       message: providerMessage(e),
       retryAfterMs: retryAfterMs(e.headers),
+      ...(filtered ? { contentFilter: filtered } : {}),
     };
   }
   // By `instanceof` and error codes only: the production bundle minifies class names.
@@ -147,6 +157,15 @@ export function classify(error: unknown, attemptSignal: AbortSignal, callerSigna
     return { errorClass: "connection", message: withCode(e?.message || "connection failed", code) };
   }
   return { errorClass: "internal", message: e instanceof Error ? e.message : String(error) };
+}
+
+function wrappedGatewayError(error: unknown): GatewayError | undefined {
+  let current = (error as { cause?: unknown } | null)?.cause;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    if (current instanceof GatewayError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 // Node's socket errors and undici's, which say the connection (not the request) failed.

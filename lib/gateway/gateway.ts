@@ -1,5 +1,7 @@
 import type { AdapterResult, ModelAdapter } from "./adapters/adapter";
 import { AnthropicAdapter } from "./adapters/anthropic";
+import { azureOpenAIAdapter } from "./adapters/azure-openai";
+import { EntraTokenSource } from "./adapters/entra";
 import { OfflineAdapter } from "./adapters/offline";
 import { OpenAIAdapter } from "./adapters/openai";
 import { adapterRequestFor, type CallContext } from "./call";
@@ -37,6 +39,8 @@ export class Gateway {
   private readonly adapters = new Map<string, ModelAdapter>();
   /** Providers whose adapter a test replaced: /v1 serves them in-process too. */
   private readonly injected = new Set<string>();
+  /** Entra ID tokens of the providers that sign in with one (Azure OpenAI), shared by the SDK and /v1 paths. */
+  private readonly tokens = new Map<string, EntraTokenSource>();
   private readonly router: Router;
   private readonly calls: CallContext;
   private readonly now: () => number;
@@ -53,13 +57,15 @@ export class Gateway {
     this.now = deps.now ?? Date.now;
     this.router = new Router(this.config, this.now, deps.random ?? Math.random);
     for (const [name, provider] of Object.entries(config.providers)) {
-      this.adapters.set(name, deps.adapters?.[name] ?? createAdapter(provider));
+      if (provider.entra) this.tokens.set(name, new EntraTokenSource(provider.entra, this.now));
+      this.adapters.set(name, deps.adapters?.[name] ?? createAdapter(provider, this.tokens.get(name)));
       if (deps.adapters?.[name]) this.injected.add(name);
     }
     this.calls = {
       config: this.config,
       router: this.router,
       adapterFor: (serving) => this.adapterFor(serving),
+      bearerToken: (serving, signal) => this.tokens.get(serving.candidate.provider)?.token(signal),
       answersInProcess: (serving) =>
         serving.provider.type === "offline" || this.injected.has(serving.candidate.provider),
       stamp: (call, serving, servedModel, usage, firstTokenMs) =>
@@ -126,7 +132,10 @@ export class Gateway {
     return {
       message: { role: "assistant", content: value.content, toolCalls: value.toolCalls },
       finishReason: value.finishReason,
-      stamp: this.stamp(call, serving, value.servedModel, value.usage, call.elapsed()),
+      stamp: {
+        ...this.stamp(call, serving, value.servedModel, value.usage, call.elapsed()),
+        ...(value.contentFilter ? { contentFilter: value.contentFilter } : {}),
+      },
     };
   }
 
@@ -187,12 +196,17 @@ export class Gateway {
   }
 }
 
-function createAdapter(provider: GatewayConfig["providers"][string]): ModelAdapter {
+function createAdapter(
+  provider: GatewayConfig["providers"][string],
+  tokens: EntraTokenSource | undefined,
+): ModelAdapter {
   switch (provider.type) {
     case "openai":
       return new OpenAIAdapter({ apiKey: provider.apiKey, baseUrl: provider.baseUrl });
     case "openai-compatible":
       return new OpenAIAdapter({ apiKey: provider.apiKey, baseUrl: provider.baseUrl, compatible: true });
+    case "azure-openai":
+      return azureOpenAIAdapter(provider, tokens);
     case "anthropic":
       return new AnthropicAdapter({ apiKey: provider.apiKey, baseUrl: provider.baseUrl });
     case "offline":

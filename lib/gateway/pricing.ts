@@ -120,7 +120,12 @@ function findOverride(prices: PriceTable, provider: string, model: string): stri
   return best;
 }
 
-const VENDOR: Partial<Record<ProviderType, string>> = { openai: "openai", anthropic: "anthropic" };
+/** The price catalog's provider id of each provider type that is one vendor's (Azure OpenAI is billed by Azure). */
+const VENDOR: Partial<Record<ProviderType, string>> = {
+  openai: "openai",
+  anthropic: "anthropic",
+  "azure-openai": "azure",
+};
 const namedProviders = new Map<string, string | undefined>();
 
 /** The catalog's provider id to look a model up under; undefined: match by the model id across providers. */

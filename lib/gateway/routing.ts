@@ -1,5 +1,5 @@
 import { AttemptClock } from "./attempt";
-import { type Candidate, type GatewayConfig, ownEntry, type ProviderConfig } from "./config";
+import { type Candidate, type GatewayConfig, ownEntry, type ResolvedProvider } from "./config";
 import { CooldownTracker } from "./cooldown";
 import { type Classified, classify, countsAgainstDeployment, decide, GatewayError } from "./errors";
 import { sleep } from "./sleep";
@@ -21,7 +21,7 @@ export type GatewayCall = {
 export type ServingCandidate = {
   index: number;
   candidate: Candidate;
-  provider: ProviderConfig & { name: string };
+  provider: ResolvedProvider & { name: string };
   toolsDropped: boolean;
 };
 
@@ -145,7 +145,11 @@ export class Router {
           else this.cooldown.release(key);
           last = c;
           const action = decide(c.errorClass);
-          if (action === "fail") throw new GatewayError(c.errorClass, c.message, c.status);
+          if (action === "fail") {
+            const failed = new GatewayError(c.errorClass, c.message, c.status);
+            if (c.contentFilter) failed.contentFilter = c.contentFilter;
+            throw failed;
+          }
           if (action === "retry" && retryNo < retry.maxRetries && !this.cooldown.isCoolingDown(key)) {
             try {
               await sleep(this.backoff(retryNo, c.retryAfterMs), call.req.signal);

@@ -82,7 +82,10 @@ export async function* streamChat(ctx: CallContext, req: ChatRequest): AsyncGene
           response: {
             message: { role: "assistant", content, toolCalls },
             finishReason: event.finishReason,
-            stamp: ctx.stamp(call, serving, event.servedModel, event.usage, call.firstTokenAt),
+            stamp: {
+              ...ctx.stamp(call, serving, event.servedModel, event.usage, call.firstTokenAt),
+              ...(event.contentFilter ? { contentFilter: event.contentFilter } : {}),
+            },
           },
         };
         return;

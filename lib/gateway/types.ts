@@ -76,7 +76,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
 
-export type ProviderType = "openai" | "anthropic" | "openai-compatible" | "offline";
+export type ProviderType = "openai" | "anthropic" | "openai-compatible" | "azure-openai" | "offline";
 
 /** One try of one candidate. */
 export type Attempt = {
@@ -124,6 +124,8 @@ export type Stamp = {
   cacheHit?: boolean;
   /** /v1: request fields left out because the alias allows dropping what the serving format cannot carry. */
   droppedParams?: string[];
+  /** What the provider's own content filter filtered (Azure OpenAI's): "prompt: hate (high)", "answer: violence". */
+  contentFilter?: string[];
 };
 
 export type ChatResponse = {

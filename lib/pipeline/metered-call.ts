@@ -1,7 +1,7 @@
 import "server-only";
 import { v7 as uuidv7 } from "uuid";
 import type { ChatMessage, Stamp, ToolCall, ToolSchema } from "@/lib/gateway/types";
-import { callSummary, type TurnError } from "@/lib/turns/events";
+import { callSummary, contentFilterEvent, type TurnError } from "@/lib/turns/events";
 import type { CallTurnSource, TurnObserver, TurnPrompt } from "@/lib/turns/observer";
 import type { Pipeline } from "./pipeline";
 
@@ -95,6 +95,8 @@ export async function meteredCall(
     : "success";
   const latencyMs = Math.round(performance.now() - started);
   if (!error) deps.recorder.event(turnId, { type: "answer", text: answer, status });
+  const filtered = contentFilterEvent(stamp);
+  if (filtered) deps.recorder.event(turnId, filtered);
   const summary = callSummary(turnId, request.model, stamp, status, latencyMs, error);
   await deps.recorder.end(summary);
   return {

@@ -32,7 +32,9 @@ export type GuardrailCode =
   /** The counter store is unreachable: soft limits were not checked for this call (hard ones fail closed). */
   | "limits_degraded"
   /** /v1: fields the serving format cannot carry were left out, as the alias's `dropUnsupported` allows. */
-  | "params_dropped";
+  | "params_dropped"
+  /** The provider's own content filter filtered the prompt or the answer (Azure OpenAI). */
+  | "provider_content_filter";
 
 type TurnOutcome = {
   turnId: string;
@@ -124,6 +126,18 @@ export type AgentEvent =
   | { type: "done"; summary: ChatTurnSummary };
 
 /** How one model call of its own ended (a /v1 call, a playground run): one round, no tools. */
+/** The audit event saying what a provider's content filter filtered in a call, when it filtered anything. */
+export function contentFilterEvent(
+  stamp: Stamp | undefined,
+): Extract<AgentEvent, { type: "guardrail" }> | undefined {
+  if (!stamp?.contentFilter?.length) return undefined;
+  return {
+    type: "guardrail",
+    code: "provider_content_filter",
+    message: `${stamp.servedProvider ?? "The provider"}'s content filter filtered ${stamp.contentFilter.join(", ")}.`,
+  };
+}
+
 export function callSummary(
   turnId: string,
   model: string,

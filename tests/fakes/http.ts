@@ -26,7 +26,15 @@ export type FakeReply =
     }
   | { kind: "tool_calls"; calls: FakeToolCall[]; text?: string; model?: string; usage?: FakeUsage }
   // `type` overrides the provider's error type derived from the status (e.g. "insufficient_quota").
-  | { kind: "error"; status: number; message?: string; headers?: Record<string, string>; type?: string }
+  | {
+      kind: "error";
+      status: number;
+      message?: string;
+      headers?: Record<string, string>;
+      type?: string;
+      /** The error body's `code`, where the provider sends one (Azure OpenAI). */
+      code?: string;
+    }
   | { kind: "hang" } // read the request, never answer (until the client disconnects)
   | { kind: "hang_after_headers" } // send 200 + headers (and the stream's opening event), then nothing more
   // send some chunks, then destroy the socket (or, with ending: "stall", keep it open and send nothing more)
@@ -87,6 +95,13 @@ export type FakeServerOptions = {
   validate?: Validator;
   /** Further POST paths, each with its own renderer (which also renders its errors). */
   routes?: Record<string, FakeRoute>;
+  /**
+   * Checks a request to a route as the real service does before anything else (its key, its API version): a
+   * refusal (an error reply) is rendered by the main renderer and uses no scripted reply.
+   */
+  authorize?: (req: RecordedRequest) => Extract<FakeReply, { kind: "error" }> | null;
+  /** POST paths served apart from the routes (a token endpoint): not recorded, no scripted reply used. */
+  services?: Record<string, (req: RecordedRequest, res: ServerResponse) => void>;
 };
 
 const DEFAULT_REPLY: FakeReply = { kind: "text", text: "ok" };
@@ -133,6 +148,8 @@ export async function startFakeServer(options: FakeServerOptions, listenPort = 0
       body: parseObject(rawBody),
       rawBody,
     };
+    const service = req.method === "POST" ? options.services?.[path.split("?")[0] ?? ""] : undefined;
+    if (service) return service(recorded, res);
     requests.push(recorded);
     const route = req.method === "POST" ? routes.get(path.split("?")[0] ?? "") : undefined;
     if (!route) {
@@ -140,6 +157,8 @@ export async function startFakeServer(options: FakeServerOptions, listenPort = 0
       const message = `Unknown request URL: ${req.method} ${path}`;
       return options.render({ kind: "error", status: 404, message }, recorded, res);
     }
+    const refusal = options.authorize?.(recorded);
+    if (refusal) return options.render(refusal, recorded, res);
     // Like the real APIs, a malformed request is refused before any reply is used.
     const problem = route.validate?.(recorded.body);
     if (problem) return route.render({ kind: "error", status: 400, message: problem }, recorded, res);

@@ -59,27 +59,59 @@ function newCompletion(model: string | undefined): Completion {
   };
 }
 
+/**
+ * How a service that speaks chat completions differs from OpenAI's own (Azure OpenAI's): the model it names by
+ * default, and what it adds to an answer and to a stream (its content filter's verdicts).
+ */
+export type ChatFlavour = {
+  defaultModel?: (req: RecordedRequest) => string;
+  /** Fields added to a whole answer, and to each choice of it (and of each streamed chunk). */
+  answerExtras?: () => Record<string, unknown>;
+  choiceExtras?: () => Record<string, unknown>;
+  /** A chunk sent before the first one (Azure's prompt verdicts, with no choices). */
+  leadChunk?: () => Record<string, unknown>;
+};
+
 async function render(reply: RenderableReply, req: RecordedRequest, res: ServerResponse): Promise<void> {
+  return renderChatCompletion(reply, req, res, {});
+}
+
+/** A chat completion (JSON or SSE) for a scripted reply, in OpenAI's wire format and `flavour`'s additions. */
+export async function renderChatCompletion(
+  reply: RenderableReply,
+  req: RecordedRequest,
+  res: ServerResponse,
+  flavour: ChatFlavour,
+): Promise<void> {
   if (reply.kind === "error") return sendOpenAIError(res, reply);
   if (reply.kind === "text" && reply.delayMs) await sleep(reply.delayMs);
-  const c = newCompletion("model" in reply ? reply.model : undefined);
+  const c = newCompletion("model" in reply && reply.model ? reply.model : flavour.defaultModel?.(req));
   if (!isStreamRequest(req)) {
     if (reply.kind === "hang_after_headers") {
       sendHeadersOnly(res, { "content-type": "application/json", ...responseHeaders() });
     } else if (reply.kind === "cut") {
-      await sendTruncatedJson(res, completionBody(c, { kind: "text", text: reply.text }), responseHeaders());
+      await sendTruncatedJson(
+        res,
+        completionBody(c, { kind: "text", text: reply.text }, flavour),
+        responseHeaders(),
+      );
     } else {
-      sendJson(res, 200, completionBody(c, reply), responseHeaders());
+      sendJson(res, 200, completionBody(c, reply, flavour), responseHeaders());
     }
     return;
   }
-  await stream(reply, req, res, c);
+  await stream(reply, req, res, c, flavour);
 }
 
-function completionBody(c: Completion, reply: Extract<RenderableReply, { kind: "text" | "tool_calls" }>) {
+function completionBody(
+  c: Completion,
+  reply: Extract<RenderableReply, { kind: "text" | "tool_calls" }>,
+  flavour: ChatFlavour,
+) {
   const usage = resolveUsage(reply.usage, defaultOutputTokens(reply));
   const toolCalls = reply.kind === "tool_calls" ? reply.calls : [];
   return {
+    ...flavour.answerExtras?.(),
     id: c.id,
     object: "chat.completion",
     created: c.created,
@@ -105,6 +137,7 @@ function completionBody(c: Completion, reply: Extract<RenderableReply, { kind: "
         },
         logprobs: null,
         finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
+        ...flavour.choiceExtras?.(),
       },
     ],
     usage: usageBody(usage),
@@ -134,6 +167,7 @@ async function stream(
   req: RecordedRequest,
   res: ServerResponse,
   c: Completion,
+  flavour: ChatFlavour,
 ): Promise<void> {
   const options = req.body.stream_options as { include_usage?: boolean } | undefined;
   const includeUsage = options?.include_usage === true;
@@ -146,11 +180,12 @@ async function stream(
       model: c.model,
       service_tier: "default",
       system_fingerprint: c.fingerprint,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish, ...flavour.choiceExtras?.() }],
       // With include_usage the real API sends `usage: null` on every chunk but the last.
       ...(includeUsage ? { usage: null } : {}),
     });
 
+  if (flavour.leadChunk) await sse.send(flavour.leadChunk());
   await chunk({ role: "assistant", content: "", refusal: null });
   if (reply.kind === "hang_after_headers") return;
   if (reply.kind === "cut") {

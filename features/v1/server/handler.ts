@@ -20,7 +20,7 @@ import { apiBodyLimits, jsonDepthExceeds, tooDeep, tooLarge } from "@/lib/http/l
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import { rateLimitHeaders } from "@/lib/pipeline/rate-limit-headers";
 import type { PipelineEvent } from "@/lib/pipeline/types";
-import { callSummary, type TurnError, type TurnStatus } from "@/lib/turns/events";
+import { callSummary, contentFilterEvent, type TurnError, type TurnStatus } from "@/lib/turns/events";
 import type { ApiAttribution, TurnObserver, TurnPrompt } from "@/lib/turns/observer";
 import { attributionOf } from "./attribution";
 import { budgetView } from "./budget-view";
@@ -243,6 +243,8 @@ async function modelCall(
     closed = true;
     // Cut by the server's shutdown deadline rather than by the caller: recorded as interrupted.
     const status = stopped === "stopped" && isShutdownDeadline(req.signal.reason) ? "interrupted" : stopped;
+    const filtered = contentFilterEvent(stamp);
+    if (filtered) deps.recorder.event(turnId, filtered);
     await deps.recorder.end(
       callSummary(turnId, alias, stamp, status, Math.round(performance.now() - started), error),
     );

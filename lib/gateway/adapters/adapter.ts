@@ -27,6 +27,8 @@ export type AdapterResult = {
   usage: Usage;
   /** The model named in the response body: who really answered. */
   servedModel: string;
+  /** What the provider's content filter filtered (Azure OpenAI's verdicts), as `filteredBy` names it. */
+  contentFilter?: string[];
 };
 
 export type AdapterEvent =
@@ -34,7 +36,13 @@ export type AdapterEvent =
   | { type: "tool_call"; call: ToolCall }
   /** Usage the provider reported before the end (so a stream cut mid-answer still counts what it used). */
   | { type: "usage"; usage: Usage }
-  | { type: "end"; finishReason: FinishReason; usage: Usage; servedModel: string };
+  | {
+      type: "end";
+      finishReason: FinishReason;
+      usage: Usage;
+      servedModel: string;
+      contentFilter?: string[];
+    };
 
 /** One provider type. Adapters throw on failure; the router classifies, retries and falls back. */
 export interface ModelAdapter {

@@ -10,6 +10,8 @@ import type {
 } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
 import { streamCut } from "../errors";
+import { azureFilterVerdicts } from "../forward/formats";
+import type { Json } from "../translate/types";
 import type { FinishReason, ToolCall, Usage } from "../types";
 import {
   type AdapterEvent,
@@ -20,25 +22,41 @@ import {
   parseToolArgs,
 } from "./adapter";
 
-export type OpenAIAdapterOptions = { apiKey?: string; baseUrl?: string; compatible?: boolean };
+export type OpenAIAdapterOptions = {
+  apiKey?: string;
+  baseUrl?: string;
+  compatible?: boolean;
+  /** A client made for another provider that speaks chat completions (Azure OpenAI's), and that provider's type. */
+  client?: { openai: OpenAI; type: "azure-openai" };
+};
 
-/** OpenAI chat completions through the official SDK; `compatible` for Ollama, vLLM, LM Studio, DeepSeek… */
+/** What every client the gateway makes shares: the router retries and times; our transport carries the calls. */
+export const SDK_CLIENT_OPTIONS = {
+  maxRetries: 0, // the router retries, with its own policy
+  timeout: 24 * 3600 * 1000, // the router's timers apply
+  fetch: observedFetch,
+};
+
+/**
+ * OpenAI chat completions through the official SDK; `compatible` for Ollama, vLLM, LM Studio, DeepSeek…, and a
+ * given `client` for Azure OpenAI.
+ */
 export class OpenAIAdapter implements ModelAdapter {
-  readonly type;
+  readonly type: "openai" | "openai-compatible" | "azure-openai";
   private readonly client: OpenAI;
   private readonly compatible: boolean;
 
   constructor(options: OpenAIAdapterOptions) {
     this.compatible = options.compatible ?? false;
-    this.type = this.compatible ? ("openai-compatible" as const) : ("openai" as const);
-    this.client = new OpenAI({
-      // Local servers usually take any key; the SDK insists on one.
-      apiKey: options.apiKey ?? "not-needed",
-      baseURL: options.baseUrl,
-      maxRetries: 0, // the router retries, with its own policy
-      timeout: 24 * 3600 * 1000, // the router's timers apply
-      fetch: observedFetch,
-    });
+    this.type = options.client?.type ?? (this.compatible ? "openai-compatible" : "openai");
+    this.client =
+      options.client?.openai ??
+      new OpenAI({
+        // Local servers usually take any key; the SDK insists on one.
+        apiKey: options.apiKey ?? "not-needed",
+        baseURL: options.baseUrl,
+        ...SDK_CLIENT_OPTIONS,
+      });
   }
 
   async chat(req: AdapterRequest, signal: AbortSignal): Promise<AdapterResult> {
@@ -52,12 +70,15 @@ export class OpenAIAdapter implements ModelAdapter {
         ? [{ id: c.id, name: c.function.name, args: parseToolArgs(c.function.arguments) }]
         : [],
     );
+    // Azure OpenAI's filter verdicts ride on the answer (fields the OpenAI types do not have).
+    const filtered = this.type === "azure-openai" ? filterVerdicts(completion, []) : [];
     return {
       content: choice?.message.content ?? "",
       toolCalls,
       finishReason: finishReason(choice?.finish_reason),
       usage: usageOf(completion.usage),
       servedModel: completion.model || req.model,
+      ...(filtered.length ? { contentFilter: filtered } : {}),
     };
   }
 
@@ -71,7 +92,9 @@ export class OpenAIAdapter implements ModelAdapter {
     let usage: Usage | undefined;
     let servedModel = req.model;
     let ended = false;
+    const filtered: string[] = [];
     for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+      if (this.type === "azure-openai") filterVerdicts(chunk, filtered);
       if (chunk.model) servedModel = chunk.model;
       if (chunk.usage) {
         usage = usageOf(chunk.usage);
@@ -98,7 +121,13 @@ export class OpenAIAdapter implements ModelAdapter {
     for (const [, call] of [...pending.entries()].sort(([a], [b]) => a - b)) {
       yield { type: "tool_call", call: { id: call.id, name: call.name, args: parseToolArgs(call.args) } };
     }
-    yield { type: "end", finishReason: finish, usage: usage ?? zeroUsage(), servedModel };
+    yield {
+      type: "end",
+      finishReason: finish,
+      usage: usage ?? zeroUsage(),
+      servedModel,
+      ...(filtered.length ? { contentFilter: filtered } : {}),
+    };
   }
 
   private params(req: AdapterRequest): ChatCompletionCreateParamsBase {
@@ -161,6 +190,8 @@ function toOpenAIMessage(m: AdapterRequest["messages"][number]): ChatCompletionM
       return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
   }
 }
+
+const filterVerdicts = (answer: object, into: string[]) => azureFilterVerdicts(answer as Json, into);
 
 function toolChoice(choice: NonNullable<AdapterRequest["toolChoice"]>): ChatCompletionToolChoiceOption {
   return typeof choice === "string" ? choice : { type: "function", function: { name: choice.name } };

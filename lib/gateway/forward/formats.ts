@@ -1,3 +1,4 @@
+import { AZURE_DEFAULT_API_VERSION, azureEndpoint } from "../azure";
 import type { Json } from "../translate/types";
 import type { FinishReason, ProviderType, ToolCall, Usage } from "../types";
 
@@ -23,6 +24,7 @@ export const FAMILY: Record<WireFormat, Family> = {
 export const PROVIDER_FAMILY: Record<ProviderType, Family> = {
   openai: "openai",
   "openai-compatible": "openai",
+  "azure-openai": "openai",
   offline: "openai",
   anthropic: "anthropic",
 };
@@ -40,6 +42,26 @@ export const DEFAULT_BASE_URL: Record<Family, string> = {
   openai: "https://api.openai.com/v1",
   anthropic: "https://api.anthropic.com",
 };
+
+/**
+ * Where a candidate is sent a request of this format: its base URL and the format's path; for Azure OpenAI the
+ * v1 API (`/openai/v1/…`, the deployment as the body's model) or a dated version's deployment path.
+ */
+export function upstreamUrl(
+  provider: { type: ProviderType; baseUrl?: string; apiVersion?: string },
+  format: WireFormat,
+  model: string,
+): string {
+  if (provider.type !== "azure-openai")
+    return `${(provider.baseUrl ?? DEFAULT_BASE_URL[PROVIDER_FAMILY[provider.type]]).replace(/\/+$/, "")}${UPSTREAM_PATH[format]}`;
+  const endpoint = azureEndpoint(provider);
+  const version = provider.apiVersion ?? AZURE_DEFAULT_API_VERSION;
+  if (version === "v1") return `${endpoint}/openai/v1${UPSTREAM_PATH[format]}`;
+  const query = `?api-version=${encodeURIComponent(version)}`;
+  // The Responses API is not under a deployment: the body's model names it.
+  if (format === "openai-responses") return `${endpoint}/openai/responses${query}`;
+  return `${endpoint}/openai/deployments/${encodeURIComponent(model)}${UPSTREAM_PATH[format]}${query}`;
+}
 
 const num = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : 0);
 const obj = (value: unknown): Json | undefined =>
@@ -109,7 +131,45 @@ export type AnswerSummary = {
   finishReason: FinishReason;
   usage?: Usage;
   model?: string;
+  /** What the provider's content filter filtered (Azure OpenAI), as `filteredBy` names it. */
+  contentFilter?: string[];
 };
+
+/**
+ * The categories Azure OpenAI's content filter filtered in one verdict (`content_filter_results`, or an error's
+ * `content_filter_result`), as "where: category (severity)", added to `into`. Verdicts that filtered nothing
+ * (every annotated answer has them) add nothing.
+ */
+export function filteredBy(where: string, results: unknown, into: string[]): string[] {
+  const verdicts = obj(results);
+  if (!verdicts) return into;
+  for (const [category, verdict] of Object.entries(verdicts)) {
+    const v = obj(verdict);
+    if (v?.filtered !== true) continue;
+    const severity = typeof v.severity === "string" && v.severity !== "safe" ? ` (${v.severity})` : "";
+    const entry = `${where}: ${category}${severity}`;
+    if (!into.includes(entry)) into.push(entry);
+  }
+  return into;
+}
+
+/** An Azure OpenAI chat answer's (or chunk's) filter verdicts on the prompt and on each choice. */
+export function azureFilterVerdicts(body: Json, into: string[]): string[] {
+  if (Array.isArray(body.prompt_filter_results))
+    for (const p of body.prompt_filter_results as Json[])
+      filteredBy("prompt", p.content_filter_results, into);
+  if (Array.isArray(body.choices))
+    for (const c of body.choices as Json[]) filteredBy("answer", obj(c)?.content_filter_results, into);
+  return into;
+}
+
+/** The filter verdicts of a provider's error body: Azure's 400 `content_filter` for a filtered prompt. */
+export function contentFilterOfError(body: unknown): string[] | undefined {
+  const e = obj(obj(body)?.error) ?? obj(body);
+  if (e?.code !== "content_filter") return undefined;
+  const found = filteredBy("prompt", obj(e.innererror)?.content_filter_result, []);
+  return found.length ? found : ["prompt: filtered"];
+}
 
 /** Reads a whole (not streamed) answer in the upstream's format. */
 export function summariseAnswer(format: WireFormat, body: Json): AnswerSummary {
@@ -129,6 +189,7 @@ export function summariseAnswer(format: WireFormat, body: Json): AnswerSummary {
         finishReason: openAIFinish(choice?.finish_reason),
         usage: openAIUsage(body.usage),
         model,
+        ...contentFilterOf(body),
       };
     }
     case "anthropic-messages": {
@@ -153,6 +214,13 @@ export function summariseAnswer(format: WireFormat, body: Json): AnswerSummary {
     case "anthropic-count-tokens":
       return { content: "", toolCalls: [], finishReason: "stop" };
   }
+}
+
+function contentFilterOf(body: Json): { contentFilter?: string[] } {
+  if (body.prompt_filter_results === undefined) return {};
+  const found: string[] = [];
+  azureFilterVerdicts(body, found);
+  return found.length ? { contentFilter: found } : {};
 }
 
 function responsesSummary(response: Json): AnswerSummary {
@@ -192,6 +260,8 @@ export class StreamSummary {
   complete = false;
   /** An error event the provider sent inside the stream. */
   error: { type: string; message: string } | undefined;
+  /** What the provider's content filter filtered (Azure OpenAI's verdicts ride on its chunks). */
+  contentFilter: string[] | undefined;
   private readonly calls = new Map<number, { id: string; name: string; args: string }>();
 
   constructor(private readonly format: WireFormat) {}
@@ -222,6 +292,10 @@ export class StreamSummary {
     const usage = openAIUsage(chunk.usage);
     if (usage) this.usage = usage;
     const choice = obj((chunk.choices as unknown[] | undefined)?.[0]);
+    if (chunk.prompt_filter_results !== undefined || choice?.content_filter_results !== undefined) {
+      const found = azureFilterVerdicts(chunk, this.contentFilter ?? []);
+      if (found.length) this.contentFilter = found;
+    }
     if (!choice) return;
     const delta = obj(choice.delta);
     if (typeof delta?.content === "string") this.content += delta.content;

@@ -42,9 +42,12 @@ export type Plan = {
 
 const has = (body: Json, field: string) => body[field] !== undefined && body[field] !== null;
 
+/** Providers whose chat completions take `max_completion_tokens` (compatible servers mostly know `max_tokens`). */
+const NEW_TOKENS_FIELD = new Set<ProviderType>(["openai", "azure-openai"]);
+
 /** Where each format's output ceiling goes, by the provider that will read it. */
 function capField(format: WireFormat, type: ProviderType): string | undefined {
-  if (format === "openai-chat") return type === "openai" ? "max_completion_tokens" : "max_tokens";
+  if (format === "openai-chat") return NEW_TOKENS_FIELD.has(type) ? "max_completion_tokens" : "max_tokens";
   if (format === "openai-responses") return "max_output_tokens";
   if (format === "anthropic-messages") return "max_tokens";
   return undefined;
@@ -119,7 +122,7 @@ export function planFor(
     }
     const t = anthropicToOpenAIChat(req.body, {
       ...options,
-      maxTokensField: provider.type === "openai" ? "max_completion_tokens" : "max_tokens",
+      maxTokensField: NEW_TOKENS_FIELD.has(provider.type) ? "max_completion_tokens" : "max_tokens",
     });
     const body = req.stream ? { ...t.body, stream: true, stream_options: { include_usage: true } } : t.body;
     return {

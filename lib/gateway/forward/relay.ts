@@ -7,13 +7,7 @@ import { deploymentKey, type GatewayCall, type ServingCandidate } from "../routi
 import { interruptedStreamEvent, usageSoFar } from "../streaming";
 import { type Json, Untranslatable } from "../translate/types";
 import { type Stamp, type StreamEvent, type Usage, ZERO_USAGE } from "../types";
-import {
-  type AnswerSummary,
-  DEFAULT_BASE_URL,
-  PROVIDER_FAMILY,
-  summariseAnswer,
-  UPSTREAM_PATH,
-} from "./formats";
+import { type AnswerSummary, summariseAnswer, upstreamUrl } from "./formats";
 import { inProcessResponse } from "./in-process";
 import { isUsageOnlyChunk, type Plan, planFor, type WireRequest, withoutNullUsage } from "./plan";
 import { frame, type ParsedEvent } from "./sse";
@@ -78,9 +72,13 @@ export async function* forwardWireRequest(ctx: CallContext, wire: WireRequest): 
     fallbackIndex: serving.index,
     dropped: plan.dropped,
   };
-  const stampOf = (summary: { usage?: Usage; model?: string }, usage = summary.usage ?? ZERO_USAGE) => {
+  const stampOf = (
+    summary: { usage?: Usage; model?: string; contentFilter?: string[] },
+    usage = summary.usage ?? ZERO_USAGE,
+  ) => {
     const stamp = ctx.stamp(call, serving, summary.model ?? null, usage, call.firstTokenAt ?? call.elapsed());
     if (plan.dropped.length) stamp.droppedParams = plan.dropped;
+    if (summary.contentFilter) stamp.contentFilter = summary.contentFilter;
     return stamp;
   };
   if (upstream.kind === "json") {
@@ -100,7 +98,8 @@ async function openUpstream(
   wire: WireRequest,
   clock: AttemptClock,
 ): Promise<UpstreamAnswer> {
-  const family = PROVIDER_FAMILY[serving.provider.type];
+  // Only a provider that signs in (Entra ID) waits for a token; the others' is undefined.
+  const bearer = ctx.answersInProcess(serving) ? undefined : ctx.bearerToken(serving, clock.signal);
   // Offline and test adapters answer in-process, inside the attempt's hooks (they stop its connect timer).
   const reply = ctx.answersInProcess(serving)
     ? await replyOf(
@@ -115,10 +114,10 @@ async function openUpstream(
         ),
       )
     : await nodeRequest(
-        `${(serving.provider.baseUrl ?? DEFAULT_BASE_URL[family]).replace(/\/+$/, "")}${UPSTREAM_PATH[plan.upstream]}`,
+        upstreamUrl(serving.provider, plan.upstream, serving.candidate.model),
         {
           method: "POST",
-          headers: upstreamHeaders(serving.provider, plan, wire),
+          headers: upstreamHeaders(serving.provider, plan, wire, await bearer),
           body: JSON.stringify(plan.body),
           signal: clock.signal,
         },

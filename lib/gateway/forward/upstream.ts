@@ -18,11 +18,15 @@ export type UpstreamAnswer =
  */
 export const ANTHROPIC_VERSION = "2026-10-21";
 
-/** The provider's headers: its key (ours, never the caller's), and Anthropic's version and beta flags. */
+/**
+ * The provider's headers: its key (ours, never the caller's) or its sign-in token (`bearer`), and Anthropic's
+ * version and beta flags. Azure OpenAI takes its key as `api-key`.
+ */
 export function upstreamHeaders(
   provider: { type: ProviderType; apiKey?: string },
   plan: Plan,
   wire: WireRequest,
+  bearer?: string,
 ): Record<string, string> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -32,6 +36,10 @@ export function upstreamHeaders(
     if (provider.apiKey) headers["x-api-key"] = provider.apiKey;
     headers["anthropic-version"] = wire.headers?.anthropicVersion || ANTHROPIC_VERSION;
     if (plan.anthropicBeta) headers["anthropic-beta"] = plan.anthropicBeta;
+  } else if (bearer) {
+    headers.authorization = `Bearer ${bearer}`;
+  } else if (provider.type === "azure-openai") {
+    if (provider.apiKey) headers["api-key"] = provider.apiKey;
   } else if (provider.apiKey) {
     headers.authorization = `Bearer ${provider.apiKey}`;
   }

@@ -46,7 +46,7 @@ describe("the gateway config", () => {
       providers: { ...valid.providers, primary: { type: "openia", apiKeyEnv: "PRIMARY_KEY" } },
     };
     expect(() => parseGatewayConfig(bad, "/etc/tollgate/gateway.config.json", { PRIMARY_KEY: "k" })).toThrow(
-      /^\/etc\/tollgate\/gateway\.config\.json: providers\.primary\.type must be one of "openai", "anthropic", "openai-compatible", "offline"/,
+      /^\/etc\/tollgate\/gateway\.config\.json: providers\.primary\.type must be one of "openai", "anthropic", "openai-compatible", "azure-openai", "offline"/,
     );
   });
 
