@@ -21,8 +21,8 @@ try {
   let unpriced = 0;
   for (const [alias, spec] of Object.entries(config.models)) {
     for (const { provider, model } of spec.candidates) {
-      const type = config.providers[provider]!.type;
-      const found = lookupPrice(config.prices, { name: provider, type }, model);
+      const { type, preset } = config.providers[provider]!;
+      const found = lookupPrice(config.prices, { name: provider, type, preset }, model);
       if (!found) unpriced++;
       lines.push(`  ${alias}: ${provider}/${model} (${type}) → ${sourceText(found?.source)}`);
     }

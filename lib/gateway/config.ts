@@ -3,6 +3,7 @@ import path from "node:path";
 import { Ajv } from "ajv";
 import { describeSchemaErrors } from "@/lib/core/schema/json-schema";
 import gatewaySchema from "@/schemas/gateway.schema.json";
+import { type PresetName, presetOf } from "./presets";
 import type { PriceTable } from "./pricing";
 import type { ProviderType } from "./types";
 
@@ -11,6 +12,8 @@ export type Env = Record<string, string | undefined>;
 
 export type ProviderConfig = {
   type: ProviderType;
+  /** openai-compatible: a known service (lib/gateway/presets.json) whose base URL and key variable are defaults. */
+  preset?: PresetName;
   baseUrl?: string;
   apiKeyEnv?: string;
   supportsTools?: boolean;
@@ -151,13 +154,20 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
   }
   const config = raw;
   const providers: GatewayConfig["providers"] = {};
-  for (const [name, provider] of Object.entries(config.providers)) {
+  for (const [name, given] of Object.entries(config.providers)) {
+    if (given.preset !== undefined && given.type !== "openai-compatible")
+      throw new GatewayConfigError(`${file}: providers.${name}.preset is for type openai-compatible only`);
+    const preset = presetOf(given.preset);
+    // The preset's base URL and key variable, unless the provider names its own.
+    const provider: ProviderConfig = preset
+      ? { ...given, baseUrl: given.baseUrl ?? preset.baseUrl, apiKeyEnv: given.apiKeyEnv ?? preset.apiKeyEnv }
+      : given;
     let apiKey: string | undefined;
     if (provider.apiKeyEnv) {
       apiKey = env[provider.apiKeyEnv]?.trim();
       if (!apiKey) {
         throw new GatewayConfigError(
-          `${file}: providers.${name}.apiKeyEnv names ${provider.apiKeyEnv}, which is not set in the environment`,
+          `${file}: providers.${name}.${given.apiKeyEnv ? "apiKeyEnv" : `preset (${given.preset})`} names ${provider.apiKeyEnv}, which is not set in the environment`,
         );
       }
     }

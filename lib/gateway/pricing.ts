@@ -6,6 +6,7 @@ import {
   type ModelInfo,
 } from "@pydantic/genai-prices";
 import Big from "big.js";
+import { presetOf } from "./presets";
 import catalog from "./price-catalog.json";
 import type { ProviderType, Usage } from "./types";
 
@@ -36,7 +37,7 @@ export function pricesInfo(config: { prices: PriceTable }): PricesInfo {
 }
 
 /** A provider as the catalog needs it: its config name and its type (openai, anthropic, …). */
-export type PricedProvider = { name: string; type: ProviderType };
+export type PricedProvider = { name: string; type: ProviderType; preset?: string };
 
 /** Where a price came from, for `npm run prices:check`. */
 export type PriceSource =
@@ -130,7 +131,8 @@ const namedProviders = new Map<string, string | undefined>();
 
 /** The catalog's provider id to look a model up under; undefined: match by the model id across providers. */
 function catalogProviderId(provider: string | PricedProvider): string | undefined {
-  if (typeof provider !== "string") return VENDOR[provider.type];
+  if (typeof provider !== "string")
+    return provider.preset ? presetOf(provider.preset)?.catalog : VENDOR[provider.type];
   if (!namedProviders.has(provider)) {
     const id = provider.toLowerCase();
     namedProviders.set(provider, findCatalogProvider({ providerId: id })?.id === id ? id : undefined);
