@@ -42,7 +42,14 @@ export type EntraCredentials = {
 export const ENTRA_AUTHORITY_HOST = "https://login.microsoftonline.com";
 export const AZURE_OPENAI_SCOPE = "https://cognitiveservices.azure.com/.default";
 export type Candidate = { provider: string; model: string };
-export type AliasConfig = { label?: string; dropUnsupported?: boolean; candidates: Candidate[] };
+export type AliasConfig = {
+  label?: string;
+  /** /v1: leave out what a candidate's format cannot carry, instead of refusing the call. */
+  dropUnsupported?: boolean;
+  /** /v1: refuse the hints a candidate's format has no equivalent for, instead of dropping them. */
+  strict?: boolean;
+  candidates: Candidate[];
+};
 
 export type GatewayConfigFile = {
   providers: Record<string, ProviderConfig>;

@@ -144,6 +144,7 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
           models: {
             gpt: { candidates: [{ provider: "oa", model: "gpt-4o-mini" }] },
             claude: { candidates: [{ provider: "an", model: "claude-sonnet-4-5" }] },
+            "claude-strict": { strict: true, candidates: [{ provider: "an", model: "claude-sonnet-4-5" }] },
             "claude-lenient": {
               dropUnsupported: true,
               candidates: [{ provider: "an", model: "claude-haiku-4-5" }],
@@ -511,9 +512,49 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
       expect(row).toMatchObject({ status: "failed", errorClass: "unsupported_parameter" });
     });
 
-    it("refuses an audio part and a message's name by their paths", async () => {
+    it("drops a hint Anthropic has no equivalent for and names it; a strict alias refuses it", async () => {
+      const ask = (model: string) =>
+        post("/v1/chat/completions", {
+          model,
+          messages: [
+            {
+              role: "user",
+              name: "ada",
+              content: [
+                { type: "text", text: "What is this?" },
+                {
+                  type: "image_url",
+                  image_url: { url: "data:image/png;base64,iVBORw0KGgo=", detail: "low" },
+                },
+              ],
+            },
+          ],
+          service_tier: "priority",
+        });
+      const res = await ask("claude");
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-tollgate-dropped-params")).toBe(
+        "messages.0.name, messages.0.content.1.image_url.detail, service_tier",
+      );
+      const sent = anthropic.requests[0]!.body;
+      expect(sent).not.toHaveProperty("service_tier");
+      expect(JSON.stringify(sent)).not.toMatch(/ada|detail/);
+      const dropped = (await auditOf(res.headers.get("x-request-id")!)).find(
+        (e) => e.type === "guardrail" && e.payload.code === "params_dropped",
+      );
+      expect(dropped?.payload.message).toMatch(/messages\.0\.name/);
+
+      const strict = await ask("claude-strict");
+      expect(strict.status).toBe(400);
+      expect((await strict.json()).error).toMatchObject({
+        code: "unsupported_parameter",
+        param: "messages.0.name",
+      });
+      expect(anthropic.requests).toHaveLength(1);
+    });
+
+    it("refuses an audio part by its path", async () => {
       for (const [message, param] of [
-        [{ role: "user", content: "hi", name: "ada" }, "messages.0.name"],
         [
           {
             role: "user",

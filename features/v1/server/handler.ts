@@ -338,7 +338,7 @@ function noteEvent(
           deps.recorder.event(turnId, {
             type: "guardrail",
             code: "params_dropped",
-            message: `Dropped (the alias allows it; ${event.provider}/${event.model} cannot carry them): ${event.dropped.join(", ")}.`,
+            message: `Dropped (${event.provider}/${event.model} cannot carry them; hints always, other fields where the alias allows it): ${event.dropped.join(", ")}.`,
           });
       }
       return true;

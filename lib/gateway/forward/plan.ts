@@ -30,7 +30,7 @@ export type Plan = {
   upstream: WireFormat;
   body: Json;
   anthropicBeta?: string;
-  /** The fields left out on the alias's `dropUnsupported` say-so. */
+  /** The fields left out: hints the other format has no equivalent for, and more on the alias's `dropUnsupported` say-so. */
   dropped: string[];
   /** Translates a whole answer into the caller's format (none: it goes back as it came). */
   convertJson?: (answer: Json) => Json;
@@ -70,8 +70,9 @@ export function planFor(
   req: WireRequest,
   provider: { type: ProviderType },
   model: string,
-  dropUnsupported: boolean,
+  policy: { dropUnsupported: boolean; strict?: boolean },
 ): Plan {
+  const { dropUnsupported } = policy;
   const caller = FAMILY[req.format];
   const serving = PROVIDER_FAMILY[provider.type];
   if (caller === serving) {
@@ -88,7 +89,7 @@ export function planFor(
     }
     return { upstream: req.format, body, anthropicBeta: req.headers?.anthropicBeta, dropped: [], hideUsage };
   }
-  const options = { model, dropUnsupported };
+  const options = { model, dropUnsupported, strict: policy.strict };
   if (req.format === "openai-chat") {
     const callerWantsUsage = ((req.body.stream_options ?? {}) as Json).include_usage === true;
     const t = openAIChatToAnthropic(withCap(req.body, "openai-chat", "openai", req.maxTokens), options);

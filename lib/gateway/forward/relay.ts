@@ -28,7 +28,8 @@ import {
  */
 export async function* forwardWireRequest(ctx: CallContext, wire: WireRequest): AsyncGenerator<StreamEvent> {
   const call = ctx.router.startCall({ model: wire.alias, messages: [], signal: wire.signal });
-  const dropUnsupported = ownEntry(ctx.config.models, wire.alias)?.dropUnsupported === true;
+  const alias = ownEntry(ctx.config.models, wire.alias);
+  const policy = { dropUnsupported: alias?.dropUnsupported === true, strict: alias?.strict === true };
   let opened: { serving: ServingCandidate; plan: Plan; upstream: UpstreamAnswer; clock?: AttemptClock };
   try {
     const routed = await ctx.router.walkCandidates(
@@ -36,7 +37,7 @@ export async function* forwardWireRequest(ctx: CallContext, wire: WireRequest): 
       async (serving, clock) => {
         let plan: Plan;
         try {
-          plan = planFor(wire, serving.provider, serving.candidate.model, dropUnsupported);
+          plan = planFor(wire, serving.provider, serving.candidate.model, policy);
         } catch (error) {
           if (!(error instanceof Untranslatable)) throw error;
           const e = new GatewayError(

@@ -5,7 +5,7 @@ import { asArray, asNumber, asObject, asString, FieldRules, isUnset } from "./ru
 import type { Json, Translated, TranslateOptions } from "./types";
 
 export function anthropicToOpenAIChat(body: Json, opts: TranslateOptions): Translated {
-  const rules = new FieldRules(opts.dropUnsupported);
+  const rules = new FieldRules(opts.dropUnsupported, opts.strict);
   rules.onlyKnown(body, knownFields(ANTHROPIC_TO_OPENAI_FIELDS), "");
   refuseWithoutEquivalent(body, rules);
   const out: Json = {
@@ -54,7 +54,7 @@ function refuseWithoutEquivalent(body: Json, rules: FieldRules) {
     (v) => asObject(v, "thinking").type === "disabled",
     "OpenAI reasoning takes an effort, not a budget",
   );
-  only("speed", (v) => v === "standard", "OpenAI has no fast mode");
+  if (!isUnset(body.speed) && body.speed !== "standard") rules.hint("speed", "OpenAI has no fast mode");
   only("container", never, "OpenAI has no code-execution container");
   only("mcp_servers", never, "OpenAI chat completions call no MCP servers");
   only("inference_geo", never, "OpenAI chat completions take no inference region");

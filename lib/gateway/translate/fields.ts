@@ -2,7 +2,8 @@
  * What happens to each field of a request translated to the other format, as data: the translators take their
  * list of known top-level fields from here (anything else is refused by name), and docs/translation.md is
  * rendered from it, so the code and the README cannot drift apart. "refused" means 400 `unsupported_parameter`
- * naming the field, or, when the alias sets `dropUnsupported`, left out and listed in `dropped`.
+ * naming the field, or, when the alias sets `dropUnsupported`, left out and listed in `dropped`. "dropped (a
+ * hint)" means left out and listed in any case, and refused only when the alias is `strict`.
  */
 
 export const OPENAI_TO_ANTHROPIC_FIELDS: Record<string, string> = {
@@ -15,7 +16,7 @@ export const OPENAI_TO_ANTHROPIC_FIELDS: Record<string, string> = {
   "messages[].content[] text.cache_control":
     "translated: passed through as Anthropic's prompt-caching marker (an extension OpenAI-compatible clients send for Claude)",
   "messages[].content[] image_url.detail":
-    'translated when "auto"; "low"/"high" refused (Anthropic has no resolution control)',
+    'translated when "auto"; "low"/"high" dropped (a hint: Anthropic has no resolution control)',
   "messages[].content[] input_audio / file_id / other parts": "refused: Anthropic takes no audio or file ids",
   "messages[] assistant":
     "translated: text (string or text parts) to text blocks; `tool_calls` to tool_use blocks with the arguments parsed (arguments that are not a JSON object are refused); a final assistant message is refused (Anthropic would continue it as a prefill, OpenAI answers after it)",
@@ -23,7 +24,7 @@ export const OPENAI_TO_ANTHROPIC_FIELDS: Record<string, string> = {
   "messages[] tool":
     "translated: a user message of tool_result blocks (`tool_call_id` to `tool_use_id`, text content); consecutive tool results and consecutive same-role messages merge into one message, as Anthropic requires alternation",
   "messages[] function": "refused: the deprecated function role (use tools)",
-  "messages[].name": "refused: Anthropic has no per-message author name",
+  "messages[].name": "dropped (a hint): Anthropic has no per-message author name",
   max_completion_tokens: "translated: `max_tokens`",
   max_tokens:
     "translated: `max_tokens` (`max_completion_tokens` wins when both are set); absent: 4096, since Anthropic requires a limit",
@@ -40,7 +41,7 @@ export const OPENAI_TO_ANTHROPIC_FIELDS: Record<string, string> = {
     'translated: "auto" to `{type: auto}`, "required" to `{type: any}`, "none" to `{type: none}`, a named function to `{type: tool, name}`; `allowed_tools` and custom refused',
   parallel_tool_calls:
     "translated: true is Anthropic's default; false sets `tool_choice.disable_parallel_tool_use`",
-  user: "translated: `metadata.user_id` (refused when it differs from `safety_identifier`)",
+  user: "translated: `metadata.user_id`; dropped (a hint) when it differs from `safety_identifier`, which wins",
   safety_identifier: "translated: `metadata.user_id`",
   response_format:
     '"text" accepted; `json_schema` becomes a forced tool named after the schema (input_schema = the schema, `strict` kept) and the response turns its input back into the message\'s JSON content with finish_reason "stop"; `json_object` likewise with a forced tool `json_object` of schema `{type: object}`; refused together with tools the model may call (a forced tool would stop it calling them)',
@@ -58,11 +59,12 @@ export const OPENAI_TO_ANTHROPIC_FIELDS: Record<string, string> = {
   reasoning_effort:
     '"low", "medium", "high", "xhigh" to `output_config.effort`; "none" to `thinking: {type: disabled}`; "minimal" refused (a model without effort control answers 400 itself)',
   verbosity: 'accepted when "medium" (the default); other values refused',
-  metadata: "accepted when empty; otherwise refused (Anthropic's metadata holds only a user id)",
-  store: "accepted when false; true refused (Anthropic keeps no completions to retrieve)",
-  service_tier: '"auto" to "auto", "default" to "standard_only"; "flex", "scale" and "priority" refused',
+  metadata: "accepted when empty; otherwise dropped (a hint: Anthropic's metadata holds only a user id)",
+  store: "accepted when false; true dropped (a hint: Anthropic keeps no completions to retrieve)",
+  service_tier:
+    '"auto" to "auto", "default" to "standard_only"; "flex", "scale" and "priority" dropped (a hint: Anthropic offers standard capacity)',
   prompt_cache_key: "accepted, not sent: a cache-routing hint that changes no answer",
-  prompt_cache_retention: 'accepted when "in-memory"; "24h" refused',
+  prompt_cache_retention: 'accepted when "in-memory"; "24h" dropped (a hint: Anthropic keeps caches shorter)',
   functions: "refused: deprecated (use tools)",
   function_call: "refused: deprecated (use tool_choice)",
 };
@@ -100,7 +102,7 @@ export const ANTHROPIC_TO_OPENAI_FIELDS: Record<string, string> = {
   output_config:
     '`format` (json_schema) to `response_format` json_schema (strict); `effort` low/medium/high/xhigh to `reasoning_effort`, "max" refused',
   service_tier: '"auto" to "auto", "standard_only" to "default"',
-  speed: 'accepted when "standard"; "fast" refused',
+  speed: 'accepted when "standard"; "fast" dropped (a hint: OpenAI has no fast mode)',
   container: "refused: OpenAI has no code-execution container",
   mcp_servers: "refused: OpenAI chat completions call no MCP servers",
   inference_geo: "refused: OpenAI chat completions take no inference region",

@@ -23,7 +23,7 @@ export function openAIMessagesToAnthropic(
       rules.refuse(path, "the deprecated function role has no Anthropic equivalent (use tools)");
       continue;
     }
-    if (!isUnset(msg.name)) rules.refuse(`${path}.name`, "Anthropic has no per-message author name");
+    if (!isUnset(msg.name)) rules.hint(`${path}.name`, "Anthropic has no per-message author name");
     if (msg.role === "system" || msg.role === "developer") {
       rules.onlyKnown(msg, ["role", "content", "name"], path);
       if (started) rules.refuse(path, "Anthropic takes system text only before the conversation");
@@ -120,7 +120,7 @@ function userPart(part: Json, path: string, rules: FieldRules): Json | undefined
       const image = asObject(part.image_url, `${path}.image_url`);
       rules.onlyKnown(image, ["url", "detail"], `${path}.image_url`);
       if (!isUnset(image.detail) && image.detail !== "auto") {
-        rules.refuse(`${path}.image_url.detail`, "Anthropic has no image resolution control");
+        rules.hint(`${path}.image_url.detail`, "Anthropic has no image resolution control");
       }
       const url = asString(image.url, `${path}.image_url.url`);
       const data = DATA_URL.exec(url);

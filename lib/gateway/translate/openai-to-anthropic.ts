@@ -10,7 +10,7 @@ export const DEFAULT_MAX_TOKENS = 4096;
 export const JSON_OBJECT_TOOL = "json_object";
 
 export function openAIChatToAnthropic(body: Json, opts: TranslateOptions): Translated {
-  const rules = new FieldRules(opts.dropUnsupported);
+  const rules = new FieldRules(opts.dropUnsupported, opts.strict);
   rules.onlyKnown(body, knownFields(OPENAI_TO_ANTHROPIC_FIELDS), "");
   refuseWithoutEquivalent(body, rules);
   const { system, messages } = openAIMessagesToAnthropic(body.messages, rules);
@@ -63,11 +63,15 @@ function refuseWithoutEquivalent(body: Json, rules: FieldRules) {
   only("prediction", never, "Anthropic has no predicted outputs");
   only("web_search_options", never, "web search is an Anthropic server tool the caller did not ask for");
   only("verbosity", (v) => v === "medium", "Anthropic has no verbosity control");
-  only("metadata", emptyObject, "Anthropic's metadata holds only a user id");
-  only("store", (v) => v === false, "Anthropic keeps no completions to retrieve");
-  only("prompt_cache_retention", (v) => v === "in-memory", "Anthropic has no extended cache retention");
   only("functions", never, "deprecated; use tools");
   only("function_call", never, "deprecated; use tool_choice");
+  // Hints: they ask for no different answer, so they are left out (and listed) unless the alias is strict.
+  const hint = (field: string, harmless: (v: unknown) => boolean, reason: string) => {
+    if (!isUnset(body[field]) && !harmless(body[field])) rules.hint(field, reason);
+  };
+  hint("metadata", emptyObject, "Anthropic's metadata holds only a user id");
+  hint("store", (v) => v === false, "Anthropic keeps no completions to retrieve");
+  hint("prompt_cache_retention", (v) => v === "in-memory", "Anthropic has no extended cache retention");
 }
 
 function maxTokens(body: Json): number {
@@ -113,7 +117,7 @@ function metadata(body: Json, rules: FieldRules): Json {
     : asString(body.safety_identifier, "safety_identifier");
   const user = isUnset(body.user) ? undefined : asString(body.user, "user");
   if (safety !== undefined && user !== undefined && safety !== user) {
-    rules.refuse("user", "Anthropic takes one user id and safety_identifier already gives it");
+    rules.hint("user", "Anthropic takes one user id and safety_identifier already gives it");
   }
   const id = safety ?? user;
   return id === undefined ? {} : { metadata: { user_id: id } };
@@ -123,7 +127,7 @@ function serviceTier(body: Json, rules: FieldRules): Json {
   if (isUnset(body.service_tier)) return {};
   if (body.service_tier === "auto") return { service_tier: "auto" };
   if (body.service_tier === "default") return { service_tier: "standard_only" };
-  rules.refuse("service_tier", 'Anthropic offers only "auto" and standard capacity');
+  rules.hint("service_tier", 'Anthropic offers only "auto" and standard capacity');
   return {};
 }
 

@@ -2,13 +2,27 @@
 import { type Json, Untranslatable } from "./types";
 
 export class FieldRules {
-  /** Paths dropped on the alias's say-so, in the order met. */
+  /** Paths left out, in the order met: hints, and (on the alias's say-so) whatever cannot be carried. */
   readonly dropped: string[] = [];
-  constructor(private readonly dropUnsupported: boolean) {}
+  constructor(
+    private readonly dropUnsupported: boolean,
+    private readonly strict = false,
+  ) {}
 
   /** The field cannot be carried: throws, or (dropUnsupported) records it so the caller leaves it out. */
   refuse(field: string, reason: string): void {
     if (!this.dropUnsupported) throw new Untranslatable(field, reason);
+    this.dropped.push(field);
+  }
+
+  /**
+   * A hint the other side has no equivalent for (it asks for no different answer: an author's name, an image's
+   * resolution, a capacity tier): left out and listed, unless the alias is `strict`, which refuses it as any
+   * other field.
+   */
+  hint(field: string, reason: string): void {
+    if (this.strict && !this.dropUnsupported)
+      throw new Untranslatable(field, `${reason} (the alias is strict)`);
     this.dropped.push(field);
   }
 

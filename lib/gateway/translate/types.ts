@@ -21,6 +21,8 @@ export type TranslateOptions = {
   model: string;
   /** The alias opted in to dropping what cannot be carried (`"dropUnsupported": true`); else it is refused. */
   dropUnsupported: boolean;
+  /** The alias refuses hints too (`"strict": true`) instead of dropping them. */
+  strict?: boolean;
   /**
    * Anthropic -> OpenAI only: the field that carries `max_tokens`. OpenAI's own API wants
    * `max_completion_tokens` (the default); many OpenAI-compatible servers still read only `max_tokens`.

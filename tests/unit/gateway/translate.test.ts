@@ -16,6 +16,7 @@ const toAnthropic = (body: Json, dropUnsupported = false) =>
   openAIChatToAnthropic(body, { model: "claude-x", dropUnsupported });
 const toOpenAI = (body: Json, dropUnsupported = false) =>
   anthropicToOpenAIChat(body, { model: "gpt-x", dropUnsupported });
+const strictly = { dropUnsupported: false, strict: true };
 
 /** The field an Untranslatable names, or a failure when the call did not refuse. */
 function refusedField(call: () => unknown): string {
@@ -257,14 +258,9 @@ describe("OpenAI chat request -> Anthropic messages request", () => {
     ["reasoning_effort", { reasoning_effort: "minimal" }],
     ["top_p", { top_p: 0.9 }],
     ["verbosity", { verbosity: "low" }],
-    ["metadata", { metadata: { team: "a" } }],
-    ["store", { store: true }],
-    ["service_tier", { service_tier: "flex" }],
-    ["prompt_cache_retention", { prompt_cache_retention: "24h" }],
     ["functions", { functions: [{ name: "f" }] }],
     ["function_call", { function_call: "auto" }],
     ["temperature", { temperature: 0.7 }],
-    ["user", { user: "a", safety_identifier: "b" }],
     [
       "tool_choice",
       { tools: [{ type: "function", function: { name: "f" } }], tool_choice: { type: "allowed_tools" } },
@@ -277,21 +273,11 @@ describe("OpenAI chat request -> Anthropic messages request", () => {
   });
 
   it.each([
-    ["messages.0.name", [{ role: "user", content: "hi", name: "ann" }]],
     [
       "messages.0.content.0",
       [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "x", format: "wav" } }] }],
     ],
     ["messages.0.content.0", [{ role: "user", content: [{ type: "file", file: { file_id: "file-1" } }] }]],
-    [
-      "messages.0.content.0.image_url.detail",
-      [
-        {
-          role: "user",
-          content: [{ type: "image_url", image_url: { url: "https://x/y.png", detail: "high" } }],
-        },
-      ],
-    ],
     [
       "messages.0.content.0",
       [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/tiff;base64,AA" } }] }],
@@ -315,6 +301,35 @@ describe("OpenAI chat request -> Anthropic messages request", () => {
     ["messages.0.weight", [{ role: "user", content: "hi", weight: 1 }]],
   ])("refuses %s in messages, naming it", (field, messages) => {
     expect(refusedField(() => toAnthropic({ model: "m", messages }))).toBe(field);
+  });
+
+  it.each([
+    ["metadata", { metadata: { team: "a" } }],
+    ["store", { store: true }],
+    ["service_tier", { service_tier: "flex" }],
+    ["prompt_cache_retention", { prompt_cache_retention: "24h" }],
+    ["user", { user: "a", safety_identifier: "b" }],
+    ["messages.0.name", { messages: [{ role: "user", content: "hi", name: "ann" }] }],
+    [
+      "messages.0.content.0.image_url.detail",
+      {
+        messages: [
+          {
+            role: "user",
+            content: [{ type: "image_url", image_url: { url: "https://x/y.png", detail: "low" } }],
+          },
+        ],
+      },
+    ],
+  ])("drops the hint %s and names it, or refuses it when the alias is strict", (field, extra) => {
+    const request = { model: "m", messages: hi, ...extra };
+    const { body, dropped } = toAnthropic(request);
+    expect(dropped).toEqual([field]);
+    expect(body).not.toHaveProperty("service_tier");
+    expect(body).not.toHaveProperty("store");
+    expect(JSON.stringify(body)).not.toMatch(/"name":"ann"|"detail"|"24h"|"team"/);
+    if (field === "user") expect(body.metadata).toEqual({ user_id: "b" });
+    expect(refusedField(() => openAIChatToAnthropic(request, { model: "c", ...strictly }))).toBe(field);
   });
 
   it("accepts the values that change nothing", () => {
@@ -579,7 +594,6 @@ describe("Anthropic messages request -> OpenAI chat request", () => {
     ["thinking", { thinking: { type: "enabled", budget_tokens: 2000 } }],
     ["container", { container: "c-1" }],
     ["mcp_servers", { mcp_servers: [] }],
-    ["speed", { speed: "fast" }],
     ["inference_geo", { inference_geo: "us" }],
     ["output_config.effort", { output_config: { effort: "max" } }],
     ["metadata.team", { metadata: { team: "x" } }],
@@ -591,6 +605,14 @@ describe("Anthropic messages request -> OpenAI chat request", () => {
     ["context_management", { context_management: {} }],
   ])("refuses %s, naming it", (field, extra) => {
     expect(refusedField(() => toOpenAI({ model: "m", max_tokens: 5, messages: hi, ...extra }))).toBe(field);
+  });
+
+  it("drops the hint speed: fast and names it, or refuses it when the alias is strict", () => {
+    const request = { model: "m", max_tokens: 5, messages: hi, speed: "fast" };
+    const { body, dropped } = toOpenAI(request);
+    expect(dropped).toEqual(["speed"]);
+    expect(body).not.toHaveProperty("speed");
+    expect(refusedField(() => anthropicToOpenAIChat(request, { model: "g", ...strictly }))).toBe("speed");
   });
 
   it.each([
