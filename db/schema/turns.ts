@@ -47,6 +47,8 @@ export const sysAgentTurn = pgTable(
     servedModel: text("served_model"),
     attempts: integer("attempts").notNull().default(0),
     fallbackIndex: integer("fallback_index"),
+    // The alias's routing strategy when it is not plain fallback (weighted, least-latency…); null costs nothing.
+    routing: text("routing"),
     inputTokens: integer("input_tokens").notNull().default(0),
     cachedInputTokens: integer("cached_input_tokens").notNull().default(0),
     cacheWriteTokens: integer("cache_write_tokens").notNull().default(0),

@@ -94,6 +94,7 @@ export class TurnProgress {
       servedModel: stamp?.servedModel ?? null,
       fallbackIndex: stamp?.fallbackIndex ?? null,
       attempts: stamp?.attempts ?? [],
+      ...(stamp?.strategy ? { routing: stamp.strategy } : {}),
       usage: this.usage,
       cost: this.cost,
       costStatus: this.costStatus,

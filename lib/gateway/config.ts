@@ -41,9 +41,22 @@ export type EntraCredentials = {
 };
 export const ENTRA_AUTHORITY_HOST = "https://login.microsoftonline.com";
 export const AZURE_OPENAI_SCOPE = "https://cognitiveservices.azure.com/.default";
-export type Candidate = { provider: string; model: string };
+/** How an alias picks the candidate to try first; the others follow in the order listed, as fallbacks. */
+export type RoutingStrategy = "fallback" | "weighted" | "least-latency" | "least-cost" | "usage-based";
+
+export type Candidate = {
+  provider: string;
+  model: string;
+  /** `weighted` aliases: this candidate's share (default 1). */
+  weight?: number;
+  /** `usage-based` aliases: the deployment's limits per minute, as its provider sets them. */
+  rpm?: number;
+  tpm?: number;
+};
 export type AliasConfig = {
   label?: string;
+  /** How the first candidate to try is chosen (default `fallback`: the first listed); the rest are fallbacks. */
+  strategy?: RoutingStrategy;
   /** /v1: leave out what a candidate's format cannot carry, instead of refusing the call. */
   dropUnsupported?: boolean;
   /** /v1: refuse the hints a candidate's format has no equivalent for, instead of dropping them. */

@@ -11,7 +11,7 @@ import { GatewayError } from "./errors";
 import type { WireRequest } from "./forward/plan";
 import { forwardWireRequest } from "./forward/relay";
 import { costOf, findServedPrice } from "./pricing";
-import { type GatewayCall, Router, type ServingCandidate } from "./routing";
+import { deploymentKey, type GatewayCall, Router, type ServingCandidate } from "./routing";
 import { streamChat } from "./streaming";
 import {
   type ChatRequest,
@@ -168,6 +168,11 @@ export class Gateway {
     firstTokenMs: number | null,
   ): Stamp {
     const model = servedModel ?? serving?.candidate.model ?? null;
+    if (serving && call.strategy === "usage-based")
+      this.router.stats.recordUsage(
+        deploymentKey(serving.candidate),
+        usage.inputTokens + usage.cachedInputTokens + usage.cacheWriteTokens + usage.outputTokens,
+      );
     const price =
       serving && model
         ? findServedPrice(
@@ -192,6 +197,7 @@ export class Gateway {
       timeToFirstTokenMs: firstTokenMs,
       latencyMs: call.elapsed(),
       toolsDropped: serving?.toolsDropped ?? false,
+      ...(call.strategy ? { strategy: call.strategy } : {}),
     };
   }
 }

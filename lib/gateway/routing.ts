@@ -3,13 +3,17 @@ import { type Candidate, type GatewayConfig, ownEntry, type ResolvedProvider } f
 import { CooldownTracker } from "./cooldown";
 import { type Classified, classify, countsAgainstDeployment, decide, GatewayError } from "./errors";
 import { sleep } from "./sleep";
+import { DeploymentStats, orderCandidates, type RoutingStrategy } from "./strategies";
 import type { Attempt, ChatRequest, StreamEvent } from "./types";
 
 /** One call through the gateway: the alias it named, that alias's candidates, and what happened so far. */
 export type GatewayCall = {
   req: ChatRequest;
   alias: string;
+  /** The alias's candidates in the order this call tries them (its strategy's choice first). */
   candidates: Candidate[];
+  /** The alias's routing strategy, when it is not plain fallback. */
+  strategy?: RoutingStrategy;
   attempts: Attempt[];
   /** Fallback notices, delivered to a stream's caller once it starts. */
   pendingEvents: StreamEvent[];
@@ -35,6 +39,8 @@ export const deploymentKey = (c: Candidate) => `${c.provider}/${c.model}`;
  */
 export class Router {
   readonly cooldown: CooldownTracker;
+  /** What this process measured of each deployment, for the latency and usage strategies. */
+  readonly stats: DeploymentStats;
   /** Each provider's config with its name, made once (not per call). */
   private readonly namedProviders = new Map<string, ServingCandidate["provider"]>();
 
@@ -45,12 +51,16 @@ export class Router {
   ) {
     const deployments = Object.values(config.models).flatMap((spec) => spec.candidates.map(deploymentKey));
     this.cooldown = new CooldownTracker(config.cooldown, now, { keys: deployments });
+    this.stats = new DeploymentStats(now);
     for (const [name, provider] of Object.entries(config.providers))
       this.namedProviders.set(name, Object.assign({}, provider, { name }));
   }
 
-  /** Starts a call: the alias it names (or the default) and that alias's candidates; unknown aliases are a 404. */
-  startCall(req: ChatRequest): GatewayCall {
+  /**
+   * Starts a call: the alias it names (or the default) and that alias's candidates in the order its strategy
+   * gives; unknown aliases are a 404. `size` estimates the request for least-cost (by default from its messages).
+   */
+  startCall(req: ChatRequest, size?: () => { inputTokens: number; outputTokens: number }): GatewayCall {
     const alias = req.model ?? this.config.defaultModel;
     const spec = ownEntry(this.config.models, alias);
     if (!spec) {
@@ -61,10 +71,19 @@ export class Router {
       );
     }
     const started = this.now();
+    const candidates = orderCandidates(spec, {
+      config: this.config,
+      stats: this.stats,
+      random: this.random,
+      now: this.now,
+      coolingDown: (c) => this.cooldown.isCoolingDown(deploymentKey(c)),
+      size: size ?? (() => sizeOf(req)),
+    });
     return {
       req,
       alias,
-      candidates: spec.candidates,
+      candidates,
+      ...(spec.strategy && spec.strategy !== "fallback" ? { strategy: spec.strategy } : {}),
       attempts: [],
       pendingEvents: [],
       firstTokenAt: null,
@@ -120,6 +139,8 @@ export class Router {
         try {
           const value = await attempt(serving, clock);
           record.durationMs = this.now() - started;
+          // Until the answer started: a stream's first event, a whole answer's end.
+          this.stats.recordLatency(key, record.durationMs);
           // A stream's deployment is judged when the stream ends; a whole answer now.
           if (!opts.streaming) {
             this.cooldown.recordSuccess(key, started);
@@ -210,4 +231,11 @@ export class Router {
     const toolsDropped = !!req.tools?.length && provider.supportsTools === false;
     return { index, candidate, provider, toolsDropped };
   }
+}
+
+/** A chat request's size for least-cost: about four characters a token, and its output ceiling (else 1,000). */
+function sizeOf(req: ChatRequest): { inputTokens: number; outputTokens: number } {
+  let chars = 0;
+  for (const m of req.messages) chars += m.content.length;
+  return { inputTokens: Math.ceil(chars / 4), outputTokens: req.maxTokens ?? 1_000 };
 }

@@ -124,6 +124,8 @@ export type Stamp = {
   cacheHit?: boolean;
   /** /v1: request fields left out because the alias allows dropping what the serving format cannot carry. */
   droppedParams?: string[];
+  /** The alias's routing strategy, when it is not plain fallback (the ledger's `routing`). */
+  strategy?: string;
   /** What the provider's own content filter filtered (Azure OpenAI's): "prompt: hate (high)", "answer: violence". */
   contentFilter?: string[];
 };

@@ -261,6 +261,7 @@ export function closedTurn(summary: TurnSummary) {
     servedModel: summary.servedModel,
     attempts: summary.attempts.length,
     fallbackIndex: summary.fallbackIndex,
+    routing: summary.routing ?? null,
     inputTokens: summary.usage.inputTokens,
     cachedInputTokens: summary.usage.cachedInputTokens,
     cacheWriteTokens: summary.usage.cacheWriteTokens,

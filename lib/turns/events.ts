@@ -45,6 +45,8 @@ type TurnOutcome = {
   servedModel: string | null;
   fallbackIndex: number | null;
   attempts: Stamp["attempts"];
+  /** The alias's routing strategy, when it is not plain fallback. */
+  routing?: string;
   /** Summed over every round trip of the loop, sub-agents included. */
   usage: Usage;
   cost: string | null;
@@ -156,6 +158,7 @@ export function callSummary(
     servedModel: stamp?.servedModel ?? null,
     fallbackIndex: stamp?.fallbackIndex ?? null,
     attempts: stamp?.attempts ?? [],
+    ...(stamp?.strategy ? { routing: stamp.strategy } : {}),
     usage: stamp?.usage ?? ZERO_USAGE,
     cost: stamp ? stamp.cost : "0",
     costStatus: stamp?.costStatus ?? "priced",

@@ -67,6 +67,13 @@ describe.each(testDbKinds)("/v1 served by Azure OpenAI on %s", (kind) => {
           models: {
             "az-4o": { candidates: [{ provider: "azure-dated", model: "prod-4o" }] },
             "az-v1": { candidates: [{ provider: "azure-v1", model: "prod-4o" }] },
+            "az-or-gpt": {
+              strategy: "weighted",
+              candidates: [
+                { provider: "azure-dated", model: "prod-4o", weight: 1 },
+                { provider: "oa", model: "gpt-4o-mini", weight: 0.000001 },
+              ],
+            },
             "az-then-gpt": {
               candidates: [
                 { provider: "azure-dated", model: "prod-4o" },
@@ -142,6 +149,18 @@ describe.each(testDbKinds)("/v1 served by Azure OpenAI on %s", (kind) => {
       costStatus: "priced",
     });
     expect(Number(row.cost)).toBe(0.0035);
+  });
+
+  it("records the routing strategy of a weighted alias on the ledger row, and none for a plain fallback one", async () => {
+    azure.enqueue({ kind: "text", text: "weighted" }, { kind: "text", text: "plain" });
+    const weighted = await oa()
+      .chat.completions.create({ model: "az-or-gpt", messages: [{ role: "user", content: "Hi" }] })
+      .withResponse();
+    expect((await rowOf(weighted.response.headers.get("x-request-id")!)).routing).toBe("weighted");
+    const plain = await oa()
+      .chat.completions.create({ model: "az-4o", messages: [{ role: "user", content: "Hi" }] })
+      .withResponse();
+    expect((await rowOf(plain.response.headers.get("x-request-id")!)).routing).toBeNull();
   });
 
   it("streams through the v1 API with an Entra ID token, usage read from the chunk the caller did not ask for", async () => {

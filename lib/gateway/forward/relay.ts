@@ -27,7 +27,11 @@ import {
  * for a stream: only before the first byte reaches the caller.
  */
 export async function* forwardWireRequest(ctx: CallContext, wire: WireRequest): AsyncGenerator<StreamEvent> {
-  const call = ctx.router.startCall({ model: wire.alias, messages: [], signal: wire.signal });
+  const call = ctx.router.startCall({ model: wire.alias, messages: [], signal: wire.signal }, () => ({
+    // For least-cost only: the caller's body, about four characters a token.
+    inputTokens: Math.ceil(JSON.stringify(wire.body).length / 4),
+    outputTokens: wireOutputCeiling(wire) ?? 1_000,
+  }));
   const alias = ownEntry(ctx.config.models, wire.alias);
   const policy = { dropUnsupported: alias?.dropUnsupported === true, strict: alias?.strict === true };
   let opened: { serving: ServingCandidate; plan: Plan; upstream: UpstreamAnswer; clock?: AttemptClock };
@@ -248,3 +252,12 @@ const answered = (
     stamp,
   },
 });
+
+/** The output ceiling a wire request sets (or the budget imposed), in whichever field its format uses. */
+function wireOutputCeiling(wire: WireRequest): number | undefined {
+  for (const field of ["max_completion_tokens", "max_tokens", "max_output_tokens"]) {
+    const value = wire.body[field];
+    if (typeof value === "number") return value;
+  }
+  return wire.maxTokens;
+}

@@ -28,6 +28,7 @@ export const ledgerFields = {
   servedModel: t.servedModel,
   attempts: t.attempts,
   fallbackIndex: t.fallbackIndex,
+  routing: t.routing,
   inputTokens: t.inputTokens,
   cachedInputTokens: t.cachedInputTokens,
   cacheWriteTokens: t.cacheWriteTokens,
