@@ -16,6 +16,8 @@ export type ProviderConfig = {
   preset?: PresetName;
   baseUrl?: string;
   apiKeyEnv?: string;
+  /** Several credentials for the same service (instead of apiKeyEnv): rotated per call, each cooled down alone. */
+  apiKeyEnvs?: string[];
   supportsTools?: boolean;
   /** Takes images in user messages: true by default for openai, anthropic and offline; openai-compatible only when set. */
   supportsVision?: boolean;
@@ -52,6 +54,8 @@ export type Candidate = {
   /** `usage-based` aliases: the deployment's limits per minute, as its provider sets them. */
   rpm?: number;
   tpm?: number;
+  /** Set by the router, never in a config: which of the provider's `apiKeys` this try uses. */
+  credential?: number;
 };
 export type AliasConfig = {
   label?: string;
@@ -90,7 +94,12 @@ export type CooldownPolicy = {
 };
 
 /** A provider with its secrets read from the environment. */
-export type ResolvedProvider = Omit<ProviderConfig, "entra"> & { apiKey?: string; entra?: EntraCredentials };
+export type ResolvedProvider = Omit<ProviderConfig, "entra"> & {
+  apiKey?: string;
+  /** Two or more keys (apiKeyEnvs): each call starts at the next, and each is cooled down on its own. */
+  apiKeys?: string[];
+  entra?: EntraCredentials;
+};
 
 /** The configuration the gateway runs on: validated, defaults filled in, keys read from the environment. */
 export type GatewayConfig = {
@@ -183,7 +192,20 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
       ? { ...given, baseUrl: given.baseUrl ?? preset.baseUrl, apiKeyEnv: given.apiKeyEnv ?? preset.apiKeyEnv }
       : given;
     let apiKey: string | undefined;
-    if (provider.apiKeyEnv) {
+    let apiKeys: string[] | undefined;
+    if (provider.apiKeyEnvs) {
+      if (provider.apiKeyEnv)
+        throw new GatewayConfigError(`${file}: providers.${name}: set one of apiKeyEnv and apiKeyEnvs`);
+      apiKeys = provider.apiKeyEnvs.map((variable, i) => {
+        const value = env[variable]?.trim();
+        if (!value)
+          throw new GatewayConfigError(
+            `${file}: providers.${name}.apiKeyEnvs[${i}] names ${variable}, which is not set in the environment`,
+          );
+        return value;
+      });
+      apiKey = apiKeys[0];
+    } else if (provider.apiKeyEnv) {
       apiKey = env[provider.apiKeyEnv]?.trim();
       if (!apiKey) {
         throw new GatewayConfigError(
@@ -205,11 +227,16 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
       throw new GatewayConfigError(
         `${where}.baseUrl is required for type azure-openai: the resource's endpoint, https://NAME.openai.azure.com`,
       );
-    } else if (!provider.apiKeyEnv === !provider.entra) {
+    } else if (!apiKey === !provider.entra) {
       throw new GatewayConfigError(`${where}: set one of apiKeyEnv (a key) and entra (Microsoft Entra ID)`);
     }
     const { entra, ...rest } = provider;
-    providers[name] = { ...rest, apiKey, ...(entra ? { entra: entraCredentials(entra, where, env) } : {}) };
+    providers[name] = {
+      ...rest,
+      apiKey,
+      ...(apiKeys && apiKeys.length > 1 ? { apiKeys } : {}),
+      ...(entra ? { entra: entraCredentials(entra, where, env) } : {}),
+    };
   }
   for (const [alias, spec] of Object.entries(config.models)) {
     spec.candidates.forEach((c, i) => {

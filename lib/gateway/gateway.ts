@@ -11,7 +11,7 @@ import { GatewayError } from "./errors";
 import type { WireRequest } from "./forward/plan";
 import { forwardWireRequest } from "./forward/relay";
 import { costOf, findServedPrice } from "./pricing";
-import { deploymentKey, type GatewayCall, Router, type ServingCandidate } from "./routing";
+import { credentialName, type GatewayCall, Router, type ServingCandidate } from "./routing";
 import { streamChat } from "./streaming";
 import {
   type ChatRequest,
@@ -59,6 +59,12 @@ export class Gateway {
     for (const [name, provider] of Object.entries(config.providers)) {
       if (provider.entra) this.tokens.set(name, new EntraTokenSource(provider.entra, this.now));
       this.adapters.set(name, deps.adapters?.[name] ?? createAdapter(provider, this.tokens.get(name)));
+      // A provider with several keys: an SDK client for each.
+      for (const [i, apiKey] of (provider.apiKeys ?? []).entries())
+        this.adapters.set(
+          `${name}#${i}`,
+          deps.adapters?.[name] ?? createAdapter({ ...provider, apiKey }, undefined),
+        );
       if (deps.adapters?.[name]) this.injected.add(name);
     }
     this.calls = {
@@ -156,7 +162,7 @@ export class Gateway {
   }
 
   private adapterFor(serving: ServingCandidate): ModelAdapter {
-    return this.adapters.get(serving.candidate.provider)!;
+    return this.adapters.get(credentialName(serving.candidate))!;
   }
 
   /** Who answered the call, with what usage, at what cost and latency. */
@@ -170,7 +176,7 @@ export class Gateway {
     const model = servedModel ?? serving?.candidate.model ?? null;
     if (serving && call.strategy === "usage-based")
       this.router.stats.recordUsage(
-        deploymentKey(serving.candidate),
+        `${serving.candidate.provider}/${serving.candidate.model}`,
         usage.inputTokens + usage.cachedInputTokens + usage.cacheWriteTokens + usage.outputTokens,
       );
     const price =

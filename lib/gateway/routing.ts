@@ -29,8 +29,13 @@ export type ServingCandidate = {
   toolsDropped: boolean;
 };
 
-/** The cooldown key of a deployment: one provider's one model. */
-export const deploymentKey = (c: Candidate) => `${c.provider}/${c.model}`;
+/** The cooldown key of a deployment: one provider's one model (with one of its keys, when it has several). */
+export const deploymentKey = (c: Candidate) =>
+  c.credential === undefined ? `${c.provider}/${c.model}` : `${c.provider}/${c.model}#${c.credential}`;
+
+/** The adapter and provider entry of a candidate: its provider's, or its credential's when it has several keys. */
+export const credentialName = (c: Candidate) =>
+  c.credential === undefined ? c.provider : `${c.provider}#${c.credential}`;
 
 /**
  * Routing: resolves a model alias to its candidates and walks them in order, skipping deployments in cooldown,
@@ -41,19 +46,26 @@ export class Router {
   readonly cooldown: CooldownTracker;
   /** What this process measured of each deployment, for the latency and usage strategies. */
   readonly stats: DeploymentStats;
-  /** Each provider's config with its name, made once (not per call). */
+  /** Each provider's config with its name (and each of its keys', by credentialName), made once (not per call). */
   private readonly namedProviders = new Map<string, ServingCandidate["provider"]>();
+  /** Where each multi-key deployment's next call starts among its keys. */
+  private readonly rotation = new Map<string, number>();
 
   constructor(
     private readonly config: GatewayConfig,
     private readonly now: () => number,
     private readonly random: () => number,
   ) {
-    const deployments = Object.values(config.models).flatMap((spec) => spec.candidates.map(deploymentKey));
+    const deployments = Object.values(config.models).flatMap((spec) =>
+      spec.candidates.flatMap((c) => this.withCredentials(c).map(deploymentKey)),
+    );
     this.cooldown = new CooldownTracker(config.cooldown, now, { keys: deployments });
     this.stats = new DeploymentStats(now);
-    for (const [name, provider] of Object.entries(config.providers))
+    for (const [name, provider] of Object.entries(config.providers)) {
       this.namedProviders.set(name, Object.assign({}, provider, { name }));
+      for (const [i, apiKey] of (provider.apiKeys ?? []).entries())
+        this.namedProviders.set(`${name}#${i}`, Object.assign({}, provider, { name, apiKey }));
+    }
   }
 
   /**
@@ -71,7 +83,7 @@ export class Router {
       );
     }
     const started = this.now();
-    const candidates = orderCandidates(spec, {
+    const ordered = orderCandidates(spec, {
       config: this.config,
       stats: this.stats,
       random: this.random,
@@ -79,6 +91,9 @@ export class Router {
       coolingDown: (c) => this.cooldown.isCoolingDown(deploymentKey(c)),
       size: size ?? (() => sizeOf(req)),
     });
+    const candidates = ordered.some((c) => this.config.providers[c.provider]?.apiKeys)
+      ? ordered.flatMap((c) => this.rotated(c))
+      : ordered;
     return {
       req,
       alias,
@@ -140,7 +155,7 @@ export class Router {
           const value = await attempt(serving, clock);
           record.durationMs = this.now() - started;
           // Until the answer started: a stream's first event, a whole answer's end.
-          this.stats.recordLatency(key, record.durationMs);
+          this.stats.recordLatency(`${candidate.provider}/${candidate.model}`, record.durationMs);
           // A stream's deployment is judged when the stream ends; a whole answer now.
           if (!opts.streaming) {
             this.cooldown.recordSuccess(key, started);
@@ -165,7 +180,14 @@ export class Router {
           if (countsAgainstDeployment(c.errorClass)) this.cooldown.recordFailure(key);
           else this.cooldown.release(key);
           last = c;
-          const action = decide(c.errorClass);
+          const next = call.candidates[index + 1];
+          // Another key of the same deployment comes next: a key that is refused or rate-limited is left at once.
+          const nextKey =
+            candidate.credential !== undefined &&
+            next?.provider === candidate.provider &&
+            next.model === candidate.model &&
+            (c.errorClass === "rate_limited" || c.errorClass === "auth");
+          const action = nextKey ? "next" : decide(c.errorClass);
           if (action === "fail") {
             const failed = new GatewayError(c.errorClass, c.message, c.status);
             if (c.contentFilter) failed.contentFilter = c.contentFilter;
@@ -183,7 +205,8 @@ export class Router {
         }
       }
       const next = call.candidates[index + 1];
-      if (next && last) {
+      const sameDeployment = next?.provider === candidate.provider && next.model === candidate.model;
+      if (next && last && !sameDeployment) {
         call.pendingEvents.push({
           type: "fallback",
           from: { provider: candidate.provider, model: candidate.model },
@@ -226,8 +249,24 @@ export class Router {
     return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
   }
 
+  /** A candidate once per key of its provider (one with one key: itself). */
+  private withCredentials(c: Candidate): Candidate[] {
+    const keys = this.config.providers[c.provider]?.apiKeys;
+    return keys ? keys.map((_, credential) => ({ ...c, credential })) : [c];
+  }
+
+  /** A multi-key candidate's keys, starting at the next in turn, so calls spread over every key. */
+  private rotated(c: Candidate): Candidate[] {
+    const all = this.withCredentials(c);
+    if (all.length < 2) return all;
+    const key = deploymentKey(c);
+    const start = (this.rotation.get(key) ?? 0) % all.length;
+    this.rotation.set(key, start + 1);
+    return [...all.slice(start), ...all.slice(0, start)];
+  }
+
   private servingCandidate(index: number, candidate: Candidate, req: ChatRequest): ServingCandidate {
-    const provider = this.namedProviders.get(candidate.provider)!;
+    const provider = this.namedProviders.get(credentialName(candidate))!;
     const toolsDropped = !!req.tools?.length && provider.supportsTools === false;
     return { index, candidate, provider, toolsDropped };
   }

@@ -28,9 +28,11 @@ export { OPENAI_DEFAULT_MODEL } from "./openai-wire";
 
 /**
  * Base URL for `new OpenAI({ baseURL })` is `fake.url` (it ends in /v1). Serves POST /v1/chat/completions,
- * /v1/embeddings and /v1/responses from one reply queue; anything else is OpenAI's 404.
+ * /v1/embeddings and /v1/responses from one reply queue; anything else is OpenAI's 404. With `keys`, only those
+ * bearer keys are let in (any other is OpenAI's 401), as a revoked key is refused.
  */
-export function startFakeOpenAI(port = 0): Promise<FakeProvider> {
+export function startFakeOpenAI(port = 0, options: { keys?: string[] } = {}): Promise<FakeProvider> {
+  const keys = options.keys ? new Set(options.keys) : undefined;
   return startFakeServer(
     {
       route: "/v1/chat/completions",
@@ -38,6 +40,19 @@ export function startFakeOpenAI(port = 0): Promise<FakeProvider> {
       render,
       validate: validateToolHistory,
       routes: { "/v1/embeddings": renderEmbeddings, "/v1/responses": renderResponses },
+      authorize: keys
+        ? (req) => {
+            const key = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ""))?.[1];
+            return key && keys.has(key)
+              ? null
+              : {
+                  kind: "error",
+                  status: 401,
+                  type: "invalid_request_error",
+                  message: `Incorrect API key provided: ${(key ?? "").slice(0, 3)}***. You can find your API key at https://platform.openai.com/account/api-keys.`,
+                };
+          }
+        : undefined,
     },
     port,
   );

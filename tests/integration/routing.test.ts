@@ -47,6 +47,49 @@ function gateway(models: Record<string, unknown>, random?: () => number) {
 }
 const ask = (model: string) => ({ model, messages: [{ role: "user" as const, content: "hi" }] });
 
+describe("several keys for one provider", () => {
+  it("spreads calls over every key, and keeps serving when one of three is revoked or rate-limited", async () => {
+    const keyed = await startFakeOpenAI(0, { keys: ["sk-a", "sk-c"] }); // sk-b was revoked
+    try {
+      const gw = new Gateway(
+        parseGatewayConfig(
+          {
+            providers: {
+              oa: { type: "openai", baseUrl: keyed.url, apiKeyEnvs: ["KEY_A", "KEY_B", "KEY_C"] },
+            },
+            models: { gpt: { candidates: [{ provider: "oa", model: "gpt-4o-mini" }] } },
+            retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2 },
+          },
+          "keys.json",
+          { KEY_A: "sk-a", KEY_B: "sk-b", KEY_C: "sk-c" },
+        ),
+      );
+      const answers = [];
+      for (let i = 0; i < 12; i++) answers.push(await gw.chat(ask("gpt")));
+      expect(answers.every((a) => a.stamp.servedProvider === "oa")).toBe(true);
+      const used = keyed.requests.map((r) => r.headers.authorization);
+      expect(new Set(used)).toEqual(new Set(["Bearer sk-a", "Bearer sk-b", "Bearer sk-c"]));
+      // The revoked key was tried until it cooled down (3 refusals), then left alone.
+      expect(used.filter((k) => k === "Bearer sk-b")).toHaveLength(3);
+      expect(used.filter((k) => k === "Bearer sk-a").length).toBeGreaterThanOrEqual(4);
+      expect(used.filter((k) => k === "Bearer sk-c").length).toBeGreaterThanOrEqual(4);
+
+      // A 429 on one key moves to the next key at once, with no retry on the same key and no fallback notice.
+      keyed.reset();
+      keyed.enqueue({ kind: "error", status: 429, message: "Rate limit reached" });
+      const events = [];
+      for await (const e of gw.stream(ask("gpt"))) events.push(e);
+      expect(events.at(-1)).toMatchObject({ type: "done" });
+      expect(events.some((e) => e.type === "fallback")).toBe(false);
+      const [limited, served] = keyed.requests.map((r) => r.headers.authorization);
+      expect(limited).not.toBe(served);
+      expect(keyed.requests).toHaveLength(2);
+    } finally {
+      await keyed.close();
+    }
+  });
+});
+
 describe("routing strategies under load", () => {
   it("weighted 70/30 sends 70 % ± 3 % of 2,000 calls to the heavier candidate, and stamps the strategy", async () => {
     const gw = gateway(
