@@ -91,6 +91,8 @@ export type CooldownPolicy = {
   minCallsForRate: number;
   windowMs: number;
   cooldownMs: number;
+  /** Active health checks: probe each deployment cooling down this often (unset: off). */
+  healthCheckMs?: number;
 };
 
 /** A provider with its secrets read from the environment. */

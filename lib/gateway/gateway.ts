@@ -41,6 +41,8 @@ export class Gateway {
   private readonly injected = new Set<string>();
   /** Entra ID tokens of the providers that sign in with one (Azure OpenAI), shared by the SDK and /v1 paths. */
   private readonly tokens = new Map<string, EntraTokenSource>();
+  private healthTimer: ReturnType<typeof setInterval> | undefined;
+  private readonly probing = new Set<string>();
   private readonly router: Router;
   private readonly calls: CallContext;
   private readonly now: () => number;
@@ -77,6 +79,50 @@ export class Gateway {
       stamp: (call, serving, servedModel, usage, firstTokenMs) =>
         this.stamp(call, serving, servedModel, usage, firstTokenMs),
     };
+  }
+
+  /**
+   * Active health checks (`cooldown.healthCheckMs`): each deployment cooling down gets a one-token request that
+   * often, and comes back as soon as one answers, instead of after the whole cooldown. Off unless configured;
+   * `close` stops them. The probes' tokens are the platform's, on no tenant's ledger.
+   */
+  startHealthChecks(): void {
+    const every = this.config.cooldown.healthCheckMs;
+    if (!every || this.healthTimer) return;
+    this.healthTimer = setInterval(() => void this.checkHealth(), every);
+    this.healthTimer.unref();
+  }
+
+  /** One round of health checks: a probe to each deployment cooling down (one at a time per deployment). */
+  async checkHealth(): Promise<void> {
+    await Promise.all(
+      [...this.router.deployments].map(async ([key, candidate]) => {
+        const provider = this.router.providerOf(candidate);
+        if (!this.router.cooldown.isCoolingDown(key) || this.probing.has(key) || provider.type === "offline")
+          return;
+        this.probing.add(key);
+        const started = this.now();
+        try {
+          await this.adapters
+            .get(credentialName(candidate))!
+            .chat(
+              { model: candidate.model, messages: [{ role: "user", content: "ping" }], maxTokens: 1 },
+              AbortSignal.timeout(this.config.timeouts.totalMs),
+            );
+          this.router.cooldown.recordSuccess(key, started);
+        } catch {
+          // Still failing: it stays cooled down until its time, or the next probe that answers.
+        } finally {
+          this.probing.delete(key);
+        }
+      }),
+    );
+  }
+
+  /** Stops the health checks. */
+  close(): void {
+    if (this.healthTimer) clearInterval(this.healthTimer);
+    this.healthTimer = undefined;
   }
 
   /** The deployments' health (cooldowns): the composition root shares its changes with the other instances. */

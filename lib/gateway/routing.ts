@@ -48,6 +48,8 @@ export class Router {
   readonly stats: DeploymentStats;
   /** Each provider's config with its name (and each of its keys', by credentialName), made once (not per call). */
   private readonly namedProviders = new Map<string, ServingCandidate["provider"]>();
+  /** Every deployment of every alias (each key of a multi-key provider apart), by its cooldown key. */
+  readonly deployments = new Map<string, Candidate>();
   /** Where each multi-key deployment's next call starts among its keys. */
   private readonly rotation = new Map<string, number>();
 
@@ -56,10 +58,10 @@ export class Router {
     private readonly now: () => number,
     private readonly random: () => number,
   ) {
-    const deployments = Object.values(config.models).flatMap((spec) =>
-      spec.candidates.flatMap((c) => this.withCredentials(c).map(deploymentKey)),
-    );
-    this.cooldown = new CooldownTracker(config.cooldown, now, { keys: deployments });
+    for (const spec of Object.values(config.models))
+      for (const c of spec.candidates)
+        for (const d of this.withCredentials(c)) this.deployments.set(deploymentKey(d), d);
+    this.cooldown = new CooldownTracker(config.cooldown, now, { keys: [...this.deployments.keys()] });
     this.stats = new DeploymentStats(now);
     for (const [name, provider] of Object.entries(config.providers)) {
       this.namedProviders.set(name, Object.assign({}, provider, { name }));
@@ -263,6 +265,11 @@ export class Router {
     const start = (this.rotation.get(key) ?? 0) % all.length;
     this.rotation.set(key, start + 1);
     return [...all.slice(start), ...all.slice(0, start)];
+  }
+
+  /** The provider (with the key) a deployment is reached with. */
+  providerOf(candidate: Candidate): ServingCandidate["provider"] {
+    return this.namedProviders.get(credentialName(candidate))!;
   }
 
   private servingCandidate(index: number, candidate: Candidate, req: ChatRequest): ServingCandidate {

@@ -138,6 +138,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
         : new Gateway(options.gateway ?? loadGatewayConfig(env));
     // A deployment one instance finds failing is skipped by every instance until the same moment.
     shareCooldowns(cluster(), built.cooldowns);
+    built.startHealthChecks();
     return built;
   });
   const stores = once(() => pipelineStoresFromEnv(db, env));
@@ -271,6 +272,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
     },
     reads,
     close: async () => {
+      if (gateway.built()) gateway().close();
       if (router) await (router as ReadRouter).close();
       if (evals.built()) evals().stop();
       if (stores.built()) await stores().close();

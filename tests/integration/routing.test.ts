@@ -90,6 +90,55 @@ describe("several keys for one provider", () => {
   });
 });
 
+describe("active health checks", () => {
+  it("bring a deployment back as soon as a probe answers, long before its cooldown ends", async () => {
+    const gw = new Gateway(
+      parseGatewayConfig(
+        {
+          providers: { one: { type: "openai", baseUrl: one.url }, two: { type: "openai", baseUrl: two.url } },
+          models: {
+            pair: {
+              candidates: [
+                { provider: "one", model: "gpt-4o-mini" },
+                { provider: "two", model: "gpt-4o-mini" },
+              ],
+            },
+          },
+          retry: { maxRetries: 0 },
+          cooldown: { consecutiveFailures: 1, cooldownMs: 600_000, healthCheckMs: 100 },
+        },
+        "health.json",
+        {},
+      ),
+    );
+    try {
+      one.enqueue({ kind: "error", status: 503 }, { kind: "error", status: 503 });
+      expect((await gw.chat(ask("pair"))).stamp.servedProvider).toBe("two");
+      expect(gw.cooldowns.isCoolingDown("one/gpt-4o-mini")).toBe(true);
+      // The first probe still fails (the queued 503); the next answers.
+      await gw.checkHealth();
+      expect(gw.cooldowns.isCoolingDown("one/gpt-4o-mini")).toBe(true);
+      gw.startHealthChecks();
+      const until = Date.now() + 5_000;
+      while (gw.cooldowns.isCoolingDown("one/gpt-4o-mini") && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(gw.cooldowns.isCoolingDown("one/gpt-4o-mini")).toBe(false);
+      const probe = one.requests.at(-1)!;
+      expect(probe.body).toMatchObject({
+        max_completion_tokens: 1,
+        messages: [{ role: "user", content: "ping" }],
+      });
+      expect((await gw.chat(ask("pair"))).stamp.servedProvider).toBe("one");
+      // A deployment that is not cooling down gets no probe.
+      const before = one.requests.length;
+      await gw.checkHealth();
+      expect(one.requests.length).toBe(before);
+    } finally {
+      gw.close();
+    }
+  });
+});
+
 describe("routing strategies under load", () => {
   it("weighted 70/30 sends 70 % ± 3 % of 2,000 calls to the heavier candidate, and stamps the strategy", async () => {
     const gw = gateway(
