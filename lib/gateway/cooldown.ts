@@ -145,6 +145,17 @@ export class CooldownTracker {
     return !!h && h.coolUntil > this.now();
   }
 
+  /**
+   * What the routing page shows of a deployment: cooling down until when, or half open (its cooldown is over and
+   * the next call, or the one under way, is the probe).
+   */
+  state(key: string): { coolUntil: number; halfOpen: boolean } {
+    const h = this.health.get(key);
+    if (!h) return { coolUntil: 0, halfOpen: false };
+    const cooling = h.coolUntil > this.now();
+    return { coolUntil: cooling ? h.coolUntil : 0, halfOpen: !cooling && (h.coolUntil !== 0 || h.probing) };
+  }
+
   /** Until when the deployment is skipped (epoch ms of the tracker's clock); 0 when it is not. */
   coolingUntil(key: string): number {
     const h = this.health.get(key);

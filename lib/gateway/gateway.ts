@@ -11,7 +11,7 @@ import { GatewayError } from "./errors";
 import type { WireRequest } from "./forward/plan";
 import { forwardWireRequest } from "./forward/relay";
 import { costOf, findServedPrice } from "./pricing";
-import { credentialName, type GatewayCall, Router, type ServingCandidate } from "./routing";
+import { credentialName, deploymentKey, type GatewayCall, Router, type ServingCandidate } from "./routing";
 import { streamChat } from "./streaming";
 import {
   type ChatRequest,
@@ -21,6 +21,30 @@ import {
   type StreamEvent,
   ZERO_USAGE,
 } from "./types";
+
+/** One candidate of one alias on the routing page (a provider with several keys: one row a key). */
+export type RouteRow = {
+  /** The alias's place in the config, the candidate's in the alias, and the key's, from 1: `2-1`, `2-1-3`. */
+  id: string;
+  alias: string;
+  label: string;
+  strategy: string;
+  /** Its place in the alias's list, from 1. */
+  position: number;
+  provider: string;
+  providerType: string;
+  model: string;
+  credential: string | null;
+  weight: number | null;
+  /** cooling: skipped until `coolingUntil` (the breaker is open); half-open: the next call is its probe. */
+  state: "healthy" | "cooling" | "half-open";
+  coolingUntil: string | null;
+  /** The moving average of the time until an answer started, on this instance; null before any call. */
+  latencyMs: number | null;
+  /** Tries in the last minute on this instance, and the share of them that failed (the provider's fault), in %. */
+  calls: number;
+  errorRate: number | null;
+};
 
 export type GatewayDeps = {
   now?: () => number;
@@ -117,6 +141,45 @@ export class Gateway {
         }
       }),
     );
+  }
+
+  /**
+   * Every alias's candidates as this instance routes them: the strategy, each deployment's state (healthy,
+   * cooling down until when, or let through for its one probe), its latency lately and its recent error rate.
+   */
+  routingTable(): RouteRow[] {
+    const rows: RouteRow[] = [];
+    for (const [aliasIndex, [alias, spec]] of Object.entries(this.config.models).entries()) {
+      spec.candidates.forEach((candidate, position) => {
+        const keys = this.config.providers[candidate.provider]?.apiKeys;
+        const credentials = keys ? keys.map((_, credential) => credential) : [undefined];
+        for (const credential of credentials) {
+          const key = deploymentKey({ ...candidate, credential });
+          const health = this.router.cooldown.state(key);
+          const tries = this.router.stats.outcomesLastMinute(key);
+          const latency = this.router.stats.meanLatency(`${candidate.provider}/${candidate.model}`);
+          rows.push({
+            // Places, not names: an alias may hold any character, a link's id should not need escaping.
+            id: `${aliasIndex + 1}-${position + 1}${credential === undefined ? "" : `-${credential + 1}`}`,
+            alias,
+            label: spec.label ?? alias,
+            strategy: spec.strategy ?? "fallback",
+            position: position + 1,
+            provider: candidate.provider,
+            providerType: this.config.providers[candidate.provider]?.type ?? "openai",
+            model: candidate.model,
+            credential: credential === undefined ? null : `key ${credential + 1} of ${keys!.length}`,
+            weight: candidate.weight ?? null,
+            state: health.coolUntil ? "cooling" : health.halfOpen ? "half-open" : "healthy",
+            coolingUntil: health.coolUntil ? new Date(health.coolUntil).toISOString() : null,
+            latencyMs: latency === undefined ? null : Math.round(latency),
+            calls: tries.calls,
+            errorRate: tries.calls ? Math.round((tries.failures / tries.calls) * 1000) / 10 : null,
+          });
+        }
+      });
+    }
+    return rows;
   }
 
   /** Stops the health checks. */

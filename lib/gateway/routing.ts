@@ -158,6 +158,7 @@ export class Router {
           record.durationMs = this.now() - started;
           // Until the answer started: a stream's first event, a whole answer's end.
           this.stats.recordLatency(`${candidate.provider}/${candidate.model}`, record.durationMs);
+          this.stats.recordOutcome(key, true);
           // A stream's deployment is judged when the stream ends; a whole answer now.
           if (!opts.streaming) {
             this.cooldown.recordSuccess(key, started);
@@ -179,8 +180,10 @@ export class Router {
             this.cooldown.release(key);
             throw new GatewayError("aborted", "the request was stopped");
           }
-          if (countsAgainstDeployment(c.errorClass)) this.cooldown.recordFailure(key);
-          else this.cooldown.release(key);
+          if (countsAgainstDeployment(c.errorClass)) {
+            this.cooldown.recordFailure(key);
+            this.stats.recordOutcome(key, false);
+          } else this.cooldown.release(key);
           last = c;
           const next = call.candidates[index + 1];
           // Another key of the same deployment comes next: a key that is refused or rate-limited is left at once.

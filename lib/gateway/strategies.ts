@@ -20,6 +20,8 @@ type Sample = { at: number; value: number };
 export class DeploymentStats {
   private readonly latency = new Map<string, { mean: number; at: number }>();
   private readonly usage = new Map<string, Sample[]>();
+  /** Tries and failures per second of the last minute (a ring of 60), for the routing page's error rate. */
+  private readonly outcomes = new Map<string, { second: number; calls: number; failures: number }[]>();
 
   constructor(private readonly now: () => number) {}
 
@@ -35,6 +37,33 @@ export class DeploymentStats {
       mean: fresh ? LATENCY_WEIGHT * ms + (1 - LATENCY_WEIGHT) * last.mean : ms,
       at: now,
     });
+  }
+
+  /** A try of the deployment (a key of it, when it has several) that succeeded or failed. */
+  recordOutcome(key: string, ok: boolean): void {
+    let ring = this.outcomes.get(key);
+    if (!ring) {
+      ring = Array.from({ length: 60 }, () => ({ second: -1, calls: 0, failures: 0 }));
+      this.outcomes.set(key, ring);
+    }
+    const second = Math.floor(this.now() / 1000);
+    const slot = ring[second % 60]!;
+    if (slot.second !== second) Object.assign(slot, { second, calls: 0, failures: 0 });
+    slot.calls++;
+    if (!ok) slot.failures++;
+  }
+
+  /** Tries in the last minute, and how many of them failed. */
+  outcomesLastMinute(key: string): { calls: number; failures: number } {
+    const since = Math.floor(this.now() / 1000) - 59;
+    let calls = 0;
+    let failures = 0;
+    for (const slot of this.outcomes.get(key) ?? [])
+      if (slot.second >= since) {
+        calls += slot.calls;
+        failures += slot.failures;
+      }
+    return { calls, failures };
   }
 
   /** A call to the deployment that used this many tokens. */

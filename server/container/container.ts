@@ -150,7 +150,11 @@ export function createContainer(options: ContainerOptions = {}): Container {
   const dataToolSets = (): ToolSet[] => (demo ? [ordersToolSet(db)] : []);
   // The page catalog lists the registered tools only when a page asks, so the tools may be built from its schemas.
   const pages: Once<PageCatalog> = once(() =>
-    PageCatalog.load({ listTools: () => tools().registry.listTools(), reads }),
+    PageCatalog.load({
+      listTools: () => tools().registry.listTools(),
+      reads,
+      routes: () => gateway().routingTable(),
+    }),
   );
   const toolDeps = () => ({
     db,

@@ -115,6 +115,12 @@ describe("active health checks", () => {
       one.enqueue({ kind: "error", status: 503 }, { kind: "error", status: 503 });
       expect((await gw.chat(ask("pair"))).stamp.servedProvider).toBe("two");
       expect(gw.cooldowns.isCoolingDown("one/gpt-4o-mini")).toBe(true);
+      // The routing page's rows: the breaker open on the first candidate until its time, the second healthy.
+      const [first, second] = gw.routingTable();
+      expect(first).toMatchObject({ id: "1-1", provider: "one", state: "cooling", calls: 1, errorRate: 100 });
+      expect(Date.parse(first!.coolingUntil!)).toBeGreaterThan(Date.now() + 500_000);
+      expect(second).toMatchObject({ id: "1-2", provider: "two", state: "healthy", calls: 1, errorRate: 0 });
+      expect(second!.latencyMs).toBeGreaterThanOrEqual(0);
       // The first probe still fails (the queued 503); the next answers.
       await gw.checkHealth();
       expect(gw.cooldowns.isCoolingDown("one/gpt-4o-mini")).toBe(true);

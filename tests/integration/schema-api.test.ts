@@ -287,6 +287,30 @@ describe.each(testDbKinds)("the schema pages' API on %s", (kind) => {
     expect(lines).toHaveLength(3);
   });
 
+  it("shows the gateway's routing to admins: each alias's candidates, healthy until a call fails", async () => {
+    await as("member@acme.test", "acme");
+    expect((await json("gateway-routing/rows")).status).toBe(403);
+    await as("admin@acme.test", "acme");
+    const { status, body } = await json("gateway-routing/rows?f.alias=offline");
+    expect(status).toBe(200);
+    expect(body.rows).toEqual([
+      expect.objectContaining({
+        alias: "offline-demo",
+        strategy: "fallback",
+        position: 1,
+        provider: "offline",
+        model: "offline-demo",
+        state: "healthy",
+        coolingUntil: null,
+      }),
+    ]);
+    expect((await json("gateway-routing/rows?segment=cooling")).body.rows).toEqual([]);
+    expect((await json("gateway-routing/metrics")).body.metrics).toMatchObject({ cooling: 0 });
+    const detail = await json(`gateway-routing/detail/${encodeURIComponent(body.rows[0].id)}`);
+    expect(detail.body.row).toMatchObject({ alias: "offline-demo", providerType: "offline" });
+    expect((await json("gateway-routing/rows?f.nope=1")).status).toBe(422);
+  });
+
   it("lists the registered tools in the catalog", async () => {
     await as("admin@acme.test", "acme");
     const names = (await json("agent-tools/rows?limit=200")).body.rows.map((r: { name: string }) => r.name);

@@ -8,6 +8,7 @@ const providers = [
   "agentCost",
   "agentPrompts",
   "toolCatalog",
+  "gatewayRouting",
   "adminChanges",
   "adminTenants",
   "adminMembers",
@@ -31,6 +32,7 @@ describe("page schemas", () => {
       "agent-turns",
       "eval-datasets",
       "eval-runs",
+      "gateway-routing",
     ]);
   });
 

@@ -2,6 +2,7 @@ import type { ReadRouter } from "@/db/read-replica";
 import type { ToolListing } from "@/lib/agent/registry";
 import type { UserContext } from "@/lib/auth/users";
 import { forbidden, notFound } from "@/lib/core/errors/app-error";
+import type { RouteRow } from "@/lib/gateway/gateway";
 import type { PageProvider, PageSchema, ProviderContext } from "../contracts";
 import { loadPageSchemas } from "./load";
 import { adminChangesProvider } from "./providers/admin-changes";
@@ -14,14 +15,20 @@ import { agentPromptsProvider } from "./providers/agent-prompts";
 import { agentTurnsProvider } from "./providers/agent-turns";
 import { evalDatasetsProvider } from "./providers/eval-datasets";
 import { evalRunsProvider } from "./providers/eval-runs";
+import { routingProvider } from "./providers/routing";
 import { toolCatalogProvider } from "./providers/tool-catalog";
 import { onReadReplica } from "./replica-reads";
 
 /**
- * What providers read besides the database: the registered tools (listed without starting the agent), and the
- * read replica the ledger's pages read from when one is configured (DATABASE_READ_URL).
+ * What providers read besides the database: the registered tools (listed without starting the agent), the read
+ * replica the ledger's pages read from when one is configured (DATABASE_READ_URL), and the gateway's routing.
  */
-export type PageSources = { listTools: () => ToolListing[]; reads?: () => Promise<ReadRouter> };
+export type PageSources = {
+  listTools: () => ToolListing[];
+  reads?: () => Promise<ReadRouter>;
+  /** The gateway's routing table (every alias's candidates and their health), where a gateway runs. */
+  routes?: () => RouteRow[];
+};
 
 /**
  * Read-only data sources, by the name page schemas use in "provider". The ledger's pages (turns, the audit trail,
@@ -37,6 +44,7 @@ export const PROVIDERS: Record<string, (sources: PageSources) => PageProvider> =
   evalDatasets: () => evalDatasetsProvider(),
   evalRuns: () => evalRunsProvider(),
   toolCatalog: (sources) => toolCatalogProvider(sources.listTools),
+  gatewayRouting: (sources) => routingProvider(sources.routes ?? (() => [])),
   adminChanges: (s) => onReadReplica(s.reads, adminChangesProvider),
   adminTenants: () => adminTenantsProvider(),
   adminMembers: () => adminMembersProvider(),

@@ -21,6 +21,10 @@ export const PAGE_PLACES: Record<string, PagePlace> = {
   "eval-runs": { path: "/dev/agent/evals", prefix: "runs.", entity: "evaluation run" },
   "eval-datasets": { path: "/dev/agent/evals", entity: "evaluation dataset" },
   "agent-tools": { path: "/dev/agent/tools", entity: "agent tool" },
+  "gateway-routing": {
+    path: "/dev/admin/routing",
+    entity: "routing candidate (an alias's deployment, its state and latency on this instance)",
+  },
   "admin-changes": { path: "/dev/admin/changes", entity: "admin change (who changed what)" },
   "admin-members": { path: "/dev/admin/members", entity: "tenant member" },
   "admin-invitations": { path: "/dev/admin/members", prefix: "inv.", entity: "open invitation" },
