@@ -1,6 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
+import { sysAgentAudit, sysAgentTurn } from "@/db/schema";
 import { createV1Core } from "@/features/v1/server/handler";
 import type { Gateway } from "@/lib/gateway/gateway";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
@@ -40,4 +42,17 @@ export async function startLeanApi(database: Database, gateway: Gateway, counter
     counters: store,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A /v1 call's ledger row, once the batched recorder has written what it holds. */
+export async function ledgerRowOf(database: Database, recorder: BatchedGovernanceRecorder, id: string) {
+  await recorder.flush();
+  const [row] = await database.select().from(sysAgentTurn).where(eq(sysAgentTurn.id, id));
+  return row!;
+}
+
+/** A /v1 call's audit events in order, once the batched recorder has written what it holds. */
+export async function auditEventsOf(database: Database, recorder: BatchedGovernanceRecorder, id: string) {
+  await recorder.flush();
+  return database.select().from(sysAgentAudit).where(eq(sysAgentAudit.turnId, id)).orderBy(sysAgentAudit.seq);
 }

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GatewayConfigError, parseGatewayConfig } from "@/lib/gateway/config";
 import { GatewayError } from "@/lib/gateway/errors";
 import { Gateway } from "@/lib/gateway/gateway";
-import type { ChatRequest, StreamEvent, ToolSchema } from "@/lib/gateway/types";
 import {
   azureAnswerFiltered,
   azurePromptFiltered,
@@ -14,6 +13,7 @@ import {
 } from "../fakes/azure-openai";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
+import { ask, collect, weather } from "../helpers/gateway-calls";
 
 const KEY = "azure-key-0123456789abcdef";
 const ENTRA = {
@@ -105,27 +105,6 @@ function gateway() {
   );
   return new Gateway(config);
 }
-
-const ask = (model: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
-  model,
-  messages: [
-    { role: "system", content: "Be brief." },
-    { role: "user", content: "Hello?" },
-  ],
-  ...extra,
-});
-
-async function collect(events: AsyncIterable<StreamEvent>) {
-  const all: StreamEvent[] = [];
-  for await (const e of events) all.push(e);
-  return { all, text: all.flatMap((e) => (e.type === "text" ? [e.delta] : [])).join(""), last: all.at(-1)! };
-}
-
-const weather: ToolSchema = {
-  name: "get_weather",
-  description: "Weather for a city",
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-};
 
 describe("Azure OpenAI through the SDKs", () => {
   it("answers on a dated API version: deployment path, api-version, api-key, and the catalog's Azure price", async () => {

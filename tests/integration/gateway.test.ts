@@ -2,10 +2,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { GatewayError } from "@/lib/gateway/errors";
 import { Gateway } from "@/lib/gateway/gateway";
-import type { ChatRequest, StreamEvent, ToolSchema } from "@/lib/gateway/types";
+import type { StreamEvent } from "@/lib/gateway/types";
 import { startFakeAnthropic } from "../fakes/anthropic";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
+import { ask, collect, weather } from "../helpers/gateway-calls";
 
 let openai: FakeProvider;
 let anthropic: FakeProvider;
@@ -57,31 +58,6 @@ function gateway(overrides: Record<string, unknown> = {}, env: Record<string, st
   );
   return new Gateway(config);
 }
-
-const ask = (model: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
-  model,
-  messages: [
-    { role: "system", content: "Be brief." },
-    { role: "user", content: "Hello?" },
-  ],
-  ...extra,
-});
-
-async function collect(events: AsyncIterable<StreamEvent>) {
-  const all: StreamEvent[] = [];
-  for await (const e of events) all.push(e);
-  return {
-    all,
-    text: all.flatMap((e) => (e.type === "text" ? [e.delta] : [])).join(""),
-    last: all[all.length - 1]!,
-  };
-}
-
-const weather: ToolSchema = {
-  name: "get_weather",
-  description: "Weather for a city",
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-};
 
 describe("text through both providers", () => {
   it("answers through OpenAI and stamps the served model from the response body", async () => {

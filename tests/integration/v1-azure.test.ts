@@ -5,7 +5,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { sysAgentAudit, sysAgentTurn } from "@/db/schema";
+import { sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
@@ -20,7 +20,7 @@ import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
-import { startLeanApi } from "../helpers/lean-api";
+import { auditEventsOf, ledgerRowOf, startLeanApi } from "../helpers/lean-api";
 
 const KEY = "azure-key-fedcba9876543210";
 const ENTRA = { tenantId: "tenant-1", clientId: "tollgate", clientSecret: "s3cret" };
@@ -110,15 +110,8 @@ describe.each(testDbKinds)("/v1 served by Azure OpenAI on %s", (kind) => {
 
   const oa = () => new OpenAI({ apiKey: secret, baseURL: `${root}/v1`, maxRetries: 0 });
   const an = () => new Anthropic({ apiKey: secret, baseURL: root, maxRetries: 0 });
-  const rowOf = async (id: string) => {
-    await recorder.flush();
-    const [row] = await app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.id, id));
-    return row!;
-  };
-  const auditOf = async (id: string) => {
-    await recorder.flush();
-    return app.db.select().from(sysAgentAudit).where(eq(sysAgentAudit.turnId, id)).orderBy(sysAgentAudit.seq);
-  };
+  const rowOf = (id: string) => ledgerRowOf(app.db, recorder, id);
+  const auditOf = (id: string) => auditEventsOf(app.db, recorder, id);
 
   it("carries an OpenAI chat call whole to the deployment, with Azure's key, and records its exact cost", async () => {
     azure.enqueue({ kind: "text", text: "Hello from Azure.", usage: { input: 1000, output: 100 } });

@@ -1,10 +1,8 @@
 // The faithful gateway: what the official SDKs send reaches the provider whole (or translated, or refused by
 // name), what the provider answers reaches them whole, and every call is a ledger row with its usage.
 import Anthropic from "@anthropic-ai/sdk";
-import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { sysAgentAudit, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import { saveLimits } from "@/features/limits/server/settings";
 import { parseGatewayConfig } from "@/lib/gateway/config";
@@ -16,7 +14,7 @@ import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
-import { startLeanApi } from "../helpers/lean-api";
+import { auditEventsOf, ledgerRowOf, startLeanApi } from "../helpers/lean-api";
 
 /** Every OpenAI chat field the issue names, and some the gateway has never heard of. */
 const EVERY_FIELD = {
@@ -185,15 +183,8 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
 
   const oa = () => new OpenAI({ apiKey: secret, baseURL: `${root}/v1`, maxRetries: 0 });
   const an = () => new Anthropic({ apiKey: secret, baseURL: root, maxRetries: 0 });
-  const rowOf = async (id: string) => {
-    await recorder.flush();
-    const [row] = await app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.id, id));
-    return row!;
-  };
-  const auditOf = async (id: string) => {
-    await recorder.flush();
-    return app.db.select().from(sysAgentAudit).where(eq(sysAgentAudit.turnId, id)).orderBy(sysAgentAudit.seq);
-  };
+  const rowOf = (id: string) => ledgerRowOf(app.db, recorder, id);
+  const auditOf = (id: string) => auditEventsOf(app.db, recorder, id);
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${root}${path}`, {
       method: "POST",

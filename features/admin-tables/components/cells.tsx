@@ -49,6 +49,10 @@ const TONE_OF: Record<string, keyof typeof TONES> = {
   priced: "green",
   unpriced: "amber",
   assumed: "violet",
+  // A deployment on the routing page: its breaker closed, open, or letting its one probe through.
+  healthy: "green",
+  cooling: "red",
+  "half-open": "amber",
 };
 
 const PILL = "inline-block rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap";
