@@ -74,6 +74,15 @@ writeFileSync(
           { provider: "fake", model: "gpt-4o-mini" },
         ],
       },
+      // Routing strategies on the Routing page and the ledger (the fake answers for both models).
+      "gpt-weighted": {
+        label: "Weighted 70/30 (test upstream)",
+        strategy: "weighted",
+        candidates: [
+          { provider: "fake", model: "gpt-4o-mini", weight: 70 },
+          { provider: "fake", model: "gpt-4o", weight: 30 },
+        ],
+      },
     },
     defaultModel: "offline-demo",
     retry: { maxRetries: 0 },
