@@ -2,7 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeFetch } from "@/lib/gateway/adapters/node-fetch";
+import { MAX_WHOLE_BODY_BYTES, nodeFetch, setMaxWholeBodyBytes } from "@/lib/gateway/adapters/node-fetch";
+import { GatewayError } from "@/lib/gateway/errors";
 
 describe("the SDKs' node:http transport", () => {
   let server: Server;
@@ -26,6 +27,10 @@ describe("the SDKs' node:http transport", () => {
         } else if (req.url === "/hang") {
           res.writeHead(200, { "content-type": "text/event-stream" });
           res.write("data: first\n\n");
+        } else if (req.url === "/bomb") {
+          // 8 MiB of zeros, gzipped to a few kB: the bound applies to what it decompresses to.
+          res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+          res.end(gzipSync(Buffer.alloc(8 * 2 ** 20)));
         } else if (req.url === "/empty") {
           res.writeHead(204);
           res.end();
@@ -87,5 +92,20 @@ describe("the SDKs' node:http transport", () => {
     const error = await nodeFetch(`http://127.0.0.1:${port}/`).catch((e) => e);
     expect(error).toBeInstanceOf(TypeError);
     expect((error as TypeError & { cause: { code: string } }).cause.code).toBe("ECONNREFUSED");
+  });
+
+  it("refuses a whole answer that decompresses past the bound (a gzip bomb), as a provider failure", async () => {
+    const bound = MAX_WHOLE_BODY_BYTES;
+    setMaxWholeBodyBytes(2 ** 20);
+    try {
+      const error = await nodeFetch(`${base}/bomb`).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GatewayError);
+      expect(error).toMatchObject({ errorClass: "server", status: 502 });
+      expect((error as Error).message).toMatch(/larger than 1 MiB/);
+    } finally {
+      setMaxWholeBodyBytes(bound);
+    }
+    // Under the bound the same answer is read whole.
+    expect((await (await nodeFetch(`${base}/bomb`)).arrayBuffer()).byteLength).toBe(8 * 2 ** 20);
   });
 });
