@@ -259,7 +259,7 @@ describe.each(testDbKinds)("the governance tools on %s", (kind) => {
   it("answers the admin's question with the offline model: a tool result with table cards and the ledger link", async () => {
     const frames = await sendTurn({ message: QUESTION });
     expect(frames.find((f) => f.event === "notice" && f.data.code === "context")?.data.message).toMatch(
-      /^Schema context: 10 pages, ~\d+ tokens$/,
+      /^Schema context: 11 pages, ~\d+ tokens$/,
     );
     const toolCall = frames.find((f) => f.event === "tool_call")!;
     expect(toolCall.data.call).toMatchObject({
@@ -286,7 +286,7 @@ describe.each(testDbKinds)("the governance tools on %s", (kind) => {
     await as("root@tollgate.test", "acme");
     const frames = await sendTurn({ message: QUESTION });
     expect(frames.find((f) => f.event === "notice" && f.data.code === "context")?.data.message).toMatch(
-      /^Schema context: 11 pages, ~\d+ tokens$/,
+      /^Schema context: 12 pages, ~\d+ tokens$/,
     );
     const result = JSON.parse(frames.find((f) => f.event === "tool_result")!.data.result as string);
     expect(result.points[0]).toEqual({ servedModel: "gpt-4.1", cost: "0.65" });

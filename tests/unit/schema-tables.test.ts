@@ -12,6 +12,7 @@ const providers = [
   "agentAudit",
   "agentCost",
   "toolCatalog",
+  "gatewayRouting",
   "adminChanges",
   "adminTenants",
   "adminMembers",
