@@ -20,6 +20,7 @@ import {
   textPieces,
 } from "./http";
 import { renderEmbeddings } from "./openai-embeddings";
+import { renderModerations } from "./openai-moderations";
 import { renderResponses } from "./openai-responses";
 import { OPENAI_DEFAULT_MODEL, openaiHeaders as responseHeaders, sendOpenAIError } from "./openai-wire";
 
@@ -39,7 +40,11 @@ export function startFakeOpenAI(port = 0, options: { keys?: string[] } = {}): Pr
       urlSuffix: "/v1",
       render,
       validate: validateToolHistory,
-      routes: { "/v1/embeddings": renderEmbeddings, "/v1/responses": renderResponses },
+      routes: {
+        "/v1/embeddings": renderEmbeddings,
+        "/v1/responses": renderResponses,
+        "/v1/moderations": renderModerations,
+      },
       authorize: keys
         ? (req) => {
             const key = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ""))?.[1];

@@ -154,8 +154,11 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
               ],
             },
             embed: { candidates: [{ provider: "oa", model: "text-embedding-3-small" }] },
+            mod: { candidates: [{ provider: "oa", model: "omni-moderation-latest" }] },
           },
           retry: { maxRetries: 0 },
+          // OpenAI does not charge for moderations; the catalog has no price for them.
+          prices: { "omni-moderation-latest": { input: "0", output: "0" } },
         },
         "test",
         {},
@@ -656,6 +659,41 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
         outputTokens: 0,
       });
       expect(row.inputTokens).toBeGreaterThan(0);
+    });
+
+    it("/v1/moderations: passed through, a ledger row and its request in the audit; refused where it cannot go", async () => {
+      const { data, response } = await oa()
+        .moderations.create({ model: "mod", input: ["hello there", "FLAG_ME now"] })
+        .withResponse();
+      expect(data.results.map((r) => r.flagged)).toEqual([false, true]);
+      expect(data.results[1]!.categories.violence).toBe(true);
+      expect(openai.requests[0]!.path).toBe("/v1/moderations");
+      expect(openai.requests[0]!.body).toEqual({
+        model: "omni-moderation-latest",
+        input: ["hello there", "FLAG_ME now"],
+      });
+      const id = response.headers.get("x-request-id")!;
+      expect(await rowOf(id)).toMatchObject({
+        status: "success",
+        servedModel: "omni-moderation-2024-09-26",
+        costStatus: "priced",
+        inputTokens: 0,
+      });
+      expect(Number((await rowOf(id)).cost)).toBe(0);
+      const [request] = await auditOf(id);
+      expect(JSON.stringify(request!.payload)).toContain("input: hello there | FLAG_ME now");
+
+      const onClaude = await post("/v1/moderations", { model: "claude", input: "hi" });
+      expect(onClaude.status).toBe(400);
+      expect((await onClaude.json()).error.message).toMatch(
+        /moderations need a candidate of the OpenAI type/,
+      );
+      const noInput = await post("/v1/moderations", { model: "mod" });
+      expect(noInput.status).toBe(400);
+      expect((await noInput.json()).error).toMatchObject({ param: "input" });
+      const streamed = await post("/v1/moderations", { model: "mod", input: "hi", stream: true });
+      expect((await streamed.json()).error).toMatchObject({ param: "stream" });
+      expect(openai.requests).toHaveLength(1);
     });
 
     it("/v1/responses: JSON and stream passed through, usage into the ledger; an Anthropic alias is a 400", async () => {

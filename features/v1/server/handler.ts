@@ -41,6 +41,7 @@ export type V1Deps = {
 const ENDPOINTS: Record<string, { format: WireFormat; dialect: Dialect }> = {
   "/v1/chat/completions": { format: "openai-chat", dialect: OPENAI },
   "/v1/embeddings": { format: "openai-embeddings", dialect: OPENAI },
+  "/v1/moderations": { format: "openai-moderations", dialect: OPENAI },
   "/v1/responses": { format: "openai-responses", dialect: OPENAI },
   "/v1/messages": { format: "anthropic-messages", dialect: ANTHROPIC },
 };
@@ -171,10 +172,12 @@ function problemOf(
     }
   }
   if (
-    format === "openai-embeddings" &&
+    (format === "openai-embeddings" || format === "openai-moderations") &&
     (body.input === undefined || body.input === null || body.input === "")
   )
     return { param: "input", message: "input is required" };
+  if (format === "openai-moderations" && body.stream !== undefined && body.stream !== false)
+    return { param: "stream", message: "moderations answer whole, never as a stream" };
   return null;
 }
 

@@ -6,6 +6,7 @@ import type { FinishReason, ProviderType, ToolCall, Usage } from "../types";
 export type WireFormat =
   | "openai-chat"
   | "openai-embeddings"
+  | "openai-moderations"
   | "openai-responses"
   | "anthropic-messages"
   | "anthropic-count-tokens";
@@ -16,6 +17,7 @@ export type Family = "openai" | "anthropic";
 export const FAMILY: Record<WireFormat, Family> = {
   "openai-chat": "openai",
   "openai-embeddings": "openai",
+  "openai-moderations": "openai",
   "openai-responses": "openai",
   "anthropic-messages": "anthropic",
   "anthropic-count-tokens": "anthropic",
@@ -33,6 +35,7 @@ export const PROVIDER_FAMILY: Record<ProviderType, Family> = {
 export const UPSTREAM_PATH: Record<WireFormat, string> = {
   "openai-chat": "/chat/completions",
   "openai-embeddings": "/embeddings",
+  "openai-moderations": "/moderations",
   "openai-responses": "/responses",
   "anthropic-messages": "/v1/messages",
   "anthropic-count-tokens": "/v1/messages/count_tokens",
@@ -211,6 +214,9 @@ export function summariseAnswer(format: WireFormat, body: Json): AnswerSummary {
       return responsesSummary(body);
     case "openai-embeddings":
       return { content: "", toolCalls: [], finishReason: "stop", usage: openAIUsage(body.usage), model };
+    case "openai-moderations":
+      // No usage: a moderation is billed by the call (OpenAI's are free), not by tokens.
+      return { content: "", toolCalls: [], finishReason: "stop", model };
     case "anthropic-count-tokens":
       return { content: "", toolCalls: [], finishReason: "stop" };
   }
@@ -391,13 +397,21 @@ export function describeRequest(format: WireFormat, body: Json, limit = 8000): s
     else if (Array.isArray(body.input))
       for (const item of body.input as Json[])
         lines.push(`${String(item.role ?? item.type)}: ${textOf(item.content)}`);
-  } else if (format === "openai-embeddings") {
+  } else if (format === "openai-embeddings" || format === "openai-moderations") {
     const input = body.input;
     lines.push(
-      `input: ${typeof input === "string" ? input : Array.isArray(input) ? input.map((i) => (typeof i === "string" ? i : "[tokens]")).join(" | ") : ""}`,
+      `input: ${typeof input === "string" ? input : Array.isArray(input) ? input.map(inputItemText).join(" | ") : ""}`,
     );
   }
   return lines.join("\n").slice(0, limit);
+}
+
+/** One item of an embeddings or moderations input: its text, else what it is (token ids, an image). */
+function inputItemText(item: unknown): string {
+  if (typeof item === "string") return item;
+  const part = obj(item);
+  if (typeof part?.text === "string") return part.text;
+  return part?.type === "image_url" ? "[image]" : "[tokens]";
 }
 
 /** The names of the tools a request offers (OpenAI chat and Responses, Anthropic). */

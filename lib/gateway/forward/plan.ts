@@ -40,6 +40,16 @@ export type Plan = {
   hideUsage: boolean;
 };
 
+/** What a request of each format asks for, as a refusal names it. */
+const WHAT: Record<WireFormat, string> = {
+  "openai-chat": "chat completions",
+  "openai-embeddings": "embeddings",
+  "openai-moderations": "moderations",
+  "openai-responses": "the Responses API",
+  "anthropic-messages": "messages",
+  "anthropic-count-tokens": "token counting",
+};
+
 const has = (body: Json, field: string) => body[field] !== undefined && body[field] !== null;
 
 /** Providers whose chat completions take `max_completion_tokens` (compatible servers mostly know `max_tokens`). */
@@ -137,7 +147,7 @@ export function planFor(
   }
   throw new Untranslatable(
     "model",
-    `${req.format === "openai-embeddings" ? "embeddings" : req.format === "openai-responses" ? "the Responses API" : "token counting"} need a candidate of the ${caller === "openai" ? "OpenAI" : "Anthropic"} type, and this one is ${provider.type}`,
+    `${WHAT[req.format]} need a candidate of the ${caller === "openai" ? "OpenAI" : "Anthropic"} type, and this one is ${provider.type}`,
   );
 }
 

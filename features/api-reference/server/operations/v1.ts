@@ -43,6 +43,12 @@ const embeddingsBody = z.looseObject({
   model: z.string(),
   input: z.union([z.string(), z.array(z.string()), z.array(z.number()), z.array(z.array(z.number()))]),
 });
+const moderationsBody = z.looseObject({
+  model: z
+    .string()
+    .describe("one of the gateway's aliases (Tollgate needs one; OpenAI's default does not apply)"),
+  input: z.union([z.string(), z.array(z.string()), z.array(z.looseObject({ type: z.string() }))]),
+});
 const anthropicBody = z.looseObject({
   model: z.string(),
   max_tokens: z.number().int(),
@@ -157,6 +163,22 @@ export const v1Operations: Operation[] = [
     json(embeddingsBody, { model: "embed", input: "refund policy" }),
     z.looseObject({ object: z.literal("list"), data: z.array(z.looseObject({ embedding: z.unknown() })) }),
     { object: "list", data: [{ object: "embedding", index: 0, embedding: [0.012, -0.03] }] },
+  ),
+  modelCall(
+    "/v1/moderations",
+    "createModeration",
+    "Moderations (OpenAI)",
+    json(moderationsBody, { model: "moderation", input: "I will hurt you" }),
+    z.looseObject({
+      id: z.string(),
+      model: z.string(),
+      results: z.array(z.looseObject({ flagged: z.boolean() })),
+    }),
+    {
+      id: "modr-9",
+      model: "omni-moderation-2024-09-26",
+      results: [{ flagged: true, categories: { violence: true }, category_scores: { violence: 0.97 } }],
+    },
   ),
   modelCall(
     "/v1/messages",
