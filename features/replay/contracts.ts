@@ -18,6 +18,8 @@ export type ReplayTurn = {
   servedModel: string | null;
   attempts: number;
   fallbackIndex: number | null;
+  /** The alias's routing strategy when it is not plain fallback. */
+  routing: string | null;
   inputTokens: number;
   cachedInputTokens: number;
   cacheWriteTokens: number;

@@ -37,6 +37,12 @@ test("the Routing page shows each alias's candidates, the dead one failing, and 
   ).json();
   expect(detail.row.routing).toBe("weighted");
 
+  // The turn's replay names the strategy too.
+  await page.goto(`/dev/agent/audit/${weighted._request_id}`);
+  const summary = page.getByTestId("replay-summary");
+  await expect(summary.getByText("Routing", { exact: true })).toBeVisible();
+  await expect(summary.getByText("weighted", { exact: true })).toBeVisible();
+
   await page.goto("/dev/admin/routing");
   await expect(page.getByRole("heading", { name: "Routing" })).toBeVisible();
   const rows = await (await page.request.get("/api/schema/gateway-routing/rows?f.alias=gpt-")).json();

@@ -22,6 +22,7 @@ const turn = (over: Partial<ReplayTurn> = {}): ReplayTurn => ({
   servedModel: "gpt-4o-mini",
   attempts: 1,
   fallbackIndex: 0,
+  routing: null,
   inputTokens: 900,
   cachedInputTokens: 0,
   cacheWriteTokens: 0,

@@ -122,6 +122,7 @@ function Summary({ data, superAdmin }: { data: ReplayResponse; superAdmin: boole
     [t("replay.firstToken"), turn.firstTokenMs === null ? "—" : formatDuration(turn.firstTokenMs)],
     [t("replay.latency"), turn.latencyMs === null ? "—" : formatDuration(turn.latencyMs)],
   ];
+  if (turn.routing) items.push([t("replay.routing"), turn.routing]);
   if (turn.endUser) items.push([t("replay.endUser"), turn.endUser]);
   if (superAdmin) items.unshift([t("replay.tenant"), turn.tenantName ?? turn.tenantId]);
   return (

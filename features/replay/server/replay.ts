@@ -28,6 +28,7 @@ const REPLAY_FIELDS = [
   "servedModel",
   "attempts",
   "fallbackIndex",
+  "routing",
   "inputTokens",
   "cachedInputTokens",
   "cacheWriteTokens",
