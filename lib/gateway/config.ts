@@ -191,7 +191,12 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
     const preset = presetOf(given.preset);
     // The preset's base URL and key variable, unless the provider names its own.
     const provider: ProviderConfig = preset
-      ? { ...given, baseUrl: given.baseUrl ?? preset.baseUrl, apiKeyEnv: given.apiKeyEnv ?? preset.apiKeyEnv }
+      ? {
+          ...given,
+          baseUrl: given.baseUrl ?? preset.baseUrl,
+          // Several keys of the provider's own replace the preset's one variable.
+          apiKeyEnv: given.apiKeyEnv ?? (given.apiKeyEnvs ? undefined : preset.apiKeyEnv),
+        }
       : given;
     let apiKey: string | undefined;
     let apiKeys: string[] | undefined;

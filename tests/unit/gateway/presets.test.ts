@@ -41,6 +41,13 @@ describe("presets for OpenAI-compatible services", () => {
         { MY_GROQ: "gsk_2" },
       ),
     ).toMatchObject({ baseUrl: "http://127.0.0.1:9/v1", apiKey: "gsk_2" });
+    // Several keys of its own replace the preset's variable.
+    expect(
+      withProvider(
+        { type: "openai-compatible", preset: "groq", apiKeyEnvs: ["GROQ_1", "GROQ_2"] },
+        { GROQ_1: "gsk_a", GROQ_2: "gsk_b" },
+      ),
+    ).toMatchObject({ apiKey: "gsk_a", apiKeys: ["gsk_a", "gsk_b"] });
     // A local server needs no key.
     expect(withProvider({ type: "openai-compatible", preset: "ollama" })).toMatchObject({
       baseUrl: "http://127.0.0.1:11434/v1",
