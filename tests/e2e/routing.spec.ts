@@ -42,6 +42,7 @@ test("the Routing page shows each alias's candidates, the dead one failing, and 
   const summary = page.getByTestId("replay-summary");
   await expect(summary.getByText("Routing", { exact: true })).toBeVisible();
   await expect(summary.getByText("weighted", { exact: true })).toBeVisible();
+  await summary.screenshot({ path: shotPath("replay-routing") });
 
   await page.goto("/dev/admin/routing");
   await expect(page.getByRole("heading", { name: "Routing" })).toBeVisible();
