@@ -37,6 +37,8 @@ export function adapterRequestFor(req: ChatRequest, serving: ServingCandidate): 
 /** The `error` event of a call no candidate answered (nothing was served). */
 export function callFailedEvent(ctx: CallContext, call: GatewayCall, error: unknown): StreamEvent {
   const e = error instanceof GatewayError ? error : new GatewayError("internal", String(error));
+  const stamp = ctx.stamp(call, null, null, ZERO_USAGE, null);
+  if (e.contentFilter) stamp.contentFilter = e.contentFilter;
   return {
     type: "error",
     error: {
@@ -45,9 +47,6 @@ export function callFailedEvent(ctx: CallContext, call: GatewayCall, error: unkn
       status: e.status,
       ...(e.param ? { param: e.param } : {}),
     },
-    stamp: {
-      ...ctx.stamp(call, null, null, ZERO_USAGE, null),
-      ...(e.contentFilter ? { contentFilter: e.contentFilter } : {}),
-    },
+    stamp,
   };
 }

@@ -12,6 +12,7 @@ import type { WireRequest } from "./forward/plan";
 import { forwardWireRequest } from "./forward/relay";
 import { costOf, findServedPrice } from "./pricing";
 import { credentialName, deploymentKey, type GatewayCall, Router, type ServingCandidate } from "./routing";
+import { modelKey } from "./strategies";
 import { streamChat } from "./streaming";
 import {
   type ChatRequest,
@@ -84,8 +85,9 @@ export class Gateway {
     this.router = new Router(this.config, this.now, deps.random ?? Math.random);
     for (const [name, provider] of Object.entries(config.providers)) {
       if (provider.entra) this.tokens.set(name, new EntraTokenSource(provider.entra, this.now));
-      this.adapters.set(name, deps.adapters?.[name] ?? createAdapter(provider, this.tokens.get(name)));
-      // A provider with several keys: an SDK client for each.
+      // A provider with several keys: an SDK client for each (its calls always name one), else one.
+      if (!provider.apiKeys)
+        this.adapters.set(name, deps.adapters?.[name] ?? createAdapter(provider, this.tokens.get(name)));
       for (const [i, apiKey] of (provider.apiKeys ?? []).entries())
         this.adapters.set(
           `${name}#${i}`,
@@ -157,7 +159,7 @@ export class Gateway {
           const key = deploymentKey({ ...candidate, credential });
           const health = this.router.cooldown.state(key);
           const tries = this.router.stats.outcomesLastMinute(key);
-          const latency = this.router.stats.meanLatency(`${candidate.provider}/${candidate.model}`);
+          const latency = this.router.stats.meanLatency(modelKey(candidate));
           rows.push({
             // Places, not names: an alias may hold any character, a link's id should not need escaping.
             id: `${aliasIndex + 1}-${position + 1}${credential === undefined ? "" : `-${credential + 1}`}`,
@@ -244,13 +246,12 @@ export class Gateway {
       throw e;
     }
     const { value, serving } = routed;
+    const stamp = this.stamp(call, serving, value.servedModel, value.usage, call.elapsed());
+    if (value.contentFilter) stamp.contentFilter = value.contentFilter;
     return {
       message: { role: "assistant", content: value.content, toolCalls: value.toolCalls },
       finishReason: value.finishReason,
-      stamp: {
-        ...this.stamp(call, serving, value.servedModel, value.usage, call.elapsed()),
-        ...(value.contentFilter ? { contentFilter: value.contentFilter } : {}),
-      },
+      stamp,
     };
   }
 
@@ -283,9 +284,10 @@ export class Gateway {
     firstTokenMs: number | null,
   ): Stamp {
     const model = servedModel ?? serving?.candidate.model ?? null;
-    if (serving && call.strategy === "usage-based")
+    const strategy = call.spec.strategy;
+    if (serving && strategy === "usage-based")
       this.router.stats.recordUsage(
-        `${serving.candidate.provider}/${serving.candidate.model}`,
+        modelKey(serving.candidate),
         usage.inputTokens + usage.cachedInputTokens + usage.cacheWriteTokens + usage.outputTokens,
       );
     const price =
@@ -298,7 +300,7 @@ export class Gateway {
             new Date(this.now()),
           )
         : undefined;
-    return {
+    const stamp: Stamp = {
       requestedModel: call.alias,
       servedProvider: serving?.candidate.provider ?? null,
       servedAdapter: serving?.provider.type ?? null,
@@ -312,8 +314,9 @@ export class Gateway {
       timeToFirstTokenMs: firstTokenMs,
       latencyMs: call.elapsed(),
       toolsDropped: serving?.toolsDropped ?? false,
-      ...(call.strategy ? { strategy: call.strategy } : {}),
     };
+    if (strategy && strategy !== "fallback") stamp.strategy = strategy;
+    return stamp;
   }
 }
 

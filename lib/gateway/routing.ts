@@ -1,19 +1,25 @@
 import { AttemptClock } from "./attempt";
-import { type Candidate, type GatewayConfig, ownEntry, type ResolvedProvider } from "./config";
+import {
+  type AliasConfig,
+  type Candidate,
+  type GatewayConfig,
+  ownEntry,
+  type ResolvedProvider,
+} from "./config";
 import { CooldownTracker } from "./cooldown";
 import { type Classified, classify, countsAgainstDeployment, decide, GatewayError } from "./errors";
 import { sleep } from "./sleep";
-import { DeploymentStats, orderCandidates, type RoutingStrategy } from "./strategies";
+import { DeploymentStats, modelKey, orderCandidates } from "./strategies";
 import type { Attempt, ChatRequest, StreamEvent } from "./types";
 
 /** One call through the gateway: the alias it named, that alias's candidates, and what happened so far. */
 export type GatewayCall = {
   req: ChatRequest;
   alias: string;
+  /** The alias's config (its strategy, its translation policy). */
+  spec: AliasConfig;
   /** The alias's candidates in the order this call tries them (its strategy's choice first). */
   candidates: Candidate[];
-  /** The alias's routing strategy, when it is not plain fallback. */
-  strategy?: RoutingStrategy;
   attempts: Attempt[];
   /** Fallback notices, delivered to a stream's caller once it starts. */
   pendingEvents: StreamEvent[];
@@ -31,7 +37,11 @@ export type ServingCandidate = {
 
 /** The cooldown key of a deployment: one provider's one model (with one of its keys, when it has several). */
 export const deploymentKey = (c: Candidate) =>
-  c.credential === undefined ? `${c.provider}/${c.model}` : `${c.provider}/${c.model}#${c.credential}`;
+  c.credential === undefined ? modelKey(c) : `${modelKey(c)}#${c.credential}`;
+
+/** Two candidates of the same provider and model (two keys of it, when its provider has several). */
+const sameDeployment = (a: Candidate, b: Candidate | undefined) =>
+  b !== undefined && a.provider === b.provider && a.model === b.model;
 
 /** The adapter and provider entry of a candidate: its provider's, or its credential's when it has several keys. */
 export const credentialName = (c: Candidate) =>
@@ -99,8 +109,8 @@ export class Router {
     return {
       req,
       alias,
+      spec,
       candidates,
-      ...(spec.strategy && spec.strategy !== "fallback" ? { strategy: spec.strategy } : {}),
       attempts: [],
       pendingEvents: [],
       firstTokenAt: null,
@@ -137,6 +147,8 @@ export class Router {
         soonestRetryMs = Math.min(soonestRetryMs ?? Number.POSITIVE_INFINITY, gate.retryInMs);
         continue;
       }
+      const anotherKeyNext =
+        candidate.credential !== undefined && sameDeployment(candidate, call.candidates[index + 1]);
       const serving = this.servingCandidate(index, candidate, call.req);
       for (let retryNo = 0; ; retryNo++) {
         const started = this.now();
@@ -157,7 +169,7 @@ export class Router {
           const value = await attempt(serving, clock);
           record.durationMs = this.now() - started;
           // Until the answer started: a stream's first event, a whole answer's end.
-          this.stats.recordLatency(`${candidate.provider}/${candidate.model}`, record.durationMs);
+          this.stats.recordLatency(modelKey(candidate), record.durationMs);
           this.stats.recordOutcome(key, true);
           // A stream's deployment is judged when the stream ends; a whole answer now.
           if (!opts.streaming) {
@@ -185,14 +197,9 @@ export class Router {
             this.stats.recordOutcome(key, false);
           } else this.cooldown.release(key);
           last = c;
-          const next = call.candidates[index + 1];
           // Another key of the same deployment comes next: a key that is refused or rate-limited is left at once.
-          const nextKey =
-            candidate.credential !== undefined &&
-            next?.provider === candidate.provider &&
-            next.model === candidate.model &&
-            (c.errorClass === "rate_limited" || c.errorClass === "auth");
-          const action = nextKey ? "next" : decide(c.errorClass);
+          const keyRefused = anotherKeyNext && (c.errorClass === "rate_limited" || c.errorClass === "auth");
+          const action = keyRefused ? "next" : decide(c.errorClass);
           if (action === "fail") {
             const failed = new GatewayError(c.errorClass, c.message, c.status);
             if (c.contentFilter) failed.contentFilter = c.contentFilter;
@@ -210,8 +217,7 @@ export class Router {
         }
       }
       const next = call.candidates[index + 1];
-      const sameDeployment = next?.provider === candidate.provider && next.model === candidate.model;
-      if (next && last && !sameDeployment) {
+      if (next && last && !anotherKeyNext) {
         call.pendingEvents.push({
           type: "fallback",
           from: { provider: candidate.provider, model: candidate.model },

@@ -105,7 +105,8 @@ export type RoutingContext = {
   size: () => { inputTokens: number; outputTokens: number };
 };
 
-const keyOf = (c: Candidate) => `${c.provider}/${c.model}`;
+/** A deployment as measured and chosen: one provider's one model, whichever of its keys a call used. */
+export const modelKey = (c: Candidate) => `${c.provider}/${c.model}`;
 
 /**
  * The alias's candidates in the order to try them: the strategy's choice first, then the rest as listed. A
@@ -151,7 +152,7 @@ function leastLatency(open: Candidate[], ctx: RoutingContext): Candidate {
   let best = open[0]!;
   let bestMs = Number.POSITIVE_INFINITY;
   for (const c of open) {
-    const ms = ctx.stats.meanLatency(keyOf(c));
+    const ms = ctx.stats.meanLatency(modelKey(c));
     if (ms === undefined) return c;
     if (ms < bestMs) [best, bestMs] = [c, ms];
   }
@@ -187,7 +188,7 @@ function mostHeadroom(open: Candidate[], ctx: RoutingContext): Candidate {
   let best = open[0]!;
   let bestLeft = Number.NEGATIVE_INFINITY;
   for (const c of open) {
-    const used = ctx.stats.lastMinute(keyOf(c));
+    const used = ctx.stats.lastMinute(modelKey(c));
     const left = Math.min(c.rpm ? 1 - used.requests / c.rpm : 1, c.tpm ? 1 - used.tokens / c.tpm : 1);
     if (left > bestLeft) [best, bestLeft] = [c, left];
   }

@@ -77,15 +77,14 @@ export async function* streamChat(ctx: CallContext, req: ChatRequest): AsyncGene
       } else {
         finished = true;
         ctx.router.cooldown.recordSuccess(key, clock.startedAt);
+        const stamp = ctx.stamp(call, serving, event.servedModel, event.usage, call.firstTokenAt);
+        if (event.contentFilter) stamp.contentFilter = event.contentFilter;
         yield {
           type: "done",
           response: {
             message: { role: "assistant", content, toolCalls },
             finishReason: event.finishReason,
-            stamp: {
-              ...ctx.stamp(call, serving, event.servedModel, event.usage, call.firstTokenAt),
-              ...(event.contentFilter ? { contentFilter: event.contentFilter } : {}),
-            },
+            stamp,
           },
         };
         return;

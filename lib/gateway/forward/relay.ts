@@ -1,7 +1,6 @@
 import { nodeRequest } from "../adapters/node-fetch";
 import type { AttemptClock } from "../attempt";
 import { type CallContext, callFailedEvent } from "../call";
-import { ownEntry } from "../config";
 import { GatewayError } from "../errors";
 import { deploymentKey, type GatewayCall, type ServingCandidate } from "../routing";
 import { interruptedStreamEvent, usageSoFar } from "../streaming";
@@ -32,8 +31,7 @@ export async function* forwardWireRequest(ctx: CallContext, wire: WireRequest): 
     inputTokens: Math.ceil(JSON.stringify(wire.body).length / 4),
     outputTokens: wireOutputCeiling(wire) ?? 1_000,
   }));
-  const alias = ownEntry(ctx.config.models, wire.alias);
-  const policy = { dropUnsupported: alias?.dropUnsupported === true, strict: alias?.strict === true };
+  const policy = { dropUnsupported: call.spec.dropUnsupported === true, strict: call.spec.strict === true };
   let opened: { serving: ServingCandidate; plan: Plan; upstream: UpstreamAnswer; clock?: AttemptClock };
   try {
     const routed = await ctx.router.walkCandidates(
