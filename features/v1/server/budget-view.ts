@@ -1,19 +1,6 @@
-import type { WireFormat } from "@/lib/gateway/forward/formats";
+import { outputCeilingOf, type WireFormat } from "@/lib/gateway/forward/formats";
 import type { Json } from "@/lib/gateway/translate/types";
 import type { ChatRequest } from "@/lib/gateway/types";
-
-/** The output ceiling a body sets, in its format's field (the budget reserves for it, or sets one). */
-function maxTokensOf(format: WireFormat, body: Json): number | undefined {
-  const field =
-    format === "openai-chat"
-      ? (body.max_completion_tokens ?? body.max_tokens)
-      : format === "openai-responses"
-        ? body.max_output_tokens
-        : format === "anthropic-messages"
-          ? body.max_tokens
-          : 0;
-  return typeof field === "number" ? field : undefined;
-}
 
 /**
  * A stand-in of the request's size for the budget's estimate: the body's text, with inline files (base64 data
@@ -45,6 +32,6 @@ export function budgetView(format: WireFormat, body: Json): ChatRequest & { mode
       messages ??= [{ role: "user", content: sizeText(body) }];
       return messages;
     },
-    maxTokens: maxTokensOf(format, body),
+    maxTokens: outputCeilingOf(format, body),
   };
 }

@@ -66,6 +66,19 @@ export function upstreamUrl(
   return `${endpoint}/openai/deployments/${encodeURIComponent(model)}${UPSTREAM_PATH[format]}${query}`;
 }
 
+/** The output ceiling a body sets, in its format's field (the budget reserves for it, or sets one). */
+export function outputCeilingOf(format: WireFormat, body: Json): number | undefined {
+  const field =
+    format === "openai-chat"
+      ? (body.max_completion_tokens ?? body.max_tokens)
+      : format === "openai-responses"
+        ? body.max_output_tokens
+        : format === "anthropic-messages"
+          ? body.max_tokens
+          : 0;
+  return typeof field === "number" ? field : undefined;
+}
+
 const num = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : 0);
 const obj = (value: unknown): Json | undefined =>
   value && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined;

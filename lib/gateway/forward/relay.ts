@@ -6,7 +6,7 @@ import { deploymentKey, type GatewayCall, type ServingCandidate } from "../routi
 import { interruptedStreamEvent, usageSoFar } from "../streaming";
 import { type Json, Untranslatable } from "../translate/types";
 import { type Stamp, type StreamEvent, type Usage, ZERO_USAGE } from "../types";
-import { type AnswerSummary, summariseAnswer, upstreamUrl } from "./formats";
+import { type AnswerSummary, outputCeilingOf, summariseAnswer, upstreamUrl } from "./formats";
 import { inProcessResponse } from "./in-process";
 import { isUsageOnlyChunk, type Plan, planFor, type WireRequest, withoutNullUsage } from "./plan";
 import { frame, type ParsedEvent } from "./sse";
@@ -29,7 +29,7 @@ export async function* forwardWireRequest(ctx: CallContext, wire: WireRequest): 
   const call = ctx.router.startCall({ model: wire.alias, messages: [], signal: wire.signal }, () => ({
     // For least-cost only: the caller's body, about four characters a token.
     inputTokens: Math.ceil(JSON.stringify(wire.body).length / 4),
-    outputTokens: wireOutputCeiling(wire) ?? 1_000,
+    outputTokens: outputCeilingOf(wire.format, wire.body) ?? wire.maxTokens ?? 1_000,
   }));
   const policy = { dropUnsupported: call.spec.dropUnsupported === true, strict: call.spec.strict === true };
   let opened: { serving: ServingCandidate; plan: Plan; upstream: UpstreamAnswer; clock?: AttemptClock };
@@ -250,12 +250,3 @@ const answered = (
     stamp,
   },
 });
-
-/** The output ceiling a wire request sets (or the budget imposed), in whichever field its format uses. */
-function wireOutputCeiling(wire: WireRequest): number | undefined {
-  for (const field of ["max_completion_tokens", "max_tokens", "max_output_tokens"]) {
-    const value = wire.body[field];
-    if (typeof value === "number") return value;
-  }
-  return wire.maxTokens;
-}
