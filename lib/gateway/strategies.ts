@@ -1,27 +1,62 @@
 import type { AliasConfig, Candidate, GatewayConfig } from "./config";
+import { findServedPrice, type ModelPrice } from "./pricing";
 
 export type { RoutingStrategy } from "./config";
-
-import { findServedPrice, type ModelPrice } from "./pricing";
 
 /** How much the newest latency weighs in a deployment's moving average, and how long the average counts. */
 const LATENCY_WEIGHT = 0.3;
 const LATENCY_WINDOW_MS = 5 * 60_000;
-/** The window of the usage-based strategy's counts (requests and tokens per minute, as providers limit them). */
-const USAGE_WINDOW_MS = 60_000;
 
-type Sample = { at: number; value: number };
+/**
+ * Counts of the last minute, a second a slot (60 slots, reused as the seconds go round): bounded whatever the
+ * rate, and O(1) to add to. The per-minute windows are the providers' (requests and tokens per minute).
+ */
+class MinuteCounts {
+  private readonly slots = Array.from({ length: 60 }, () => ({
+    second: -1,
+    calls: 0,
+    failures: 0,
+    tokens: 0,
+  }));
+
+  add(now: number, failed: boolean, tokens: number): void {
+    const second = Math.floor(now / 1000);
+    const slot = this.slots[second % 60]!;
+    if (slot.second !== second) {
+      slot.second = second;
+      slot.calls = 0;
+      slot.failures = 0;
+      slot.tokens = 0;
+    }
+    slot.calls++;
+    if (failed) slot.failures++;
+    slot.tokens += tokens;
+  }
+
+  total(now: number): { calls: number; failures: number; tokens: number } {
+    const since = Math.floor(now / 1000) - 59;
+    const sum = { calls: 0, failures: 0, tokens: 0 };
+    for (const slot of this.slots)
+      if (slot.second >= since) {
+        sum.calls += slot.calls;
+        sum.failures += slot.failures;
+        sum.tokens += slot.tokens;
+      }
+    return sum;
+  }
+}
 
 /**
  * What this process saw of each deployment: the time each recent answer took to start (a stream's first token,
- * a whole answer's end), and the requests and tokens of the last minute. Each replica keeps its own: they are
- * measurements for choosing, not limits, so they need not be shared.
+ * a whole answer's end), each try's outcome and the tokens used in the last minute. Each replica keeps its own:
+ * they are measurements for choosing, not limits, so they need not be shared.
  */
 export class DeploymentStats {
   private readonly latency = new Map<string, { mean: number; at: number }>();
-  private readonly usage = new Map<string, Sample[]>();
-  /** Tries and failures per second of the last minute (a ring of 60), for the routing page's error rate. */
-  private readonly outcomes = new Map<string, { second: number; calls: number; failures: number }[]>();
+  /** By model key: the calls and tokens the usage-based strategy weighs against a candidate's rpm and tpm. */
+  private readonly usage = new Map<string, MinuteCounts>();
+  /** By deployment key (a key of it, when it has several): tries and failures, the routing page's error rate. */
+  private readonly outcomes = new Map<string, MinuteCounts>();
 
   constructor(private readonly now: () => number) {}
 
@@ -39,59 +74,41 @@ export class DeploymentStats {
     });
   }
 
-  /** A try of the deployment (a key of it, when it has several) that succeeded or failed. */
-  recordOutcome(key: string, ok: boolean): void {
-    let ring = this.outcomes.get(key);
-    if (!ring) {
-      ring = Array.from({ length: 60 }, () => ({ second: -1, calls: 0, failures: 0 }));
-      this.outcomes.set(key, ring);
-    }
-    const second = Math.floor(this.now() / 1000);
-    const slot = ring[second % 60]!;
-    if (slot.second !== second) Object.assign(slot, { second, calls: 0, failures: 0 });
-    slot.calls++;
-    if (!ok) slot.failures++;
-  }
-
-  /** Tries in the last minute, and how many of them failed. */
-  outcomesLastMinute(key: string): { calls: number; failures: number } {
-    const since = Math.floor(this.now() / 1000) - 59;
-    let calls = 0;
-    let failures = 0;
-    for (const slot of this.outcomes.get(key) ?? [])
-      if (slot.second >= since) {
-        calls += slot.calls;
-        failures += slot.failures;
-      }
-    return { calls, failures };
-  }
-
-  /** A call to the deployment that used this many tokens. */
-  recordUsage(key: string, tokens: number): void {
-    const samples = this.usage.get(key) ?? [];
-    samples.push({ at: this.now(), value: tokens });
-    this.prune(samples, USAGE_WINDOW_MS);
-    this.usage.set(key, samples);
-  }
-
   /** The moving average, or undefined when there is none (never tried, or not for five minutes). */
   meanLatency(key: string): number | undefined {
     const last = this.latency.get(key);
     return last && this.now() - last.at <= LATENCY_WINDOW_MS ? last.mean : undefined;
   }
 
-  /** Requests and tokens of the last minute. */
-  lastMinute(key: string): { requests: number; tokens: number } {
-    const samples = this.usage.get(key);
-    if (!samples) return { requests: 0, tokens: 0 };
-    this.prune(samples, USAGE_WINDOW_MS);
-    return { requests: samples.length, tokens: samples.reduce((sum, s) => sum + s.value, 0) };
+  /** A try of the deployment (a key of it, when it has several) that succeeded or failed. */
+  recordOutcome(key: string, ok: boolean): void {
+    countsOf(this.outcomes, key).add(this.now(), !ok, 0);
   }
 
-  private prune(samples: Sample[], windowMs: number): void {
-    const since = this.now() - windowMs;
-    while (samples.length && samples[0]!.at < since) samples.shift();
+  /** Tries in the last minute, and how many of them failed. */
+  outcomesLastMinute(key: string): { calls: number; failures: number } {
+    return this.outcomes.get(key)?.total(this.now()) ?? { calls: 0, failures: 0 };
   }
+
+  /** A call to the deployment that used this many tokens. */
+  recordUsage(key: string, tokens: number): void {
+    countsOf(this.usage, key).add(this.now(), false, tokens);
+  }
+
+  /** Requests and tokens of the last minute. */
+  lastMinute(key: string): { requests: number; tokens: number } {
+    const total = this.usage.get(key)?.total(this.now());
+    return { requests: total?.calls ?? 0, tokens: total?.tokens ?? 0 };
+  }
+}
+
+function countsOf(map: Map<string, MinuteCounts>, key: string): MinuteCounts {
+  let counts = map.get(key);
+  if (!counts) {
+    counts = new MinuteCounts();
+    map.set(key, counts);
+  }
+  return counts;
 }
 
 export type RoutingContext = {
