@@ -1,6 +1,7 @@
 import type { PageProvider, PageQuery, Row } from "@/features/admin-tables/contracts";
 import type { RouteRow } from "@/lib/gateway/gateway";
-import { cursorOffset, encodeCursor, unknownFilter } from "../query";
+import { unknownFilter } from "../query";
+import { inMemoryProvider } from "./in-memory";
 
 /**
  * The gateway's routing as this instance sees it (gateway.routingTable(), in memory): each alias's candidates,
@@ -30,48 +31,17 @@ export function routingProvider(routes: () => RouteRow[]): PageProvider {
         Number(x.position) - Number(y.position),
     );
   };
-  return {
-    async rows(_ctx, q) {
-      const rows = all(q);
-      const start = cursorOffset(q.cursor);
-      const more = start + q.limit < rows.length;
-      return {
-        rows: rows.slice(start, start + q.limit),
-        nextCursor: more ? encodeCursor(["offset", String(start + q.limit)]) : null,
-      };
-    },
-    async count(_ctx, q) {
-      return { count: all(q).length, approximate: false };
-    },
-    async metrics(_ctx, q, metrics) {
-      const rows = all(q);
-      const count = (pick: (r: Row) => boolean) => rows.filter(pick).length;
-      return Object.fromEntries(
-        metrics.map((m) => [
-          m.key,
-          m.measure === "aliases"
-            ? new Set(rows.map((r) => r.alias)).size
-            : m.measure === "cooling"
-              ? count((r) => r.state !== "healthy")
-              : rows.length,
-        ]),
-      );
-    },
-    async series(_ctx, q, chart) {
-      const counts = new Map<string, number>();
-      for (const r of all(q)) {
-        const label = String(r[chart.dimension]);
-        counts.set(label, (counts.get(label) ?? 0) + 1);
-      }
-      const points = [...counts].map(([label, value]) => ({ label, value }));
-      return { points: points.sort((a, b) => b.value - a.value || a.label.localeCompare(b.label)) };
-    },
-    async detail(_ctx, id) {
+  return inMemoryProvider({
+    all,
+    metric: (rows, measure) =>
+      measure === "aliases"
+        ? new Set(rows.map((r) => r.alias)).size
+        : measure === "cooling"
+          ? rows.filter((r) => r.state !== "healthy").length
+          : rows.length,
+    detail: (id) => {
       const row = routes().find((r) => r.id === id);
-      return row ? { row: { ...row } } : null;
+      return row ? { ...row } : null;
     },
-    async *exportRows(_ctx, q) {
-      yield* all(q);
-    },
-  };
+  });
 }

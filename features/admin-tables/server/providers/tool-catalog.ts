@@ -1,6 +1,7 @@
 import type { PageProvider, PageQuery, Row } from "@/features/admin-tables/contracts";
 import type { ToolListing } from "@/lib/agent/registry";
-import { cursorOffset, encodeCursor, unknownFilter } from "../query";
+import { unknownFilter } from "../query";
+import { inMemoryProvider } from "./in-memory";
 
 /** Every registered tool, from the registry in memory: the fourth page, proving the format. */
 export function toolCatalogProvider(listTools: () => ToolListing[]): PageProvider {
@@ -31,46 +32,18 @@ export function toolCatalogProvider(listTools: () => ToolListing[]): PageProvide
         String(x.name).localeCompare(String(y.name)),
     );
   };
-  return {
-    async rows(_ctx, q) {
-      const rows = all(q);
-      const start = cursorOffset(q.cursor);
-      const page = rows.slice(start, start + q.limit);
-      const more = start + q.limit < rows.length;
-      return { rows: page, nextCursor: more ? encodeCursor(["offset", String(start + q.limit)]) : null };
-    },
-    async count(_ctx, q) {
-      return { count: all(q).length, approximate: false };
-    },
-    async metrics(_ctx, q, metrics) {
-      const rows = all(q);
-      return Object.fromEntries(
-        metrics.map((m) => [
-          m.key,
-          m.measure === "toolSets" ? new Set(rows.map((r) => r.toolSet)).size : rows.length,
-        ]),
-      );
-    },
-    async series(_ctx, q, chart) {
-      const counts = new Map<string, number>();
-      for (const r of all(q))
-        counts.set(String(r[chart.dimension]), (counts.get(String(r[chart.dimension])) ?? 0) + 1);
-      const points = [...counts].map(([label, value]) => ({ label, value }));
-      return { points: points.sort((a, b) => b.value - a.value || a.label.localeCompare(b.label)) };
-    },
-    async detail(_ctx, id) {
-      const row = all({
+  return inMemoryProvider({
+    all,
+    metric: (rows, measure) =>
+      measure === "toolSets" ? new Set(rows.map((r) => r.toolSet)).size : rows.length,
+    detail: (id) =>
+      all({
         filters: {},
         segment: null,
         sort: { field: "name", direction: "asc" },
         cursor: null,
         limit: 1,
-      }).find((r) => r.id === id);
-      return row ? { row } : null;
-    },
-    async *exportRows(_ctx, q) {
-      yield* all(q);
-    },
+      }).find((r) => r.id === id) ?? null,
     async suggest(_ctx, field, q, limit) {
       if (field !== "name") return null;
       const needle = q.toLowerCase();
@@ -81,5 +54,5 @@ export function toolCatalogProvider(listTools: () => ToolListing[]): PageProvide
         .slice(0, limit)
         .map((name) => ({ value: name, label: name }));
     },
-  };
+  });
 }
