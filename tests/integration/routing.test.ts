@@ -31,13 +31,19 @@ function seeded(seed: number) {
   };
 }
 
-function gateway(models: Record<string, unknown>, random?: () => number) {
+/** A gateway over the two fakes with `models`; `extra` adds to (or replaces) the config's other fields. */
+function gateway(
+  models: Record<string, unknown>,
+  random?: () => number,
+  extra: Record<string, unknown> = {},
+) {
   return new Gateway(
     parseGatewayConfig(
       {
         providers: { one: { type: "openai", baseUrl: one.url }, two: { type: "openai", baseUrl: two.url } },
         models,
         retry: { maxRetries: 0 },
+        ...extra,
       },
       "routing-test.json",
       {},
@@ -92,24 +98,17 @@ describe("several keys for one provider", () => {
 
 describe("active health checks", () => {
   it("bring a deployment back as soon as a probe answers, long before its cooldown ends", async () => {
-    const gw = new Gateway(
-      parseGatewayConfig(
-        {
-          providers: { one: { type: "openai", baseUrl: one.url }, two: { type: "openai", baseUrl: two.url } },
-          models: {
-            pair: {
-              candidates: [
-                { provider: "one", model: "gpt-4o-mini" },
-                { provider: "two", model: "gpt-4o-mini" },
-              ],
-            },
-          },
-          retry: { maxRetries: 0 },
-          cooldown: { consecutiveFailures: 1, cooldownMs: 600_000, healthCheckMs: 100 },
+    const gw = gateway(
+      {
+        pair: {
+          candidates: [
+            { provider: "one", model: "gpt-4o-mini" },
+            { provider: "two", model: "gpt-4o-mini" },
+          ],
         },
-        "health.json",
-        {},
-      ),
+      },
+      undefined,
+      { cooldown: { consecutiveFailures: 1, cooldownMs: 600_000, healthCheckMs: 100 } },
     );
     try {
       one.enqueue({ kind: "error", status: 503 }, { kind: "error", status: 503 });
