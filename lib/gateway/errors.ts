@@ -125,15 +125,14 @@ export function classify(error: unknown, attemptSignal: AbortSignal, callerSigna
   if (attemptSignal.aborted && attemptSignal.reason instanceof AttemptTimeout) {
     return { errorClass: "timeout", message: attemptSignal.reason.message };
   }
-  // An SDK wraps what its key function threw (our Entra ID token source's GatewayError) in its own error.
-  const ours = error instanceof GatewayError ? error : wrappedGatewayError(error);
-  if (ours) error = ours;
-  if (error instanceof GatewayError) {
+  // Ours, or wrapped by an SDK in its own error (what its key function threw: the Entra ID token source's).
+  const ours = inCauses(error, (e) => (e instanceof GatewayError ? e : undefined));
+  if (ours) {
     return {
-      errorClass: error.errorClass,
-      status: error.status,
-      message: error.message,
-      retryAfterMs: error.retryAfterMs,
+      errorClass: ours.errorClass,
+      status: ours.status,
+      message: ours.message,
+      retryAfterMs: ours.retryAfterMs,
     };
   }
   const e = error as SdkLikeError;
@@ -159,10 +158,12 @@ export function classify(error: unknown, attemptSignal: AbortSignal, callerSigna
   return { errorClass: "internal", message: e instanceof Error ? e.message : String(error) };
 }
 
-function wrappedGatewayError(error: unknown): GatewayError | undefined {
-  let current = (error as { cause?: unknown } | null)?.cause;
-  for (let depth = 0; depth < 4 && current; depth++) {
-    if (current instanceof GatewayError) return current;
+/** The first of the error and its `cause` chain (a few deep) that `pick` finds something in. */
+function inCauses<T>(error: unknown, pick: (e: object) => T | undefined): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current && typeof current === "object"; depth++) {
+    const found = pick(current);
+    if (found !== undefined) return found;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
@@ -175,13 +176,10 @@ const TIMEOUT_CODES = /^(ETIMEDOUT|UND_ERR_(CONNECT|HEADERS|BODY)_TIMEOUT|ERR_SO
 
 /** The first network error code on the error or down its `cause` chain (the SDKs and fetch wrap the socket's). */
 export function networkCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current && typeof current === "object"; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && NETWORK_CODES.test(code)) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return inCauses(error, (e) => {
+    const code = (e as { code?: unknown }).code;
+    return typeof code === "string" && NETWORK_CODES.test(code) ? code : undefined;
+  });
 }
 
 const withCode = (message: string, code: string | undefined) =>
