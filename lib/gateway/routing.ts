@@ -60,6 +60,8 @@ export class Router {
   private readonly namedProviders = new Map<string, ServingCandidate["provider"]>();
   /** Every deployment of every alias (each key of a multi-key provider apart), by its cooldown key. */
   readonly deployments = new Map<string, Candidate>();
+  /** The aliases with a candidate whose provider has several keys. */
+  private readonly severalKeys = new Set<string>();
   /** Where each multi-key deployment's next call starts among its keys. */
   private readonly rotation = new Map<string, number>();
 
@@ -68,9 +70,11 @@ export class Router {
     private readonly now: () => number,
     private readonly random: () => number,
   ) {
-    for (const spec of Object.values(config.models))
-      for (const c of spec.candidates)
+    for (const [alias, spec] of Object.entries(config.models))
+      for (const c of spec.candidates) {
+        if (config.providers[c.provider]?.apiKeys) this.severalKeys.add(alias);
         for (const d of this.withCredentials(c)) this.deployments.set(deploymentKey(d), d);
+      }
     this.cooldown = new CooldownTracker(config.cooldown, now, { keys: [...this.deployments.keys()] });
     this.stats = new DeploymentStats(now);
     for (const [name, provider] of Object.entries(config.providers)) {
@@ -95,17 +99,19 @@ export class Router {
       );
     }
     const started = this.now();
-    const ordered = orderCandidates(spec, {
-      config: this.config,
-      stats: this.stats,
-      random: this.random,
-      now: this.now,
-      coolingDown: (c) => this.cooldown.isCoolingDown(deploymentKey(c)),
-      size: size ?? (() => sizeOf(req)),
-    });
-    const candidates = ordered.some((c) => this.config.providers[c.provider]?.apiKeys)
-      ? ordered.flatMap((c) => this.rotated(c))
-      : ordered;
+    // Plain fallback (the common case) costs nothing here: no context for a strategy, no keys to rotate.
+    const ordered =
+      spec.strategy && spec.strategy !== "fallback"
+        ? orderCandidates(spec, {
+            config: this.config,
+            stats: this.stats,
+            random: this.random,
+            now: this.now,
+            coolingDown: (c) => this.cooldown.isCoolingDown(deploymentKey(c)),
+            size: size ?? (() => sizeOf(req)),
+          })
+        : spec.candidates;
+    const candidates = this.severalKeys.has(alias) ? ordered.flatMap((c) => this.rotated(c)) : ordered;
     return {
       req,
       alias,
