@@ -175,7 +175,10 @@ export class Router {
           const value = await attempt(serving, clock);
           record.durationMs = this.now() - started;
           // Until the answer started: a stream's first event, a whole answer's end.
-          this.stats.recordLatency(modelKey(candidate), record.durationMs);
+          this.stats.recordLatency(
+            candidate.credential === undefined ? key : modelKey(candidate),
+            record.durationMs,
+          );
           this.stats.recordOutcome(key, true);
           // A stream's deployment is judged when the stream ends; a whole answer now.
           if (!opts.streaming) {

@@ -67,11 +67,13 @@ export class DeploymentStats {
   recordLatency(key: string, ms: number): void {
     const now = this.now();
     const last = this.latency.get(key);
-    const fresh = last && now - last.at <= LATENCY_WINDOW_MS;
-    this.latency.set(key, {
-      mean: fresh ? LATENCY_WEIGHT * ms + (1 - LATENCY_WEIGHT) * last.mean : ms,
-      at: now,
-    });
+    if (!last) {
+      this.latency.set(key, { mean: ms, at: now });
+      return;
+    }
+    last.mean =
+      now - last.at <= LATENCY_WINDOW_MS ? LATENCY_WEIGHT * ms + (1 - LATENCY_WEIGHT) * last.mean : ms;
+    last.at = now;
   }
 
   /** The moving average, or undefined when there is none (never tried, or not for five minutes). */
