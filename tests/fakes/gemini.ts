@@ -59,8 +59,19 @@ const STATUS: Record<number, string> = {
 };
 
 /** Google's error body. */
-export const googleError = (code: number, message: string) => ({
-  error: { code, message, status: STATUS[code] ?? "UNKNOWN" },
+export const googleError = (code: number, message: string, reason?: string) => ({
+  error: {
+    code,
+    message,
+    status: STATUS[code] ?? "UNKNOWN",
+    ...(reason
+      ? {
+          details: [
+            { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "googleapis.com" },
+          ],
+        }
+      : {}),
+  },
 });
 
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";
@@ -95,7 +106,13 @@ export async function startFakeGemini(options: FakeGeminiOptions): Promise<FakeG
             "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
         };
       if (key !== options.apiKey)
-        return { kind: "error", status: 401, message: "API key not valid. Please pass a valid API key." };
+        // As Google does: 400, the reason in an ErrorInfo detail.
+        return {
+          kind: "error",
+          status: 400,
+          message: "API key not valid. Please pass a valid API key.",
+          code: "API_KEY_INVALID",
+        };
       return null;
     }
     const auth = String(req.headers.authorization ?? "");
@@ -179,7 +196,12 @@ export function geminiPromptBlocked(): RawReply {
 async function render(reply: RenderableReply, req: RecordedRequest, res: ServerResponse, model: string) {
   if (reply.kind === "error") {
     const headers = { ...(reply.headers ?? {}) };
-    return sendJson(res, reply.status, googleError(reply.status, reply.message ?? "error"), headers);
+    return sendJson(
+      res,
+      reply.status,
+      googleError(reply.status, reply.message ?? "error", reply.code),
+      headers,
+    );
   }
   const contents = req.body.contents;
   if (!Array.isArray(contents) || !contents.length)

@@ -76,12 +76,13 @@ describe("fake Gemini with the official @google/genai SDK", () => {
     expect(fake.requests[0]!.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
   });
 
-  it("refuses a wrong key and answers 429 RESOURCE_EXHAUSTED in Google's error shape", async () => {
+  it("refuses a wrong key (400 API_KEY_INVALID) and answers 429 RESOURCE_EXHAUSTED in Google's error shape", async () => {
     const wrong = new GoogleGenAI({ apiKey: "nope", httpOptions: { baseUrl: fake.url } });
     await expect(
       wrong.models.generateContent({ model: "gemini-2.5-flash", contents: "x" }),
     ).rejects.toMatchObject({
-      status: 401,
+      status: 400,
+      message: expect.stringContaining("API_KEY_INVALID"),
     });
     fake.enqueue({ kind: "error", status: 429, message: "Resource has been exhausted (e.g. check quota)." });
     await expect(

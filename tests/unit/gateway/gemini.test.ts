@@ -2,6 +2,8 @@
 // answer and stream read back as OpenAI chat (usage, tool calls, safety verdicts), and where a call is sent.
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { classify, decide } from "@/lib/gateway/errors";
+import { upstreamError } from "@/lib/gateway/forward/upstream";
 import { GeminiProvider, GeminiStreamState } from "@/lib/gateway/native/gemini";
 import { openAIChatToGemini } from "@/lib/gateway/translate/gemini";
 import { type Json, Untranslatable } from "@/lib/gateway/translate/types";
@@ -497,5 +499,59 @@ describe("where a Google call is sent", () => {
     expect((await global.target("gemini-2.5-pro", false, "{}", signal)).url).toBe(
       "https://aiplatform.googleapis.com/v1/projects/p-1/locations/global/publishers/google/models/gemini-2.5-pro:generateContent",
     );
+  });
+});
+
+describe("Google's error answers, classified", () => {
+  const classified = async (status: number, body: unknown) => {
+    const reply = {
+      status,
+      statusText: "",
+      headers: {},
+      kind: "whole" as const,
+      body: Buffer.from(JSON.stringify(body)),
+    };
+    return classify(await upstreamError(reply), new AbortController().signal);
+  };
+  const google = (code: number, status: string, details?: unknown[]) => ({
+    error: { code, message: `${status} happened`, status, ...(details ? { details } : {}) },
+  });
+
+  it("reads each status as the router must: 429 and 5xx retried, auth moves on, the caller's 400 and 404 fail", async () => {
+    const cases: [number, string, string, string][] = [
+      [400, "INVALID_ARGUMENT", "bad_request", "fail"],
+      [401, "UNAUTHENTICATED", "auth", "next"],
+      [403, "PERMISSION_DENIED", "auth", "next"],
+      [404, "NOT_FOUND", "not_found", "next"],
+      [429, "RESOURCE_EXHAUSTED", "rate_limited", "retry"],
+      [500, "INTERNAL", "server", "retry"],
+      [503, "UNAVAILABLE", "server", "retry"],
+    ];
+    for (const [code, status, errorClass, decision] of cases) {
+      const c = await classified(code, google(code, status));
+      expect(c).toMatchObject({ errorClass, status: code, message: `${status} happened` });
+      expect(decide(c.errorClass)).toBe(decision);
+    }
+  });
+
+  it("takes Google's 400 API_KEY_INVALID as an auth failure, and RetryInfo's delay as the wait", async () => {
+    const invalidKey = await classified(
+      400,
+      google(400, "INVALID_ARGUMENT", [
+        {
+          "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+          reason: "API_KEY_INVALID",
+          domain: "googleapis.com",
+        },
+      ]),
+    );
+    expect(invalidKey.errorClass).toBe("auth");
+    const quota = await classified(
+      429,
+      google(429, "RESOURCE_EXHAUSTED", [
+        { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "37s" },
+      ]),
+    );
+    expect(quota).toMatchObject({ errorClass: "rate_limited", retryAfterMs: 37_000 });
   });
 });
