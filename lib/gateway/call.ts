@@ -1,6 +1,7 @@
 import type { AdapterRequest, AdapterResult, ModelAdapter } from "./adapters/adapter";
 import type { GatewayConfig } from "./config";
 import { GatewayError } from "./errors";
+import type { NativeProvider } from "./native/types";
 import type { GatewayCall, Router, ServingCandidate } from "./routing";
 import { type ChatRequest, type Stamp, type StreamEvent, ZERO_USAGE } from "./types";
 
@@ -13,6 +14,8 @@ export type CallContext = {
   bearerToken(serving: ServingCandidate, signal: AbortSignal): Promise<string> | undefined;
   /** Offline and test-injected providers answer a wire request in-process, not over HTTP. */
   answersInProcess(serving: ServingCandidate): boolean;
+  /** The candidate's native API (Bedrock), reached through OpenAI chat; undefined for the other types. */
+  native(serving: ServingCandidate): NativeProvider | undefined;
   stamp(
     call: GatewayCall,
     serving: ServingCandidate | null,

@@ -24,6 +24,12 @@ export type ProviderConfig = {
   chunkDelayMs?: number;
   /** azure-openai: "v1" (the default) or a dated API version such as "2024-10-21". */
   apiVersion?: string;
+  /** bedrock: the AWS region (default AWS_REGION, else AWS_DEFAULT_REGION). */
+  region?: string;
+  /** bedrock: a profile of the shared AWS config and credentials files. */
+  profile?: string;
+  /** bedrock: an access key from these environment variables instead of AWS's standard credential chain. */
+  aws?: { accessKeyIdEnv: string; secretAccessKeyEnv: string; sessionTokenEnv?: string };
   /** azure-openai: a Microsoft Entra ID application's client credentials (environment variable names). */
   entra?: {
     tenantIdEnv: string;
@@ -96,7 +102,9 @@ export type CooldownPolicy = {
 };
 
 /** A provider with its secrets read from the environment. */
-export type ResolvedProvider = Omit<ProviderConfig, "entra"> & {
+export type ResolvedProvider = Omit<ProviderConfig, "entra" | "aws"> & {
+  /** bedrock: the access key its `aws` variables hold (else AWS's standard chain finds one per call). */
+  awsCredentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   apiKey?: string;
   /** Two or more keys (apiKeyEnvs): each call starts at the next, and each is cooled down on its own. */
   apiKeys?: string[];
@@ -237,9 +245,28 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
     } else if (!apiKey === !provider.entra) {
       throw new GatewayConfigError(`${where}: set one of apiKeyEnv (a key) and entra (Microsoft Entra ID)`);
     }
-    const { entra, ...rest } = provider;
+    let awsCredentials: ResolvedProvider["awsCredentials"];
+    let region = provider.region;
+    if (provider.type !== "bedrock") {
+      for (const field of ["region", "profile", "aws"] as const)
+        if (provider[field] !== undefined)
+          throw new GatewayConfigError(`${where}.${field} is for type bedrock only`);
+    } else {
+      region ??= env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || undefined;
+      if (!region)
+        throw new GatewayConfigError(`${where}.region is required for type bedrock (or set AWS_REGION)`);
+      if (apiKeys) throw new GatewayConfigError(`${where}.apiKeyEnvs: a bedrock provider takes one key`);
+      if (provider.aws && apiKey)
+        throw new GatewayConfigError(
+          `${where}: set one of apiKeyEnv (a Bedrock API key) and aws (an access key)`,
+        );
+      if (provider.aws) awsCredentials = awsKeys(provider.aws, where, env);
+    }
+    const { entra, aws: _aws, ...rest } = provider;
     providers[name] = {
       ...rest,
+      ...(region ? { region } : {}),
+      ...(awsCredentials ? { awsCredentials } : {}),
       apiKey,
       ...(apiKeys && apiKeys.length > 1 ? { apiKeys } : {}),
       ...(entra ? { entra: entraCredentials(entra, where, env) } : {}),
@@ -269,6 +296,28 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
     cooldown: { ...DEFAULT_COOLDOWN, ...config.cooldown },
     prices: config.prices ?? {},
     source: file,
+  };
+}
+
+function awsKeys(
+  aws: NonNullable<ProviderConfig["aws"]>,
+  where: string,
+  env: Env,
+): NonNullable<ResolvedProvider["awsCredentials"]> {
+  const read = (field: "accessKeyIdEnv" | "secretAccessKeyEnv" | "sessionTokenEnv") => {
+    const variable = aws[field];
+    const value = variable ? env[variable]?.trim() : undefined;
+    if (variable && !value)
+      throw new GatewayConfigError(
+        `${where}.aws.${field} names ${variable}, which is not set in the environment`,
+      );
+    return value;
+  };
+  const sessionToken = read("sessionTokenEnv");
+  return {
+    accessKeyId: read("accessKeyIdEnv")!,
+    secretAccessKey: read("secretAccessKeyEnv")!,
+    ...(sessionToken ? { sessionToken } : {}),
   };
 }
 

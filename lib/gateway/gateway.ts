@@ -2,6 +2,7 @@ import type { AdapterResult, ModelAdapter } from "./adapters/adapter";
 import { AnthropicAdapter } from "./adapters/anthropic";
 import { azureOpenAIAdapter } from "./adapters/azure-openai";
 import { EntraTokenSource } from "./adapters/entra";
+import { nativeAdapter } from "./adapters/native";
 import { OfflineAdapter } from "./adapters/offline";
 import { OpenAIAdapter } from "./adapters/openai";
 import { adapterRequestFor, type CallContext } from "./call";
@@ -10,6 +11,7 @@ import type { CooldownTracker } from "./cooldown";
 import { GatewayError } from "./errors";
 import type { WireRequest } from "./forward/plan";
 import { forwardWireRequest } from "./forward/relay";
+import { createNative, type NativeProvider } from "./native";
 import { costOf, findServedPrice } from "./pricing";
 import { credentialName, deploymentKey, type GatewayCall, Router, type ServingCandidate } from "./routing";
 import { modelKey } from "./strategies";
@@ -66,6 +68,8 @@ export class Gateway {
   private readonly injected = new Set<string>();
   /** Entra ID tokens of the providers that sign in with one (Azure OpenAI), shared by the SDK and /v1 paths. */
   private readonly tokens = new Map<string, EntraTokenSource>();
+  /** Native APIs (Bedrock) by credential name, shared by the drawer's adapter and /v1. */
+  private readonly natives = new Map<string, NativeProvider>();
   private healthTimer: ReturnType<typeof setInterval> | undefined;
   private readonly probing = new Set<string>();
   private readonly router: Router;
@@ -86,8 +90,14 @@ export class Gateway {
     for (const [name, provider] of Object.entries(config.providers)) {
       if (provider.entra) this.tokens.set(name, new EntraTokenSource(provider.entra, this.now));
       // A provider with several keys: an SDK client for each (its calls always name one), else one.
+      const native = createNative(provider);
+      if (native) this.natives.set(name, native);
       if (!provider.apiKeys)
-        this.adapters.set(name, deps.adapters?.[name] ?? createAdapter(provider, this.tokens.get(name)));
+        this.adapters.set(
+          name,
+          deps.adapters?.[name] ??
+            (native ? nativeAdapter(provider.type, native) : createAdapter(provider, this.tokens.get(name))),
+        );
       for (const [i, apiKey] of (provider.apiKeys ?? []).entries())
         this.adapters.set(
           `${name}#${i}`,
@@ -100,6 +110,7 @@ export class Gateway {
       router: this.router,
       adapterFor: (serving) => this.adapterFor(serving),
       bearerToken: (serving, signal) => this.tokens.get(serving.candidate.provider)?.token(signal),
+      native: (serving) => this.natives.get(credentialName(serving.candidate)),
       answersInProcess: (serving) =>
         serving.provider.type === "offline" || this.injected.has(serving.candidate.provider),
       stamp: (call, serving, servedModel, usage, firstTokenMs) =>
@@ -335,5 +346,7 @@ function createAdapter(
       return new AnthropicAdapter({ apiKey: provider.apiKey, baseUrl: provider.baseUrl });
     case "offline":
       return new OfflineAdapter({ chunkDelayMs: provider.chunkDelayMs });
+    case "bedrock":
+      throw new Error(`${provider.type} is served by its native adapter`);
   }
 }

@@ -126,6 +126,7 @@ const VENDOR: Partial<Record<ProviderType, string>> = {
   openai: "openai",
   anthropic: "anthropic",
   "azure-openai": "azure",
+  bedrock: "aws",
 };
 const namedProviders = new Map<string, string | undefined>();
 

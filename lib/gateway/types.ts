@@ -76,7 +76,13 @@ export function addUsage(a: Usage, b: Usage): Usage {
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
 
-export type ProviderType = "openai" | "anthropic" | "openai-compatible" | "azure-openai" | "offline";
+export type ProviderType =
+  | "openai"
+  | "anthropic"
+  | "openai-compatible"
+  | "azure-openai"
+  | "bedrock"
+  | "offline";
 
 /** One try of one candidate. */
 export type Attempt = {

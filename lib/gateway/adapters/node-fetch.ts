@@ -93,7 +93,9 @@ export function nodeRequest(
           body: Buffer.alloc(0),
         });
       }
-      if (responseHeaders["content-type"]?.includes("text/event-stream")) {
+      const type = responseHeaders["content-type"];
+      // Server-sent events, or AWS's binary event stream (Bedrock's ConverseStream): read as they come.
+      if (type?.includes("text/event-stream") || type?.includes("application/vnd.amazon.eventstream")) {
         if (signal) {
           const stop = () => stream.destroy(abortReason(signal) as Error);
           signal.addEventListener("abort", stop, { once: true });

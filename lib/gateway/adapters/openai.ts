@@ -12,7 +12,7 @@ import type { CompletionUsage } from "openai/resources/completions";
 import { streamCut } from "../errors";
 import { azureFilterVerdicts } from "../forward/formats";
 import type { Json } from "../translate/types";
-import type { FinishReason, ToolCall, Usage } from "../types";
+import type { FinishReason, ProviderType, ToolCall, Usage } from "../types";
 import {
   type AdapterEvent,
   type AdapterRequest,
@@ -27,7 +27,7 @@ export type OpenAIAdapterOptions = {
   baseUrl?: string;
   compatible?: boolean;
   /** A client made for another provider that speaks chat completions (Azure OpenAI's), and that provider's type. */
-  client?: { openai: OpenAI; type: "azure-openai" };
+  client?: { openai: OpenAI; type: ProviderType };
 };
 
 /** What every client the gateway makes shares: the router retries and times; our transport carries the calls. */
@@ -42,7 +42,7 @@ export const SDK_CLIENT_OPTIONS = {
  * given `client` for Azure OpenAI.
  */
 export class OpenAIAdapter implements ModelAdapter {
-  readonly type: "openai" | "openai-compatible" | "azure-openai";
+  readonly type: ProviderType;
   private readonly client: OpenAI;
   private readonly compatible: boolean;
 

@@ -27,6 +27,8 @@ export const PROVIDER_FAMILY: Record<ProviderType, Family> = {
   openai: "openai",
   "openai-compatible": "openai",
   "azure-openai": "openai",
+  // Native APIs are reached through OpenAI chat (lib/gateway/native): planned as OpenAI, then translated.
+  bedrock: "openai",
   offline: "openai",
   anthropic: "anthropic",
 };
@@ -88,13 +90,14 @@ export function openAIUsage(raw: unknown): Usage | undefined {
   const u = obj(raw);
   if (!u) return undefined;
   const input = num(u.prompt_tokens ?? u.input_tokens);
-  const cached = num(
-    obj(u.prompt_tokens_details)?.cached_tokens ?? obj(u.input_tokens_details)?.cached_tokens,
-  );
+  const details = obj(u.prompt_tokens_details);
+  const cached = num(details?.cached_tokens ?? obj(u.input_tokens_details)?.cached_tokens);
+  // Not OpenAI's: a native provider's answer (Bedrock) names the tokens written to its cache, billed apart.
+  const written = num(details?.cache_write_tokens);
   return {
-    inputTokens: Math.max(0, input - cached),
+    inputTokens: Math.max(0, input - cached - written),
     cachedInputTokens: cached,
-    cacheWriteTokens: 0,
+    cacheWriteTokens: written,
     outputTokens: num(u.completion_tokens ?? u.output_tokens),
     reasoningTokens: num(
       obj(u.completion_tokens_details)?.reasoning_tokens ?? obj(u.output_tokens_details)?.reasoning_tokens,

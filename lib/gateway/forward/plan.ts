@@ -1,3 +1,4 @@
+import type { NativeProvider } from "../native/types";
 import {
   anthropicMessageToOpenAIChat,
   anthropicStreamToOpenAIChat,
@@ -38,6 +39,11 @@ export type Plan = {
   streamTranslator?: () => StreamTranslator;
   /** The caller did not ask for a stream's usage: the usage-only chunk we asked for is not shown to it. */
   hideUsage: boolean;
+  /**
+   * A native API (Bedrock) serves it: `body` is in the provider's own form, and its answer and stream come back
+   * as OpenAI chat (`upstream`), before `convertJson` and `streamTranslator` turn them into the caller's.
+   */
+  native?: NativeProvider;
 };
 
 /** What a request of each format asks for, as a refusal names it. */
@@ -81,7 +87,9 @@ export function planFor(
   provider: { type: ProviderType },
   model: string,
   policy: { dropUnsupported: boolean; strict?: boolean },
+  native?: NativeProvider,
 ): Plan {
+  if (native) return nativePlan(req, provider, model, policy, native);
   const { dropUnsupported } = policy;
   const caller = FAMILY[req.format];
   const serving = PROVIDER_FAMILY[provider.type];
@@ -149,6 +157,39 @@ export function planFor(
     "model",
     `${WHAT[req.format]} need a candidate of the ${caller === "openai" ? "OpenAI" : "Anthropic"} type, and this one is ${provider.type}`,
   );
+}
+
+/**
+ * A native provider's plan: the request as an OpenAI model would be sent it (an Anthropic caller's translated,
+ * an OpenAI caller's whole), then that OpenAI chat body in the provider's form. What either step cannot carry is
+ * refused by name (the second names the OpenAI chat field).
+ */
+function nativePlan(
+  req: WireRequest,
+  provider: { type: ProviderType },
+  model: string,
+  policy: { dropUnsupported: boolean; strict?: boolean },
+  native: NativeProvider,
+): Plan {
+  if (req.format !== "openai-chat" && req.format !== "anthropic-messages")
+    throw new Untranslatable(
+      "model",
+      `${WHAT[req.format]} need a candidate of the OpenAI type; ${provider.type} serves chat completions and messages`,
+    );
+  const asOpenAI = planFor(req, { type: "openai" }, model, policy);
+  const t = native.translate(asOpenAI.body, {
+    model,
+    dropUnsupported: policy.dropUnsupported,
+    strict: policy.strict,
+    stream: req.stream,
+  });
+  return {
+    ...asOpenAI,
+    upstream: "openai-chat",
+    body: t.body,
+    dropped: [...asOpenAI.dropped, ...t.dropped],
+    native,
+  };
 }
 
 /** A chunk with no choices and a usage: the one OpenAI sends last when include_usage is on. */

@@ -39,7 +39,9 @@ export async function* forwardWireRequest(ctx: CallContext, wire: WireRequest): 
       async (serving, clock) => {
         let plan: Plan;
         try {
-          plan = planFor(wire, serving.provider, serving.candidate.model, policy);
+          // A test's in-process adapter stands in for the provider: it reads OpenAI chat, not the native form.
+          const native = ctx.answersInProcess(serving) ? undefined : ctx.native(serving);
+          plan = planFor(wire, serving.provider, serving.candidate.model, policy, native);
         } catch (error) {
           if (!(error instanceof Untranslatable)) throw error;
           const e = new GatewayError(
@@ -103,6 +105,11 @@ async function openUpstream(
 ): Promise<UpstreamAnswer> {
   // Only a provider that signs in (Entra ID) waits for a token; the others' is undefined.
   const bearer = ctx.answersInProcess(serving) ? undefined : ctx.bearerToken(serving, clock.signal);
+  const bodyText = JSON.stringify(plan.body);
+  // A native API's request is addressed and signed (SigV4) for its exact bytes.
+  const target = plan.native
+    ? await plan.native.target(serving.candidate.model, wire.stream, bodyText, clock.signal)
+    : undefined;
   // Offline and test adapters answer in-process, inside the attempt's hooks (they stop its connect timer).
   const reply = ctx.answersInProcess(serving)
     ? await replyOf(
@@ -117,11 +124,11 @@ async function openUpstream(
         ),
       )
     : await nodeRequest(
-        upstreamUrl(serving.provider, plan.upstream, serving.candidate.model),
+        target?.url ?? upstreamUrl(serving.provider, plan.upstream, serving.candidate.model),
         {
           method: "POST",
-          headers: upstreamHeaders(serving.provider, plan, wire, await bearer),
-          body: JSON.stringify(plan.body),
+          headers: target?.headers ?? upstreamHeaders(serving.provider, plan, wire, await bearer),
+          body: bodyText,
           signal: clock.signal,
         },
         clock.headersArrived,
@@ -138,8 +145,10 @@ async function openUpstream(
     } catch {
       throw new GatewayError("server", "the provider's answer was not JSON", 502);
     }
+    if (plan.native) answer = plan.native.answer(answer, serving.candidate.model);
     const summary = summariseAnswer(plan.upstream, answer);
-    if (!plan.convertJson) return { kind: "json", text, summary };
+    if (!plan.convertJson)
+      return { kind: "json", text: plan.native ? JSON.stringify(answer) : text, summary };
     try {
       return { kind: "json", text: JSON.stringify(plan.convertJson(answer)), summary };
     } catch (error) {
@@ -153,7 +162,8 @@ async function openUpstream(
   }
   if (reply.kind !== "stream")
     throw new GatewayError("server", "the provider did not answer with an event stream", 502);
-  const session = new StreamSession(reply.body, plan.upstream);
+  const body = plan.native ? plan.native.stream(reply.body, serving.candidate.model) : reply.body;
+  const session = new StreamSession(body, plan.upstream);
   // Up to the first event of the answer itself: an error before it is still the candidate's failure, and
   // another may be tried; what came before (Anthropic's message_start) is kept for the caller.
   await session.readPreamble();

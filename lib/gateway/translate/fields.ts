@@ -167,6 +167,64 @@ export const ANTHROPIC_TO_OPENAI_FIELDS: Record<string, string> = {
   inference_geo: "refused: OpenAI chat completions take no inference region",
 };
 
+/** OpenAI chat served by AWS Bedrock's Converse API (lib/gateway/translate/converse.ts). */
+export const OPENAI_TO_CONVERSE_FIELDS: Record<string, string> = {
+  model: "translated: the candidate's model id (or inference profile) goes in the URL path, not the body",
+  messages: "translated: see the `messages[]` rows",
+  "messages[] system / developer":
+    "translated: leading ones become `system` text blocks, in order; one after the conversation started is refused",
+  "messages[] user":
+    "translated: text to `text` blocks; `image_url` data: URLs (jpeg/png/gif/webp) to `image` blocks with base64 bytes; `file` parts with data of pdf, csv, txt, md or html to `document` blocks; http(s) image URLs, file ids and audio refused",
+  "messages[].content[] text.cache_control":
+    "dropped (a hint): Converse marks cache points with its own blocks",
+  "messages[].content[] image_url.detail": 'translated when "auto"; "low"/"high" dropped (a hint)',
+  "messages[] assistant":
+    "translated: text to `text` blocks, `tool_calls` to `toolUse` blocks with the arguments parsed (not a JSON object: refused); `refusal` refused",
+  "messages[] tool":
+    "translated: a user message of `toolResult` blocks (`tool_call_id` to `toolUseId`); consecutive same-role messages merge, as Converse requires alternation",
+  "messages[] function": "refused: the deprecated function role (use tools)",
+  "messages[].name": "dropped (a hint): Converse has no per-message author name",
+  max_completion_tokens: "translated: `inferenceConfig.maxTokens`",
+  max_tokens: "translated: `inferenceConfig.maxTokens` (`max_completion_tokens` wins)",
+  temperature: "translated: `inferenceConfig.temperature`",
+  top_p: "translated: `inferenceConfig.topP`",
+  stop: "translated: `inferenceConfig.stopSequences`",
+  stream: "translated: ConverseStream instead of Converse",
+  stream_options:
+    "accepted, not sent: usage always arrives in ConverseStream's metadata; the gateway emits OpenAI's usage chunk when `include_usage` is set",
+  tools:
+    "translated: function tools to `toolConfig.tools[].toolSpec` (`parameters` as `inputSchema.json`); `strict` dropped (a hint); other tool types refused",
+  tool_choice:
+    '"auto" to Converse\'s default, "required" to `{any: {}}`, a named function to `{tool: {name}}`; "none" sends no tools (refused when the conversation already holds tool calls, which need them declared)',
+  parallel_tool_calls: "accepted when true; false dropped (a hint: Converse has no switch for it)",
+  user: "translated: `requestMetadata.user` (for Bedrock's invocation logs)",
+  safety_identifier: "dropped (a hint): Converse has no safety identifier",
+  response_format:
+    '"text" accepted; `json_schema` and `json_object` refused (Converse has no structured-output mode)',
+  n: "accepted when 1; more refused (Converse returns one choice)",
+  logprobs: "accepted when false; true refused",
+  top_logprobs: "accepted when 0; more refused",
+  logit_bias: "accepted when empty; otherwise refused",
+  seed: "refused: Converse has no seed",
+  presence_penalty: "accepted when 0; otherwise refused",
+  frequency_penalty: "accepted when 0; otherwise refused",
+  modalities: 'accepted when ["text"]; audio refused',
+  audio: "refused: Converse produces no audio",
+  prediction: "refused: no predicted outputs",
+  web_search_options: "refused: no web search",
+  reasoning_effort:
+    '"minimal", "low", "medium", "high" to Claude\'s extended thinking (`additionalModelRequestFields.thinking`, budgets 1,024 / 2,048 / 8,192 / 24,576 tokens); "none" not sent; other values refused',
+  verbosity: 'accepted when "medium"; other values refused',
+  metadata: "accepted when empty; otherwise dropped (a hint)",
+  store: "accepted when false; true dropped (a hint)",
+  service_tier:
+    '"default", "flex" and "priority" to Converse\'s `serviceTier`; "auto" not sent; others dropped (a hint)',
+  prompt_cache_key: "accepted, not sent: a cache-routing hint",
+  prompt_cache_retention: 'accepted when "in-memory"; "24h" dropped (a hint)',
+  functions: "refused: deprecated (use tools)",
+  function_call: "refused: deprecated (use tool_choice)",
+};
+
 /** Top-level request fields a table names: the rest of a body is refused as unknown. */
 export function knownFields(table: Record<string, string>): string[] {
   return Object.keys(table).filter((k) => /^[a-z_]+$/.test(k));
@@ -189,7 +247,17 @@ export function translationTablesMarkdown(): string {
     "",
     table(ANTHROPIC_TO_OPENAI_FIELDS),
     "",
+    "### OpenAI Chat Completions request served by AWS Bedrock (Converse)",
+    "",
+    "An Anthropic Messages request to a Bedrock candidate is translated to OpenAI chat first (the table above), then",
+    "by this one; the answer comes back the same way.",
+    "",
+    table(OPENAI_TO_CONVERSE_FIELDS),
+    "",
     "### OpenAI Chat Completions request served by a Google Gemini or Vertex AI model",
+    "",
+    "An Anthropic Messages request to a Gemini or Vertex AI candidate is translated to OpenAI chat first, then by",
+    "this table; the answer comes back the same way.",
     "",
     table(OPENAI_TO_GEMINI_FIELDS),
     "",
