@@ -82,6 +82,8 @@ export type ProviderType =
   | "openai-compatible"
   | "azure-openai"
   | "bedrock"
+  | "gemini"
+  | "vertex"
   | "offline";
 
 /** One try of one candidate. */
