@@ -241,7 +241,8 @@ export function summariseAnswer(format: WireFormat, body: Json): AnswerSummary {
 }
 
 function contentFilterOf(body: Json): { contentFilter?: string[] } {
-  if (body.prompt_filter_results === undefined) return {};
+  const verdictOnChoice = (body.choices as Json[] | undefined)?.[0]?.content_filter_results !== undefined;
+  if (body.prompt_filter_results === undefined && !verdictOnChoice) return {};
   const found: string[] = [];
   azureFilterVerdicts(body, found);
   return found.length ? { contentFilter: found } : {};

@@ -309,6 +309,17 @@ export function converseFinish(reason: unknown): string {
   return "stop";
 }
 
+/**
+ * A guardrail or content filter that stopped the answer, as the filter verdicts the gateway records in the audit
+ * trail (Azure OpenAI's `content_filter_results` shape, which it already reads).
+ */
+function filterVerdict(reason: unknown): { content_filter_results?: Json } {
+  if (reason === "guardrail_intervened") return { content_filter_results: { guardrail: { filtered: true } } };
+  if (reason === "content_filtered")
+    return { content_filter_results: { content_filter: { filtered: true } } };
+  return {};
+}
+
 /** Converse's usage as OpenAI's: prompt tokens include the cache reads and writes, which are named apart. */
 export function converseUsage(raw: unknown): Json | undefined {
   if (!isObject(raw)) return undefined;
@@ -354,7 +365,15 @@ export function converseToOpenAIChat(answer: Json, model: string): Json {
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: reply, finish_reason: converseFinish(answer.stopReason), logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: reply,
+        finish_reason: converseFinish(answer.stopReason),
+        logprobs: null,
+        ...filterVerdict(answer.stopReason),
+      },
+    ],
   };
   const usage = converseUsage(answer.usage);
   if (usage) out.usage = usage;
@@ -417,7 +436,9 @@ export class ConverseStreamToOpenAIChat {
       }
     } else if (type === "messageStop") {
       this.stopped = true;
-      out.push(this.chunk({}, converseFinish(body.stopReason)));
+      const last = this.chunk({}, converseFinish(body.stopReason));
+      Object.assign((last.choices as Json[])[0]!, filterVerdict(body.stopReason));
+      out.push(last);
     } else if (type === "metadata") {
       const usage = converseUsage(body.usage);
       if (usage)
