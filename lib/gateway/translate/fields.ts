@@ -80,7 +80,7 @@ export const OPENAI_TO_GEMINI_FIELDS: Record<string, string> = {
     'translated when "auto"; "low"/"high" dropped (a hint: Gemini sets media resolution per request, not per image)',
   "messages[].content[] file_id / other parts": "refused: Gemini takes no OpenAI file ids",
   "messages[] assistant":
-    "translated: a `model` turn: text to text parts; `tool_calls` to `functionCall` parts with the arguments parsed (arguments that are not a JSON object are refused); a final assistant message is refused (Gemini would continue it instead of answering after it)",
+    "translated: a `model` turn: text to text parts; `tool_calls` to `functionCall` parts with the arguments parsed (arguments that are not a JSON object are refused; for models after gemini-2.x a turn's first call carries the `thoughtSignature` Google documents for histories from elsewhere, `skip_thought_signature_validator`); a final assistant message is refused (Gemini would continue it instead of answering after it)",
   "messages[] assistant refusal / audio / function_call": "refused: no Gemini equivalent",
   "messages[] tool":
     "translated: a `functionResponse` part `{name, response: {output}}` in a user turn (the name is the one the matching `tool_call_id` was called with: Gemini matches results by name); a JSON object content is sent as the response itself; consecutive same-role messages merge into one turn",

@@ -23,6 +23,7 @@ export function openAIChatToGemini(body: Json, opts: TranslateOptions): Translat
   rules.onlyKnown(body, knownFields(OPENAI_TO_GEMINI_FIELDS), "");
   refuseWithoutEquivalent(body, rules);
   const { system, contents } = geminiContents(body.messages, rules);
+  if (!thinksByBudget(opts.model)) signFunctionCalls(contents);
   const out: Json = { contents };
   if (system.length) out.systemInstruction = { parts: system };
   const tools = translateTools(body, rules);
@@ -115,6 +116,23 @@ function responseFormat(body: Json, rules: FieldRules): Json {
   return out;
 }
 
+/** Gemini 1.x and 2.x models (thinking by a token budget, no thought signatures required). */
+const thinksByBudget = (model: string) => /(^|\/)gemini-(1|2)\./.test(model);
+
+/**
+ * Gemini 3 refuses a history whose function calls lack the thought signature it sent with them; an OpenAI
+ * caller's tool_calls cannot carry one, so each model turn's first call gets the placeholder Google documents
+ * for histories that did not come from Gemini.
+ */
+export const SKIP_THOUGHT_SIGNATURE = "skip_thought_signature_validator";
+function signFunctionCalls(contents: Content[]) {
+  for (const turn of contents) {
+    if (turn.role !== "model") continue;
+    const first = turn.parts.find((p) => p.functionCall !== undefined);
+    if (first && first.thoughtSignature === undefined) first.thoughtSignature = SKIP_THOUGHT_SIGNATURE;
+  }
+}
+
 /** Gemini 2.x thinks within a token budget; later models take a thinking level. */
 const BUDGETS: Record<string, number> = { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576 };
 const LEVELS: Record<string, string> = {
@@ -128,7 +146,7 @@ const LEVELS: Record<string, string> = {
 function thinking(body: Json, rules: FieldRules, model: string): Json {
   const effort = body.reasoning_effort;
   if (isUnset(effort)) return {};
-  const budgeted = /(^|\/)gemini-(1|2)\./.test(model);
+  const budgeted = thinksByBudget(model);
   const table: Record<string, number | string> = budgeted ? BUDGETS : LEVELS;
   if (typeof effort !== "string" || !Object.hasOwn(table, effort)) {
     rules.refuse("reasoning_effort", `Gemini's efforts are ${Object.keys(table).join(", ")}`);

@@ -175,6 +175,31 @@ describe("OpenAI chat -> Gemini generateContent", () => {
       });
   });
 
+  it("gives a later model's function-call history the placeholder thought signature Gemini 3 requires", () => {
+    const messages = [
+      { role: "user", content: "Weather?" },
+      {
+        role: "assistant",
+        tool_calls: [
+          { id: "a", type: "function", function: { name: "w", arguments: "{}" } },
+          { id: "b", type: "function", function: { name: "w", arguments: "{}" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "a", content: "x" },
+      { role: "tool", tool_call_id: "b", content: "y" },
+    ];
+    const later = translate({ messages }, { model: "gemini-3-pro-preview" }).body.contents as Json[];
+    expect(later[1]).toEqual({
+      role: "model",
+      parts: [
+        { functionCall: { name: "w", args: {} }, thoughtSignature: "skip_thought_signature_validator" },
+        { functionCall: { name: "w", args: {} } },
+      ],
+    });
+    const flash = translate({ messages }).body.contents as Json[];
+    expect(JSON.stringify(flash)).not.toContain("thoughtSignature");
+  });
+
   it("refuses a tool result whose call id no assistant message made", () => {
     expect(
       refusedField(() =>
