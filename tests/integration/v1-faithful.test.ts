@@ -696,7 +696,7 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
       expect(openai.requests).toHaveLength(1);
     });
 
-    it("/v1/responses: JSON and stream passed through, usage into the ledger; an Anthropic alias is a 400", async () => {
+    it("/v1/responses: JSON and stream passed through, usage into the ledger; an Anthropic alias served through chat", async () => {
       const { data, response } = await oa()
         .responses.create({ model: "gpt", input: "hi", reasoning: { effort: "low" }, store: false })
         .withResponse();
@@ -722,12 +722,20 @@ describe.each(testDbKinds)("the faithful /v1 gateway on %s", (kind) => {
       expect(streamRow.status).toBe("success");
       expect(streamRow.outputTokens).toBeGreaterThan(0);
 
-      const refused = await post("/v1/responses", { model: "claude", input: "hi" });
+      // An Anthropic alias serves it translated through chat (tests/integration/v1-responses-chat.test.ts).
+      const translated = await post("/v1/responses", { model: "claude", input: "hi" });
+      expect(translated.status).toBe(200);
+      expect(await translated.json()).toMatchObject({ object: "response", status: "completed" });
+      expect(anthropic.requests).toHaveLength(1);
+      // What needs OpenAI's stored state is still refused by name.
+      const refused = await post("/v1/responses", {
+        model: "claude",
+        input: "hi",
+        previous_response_id: "resp_1",
+      });
       expect(refused.status).toBe(400);
       const { error } = await refused.json();
-      expect(error.code).toBe("unsupported_parameter");
-      expect(error.message).toMatch(/Responses API/);
-      expect(anthropic.requests).toHaveLength(0);
+      expect(error).toMatchObject({ code: "unsupported_parameter", param: "previous_response_id" });
     });
 
     it("GET /v1/models and /v1/models/{id}, with x-request-id on every answer, a 401 included", async () => {

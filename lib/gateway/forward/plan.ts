@@ -7,6 +7,11 @@ import {
   openAIChatToAnthropic,
   openAIChatToAnthropicMessage,
 } from "../translate";
+import {
+  openAIChatStreamToResponses,
+  openAIChatToResponse,
+  responsesToOpenAIChat,
+} from "../translate/responses-chat";
 import { type Json, type StreamTranslator, Untranslatable } from "../translate/types";
 import type { ProviderType } from "../types";
 import { FAMILY, PROVIDER_FAMILY, type WireFormat } from "./formats";
@@ -89,10 +94,12 @@ export function planFor(
   policy: { dropUnsupported: boolean; strict?: boolean },
   native?: NativeProvider,
 ): Plan {
-  if (native) return nativePlan(req, provider, model, policy, native);
-  const { dropUnsupported } = policy;
   const caller = FAMILY[req.format];
   const serving = PROVIDER_FAMILY[provider.type];
+  if (req.format === "openai-responses" && (native || serving !== "openai"))
+    return responsesThroughChat(req, provider, model, policy, native);
+  if (native) return nativePlan(req, provider, model, policy, native);
+  const { dropUnsupported } = policy;
   if (caller === serving) {
     if (provider.type === "offline" && req.format !== "openai-chat")
       throw new Untranslatable("model", `the offline demo model serves chat only, not ${req.format}`);
@@ -157,6 +164,43 @@ export function planFor(
     "model",
     `${WHAT[req.format]} need a candidate of the ${caller === "openai" ? "OpenAI" : "Anthropic"} type, and this one is ${provider.type}`,
   );
+}
+
+/**
+ * A Responses request for a model reached through chat (Anthropic, a native API): translated to an OpenAI chat
+ * request, planned as one, and its answer and stream turned from chat into a Response and Responses' events.
+ */
+function responsesThroughChat(
+  req: WireRequest,
+  provider: { type: ProviderType },
+  model: string,
+  policy: { dropUnsupported: boolean; strict?: boolean },
+  native: NativeProvider | undefined,
+): Plan {
+  const t = responsesToOpenAIChat(req.body, {
+    model,
+    dropUnsupported: policy.dropUnsupported,
+    strict: policy.strict,
+  });
+  const chat = planFor({ ...req, format: "openai-chat", body: t.body }, provider, model, policy, native);
+  const request = req.body;
+  return {
+    ...chat,
+    dropped: [...t.dropped, ...chat.dropped],
+    convertJson: (answer) =>
+      openAIChatToResponse(chat.convertJson ? chat.convertJson(answer) : answer, request, model),
+    streamTranslator: () => chained(chat.streamTranslator?.(), openAIChatStreamToResponses(request, model)),
+    hideUsage: false,
+  };
+}
+
+/** Two stream translators one after the other (the first may be none). */
+function chained(first: StreamTranslator | undefined, second: StreamTranslator): StreamTranslator {
+  if (!first) return second;
+  return {
+    push: (event) => first.push(event).flatMap((e) => second.push(e)),
+    end: () => [...first.end().flatMap((e) => second.push(e)), ...second.end()],
+  };
 }
 
 /**

@@ -143,9 +143,20 @@ function staticOrChain(provider: ResolvedProvider): AwsCredentialIdentityProvide
 async function* converseEvents(body: Readable, model: string): AsyncGenerator<string> {
   const chunks = new ConverseStreamToOpenAIChat(model);
   let buffer: Buffer = Buffer.alloc(0);
+  // Pieces of a frame still arriving: joined once it is whole, not once a piece (a large frame in small pieces
+  // would otherwise be copied over and over).
+  const pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let wanted = 0;
   try {
     for await (const piece of body as AsyncIterable<Buffer>) {
-      buffer = buffer.length ? Buffer.concat([buffer, piece]) : piece;
+      pending.push(piece);
+      pendingBytes += piece.length;
+      if (pendingBytes < wanted) continue;
+      buffer = Buffer.concat([buffer, ...pending]);
+      pending.length = 0;
+      pendingBytes = 0;
+      wanted = 0;
       let text = "";
       while (buffer.length >= 4) {
         const length = buffer.readUInt32BE(0);
@@ -153,7 +164,10 @@ async function* converseEvents(body: Readable, model: string): AsyncGenerator<st
           yield errorChunk("server", `Bedrock sent an event-stream frame of ${length} bytes`);
           return;
         }
-        if (buffer.length < length) break;
+        if (buffer.length < length) {
+          wanted = length - buffer.length;
+          break;
+        }
         const frame = buffer.subarray(0, length);
         buffer = buffer.subarray(length);
         let message: ReturnType<typeof codec.decode>;

@@ -199,12 +199,17 @@ function texts(content: unknown, path: string, rules: FieldRules): string[] {
       rules.refuse(`${path}.${j}`, "only text parts can be translated here");
       return [];
     }
-    rules.onlyKnown(part, ["type", "text", "cache_control"], `${path}.${j}`);
-    if (!isUnset(part.cache_control))
-      rules.hint(`${path}.${j}.cache_control`, "Converse marks cache points with its own blocks");
-    const text = asString(part.text, `${path}.${j}.text`);
-    return text ? [text] : [];
+    return textPart(part, `${path}.${j}`, rules);
   });
+}
+
+/** One text part's text (none when empty: Converse refuses empty text blocks). */
+function textPart(part: Json, path: string, rules: FieldRules): string[] {
+  rules.onlyKnown(part, ["type", "text", "cache_control"], path);
+  if (!isUnset(part.cache_control))
+    rules.hint(`${path}.cache_control`, "Converse marks cache points with its own blocks");
+  const text = asString(part.text, `${path}.text`);
+  return text ? [text] : [];
 }
 
 function userContent(content: unknown, path: string, rules: FieldRules): Json[] {
@@ -212,7 +217,7 @@ function userContent(content: unknown, path: string, rules: FieldRules): Json[] 
   return asArray(content, path).flatMap((raw, j): Json[] => {
     const at = `${path}.${j}`;
     const part = asObject(raw, at);
-    if (part.type === "text") return texts([part], path, rules).map((text) => ({ text }));
+    if (part.type === "text") return textPart(part, at, rules).map((text) => ({ text }));
     if (part.type === "image_url") {
       rules.onlyKnown(part, ["type", "image_url"], at);
       const image = asObject(part.image_url, `${at}.image_url`);
@@ -236,7 +241,7 @@ function userContent(content: unknown, path: string, rules: FieldRules): Json[] 
       if (isUnset(file.file_id) && data && format) {
         rules.onlyKnown(file, ["file_data", "filename"], `${at}.file`);
         // Converse names a document; its name allows letters, digits, spaces, hyphens, parentheses and brackets.
-        const name = (typeof file.filename === "string" ? file.filename : `document-${j}`)
+        const name = (typeof file.filename === "string" ? file.filename.slice(0, 256) : `document-${j}`)
           .replace(/\.[A-Za-z0-9]+$/, "")
           .replace(/[^A-Za-z0-9 ()[\]-]/g, "-")
           .slice(0, 200);

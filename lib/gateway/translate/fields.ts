@@ -225,6 +225,44 @@ export const OPENAI_TO_CONVERSE_FIELDS: Record<string, string> = {
   function_call: "refused: deprecated (use tool_choice)",
 };
 
+/** A Responses API request served by a model reached through chat completions (translate/responses-chat.ts). */
+export const RESPONSES_TO_CHAT_FIELDS: Record<string, string> = {
+  model: "translated: replaced by the serving candidate's model",
+  instructions: "translated: a leading system message",
+  input:
+    "translated: a string to a user message; `message` items (user, assistant, system, developer) to messages with `input_text`/`output_text` as text, `input_image` URLs as `image_url` parts, `input_file` data as `file` parts; `function_call` items to an assistant message's `tool_calls` (consecutive ones together), `function_call_output` to tool messages",
+  "input[] reasoning":
+    "dropped (a hint): OpenAI's own, often encrypted, reasoning that no other model can read",
+  "input[] item_reference / built-in tool items": "refused: stored items and OpenAI's built-in tools",
+  "input[] input_image.file_id / input_file.file_id / file_url": "refused: OpenAI's stored files",
+  max_output_tokens: "translated: `max_completion_tokens`",
+  temperature: "translated: `temperature` (then as the model's table says)",
+  top_p: "translated: `top_p` (then as the model's table says)",
+  tools:
+    "translated: function tools to chat's `{type: function, function: {…}}`; built-in tools (web search, file search, computer use, code interpreter, MCP, custom) refused",
+  tool_choice: "translated: auto, none, required, or a named function",
+  parallel_tool_calls: "translated: `parallel_tool_calls`",
+  text: "translated: `format` json_schema / json_object to `response_format`, `verbosity` to `verbosity`",
+  reasoning:
+    "translated: `effort` to `reasoning_effort`; `summary` dropped (a hint: no reasoning summary comes back)",
+  stream: "translated: `stream`, with chat's usage chunk asked for (the Response's usage)",
+  stream_options: "accepted, not sent",
+  store: "accepted when false; true dropped (a hint: only OpenAI stores responses)",
+  include: "accepted when empty; otherwise dropped (a hint: the extra output it asks for is OpenAI's)",
+  previous_response_id: "refused: stored responses are OpenAI's; send the whole conversation as `input`",
+  conversation: "refused: stored conversations are OpenAI's",
+  prompt: "refused: stored prompts are OpenAI's",
+  background: "accepted when false; true refused",
+  max_tool_calls: "refused: chat completions have no tool-call limit",
+  truncation: 'accepted when "disabled"; "auto" refused',
+  top_logprobs: "accepted when 0; more refused",
+  metadata: "translated: `metadata` (then as the model's table says)",
+  user: "translated: `user`",
+  safety_identifier: "translated: `safety_identifier`",
+  prompt_cache_key: "translated: `prompt_cache_key`",
+  service_tier: "translated: `service_tier` (then as the model's table says)",
+};
+
 /** Top-level request fields a table names: the rest of a body is refused as unknown. */
 export function knownFields(table: Record<string, string>): string[] {
   return Object.keys(table).filter((k) => /^[a-z_]+$/.test(k));
@@ -246,6 +284,14 @@ export function translationTablesMarkdown(): string {
     "### Anthropic Messages request served by an OpenAI(-compatible) model",
     "",
     table(ANTHROPIC_TO_OPENAI_FIELDS),
+    "",
+    "### Responses API request served by a model reached through chat completions",
+    "",
+    "An Anthropic model, Bedrock (and any provider reached through OpenAI chat) serves a Responses request translated",
+    "to OpenAI chat by this table, then by that model's table; the answer comes back as a Response, and a stream as",
+    "Responses' typed events. OpenAI and Azure OpenAI candidates get the request whole.",
+    "",
+    table(RESPONSES_TO_CHAT_FIELDS),
     "",
     "### OpenAI Chat Completions request served by AWS Bedrock (Converse)",
     "",

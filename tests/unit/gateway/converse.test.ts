@@ -3,6 +3,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Readable } from "node:stream";
+import { EventStreamCodec } from "@smithy/core/event-streams";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatewayConfigError, parseGatewayConfig } from "@/lib/gateway/config";
 import { BedrockProvider } from "@/lib/gateway/native/bedrock";
@@ -250,5 +252,52 @@ describe("the bedrock provider's config and credentials", () => {
       throw new Error("Could not load credentials from any providers");
     });
     await expect(bedrock.target("m", false, "{}")).rejects.toMatchObject({ errorClass: "auth" });
+  });
+});
+
+describe("ConverseStream's binary event stream", () => {
+  const codec = new EventStreamCodec(
+    (b) => Buffer.from(b).toString("utf8"),
+    (s) => Buffer.from(s, "utf8"),
+  );
+  const frame = (type: string, payload: unknown) =>
+    Buffer.from(
+      codec.encode({
+        headers: {
+          ":message-type": { type: "string", value: "event" },
+          ":event-type": { type: "string", value: type },
+        },
+        body: Buffer.from(JSON.stringify(payload)),
+      }),
+    );
+  const bedrock = new BedrockProvider({ type: "bedrock", region: "us-east-1", apiKey: "k" });
+  const read = async (pieces: Buffer[]) => {
+    let text = "";
+    for await (const chunk of bedrock.stream(Readable.from(pieces), "m")) text += String(chunk);
+    return text;
+  };
+
+  it("decodes frames that arrive a byte at a time", async () => {
+    const bytes = Buffer.concat([
+      frame("messageStart", { role: "assistant" }),
+      frame("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "Hi" } }),
+      frame("messageStop", { stopReason: "end_turn" }),
+      frame("metadata", { usage: { inputTokens: 1, outputTokens: 1 } }),
+    ]);
+    const text = await read([...bytes].map((b) => Buffer.from([b])));
+    expect(text).toContain('"content":"Hi"');
+    expect(text).toContain('"finish_reason":"stop"');
+    expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  it("ends with an error chunk, not a hang or a buffer, on a frame too large or corrupt", async () => {
+    const huge = Buffer.alloc(8);
+    huge.writeUInt32BE(2 ** 31, 0);
+    expect(await read([huge])).toMatch(
+      /"error":\{"type":"server","message":"Bedrock: Bedrock sent an event-stream frame of 2147483648 bytes"/,
+    );
+    const corrupt = frame("messageStart", { role: "assistant" });
+    corrupt.writeUInt8(corrupt.readUInt8(corrupt.length - 1) ^ 0xff, corrupt.length - 1);
+    expect(await read([corrupt])).toMatch(/event stream was corrupt/);
   });
 });
