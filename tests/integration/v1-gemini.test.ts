@@ -299,6 +299,35 @@ describe.each(testDbKinds)("/v1 served by Google Gemini and Vertex AI on %s", (k
     expect(final.usage).toMatchObject({ output_tokens: 2 });
   });
 
+  it("serves the Responses API through chat completions: a Response, and Responses' typed events", async () => {
+    google.enqueue({ kind: "text", text: "Hello from Gemini.", usage: { input: 40, output: 5 } });
+    const data = await oa().responses.create({
+      model: "flash",
+      instructions: "Be brief.",
+      input: "Hi",
+      max_output_tokens: 300,
+      store: false,
+    });
+    expect(data.status).toBe("completed");
+    expect(data.output_text).toBe("Hello from Gemini.");
+    expect(data.usage).toMatchObject({ input_tokens: 40, output_tokens: 5 });
+    expect(google.requests[0]!.body).toMatchObject({
+      systemInstruction: { parts: [{ text: "Be brief." }] },
+      contents: [{ role: "user", parts: [{ text: "Hi" }] }],
+      generationConfig: { maxOutputTokens: 300 },
+    });
+    google.enqueue({ kind: "text", text: "one two three", usage: { input: 9, output: 3 } });
+    const stream = oa().responses.stream({
+      model: "vertex-pro",
+      input: [{ role: "user", content: "count" }],
+    });
+    let text = "";
+    for await (const event of stream) if (event.type === "response.output_text.delta") text += event.delta;
+    const final = await stream.finalResponse();
+    expect(text).toBe("one two three");
+    expect(final.usage).toMatchObject({ input_tokens: 9, output_tokens: 3 });
+  });
+
   it("refuses by name what Gemini cannot carry, before any request is sent", async () => {
     const error = await oa()
       .chat.completions.create({
