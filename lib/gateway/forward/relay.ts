@@ -5,9 +5,11 @@ import { GatewayError } from "../errors";
 import { deploymentKey, type GatewayCall, type ServingCandidate } from "../routing";
 import { interruptedStreamEvent, usageSoFar } from "../streaming";
 import { type Json, Untranslatable } from "../translate/types";
-import { type Stamp, type StreamEvent, type Usage, ZERO_USAGE } from "../types";
+import { type MediaUnits, type Stamp, type StreamEvent, type Usage, ZERO_USAGE } from "../types";
 import { type AnswerSummary, outputCeilingOf, summariseAnswer, upstreamUrl } from "./formats";
 import { inProcessResponse } from "./in-process";
+import { isMediaFormat, mediaAnswer, priceMedia } from "./media";
+import { encodeMultipart } from "./multipart";
 import { isUsageOnlyChunk, type Plan, planFor, type WireRequest, withoutNullUsage } from "./plan";
 import { frame, type ParsedEvent } from "./sse";
 import {
@@ -76,12 +78,13 @@ export async function* forwardWireRequest(ctx: CallContext, wire: WireRequest): 
     dropped: plan.dropped,
   };
   const stampOf = (
-    summary: { usage?: Usage; model?: string; contentFilter?: string[] },
+    summary: { usage?: Usage; model?: string; contentFilter?: string[]; units?: MediaUnits },
     usage = summary.usage ?? ZERO_USAGE,
   ) => {
     const stamp = ctx.stamp(call, serving, summary.model ?? null, usage, call.firstTokenAt ?? call.elapsed());
     if (plan.dropped.length) stamp.droppedParams = plan.dropped;
     if (summary.contentFilter) stamp.contentFilter = summary.contentFilter;
+    if (summary.units) priceMedia(stamp, summary.units, ctx.config.prices, serving);
     return stamp;
   };
   if (upstream.kind === "json") {
@@ -101,6 +104,8 @@ async function openUpstream(
   wire: WireRequest,
   clock: AttemptClock,
 ): Promise<UpstreamAnswer> {
+  // An upload goes as multipart/form-data, its parts as the caller sent them (`model` the candidate's).
+  const upload = plan.multipart ? encodeMultipart(plan.multipart) : undefined;
   // Only a provider that signs in (Entra ID) waits for a token; the others' is undefined.
   const bearer = ctx.answersInProcess(serving) ? undefined : ctx.bearerToken(serving, clock.signal);
   // Offline and test adapters answer in-process, inside the attempt's hooks (they stop its connect timer).
@@ -120,8 +125,8 @@ async function openUpstream(
         upstreamUrl(serving.provider, plan.upstream, serving.candidate.model),
         {
           method: "POST",
-          headers: upstreamHeaders(serving.provider, plan, wire, await bearer),
-          body: JSON.stringify(plan.body),
+          headers: upstreamHeaders(serving.provider, plan, wire, await bearer, upload?.contentType),
+          body: upload ? upload.body : JSON.stringify(plan.body),
           signal: clock.signal,
         },
         clock.headersArrived,
@@ -131,6 +136,8 @@ async function openUpstream(
   if (!wire.stream) {
     if (reply.kind !== "whole")
       throw new GatewayError("server", "the provider answered with an event stream to a JSON request", 502);
+    if (isMediaFormat(plan.upstream))
+      return { kind: "json", ...mediaAnswer(plan.upstream, plan.body, reply.body) };
     const text = reply.body.toString("utf8");
     let answer: Json;
     try {
