@@ -398,7 +398,7 @@ describe.each(testDbKinds)("/v1 images and audio on %s", (kind) => {
       const json = await postForm("/v1/audio/transcriptions", JSON.stringify({ model: "whisper" }), {
         "content-type": "application/json",
       });
-      expect(json.status).toBe(400);
+      expect(json.status).toBe(415);
       expect((await json.json()).error.message).toMatch(/takes multipart\/form-data/);
       const malformed = await postForm(
         "/v1/audio/transcriptions",

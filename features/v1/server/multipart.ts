@@ -29,7 +29,7 @@ export async function readUpload(
   if (!/^multipart\/form-data\s*;.*boundary=/i.test(contentType))
     return {
       refused: dialect.error(
-        400,
+        415,
         `This endpoint takes multipart/form-data (a file and its fields), not ${contentType.split(";")[0] || "a body without a content type"}.`,
         "invalid_request",
       ),
