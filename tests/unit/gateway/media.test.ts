@@ -5,7 +5,11 @@ import { mediaAnswer, mediaDemand } from "@/lib/gateway/forward/media";
 import { encodeMultipart, type MultipartPart, withModel } from "@/lib/gateway/forward/multipart";
 import { findPrice, imageRate, type ModelPrice, mediaCostOf, unitCostOf } from "@/lib/gateway/pricing";
 import type { Usage } from "@/lib/gateway/types";
+import { toResponse } from "@/lib/http/exchange";
 import { apiBodyLimitFor, apiBodyLimits } from "@/lib/http/limits";
+import { TollgateMetrics } from "@/lib/observability/metrics";
+import { TelemetryObserver } from "@/lib/observability/observer";
+import { callSummary } from "@/lib/turns/events";
 
 const NO_TOKENS: Usage = {
   inputTokens: 0,
@@ -150,5 +154,60 @@ describe("multipart uploads", () => {
     expect(apiBodyLimitFor("/v1/chat/completions", limits)).toBe(10 * 1024 * 1024);
     expect(apiBodyLimits({}).audioFileBytes).toBe(25 * 1024 * 1024);
     expect(apiBodyLimits({}).imageEditBytes).toBe(50 * 1024 * 1024);
+  });
+});
+
+describe("media metrics", () => {
+  it("counts the units an images or audio call was billed by", async () => {
+    const metrics = new TollgateMetrics();
+    const inner = { start: async () => {}, event: () => {}, end: async () => {} };
+    const observer = new TelemetryObserver(inner, { metrics });
+    await observer.start({
+      turnId: "t1",
+      tenantId: "acme",
+      userId: null,
+      conversationId: null,
+      source: "api",
+      apiKeyId: "k",
+      requestedModel: "whisper",
+      message: "file: [file a.wav, audio/wav, 40000 bytes]",
+      toolsOffered: [],
+      startedAt: new Date(),
+    } as never);
+    await observer.end({
+      ...callSummary(
+        "t1",
+        "whisper",
+        {
+          requestedModel: "whisper",
+          servedProvider: "oa",
+          servedAdapter: "openai",
+          servedModel: "whisper-1",
+          fallbackIndex: 0,
+          attempts: [],
+          usage: NO_TOKENS,
+          cost: "0.00025",
+          costStatus: "priced",
+          timeToFirstTokenMs: null,
+          latencyMs: 10,
+          toolsDropped: false,
+          units: { seconds: 2.5 },
+        },
+        "success",
+        10,
+      ),
+    });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(
+      'tollgate_media_units_total{tenant="acme",alias="whisper",provider="oa",source="api",unit="seconds"} 2.5',
+    );
+  });
+});
+
+describe("binary answers", () => {
+  it("go out of the Next route's Response byte for byte", async () => {
+    const audio = new Uint8Array([0x49, 0x44, 0x33, 0xff, 0x00, 0x80]);
+    const res = toResponse({ status: 200, headers: { "content-type": "audio/mpeg" }, body: audio });
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(audio);
   });
 });
