@@ -28,7 +28,10 @@ function parseForm(req: RecordedRequest): Promise<FormPart[]> {
   return new Promise((resolve, reject) => {
     const parts: FormPart[] = [];
     const files: Promise<void>[] = [];
-    const parser = busboy({ headers: { "content-type": String(req.headers["content-type"] ?? "") } });
+    const parser = busboy({
+      headers: { "content-type": String(req.headers["content-type"] ?? "") },
+      defParamCharset: "utf8",
+    });
     parser.on("field", (name, value) => parts.push({ name, value }));
     parser.on("file", (name, stream, info) => {
       const chunks: Buffer[] = [];

@@ -321,11 +321,12 @@ describe.each(testDbKinds)("/v1 images and audio on %s", (kind) => {
       const { data, response } = await oa()
         .audio.translations.create({
           model: "whisper",
-          file: await toFile(AUDIO, "hallo.mp3", { type: "audio/mpeg" }),
+          file: await toFile(AUDIO, "grüße.mp3", { type: "audio/mpeg" }),
           response_format: "verbose_json",
         })
         .withResponse();
-      expect(data.text).toBe("Transcript of hallo.mp3.");
+      // A UTF-8 filename reaches the provider as it was sent.
+      expect(data.text).toBe("Transcript of grüße.mp3.");
       expect(openai.requests[0]!.path).toBe("/v1/audio/translations");
       expect(
         Buffer.compare(

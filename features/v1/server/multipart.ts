@@ -61,6 +61,8 @@ function parse(bytes: Uint8Array, contentType: string, fileLimit: number): Promi
     try {
       parser = busboy({
         headers: { "content-type": contentType },
+        // Filenames as UTF-8 (what clients send), not busboy's default latin1, so they go upstream unchanged.
+        defParamCharset: "utf8",
         limits: { fileSize: fileLimit, files: MAX_FILES, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES },
       });
     } catch (error) {
