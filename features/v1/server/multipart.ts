@@ -135,7 +135,8 @@ function parse(bytes: Uint8Array, contentType: string, fileLimit: number): Promi
  * array under its name without the brackets; numbers stay strings, as a form sends them.
  */
 function fieldsOf(parts: MultipartPart[]): Json {
-  const body: Json = {};
+  // No prototype: a field named __proto__ is a field, not the object's prototype.
+  const body: Json = Object.create(null);
   for (const part of parts) {
     const value =
       "data" in part
