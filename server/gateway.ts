@@ -54,7 +54,8 @@ try {
   );
   process.exit(1);
 }
-api = serveApi(app.v1.core, { maxBodyBytes });
+// Each path's own body limit (an audio upload's and an image edit's are larger than JSON's).
+api = serveApi(app.v1.core);
 markStarted();
 log.info("tollgate lean gateway ready");
 

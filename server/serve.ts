@@ -3,7 +3,7 @@ import { refuseTooLarge } from "@/features/v1/server/handler";
 import { isDraining, trackInFlight } from "@/lib/core/process/lifecycle";
 import { log } from "@/lib/core/process/log";
 import { type ApiAnswer, type ApiHandler, jsonAnswer, pathOf, queryOf } from "@/lib/http/exchange";
-import { apiBodyLimits, declaredTooLarge } from "@/lib/http/limits";
+import { apiBodyLimitFor, declaredTooLarge } from "@/lib/http/limits";
 
 /**
  * Reads a request body whole (API requests are small, and one Buffer is far cheaper than a web stream), or
@@ -48,12 +48,13 @@ function dropAndRefuse(
 
 /**
  * Serves a transport-neutral handler (lib/http/exchange.ts) from node:http, with nothing in between: the body is
- * read whole (up to `maxBodyBytes`, by default `MAX_BODY_BYTES`: past it, 413 in the caller's dialect), the request's
+ * read whole (up to `maxBodyBytes`, by default the path's limit, `apiBodyLimitFor`: past it, 413 in the caller's dialect), the request's
  * headers are node's own object, a whole answer is one write with its length, and an event stream is written
  * chunk by chunk as the handler yields them. The call's signal aborts when the client leaves.
  */
 export function serveApi(handler: ApiHandler, options: { maxBodyBytes?: number } = {}) {
-  const maxBodyBytes = options.maxBodyBytes ?? apiBodyLimits().maxBytes;
+  // A fixed limit (tests) applies to every path; else each path's own (an audio upload's is larger than JSON's).
+  const limitFor = (path: string) => options.maxBodyBytes ?? apiBodyLimitFor(path);
   return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
     void serveOne(incoming, outgoing).catch((error: unknown) => {
       log.error({ err: error }, "could not write an answer");
@@ -75,6 +76,7 @@ export function serveApi(handler: ApiHandler, options: { maxBodyBytes?: number }
     const path = pathOf(incoming.url ?? "/");
     let body: Buffer | null = null;
     if (method !== "GET" && method !== "HEAD") {
+      const maxBodyBytes = limitFor(path);
       try {
         body = await readBody(incoming, maxBodyBytes);
       } catch {
@@ -107,9 +109,9 @@ export function serveApi(handler: ApiHandler, options: { maxBodyBytes?: number }
 /** Writes an answer: a whole body in one write with its length; a stream's chunks as they come. */
 async function write(outgoing: ServerResponse, answer: ApiAnswer): Promise<void> {
   const { status, headers, body } = answer;
-  if (body === null || typeof body === "string") {
+  if (body === null || typeof body === "string" || body instanceof Uint8Array) {
     const text = body ?? "";
-    headers["content-length"] = String(Buffer.byteLength(text));
+    headers["content-length"] = String(typeof text === "string" ? Buffer.byteLength(text) : text.byteLength);
     outgoing.writeHead(status, headers);
     outgoing.end(text);
     return;

@@ -49,6 +49,14 @@ export const sysAgentTurn = pgTable(
     fallbackIndex: integer("fallback_index"),
     // The alias's routing strategy when it is not plain fallback (weighted, least-latency…); null costs nothing.
     routing: text("routing"),
+    // An images or audio call's billed units ({images, imageSize, imageQuality} | {seconds} | {characters}).
+    units: jsonb("units").$type<{
+      images?: number;
+      imageSize?: string;
+      imageQuality?: string;
+      seconds?: number;
+      characters?: number;
+    }>(),
     inputTokens: integer("input_tokens").notNull().default(0),
     cachedInputTokens: integer("cached_input_tokens").notNull().default(0),
     cacheWriteTokens: integer("cache_write_tokens").notNull().default(0),

@@ -20,6 +20,14 @@ export type ReplayTurn = {
   fallbackIndex: number | null;
   /** The alias's routing strategy when it is not plain fallback. */
   routing: string | null;
+  /** An images or audio call's billed units (images at a size and quality, seconds, characters). */
+  units: {
+    images?: number;
+    imageSize?: string;
+    imageQuality?: string;
+    seconds?: number;
+    characters?: number;
+  } | null;
   inputTokens: number;
   cachedInputTokens: number;
   cacheWriteTokens: number;

@@ -8,7 +8,7 @@ import {
 import Big from "big.js";
 import { presetOf } from "./presets";
 import catalog from "./price-catalog.json";
-import type { ProviderType, Usage } from "./types";
+import type { MediaUnits, ProviderType, Usage } from "./types";
 
 /** The rates of one price class, USD per 1M tokens as decimal strings so nothing is ever a float. */
 type Rates = { input: string; cachedInput?: string; cacheWrite?: string; output: string; reasoning?: string };
@@ -18,7 +18,17 @@ type Rates = { input: string; cachedInput?: string; cacheWrite?: string; output:
  * `tiers` are dearer rates for calls whose input tokens (uncached + cached + cache write) exceed
  * `aboveInputTokens` (Anthropic's long-context prices): the highest applicable tier wins.
  */
-export type ModelPrice = Rates & { tiers?: (Rates & { aboveInputTokens: number })[] };
+export type ModelPrice = Rates & UnitRates & { tiers?: (Rates & { aboveInputTokens: number })[] };
+
+/**
+ * USD per unit, for models billed by what they make or hear rather than by tokens: per image (one rate, or by
+ * `quality/size`, `size`, `quality`, with `default`), per second of audio, per character of text spoken.
+ */
+export type UnitRates = {
+  perImage?: string | Record<string, string>;
+  perSecond?: string;
+  perCharacter?: string;
+};
 /** The gateway config's `prices`: overrides by `provider/model`, model name, or a prefix of the model name. */
 export type PriceTable = Record<string, ModelPrice>;
 
@@ -213,7 +223,13 @@ const CLASSES = {
  * (embeddings) means output is free.
  */
 function fromCatalog(prices: CatalogPrice): ModelPrice | undefined {
-  if (prices.input_mtok === undefined) return undefined;
+  if (prices.input_mtok === undefined) {
+    // Whisper is priced per hour of audio: per second here, exactly.
+    const hours = (prices as { audio_hours?: unknown }).audio_hours;
+    return typeof hours === "number"
+      ? { input: "0", output: "0", perSecond: new Big(String(hours)).div(3600).toFixed() }
+      : undefined;
+  }
   const starts = new Set<number>();
   for (const key of Object.values(CLASSES)) {
     const rate = prices[key];
@@ -263,6 +279,64 @@ export function costOf(usage: Usage, price: ModelPrice): string {
     .plus(new Big(usage.outputTokens - reasoning).times(rates.output));
   if (reasoning) total = total.plus(new Big(reasoning).times(rates.reasoning!));
   return total.div(PER_TOKEN).toFixed();
+}
+
+/**
+ * The rate of one image at a size and quality: the exact `quality/size` key, else `size`, else `quality`, else
+ * `default`; a size or quality not in the table (or "auto", or unset) is charged the dearest rate among the
+ * `quality/size` keys that agree with what is known (else the dearest of all), the worst case.
+ */
+export function imageRate(price: ModelPrice, size?: string, quality?: string): string | undefined {
+  const rates = price.perImage;
+  if (rates === undefined || typeof rates === "string") return rates;
+  for (const key of [quality && size ? `${quality}/${size}` : undefined, size, quality, "default"])
+    if (key && Object.hasOwn(rates, key)) return rates[key];
+  // Only one of the two known (or neither): the dearest rate among the keys that agree with what is known.
+  const agrees = (key: string) => {
+    const [q, s] = key.includes("/") ? key.split("/") : [undefined, undefined];
+    return (!size || size === "auto" || s === size) && (!quality || quality === "auto" || q === quality);
+  };
+  const dearestOf = (keys: string[]) =>
+    keys.reduce<string | undefined>((d, k) => (!d || new Big(rates[k]!).gt(d) ? rates[k] : d), undefined);
+  return dearestOf(Object.keys(rates).filter(agrees)) ?? dearestOf(Object.keys(rates));
+}
+
+/**
+ * Exact cost of a call's media units at the price's unit rates, or null when a unit it used has no rate there
+ * (or it used none that could be counted, such as a transcription whose length the answer did not say).
+ */
+export function unitCostOf(units: MediaUnits, price: ModelPrice): string | null {
+  let total = new Big(0);
+  let counted = false;
+  if (units.images !== undefined) {
+    const rate = imageRate(price, units.imageSize, units.imageQuality);
+    if (rate === undefined) return null;
+    total = total.plus(new Big(units.images).times(rate));
+    counted = true;
+  }
+  if (units.seconds !== undefined) {
+    if (price.perSecond === undefined) return null;
+    total = total.plus(new Big(units.seconds).times(price.perSecond));
+    counted = true;
+  }
+  if (units.characters !== undefined) {
+    if (price.perCharacter === undefined) return null;
+    total = total.plus(new Big(units.characters).times(price.perCharacter));
+    counted = true;
+  }
+  return counted ? total.toFixed() : null;
+}
+
+/**
+ * The cost of an images or audio call: by its units where the price has their rates (never also by its tokens,
+ * which would count it twice), else by the tokens the answer reported (gpt-image-1, gpt-4o-transcribe), else
+ * unknown (null).
+ */
+export function mediaCostOf(usage: Usage, units: MediaUnits, price: ModelPrice): string | null {
+  const byUnits = unitCostOf(units, price);
+  if (byUnits !== null) return byUnits;
+  const tokens = usage.inputTokens + usage.cachedInputTokens + usage.cacheWriteTokens + usage.outputTokens;
+  return tokens > 0 ? costOf(usage, price) : null;
 }
 
 /** The rates for a call with `inputTokens` of input: the highest tier it exceeds, else the base rates. */

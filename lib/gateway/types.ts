@@ -42,6 +42,20 @@ export type ChatRequest = {
   temperature?: number;
   maxTokens?: number;
   signal?: AbortSignal;
+  /** /v1 images and audio: the units the call may bill at most (its budget reservation). */
+  media?: MediaUnits;
+};
+
+/**
+ * What an images or audio call is billed by, beside (or instead of) tokens: images made at a size and quality,
+ * seconds of audio heard, characters of text spoken.
+ */
+export type MediaUnits = {
+  images?: number;
+  imageSize?: string;
+  imageQuality?: string;
+  seconds?: number;
+  characters?: number;
 };
 
 /**
@@ -136,6 +150,8 @@ export type Stamp = {
   strategy?: string;
   /** What the provider's own content filter filtered (Azure OpenAI's): "prompt: hate (high)", "answer: violence". */
   contentFilter?: string[];
+  /** /v1 images and audio: the units the call was billed by (the ledger's `units`). */
+  units?: MediaUnits;
 };
 
 export type ChatResponse = {

@@ -262,6 +262,7 @@ export function closedTurn(summary: TurnSummary) {
     attempts: summary.attempts.length,
     fallbackIndex: summary.fallbackIndex,
     routing: summary.routing ?? null,
+    units: summary.units ?? null,
     inputTokens: summary.usage.inputTokens,
     cachedInputTokens: summary.usage.cachedInputTokens,
     cacheWriteTokens: summary.usage.cacheWriteTokens,

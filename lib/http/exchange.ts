@@ -23,8 +23,8 @@ export type ApiAnswer = {
   status: number;
   /** Lower-case names; a header given twice is one value joined with ", " (as `Headers` reads it). */
   headers: Record<string, string>;
-  /** The whole body, or an event stream's chunks as they come. */
-  body: string | AsyncIterable<string> | null;
+  /** The whole body (bytes: a binary answer, such as speech's audio), or an event stream's chunks as they come. */
+  body: string | Uint8Array | AsyncIterable<string> | null;
 };
 
 export type ApiHandler = (req: ApiRequest) => Promise<ApiAnswer>;
@@ -70,14 +70,14 @@ export const pathOf = (url: string): string => {
  */
 export function webHandler(
   handler: ApiHandler,
-  options: { maxBytes: () => number; tooLarge: (path: string, maxBytes: number) => ApiAnswer },
+  options: { maxBytes: (path: string) => number; tooLarge: (path: string, maxBytes: number) => ApiAnswer },
 ): (req: Request) => Promise<Response> {
   return async (req) => {
     const url = new URL(req.url);
     const path = pathOf(url.pathname);
     let body: Uint8Array | null = null;
     if (req.method !== "GET" && req.method !== "HEAD") {
-      const maxBytes = options.maxBytes();
+      const maxBytes = options.maxBytes(path);
       body = await readBytesWithin(req, maxBytes);
       if (!body) return toResponse(options.tooLarge(path, maxBytes));
     }
@@ -94,6 +94,7 @@ export function webHandler(
 export function toResponse(answer: ApiAnswer): Response {
   const init = { status: answer.status, headers: answer.headers };
   if (answer.body === null || typeof answer.body === "string") return new Response(answer.body, init);
+  if (answer.body instanceof Uint8Array) return new Response(answer.body as Uint8Array<ArrayBuffer>, init);
   const chunks = answer.body[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
   return new Response(

@@ -20,10 +20,32 @@ const positiveInt = (value: string | undefined, fallback: number) => {
   return value?.trim() && Number.isSafeInteger(n) && n > 0 ? n : fallback;
 };
 
-export const apiBodyLimits = (env: Env = process.env): BodyLimits => ({
+/** An audio file for /v1/audio/transcriptions and translations: `MAX_AUDIO_FILE_BYTES`, default 25 MB (OpenAI's). */
+export const DEFAULT_AUDIO_FILE_BYTES = 25 * 1024 * 1024;
+/** A whole /v1/images/edits body (every image and mask): `MAX_IMAGE_EDIT_BYTES`, default 50 MB (OpenAI's). */
+export const DEFAULT_IMAGE_EDIT_BYTES = 50 * 1024 * 1024;
+/** What an audio upload's other fields (model, prompt, language…) may add to its file's size. */
+export const MULTIPART_FIELDS_ALLOWANCE = 1024 * 1024;
+
+export type ApiBodyLimits = BodyLimits & { audioFileBytes: number; imageEditBytes: number };
+
+export const apiBodyLimits = (env: Env = process.env): ApiBodyLimits => ({
   maxBytes: positiveInt(env.MAX_BODY_BYTES, DEFAULT_API_BODY_BYTES),
   maxDepth: positiveInt(env.MAX_JSON_DEPTH, DEFAULT_JSON_DEPTH),
+  audioFileBytes: positiveInt(env.MAX_AUDIO_FILE_BYTES, DEFAULT_AUDIO_FILE_BYTES),
+  imageEditBytes: positiveInt(env.MAX_IMAGE_EDIT_BYTES, DEFAULT_IMAGE_EDIT_BYTES),
 });
+
+/**
+ * The body limit of a /v1 path: an audio upload's file limit and room for its fields, an image edit's total,
+ * and MAX_BODY_BYTES for everything else (JSON).
+ */
+export function apiBodyLimitFor(path: string, limits: ApiBodyLimits = apiBodyLimits()): number {
+  if (/\/v1\/audio\/(transcriptions|translations)$/.test(path))
+    return limits.audioFileBytes + MULTIPART_FIELDS_ALLOWANCE;
+  if (/\/v1\/images\/edits$/.test(path)) return limits.imageEditBytes;
+  return limits.maxBytes;
+}
 
 export const appBodyLimits = (env: Env = process.env): BodyLimits => ({
   maxBytes: positiveInt(env.MAX_APP_BODY_BYTES, DEFAULT_APP_BODY_BYTES),
@@ -45,7 +67,7 @@ export class BodyRefused extends Error {
   }
 }
 
-const megabytes = (bytes: number) =>
+export const megabytes = (bytes: number) =>
   bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(2)} MB` : `${bytes} bytes`;
 
 export const tooLarge = (maxBytes: number) =>

@@ -86,7 +86,7 @@ async function tracedCall(t: Tracing, req: ApiRequest, handler: ApiHandler) {
     throw error;
   }
   const { body } = answer;
-  if (body === null || typeof body === "string") finish(span, answer.status);
+  if (body === null || typeof body === "string" || body instanceof Uint8Array) finish(span, answer.status);
   else answer.body = inContext(ctx, body, () => finish(span, answer.status));
   return answer;
 }

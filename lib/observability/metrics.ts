@@ -31,6 +31,11 @@ export class TollgateMetrics {
     "error_class",
   ]);
   readonly tokens = this.counter("tollgate_tokens_total", "Tokens, by price class", [...CALL, "class"]);
+  readonly mediaUnits = this.counter(
+    "tollgate_media_units_total",
+    "Images made, seconds of audio heard and characters spoken by /v1 images and audio calls",
+    [...CALL, "unit"],
+  );
   readonly cost = this.counter(
     "tollgate_cost_usd_total",
     "Spend in USD (a float for metrics; the ledger's exact decimal is the record)",

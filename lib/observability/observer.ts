@@ -222,6 +222,11 @@ export class TelemetryObserver implements TurnObserver {
       ["reasoning", u.reasoningTokens],
     ] as const)
       if (n > 0) metrics.tokens.inc({ ...call, class: cls }, n);
+    // Images and audio: what they were billed by, beside (or instead of) tokens.
+    for (const unit of ["images", "seconds", "characters"] as const) {
+      const n = summary.units?.[unit];
+      if (n) metrics.mediaUnits.inc({ ...call, unit }, n);
+    }
     // The exact decimal stays in the ledger; Prometheus keeps a float.
     if (summary.cost === null) metrics.unpriced.inc(call);
     else if (Number(summary.cost) > 0) metrics.cost.inc(call, Number(summary.cost));

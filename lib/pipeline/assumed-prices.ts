@@ -1,4 +1,4 @@
-import { costOf, findPrice, type ModelPrice, type PriceTable } from "@/lib/gateway/pricing";
+import { costOf, findPrice, type ModelPrice, mediaCostOf, type PriceTable } from "@/lib/gateway/pricing";
 import type { Stamp } from "@/lib/gateway/types";
 import type { Call, PipelineEvent, Step } from "./types";
 
@@ -44,7 +44,11 @@ function withAssumedPrice(stamp: Stamp, assumed: PriceTable): Stamp | undefined 
   if (stamp.costStatus !== "unpriced" || !stamp.servedProvider || !stamp.servedModel) return undefined;
   const found = assumedPriceOf(assumed, stamp.servedProvider, stamp.servedModel);
   if (!found) return undefined;
-  return Object.assign({}, stamp, { cost: costOf(stamp.usage, found.price), costStatus: "assumed" as const });
+  const cost = stamp.units
+    ? mediaCostOf(stamp.usage, stamp.units, found.price)
+    : costOf(stamp.usage, found.price);
+  if (cost === null) return undefined;
+  return Object.assign({}, stamp, { cost, costStatus: "assumed" as const });
 }
 
 /**

@@ -1,6 +1,6 @@
 import Big from "big.js";
 import type { Gateway } from "@/lib/gateway/gateway";
-import { costOf, findPrice, type PriceTable } from "@/lib/gateway/pricing";
+import { costOf, findPrice, type PriceTable, unitCostOf } from "@/lib/gateway/pricing";
 import { type ChatRequest, IMAGE_TOKEN_ESTIMATE, imageCount } from "@/lib/gateway/types";
 import { assumedPriceOf } from "./assumed-prices";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "./policy";
@@ -26,7 +26,9 @@ export function estimateInputTokens(request: ChatRequest): number {
  * The most a call may cost, reserved against budgets before it is sent: its input counted high, its
  * max_tokens of output (or `outputCeiling` when it sets none), priced as the dearest candidate of its alias.
  * Candidates without a price count at the tenant's assumed price (`assumed`); under a hard budget a call with a
- * candidate priced neither way is refused before this. The settled cost replaces the estimate.
+ * candidate priced neither way is refused before this. The settled cost replaces the estimate. An images or audio
+ * call (`media`) reserves its units: `n` images at the requested size and quality, the audio's length bounded
+ * from its size, the characters it speaks.
  */
 export function estimateCost(
   gateway: Gateway,
@@ -55,7 +57,9 @@ export function estimateCost(
         )) ||
       assumedPriceOf(assumed, candidate.provider, candidate.model)?.price;
     if (!price) continue;
-    const cost = new Big(costOf(usage, price));
+    // Images and audio: their units at the price's unit rates where it has them, else their tokens, counted high.
+    const byUnits = request.media ? unitCostOf(request.media, price) : null;
+    const cost = new Big(byUnits ?? costOf(usage, price));
     if (cost.gt(dearest)) dearest = cost;
   }
   return dearest.toFixed();

@@ -42,6 +42,7 @@ const inference: Next = async function* (call) {
       body: call.wire.body,
       stream: call.wire.stream,
       headers: call.wire.headers,
+      ...(call.wire.multipart ? { multipart: call.wire.multipart } : {}),
       maxTokens: call.request.maxTokens,
       signal: call.request.signal,
     });

@@ -1,4 +1,11 @@
-import { type CostStatus, type Stamp, type ToolCall, type Usage, ZERO_USAGE } from "@/lib/gateway/types";
+import {
+  type CostStatus,
+  type MediaUnits,
+  type Stamp,
+  type ToolCall,
+  type Usage,
+  ZERO_USAGE,
+} from "@/lib/gateway/types";
 import type { AgentCard } from "./cards";
 
 /** What the user decided about a call that needed their confirmation; `timeout`: no answer in time (a denial). */
@@ -47,6 +54,8 @@ type TurnOutcome = {
   attempts: Stamp["attempts"];
   /** The alias's routing strategy, when it is not plain fallback. */
   routing?: string;
+  /** An images or audio call's billed units. */
+  units?: MediaUnits;
   /** Summed over every round trip of the loop, sub-agents included. */
   usage: Usage;
   cost: string | null;
@@ -159,6 +168,7 @@ export function callSummary(
     fallbackIndex: stamp?.fallbackIndex ?? null,
     attempts: stamp?.attempts ?? [],
     ...(stamp?.strategy ? { routing: stamp.strategy } : {}),
+    ...(stamp?.units ? { units: stamp.units } : {}),
     usage: stamp?.usage ?? ZERO_USAGE,
     cost: stamp ? stamp.cost : "0",
     costStatus: stamp?.costStatus ?? "priced",

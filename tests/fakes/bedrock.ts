@@ -133,6 +133,7 @@ export async function startFakeBedrock(options: FakeBedrockOptions): Promise<Fak
       headers: { ...req.headers },
       body,
       rawBody,
+      rawBytes: Buffer.concat(chunks),
     };
     requests.push(recorded);
     const denied = await authenticate(req, rawBody);

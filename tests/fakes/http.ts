@@ -65,6 +65,8 @@ export type RecordedRequest = {
   headers: Record<string, string | string[] | undefined>; // node lowercases header names
   body: Record<string, unknown>; // parsed JSON; {} when the body is empty or not a JSON object
   rawBody: string;
+  /** The body's exact bytes (a multipart upload's files are not UTF-8). */
+  rawBytes: Buffer;
 };
 
 export interface FakeProvider {
@@ -123,7 +125,8 @@ export async function startFakeServer(options: FakeServerOptions, listenPort = 0
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const rawBody = await readBody(req);
+    const rawBytes = await readBody(req);
+    const rawBody = rawBytes.toString("utf8");
     const path = req.url ?? "/";
     // Other processes (the browser tests) script the fake through these; they are not recorded.
     if (req.method === "POST" && path === "/__control/enqueue") {
@@ -147,6 +150,7 @@ export async function startFakeServer(options: FakeServerOptions, listenPort = 0
       headers: { ...req.headers },
       body: parseObject(rawBody),
       rawBody,
+      rawBytes,
     };
     const service = req.method === "POST" ? options.services?.[path.split("?")[0] ?? ""] : undefined;
     if (service) return service(recorded, res);
@@ -213,10 +217,10 @@ function routeTable(options: FakeServerOptions): Map<string, { render: Renderer;
   return table;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const part of req) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString("utf8");
+  return Buffer.concat(parts);
 }
 
 function parseObject(raw: string): Record<string, unknown> {

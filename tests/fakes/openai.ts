@@ -20,6 +20,13 @@ import {
   textPieces,
 } from "./http";
 import { renderEmbeddings } from "./openai-embeddings";
+import {
+  renderImageEdits,
+  renderImageGenerations,
+  renderSpeech,
+  renderTranscriptions,
+  renderTranslations,
+} from "./openai-media";
 import { renderModerations } from "./openai-moderations";
 import { renderResponses } from "./openai-responses";
 import { OPENAI_DEFAULT_MODEL, openaiHeaders as responseHeaders, sendOpenAIError } from "./openai-wire";
@@ -44,6 +51,11 @@ export function startFakeOpenAI(port = 0, options: { keys?: string[] } = {}): Pr
         "/v1/embeddings": renderEmbeddings,
         "/v1/responses": renderResponses,
         "/v1/moderations": renderModerations,
+        "/v1/images/generations": renderImageGenerations,
+        "/v1/images/edits": renderImageEdits,
+        "/v1/audio/transcriptions": renderTranscriptions,
+        "/v1/audio/translations": renderTranslations,
+        "/v1/audio/speech": renderSpeech,
       },
       authorize: keys
         ? (req) => {

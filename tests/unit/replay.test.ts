@@ -23,6 +23,7 @@ const turn = (over: Partial<ReplayTurn> = {}): ReplayTurn => ({
   attempts: 1,
   fallbackIndex: 0,
   routing: null,
+  units: null,
   inputTokens: 900,
   cachedInputTokens: 0,
   cacheWriteTokens: 0,

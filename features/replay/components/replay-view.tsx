@@ -87,6 +87,18 @@ function ChainBadge({ chain }: { chain: ReplayResponse["chain"] }) {
   );
 }
 
+/** An images or audio call's units as one line: "2 images (hd, 1024x1792)", "42 s", "120 characters". */
+function unitsText(units: NonNullable<ReplayResponse["turn"]["units"]>): string {
+  const parts: string[] = [];
+  if (units.images !== undefined) {
+    const kind = [units.imageQuality, units.imageSize].filter(Boolean).join(", ");
+    parts.push(`${units.images} image${units.images === 1 ? "" : "s"}${kind ? ` (${kind})` : ""}`);
+  }
+  if (units.seconds !== undefined) parts.push(`${units.seconds} s`);
+  if (units.characters !== undefined) parts.push(`${units.characters} characters`);
+  return parts.join(", ") || "—";
+}
+
 function Summary({ data, superAdmin }: { data: ReplayResponse; superAdmin: boolean }) {
   const { t, locale } = useI18n();
   const { turn } = data;
@@ -123,6 +135,7 @@ function Summary({ data, superAdmin }: { data: ReplayResponse; superAdmin: boole
     [t("replay.latency"), turn.latencyMs === null ? "—" : formatDuration(turn.latencyMs)],
   ];
   if (turn.routing) items.push([t("replay.routing"), turn.routing]);
+  if (turn.units) items.push([t("replay.units"), unitsText(turn.units)]);
   if (turn.endUser) items.push([t("replay.endUser"), turn.endUser]);
   if (superAdmin) items.unshift([t("replay.tenant"), turn.tenantName ?? turn.tenantId]);
   return (

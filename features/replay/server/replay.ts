@@ -29,6 +29,7 @@ const REPLAY_FIELDS = [
   "attempts",
   "fallbackIndex",
   "routing",
+  "units",
   "inputTokens",
   "cachedInputTokens",
   "cacheWriteTokens",

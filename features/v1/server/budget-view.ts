@@ -1,4 +1,5 @@
 import { outputCeilingOf, type WireFormat } from "@/lib/gateway/forward/formats";
+import { isMediaFormat, mediaDemand, mediaOutputCeiling } from "@/lib/gateway/forward/media";
 import type { Json } from "@/lib/gateway/translate/types";
 import type { ChatRequest } from "@/lib/gateway/types";
 
@@ -25,6 +26,7 @@ function sizeText(body: Json): string {
  */
 export function budgetView(format: WireFormat, body: Json): ChatRequest & { model: string } {
   let messages: ChatRequest["messages"] | undefined;
+  const media = isMediaFormat(format) ? mediaDemand(format, body) : undefined;
   return {
     model: String(body.model),
     // Read only by a rate limit on tokens or a budget: a call under neither never serialises its body for it.
@@ -32,6 +34,8 @@ export function budgetView(format: WireFormat, body: Json): ChatRequest & { mode
       messages ??= [{ role: "user", content: sizeText(body) }];
       return messages;
     },
-    maxTokens: outputCeilingOf(format, body),
+    maxTokens: media ? mediaOutputCeiling(format, body) : outputCeilingOf(format, body),
+    // Images and audio: the units the call may bill at most (n images, the audio's bounded length, characters).
+    ...(media ? { media } : {}),
   };
 }

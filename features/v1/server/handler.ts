@@ -5,6 +5,7 @@ import { findApiKey, type ResolvedKey } from "@/lib/auth/api-keys";
 import { isShutdownDeadline } from "@/lib/core/process/lifecycle";
 import { log } from "@/lib/core/process/log";
 import { describeRequest, offeredTools, type WireFormat } from "@/lib/gateway/forward/formats";
+import { isMediaFormat, MULTIPART_FORMATS, mediaContentType } from "@/lib/gateway/forward/media";
 import type { Gateway } from "@/lib/gateway/gateway";
 import type { Json } from "@/lib/gateway/translate/types";
 import type { Stamp } from "@/lib/gateway/types";
@@ -16,7 +17,7 @@ import {
   headerOf,
   webHandler,
 } from "@/lib/http/exchange";
-import { apiBodyLimits, jsonDepthExceeds, tooDeep, tooLarge } from "@/lib/http/limits";
+import { apiBodyLimitFor, apiBodyLimits, jsonDepthExceeds, tooDeep, tooLarge } from "@/lib/http/limits";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import { rateLimitHeaders } from "@/lib/pipeline/rate-limit-headers";
 import type { PipelineEvent } from "@/lib/pipeline/types";
@@ -25,7 +26,9 @@ import type { ApiAttribution, TurnObserver, TurnPrompt } from "@/lib/turns/obser
 import { attributionOf } from "./attribution";
 import { budgetView } from "./budget-view";
 import { ANTHROPIC, type Dialect, OPENAI } from "./dialects";
+import { mediaProblemOf } from "./media-checks";
 import { countTokens, getModel, listModels } from "./models";
+import { readUpload, type Upload } from "./multipart";
 import { applyPromptRef } from "./prompt-ref";
 import { getPrompt } from "./prompts";
 import { readBody } from "./read-body";
@@ -43,6 +46,11 @@ const ENDPOINTS: Record<string, { format: WireFormat; dialect: Dialect }> = {
   "/v1/embeddings": { format: "openai-embeddings", dialect: OPENAI },
   "/v1/moderations": { format: "openai-moderations", dialect: OPENAI },
   "/v1/responses": { format: "openai-responses", dialect: OPENAI },
+  "/v1/images/generations": { format: "openai-image-generations", dialect: OPENAI },
+  "/v1/images/edits": { format: "openai-image-edits", dialect: OPENAI },
+  "/v1/audio/transcriptions": { format: "openai-transcriptions", dialect: OPENAI },
+  "/v1/audio/translations": { format: "openai-translations", dialect: OPENAI },
+  "/v1/audio/speech": { format: "openai-speech", dialect: OPENAI },
   "/v1/messages": { format: "anthropic-messages", dialect: ANTHROPIC },
 };
 
@@ -100,7 +108,7 @@ export function refuseTooLarge(path: string, maxBytes: number): ApiAnswer {
 
 /** A transport-neutral /v1 handler as `(Request) => Response`, with /v1's body limit and 413 (Next's route). */
 export const v1WebHandler = (core: ApiHandler): ((req: Request) => Promise<Response>) =>
-  webHandler(core, { maxBytes: () => apiBodyLimits().maxBytes, tooLarge: refuseTooLarge });
+  webHandler(core, { maxBytes: (path) => apiBodyLimitFor(path), tooLarge: refuseTooLarge });
 
 /** The API as `(Request) => Response`: Next's /v1 route, and tests that call it directly. */
 export function createV1Handler(deps: V1Deps): (req: Request) => Promise<Response> {
@@ -149,6 +157,8 @@ function problemOf(
 ): { param: string; message: string; code?: string } | null {
   if (typeof body.model !== "string" || !body.model)
     return { param: "model", message: "model is required (one of this gateway's aliases)" };
+  // Images and audio have their own checks (a form's `stream` is the string "true").
+  if (isMediaFormat(format)) return mediaProblemOf(format, body);
   if (body.stream !== undefined && typeof body.stream !== "boolean")
     return { param: "stream", message: "stream must be true or false" };
   if (format === "openai-chat" || format === "anthropic-messages") {
@@ -190,11 +200,22 @@ async function modelCall(
   call: CallState,
 ): Promise<ApiAnswer> {
   const { format, dialect } = endpoint;
-  const read = readBody(req, dialect);
-  if (read.refused) return read.refused;
-  let { body } = read;
+  const media = isMediaFormat(format);
+  let upload: Upload | undefined;
+  let body: Json;
+  if (MULTIPART_FORMATS.has(format)) {
+    const read = await readUpload(req, format, dialect);
+    if (read.refused) return read.refused;
+    ({ upload } = read);
+    body = upload.body;
+  } else {
+    const read = readBody(req, dialect);
+    if (read.refused) return read.refused;
+    ({ body } = read);
+  }
   let prompt: TurnPrompt | undefined;
-  if (body.prompt !== undefined) {
+  // An image's `prompt` is its text, not a stored prompt's reference.
+  if (body.prompt !== undefined && !media) {
     // A stored prompt (the prompt store): compiled into the body before anything else reads it.
     const applied = await applyPromptRef(await deps.db(), key.tenantId, format, body);
     if (applied && "refused" in applied) {
@@ -257,12 +278,14 @@ async function modelCall(
     Object.assign(budgetView(format, body), { signal: req.signal }),
     {
       stream,
-      noCache: /no-cache|no-store/i.test(headerOf(req, "cache-control") ?? ""),
+      // An upload's bytes are not in the body the cache key is made of: images and audio are never cached.
+      noCache: media || /no-cache|no-store/i.test(headerOf(req, "cache-control") ?? ""),
       wire: {
         format,
         alias,
         body,
         stream,
+        ...(upload ? { multipart: upload.parts } : {}),
         headers: {
           anthropicVersion: headerOf(req, "anthropic-version"),
           anthropicBeta: headerOf(req, "anthropic-beta"),
@@ -303,8 +326,17 @@ async function modelCall(
     for (const call of done.response.message.toolCalls)
       deps.recorder.event(turnId, { type: "tool_call", call, round: 1 });
     await close(done.response.stamp, "success");
-    headers["content-type"] = "application/json";
-    return { status: 200, headers, body: text };
+    if (!media) {
+      headers["content-type"] = "application/json";
+      return { status: 200, headers, body: text };
+    }
+    headers["content-type"] = mediaContentType(format, body);
+    // Speech's audio came through as a byte-for-byte "binary" string.
+    return {
+      status: 200,
+      headers,
+      body: format === "openai-speech" ? Buffer.from(text, "latin1") : text,
+    };
   }
   return streamAnswer(turnId, first, events, deps, close, headers, dialect);
 }

@@ -1,6 +1,6 @@
 import { AZURE_DEFAULT_API_VERSION, azureEndpoint } from "../azure";
 import type { Json } from "../translate/types";
-import type { FinishReason, ProviderType, ToolCall, Usage } from "../types";
+import type { FinishReason, MediaUnits, ProviderType, ToolCall, Usage } from "../types";
 
 /** The request formats /v1 takes, each named by the API it copies. */
 export type WireFormat =
@@ -8,6 +8,11 @@ export type WireFormat =
   | "openai-embeddings"
   | "openai-moderations"
   | "openai-responses"
+  | "openai-image-generations"
+  | "openai-image-edits"
+  | "openai-transcriptions"
+  | "openai-translations"
+  | "openai-speech"
   | "anthropic-messages"
   | "anthropic-count-tokens";
 
@@ -19,6 +24,11 @@ export const FAMILY: Record<WireFormat, Family> = {
   "openai-embeddings": "openai",
   "openai-moderations": "openai",
   "openai-responses": "openai",
+  "openai-image-generations": "openai",
+  "openai-image-edits": "openai",
+  "openai-transcriptions": "openai",
+  "openai-translations": "openai",
+  "openai-speech": "openai",
   "anthropic-messages": "anthropic",
   "anthropic-count-tokens": "anthropic",
 };
@@ -41,6 +51,11 @@ export const UPSTREAM_PATH: Record<WireFormat, string> = {
   "openai-embeddings": "/embeddings",
   "openai-moderations": "/moderations",
   "openai-responses": "/responses",
+  "openai-image-generations": "/images/generations",
+  "openai-image-edits": "/images/edits",
+  "openai-transcriptions": "/audio/transcriptions",
+  "openai-translations": "/audio/translations",
+  "openai-speech": "/audio/speech",
   "anthropic-messages": "/v1/messages",
   "anthropic-count-tokens": "/v1/messages/count_tokens",
 };
@@ -154,6 +169,8 @@ export type AnswerSummary = {
   model?: string;
   /** What the provider's content filter filtered (Azure OpenAI), as `filteredBy` names it. */
   contentFilter?: string[];
+  /** Images and audio: the units the call is billed by. */
+  units?: MediaUnits;
 };
 
 /**
@@ -236,6 +253,12 @@ export function summariseAnswer(format: WireFormat, body: Json): AnswerSummary {
       // No usage: a moderation is billed by the call (OpenAI's are free), not by tokens.
       return { content: "", toolCalls: [], finishReason: "stop", model };
     case "anthropic-count-tokens":
+    // Images and audio answers are read by media.ts (some are not JSON): nothing to say here.
+    case "openai-image-generations":
+    case "openai-image-edits":
+    case "openai-transcriptions":
+    case "openai-translations":
+    case "openai-speech":
       return { content: "", toolCalls: [], finishReason: "stop" };
   }
 }
@@ -421,9 +444,28 @@ export function describeRequest(format: WireFormat, body: Json, limit = 8000): s
     lines.push(
       `input: ${typeof input === "string" ? input : Array.isArray(input) ? input.map(inputItemText).join(" | ") : ""}`,
     );
+  } else if (format === "openai-speech") {
+    lines.push(`input: ${typeof body.input === "string" ? body.input : ""}`);
+  } else if (format in MEDIA_TEXT_FIELDS) {
+    // The prompt is the request's text; an uploaded file is named by what it is, never by its bytes.
+    if (typeof body.prompt === "string") lines.push(`prompt: ${body.prompt}`);
+    for (const [field, value] of Object.entries(body))
+      for (const file of Array.isArray(value) ? value : [value]) {
+        const f = obj(file);
+        if (typeof f?.filename === "string" && typeof f.bytes === "number")
+          lines.push(`${field}: [file ${f.filename}, ${String(f.contentType)}, ${f.bytes} bytes]`);
+      }
   }
   return lines.join("\n").slice(0, limit);
 }
+
+/** The image and audio formats whose text is a `prompt` (and whose files are described, not shown). */
+const MEDIA_TEXT_FIELDS = {
+  "openai-image-generations": true,
+  "openai-image-edits": true,
+  "openai-transcriptions": true,
+  "openai-translations": true,
+};
 
 /** One item of an embeddings or moderations input: its text, else what it is (token ids, an image). */
 function inputItemText(item: unknown): string {

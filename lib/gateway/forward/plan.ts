@@ -15,6 +15,7 @@ import {
 import { type Json, type StreamTranslator, Untranslatable } from "../translate/types";
 import type { ProviderType } from "../types";
 import { FAMILY, PROVIDER_FAMILY, type WireFormat } from "./formats";
+import { type MultipartPart, withModel } from "./multipart";
 
 /** A request in a caller's wire format, for the gateway to carry whole, translate, or refuse. */
 export type WireRequest = {
@@ -29,6 +30,8 @@ export type WireRequest = {
   /** An output ceiling the budget imposed on a call that set none (sent in the upstream's own field). */
   maxTokens?: number;
   signal?: AbortSignal;
+  /** A multipart upload (image edits, audio), its parts in order: `body` then holds its fields, for reading. */
+  multipart?: MultipartPart[];
 };
 
 /** How one candidate serves a wire request: what is sent, in which format, and how the answer comes back. */
@@ -49,6 +52,8 @@ export type Plan = {
    * as OpenAI chat (`upstream`), before `convertJson` and `streamTranslator` turn them into the caller's.
    */
   native?: NativeProvider;
+  /** A multipart upload as sent: the caller's parts, `model` the candidate's. */
+  multipart?: MultipartPart[];
 };
 
 /** What a request of each format asks for, as a refusal names it. */
@@ -57,6 +62,11 @@ const WHAT: Record<WireFormat, string> = {
   "openai-embeddings": "embeddings",
   "openai-moderations": "moderations",
   "openai-responses": "the Responses API",
+  "openai-image-generations": "image generations",
+  "openai-image-edits": "image edits",
+  "openai-transcriptions": "audio transcriptions",
+  "openai-translations": "audio translations",
+  "openai-speech": "speech",
   "anthropic-messages": "messages",
   "anthropic-count-tokens": "token counting",
 };
@@ -112,7 +122,15 @@ export function planFor(
         body = { ...body, stream_options: { ...options, include_usage: true } };
       }
     }
-    return { upstream: req.format, body, anthropicBeta: req.headers?.anthropicBeta, dropped: [], hideUsage };
+    const multipart = req.multipart && withModel(req.multipart, model);
+    return {
+      upstream: req.format,
+      body,
+      anthropicBeta: req.headers?.anthropicBeta,
+      dropped: [],
+      hideUsage,
+      ...(multipart ? { multipart } : {}),
+    };
   }
   const options = { model, dropUnsupported, strict: policy.strict };
   if (req.format === "openai-chat") {

@@ -5,9 +5,11 @@ import { GatewayError } from "../errors";
 import { deploymentKey, type GatewayCall, type ServingCandidate } from "../routing";
 import { interruptedStreamEvent, usageSoFar } from "../streaming";
 import { type Json, Untranslatable } from "../translate/types";
-import { type Stamp, type StreamEvent, type Usage, ZERO_USAGE } from "../types";
+import { type MediaUnits, type Stamp, type StreamEvent, type Usage, ZERO_USAGE } from "../types";
 import { type AnswerSummary, outputCeilingOf, summariseAnswer, upstreamUrl } from "./formats";
 import { inProcessResponse } from "./in-process";
+import { isMediaFormat, mediaAnswer, priceMedia } from "./media";
+import { encodeMultipart } from "./multipart";
 import { isUsageOnlyChunk, type Plan, planFor, type WireRequest, withoutNullUsage } from "./plan";
 import { frame, type ParsedEvent } from "./sse";
 import {
@@ -78,12 +80,13 @@ export async function* forwardWireRequest(ctx: CallContext, wire: WireRequest): 
     dropped: plan.dropped,
   };
   const stampOf = (
-    summary: { usage?: Usage; model?: string; contentFilter?: string[] },
+    summary: { usage?: Usage; model?: string; contentFilter?: string[]; units?: MediaUnits },
     usage = summary.usage ?? ZERO_USAGE,
   ) => {
     const stamp = ctx.stamp(call, serving, summary.model ?? null, usage, call.firstTokenAt ?? call.elapsed());
     if (plan.dropped.length) stamp.droppedParams = plan.dropped;
     if (summary.contentFilter) stamp.contentFilter = summary.contentFilter;
+    if (summary.units) priceMedia(stamp, summary.units, ctx.config.prices, serving);
     return stamp;
   };
   if (upstream.kind === "json") {
@@ -103,9 +106,11 @@ async function openUpstream(
   wire: WireRequest,
   clock: AttemptClock,
 ): Promise<UpstreamAnswer> {
+  // An upload goes as multipart/form-data, its parts as the caller sent them (`model` the candidate's).
+  const upload = plan.multipart ? encodeMultipart(plan.multipart) : undefined;
   // Only a provider that signs in (Entra ID) waits for a token; the others' is undefined.
   const bearer = ctx.answersInProcess(serving) ? undefined : ctx.bearerToken(serving, clock.signal);
-  const bodyText = JSON.stringify(plan.body);
+  const bodyText = upload ? "" : JSON.stringify(plan.body);
   // A native API's request is addressed and signed (SigV4) for its exact bytes.
   const target = plan.native
     ? await plan.native.target(serving.candidate.model, wire.stream, bodyText, clock.signal)
@@ -127,8 +132,10 @@ async function openUpstream(
         target?.url ?? upstreamUrl(serving.provider, plan.upstream, serving.candidate.model),
         {
           method: "POST",
-          headers: target?.headers ?? upstreamHeaders(serving.provider, plan, wire, await bearer),
-          body: bodyText,
+          headers:
+            target?.headers ??
+            upstreamHeaders(serving.provider, plan, wire, await bearer, upload?.contentType),
+          body: upload ? upload.body : bodyText,
           signal: clock.signal,
         },
         clock.headersArrived,
@@ -138,6 +145,8 @@ async function openUpstream(
   if (!wire.stream) {
     if (reply.kind !== "whole")
       throw new GatewayError("server", "the provider answered with an event stream to a JSON request", 502);
+    if (isMediaFormat(plan.upstream))
+      return { kind: "json", ...mediaAnswer(plan.upstream, plan.body, reply.body) };
     const text = reply.body.toString("utf8");
     let answer: Json;
     try {

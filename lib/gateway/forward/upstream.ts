@@ -4,6 +4,7 @@ import { GatewayError } from "../errors";
 import type { Json } from "../translate/types";
 import type { GatewayErrorClass, ProviderType } from "../types";
 import { type AnswerSummary, PROVIDER_FAMILY, StreamSummary, type WireFormat } from "./formats";
+import { isMediaFormat } from "./media";
 import type { Plan, WireRequest } from "./plan";
 import { type ParsedEvent, SseReader } from "./sse";
 
@@ -27,10 +28,13 @@ export function upstreamHeaders(
   plan: Plan,
   wire: WireRequest,
   bearer?: string,
+  /** The body's own type when it is not JSON (a multipart upload's, with its boundary). */
+  contentType = "application/json",
 ): Record<string, string> {
   const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: wire.stream ? "text/event-stream" : "application/json",
+    "content-type": contentType,
+    // Images and audio answer in JSON, text or audio bytes, as the request's response_format says.
+    accept: wire.stream ? "text/event-stream" : isMediaFormat(plan.upstream) ? "*/*" : "application/json",
   };
   if (PROVIDER_FAMILY[provider.type] === "anthropic") {
     if (provider.apiKey) headers["x-api-key"] = provider.apiKey;

@@ -29,6 +29,7 @@ export const ledgerFields = {
   attempts: t.attempts,
   fallbackIndex: t.fallbackIndex,
   routing: t.routing,
+  units: t.units,
   inputTokens: t.inputTokens,
   cachedInputTokens: t.cachedInputTokens,
   cacheWriteTokens: t.cacheWriteTokens,

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { AT } from "../examples";
-import { answer, json, type Operation } from "../registry";
+import { type Answer, answer, type Content, json, type Operation } from "../registry";
 
 // The OpenAI- and Anthropic-compatible API (features/v1/server). Its bodies are the providers' own wire formats, passed
 // through unchanged to a serving candidate of the same format (or translated by a documented table); Tollgate
@@ -48,6 +48,20 @@ const moderationsBody = z.looseObject({
     .string()
     .describe("one of the gateway's aliases (Tollgate needs one; OpenAI's default does not apply)"),
   input: z.union([z.string(), z.array(z.string()), z.array(z.looseObject({ type: z.string() }))]),
+});
+const imageBody = z.looseObject({
+  model: z.string(),
+  prompt: z.string(),
+  n: z.number().int().min(1).max(10).optional(),
+  size: z.string().optional(),
+  quality: z.string().optional(),
+});
+const imagesAnswer = z.looseObject({ created: z.number().int(), data: z.array(z.looseObject({})) });
+const speechBody = z.looseObject({
+  model: z.string(),
+  input: z.string(),
+  voice: z.string(),
+  response_format: z.string().optional(),
 });
 const anthropicBody = z.looseObject({
   model: z.string(),
@@ -123,6 +137,20 @@ const modelCall = (
   errors: CALL_ERRORS,
 });
 
+/** An images or audio call: governed as every model call, with its own body and answer (not always JSON). */
+const mediaCall = (
+  path: string,
+  operationId: string,
+  summary: string,
+  description: string,
+  body: Content,
+  ok: Answer,
+): Operation => ({
+  ...modelCall(path, operationId, summary, body, z.unknown(), undefined),
+  description: `A governed model call, on OpenAI-type candidates only (an Anthropic alias is a 400). ${description}`,
+  answers: { 200: { ...ok, headers: CALL_HEADERS } },
+});
+
 const chatCompletion = z.looseObject({
   id: z.string(),
   object: z.literal("chat.completion"),
@@ -179,6 +207,72 @@ export const v1Operations: Operation[] = [
       model: "omni-moderation-2024-09-26",
       results: [{ flagged: true, categories: { violence: true }, category_scores: { violence: 0.97 } }],
     },
+  ),
+  modelCall(
+    "/v1/images/generations",
+    "createImage",
+    "Image generations (OpenAI)",
+    json(imageBody, {
+      model: "images",
+      prompt: "A lighthouse at dusk",
+      n: 2,
+      size: "1024x1024",
+      quality: "hd",
+    }),
+    imagesAnswer,
+    {
+      created: 1_764_000_000,
+      data: [{ url: "https://images.example/1.png" }, { url: "https://images.example/2.png" }],
+    },
+  ),
+  mediaCall(
+    "/v1/images/edits",
+    "createImageEdit",
+    "Image edits (OpenAI)",
+    "multipart/form-data: the image (or `image[]`, several) and an optional mask, forwarded part for part with their bytes unchanged; the whole body up to MAX_IMAGE_EDIT_BYTES (50 MB). Priced and reserved as generations.",
+    {
+      contentType: "multipart/form-data",
+      schema: z.looseObject({
+        model: z.string(),
+        prompt: z.string(),
+        image: z.string().meta({ format: "binary" }).describe("the image to edit (`image[]` for several)"),
+        mask: z.string().meta({ format: "binary" }).optional(),
+        n: z.string().optional(),
+        size: z.string().optional(),
+      }),
+    },
+    {
+      description: "The provider's answer, unchanged.",
+      content: json(imagesAnswer, { created: 1_764_000_000, data: [{ b64_json: "iVBORw0KGgo=" }] }),
+    },
+  ),
+  ...(["transcriptions", "translations"] as const).map((kind) =>
+    mediaCall(
+      `/v1/audio/${kind}`,
+      kind === "transcriptions" ? "createTranscription" : "createTranslation",
+      `Audio ${kind} (OpenAI)`,
+      "multipart/form-data: the audio in `file` (up to MAX_AUDIO_FILE_BYTES, 25 MB) and its fields, forwarded part for part with the file's bytes unchanged. Reserved for the audio's length bounded from its size (1,000 bytes a second); billed by the seconds the answer reports (`json` or `verbose_json`; a text format's length is unknown, so it is unpriced unless the model reports tokens). `stream` is refused.",
+      {
+        contentType: "multipart/form-data",
+        schema: z.looseObject({
+          model: z.string(),
+          file: z.string().meta({ format: "binary" }).describe("the audio"),
+          response_format: z.string().optional(),
+        }),
+      },
+      {
+        description: "The provider's answer, unchanged: JSON, or text for `text`, `srt` and `vtt`.",
+        content: json(z.looseObject({ text: z.string() }), { text: "Refunds take five working days." }),
+      },
+    ),
+  ),
+  mediaCall(
+    "/v1/audio/speech",
+    "createSpeech",
+    "Speech (OpenAI)",
+    "JSON in, the provider's audio bytes out under the format's content type (audio/mpeg for mp3). Reserved and billed per character of `input`. `stream_format: \"sse\"` is refused.",
+    json(speechBody, { model: "voice", voice: "alloy", input: "Refunds take five working days." }),
+    { description: "The audio, byte for byte.", content: { contentType: "audio/mpeg" } },
   ),
   modelCall(
     "/v1/messages",
