@@ -3,6 +3,7 @@ import path from "node:path";
 import { Ajv } from "ajv";
 import { describeSchemaErrors } from "@/lib/core/schema/json-schema";
 import gatewaySchema from "@/schemas/gateway.schema.json";
+import { readServiceAccountKey, type ServiceAccountKey } from "./native/google-auth";
 import { type PresetName, presetOf } from "./presets";
 import type { PriceTable } from "./pricing";
 import type { ProviderType } from "./types";
@@ -30,6 +31,11 @@ export type ProviderConfig = {
   profile?: string;
   /** bedrock: an access key from these environment variables instead of AWS's standard credential chain. */
   aws?: { accessKeyIdEnv: string; secretAccessKeyEnv: string; sessionTokenEnv?: string };
+  /** vertex: the Google Cloud project, and the location (a region such as us-central1, or "global"). */
+  project?: string;
+  location?: string;
+  /** vertex: a service account's JSON key file (default: the file GOOGLE_APPLICATION_CREDENTIALS names). */
+  credentialsFile?: string;
   /** azure-openai: a Microsoft Entra ID application's client credentials (environment variable names). */
   entra?: {
     tenantIdEnv: string;
@@ -105,6 +111,8 @@ export type CooldownPolicy = {
 export type ResolvedProvider = Omit<ProviderConfig, "entra" | "aws"> & {
   /** bedrock: the access key its `aws` variables hold (else AWS's standard chain finds one per call). */
   awsCredentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** vertex: the service account's key, read from `credentialsFile` (or GOOGLE_APPLICATION_CREDENTIALS) at start. */
+  serviceAccount?: ServiceAccountKey;
   apiKey?: string;
   /** Two or more keys (apiKeyEnvs): each call starts at the next, and each is cooled down on its own. */
   apiKeys?: string[];
@@ -262,9 +270,11 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
         );
       if (provider.aws) awsCredentials = awsKeys(provider.aws, where, env);
     }
+    const serviceAccount = googleProvider(provider, { apiKey, apiKeys, where, env });
     const { entra, aws: _aws, ...rest } = provider;
     providers[name] = {
       ...rest,
+      ...(serviceAccount ? { serviceAccount } : {}),
       ...(region ? { region } : {}),
       ...(awsCredentials ? { awsCredentials } : {}),
       apiKey,
@@ -297,6 +307,53 @@ export function parseGatewayConfig(raw: unknown, file: string, env: Env = proces
     prices: config.prices ?? {},
     source: file,
   };
+}
+
+/**
+ * Checks a gemini or vertex provider (and that no other type sets vertex's fields); reads a vertex provider's
+ * service-account key, so a missing or wrong file stops the start, not the first call.
+ */
+function googleProvider(
+  provider: ProviderConfig,
+  { apiKey, apiKeys, where, env }: { apiKey?: string; apiKeys?: string[]; where: string; env: Env },
+): ServiceAccountKey | undefined {
+  if (provider.type !== "vertex") {
+    for (const field of ["project", "location", "credentialsFile"] as const)
+      if (provider[field] !== undefined)
+        throw new GatewayConfigError(`${where}.${field} is for type vertex only`);
+  }
+  if (provider.type === "gemini") {
+    if (apiKeys)
+      throw new GatewayConfigError(`${where}.apiKeyEnvs: a gemini provider takes one key (apiKeyEnv)`);
+    if (!apiKey)
+      throw new GatewayConfigError(
+        `${where}.apiKeyEnv is required for type gemini: the variable holding the Gemini API key`,
+      );
+    return undefined;
+  }
+  if (provider.type !== "vertex") return undefined;
+  if (apiKey || apiKeys)
+    throw new GatewayConfigError(
+      `${where}.${apiKeys ? "apiKeyEnvs" : "apiKeyEnv"} is not for type vertex: it signs in with a service account (credentialsFile)`,
+    );
+  if (!provider.project) throw new GatewayConfigError(`${where}.project is required for type vertex`);
+  if (!provider.location)
+    throw new GatewayConfigError(
+      `${where}.location is required for type vertex: a region such as us-central1, or global`,
+    );
+  const file = provider.credentialsFile ?? env.GOOGLE_APPLICATION_CREDENTIALS?.trim();
+  if (!file)
+    throw new GatewayConfigError(
+      `${where}.credentialsFile is required for type vertex (or set GOOGLE_APPLICATION_CREDENTIALS): a service account's JSON key file`,
+    );
+  try {
+    return readServiceAccountKey(path.resolve(file));
+  } catch (error) {
+    const field = provider.credentialsFile
+      ? "credentialsFile"
+      : "credentialsFile (GOOGLE_APPLICATION_CREDENTIALS)";
+    throw new GatewayConfigError(`${where}.${field}: ${(error as Error).message}`);
+  }
 }
 
 function awsKeys(

@@ -138,11 +138,13 @@ export function classify(error: unknown, attemptSignal: AbortSignal, callerSigna
   const e = error as SdkLikeError;
   if (typeof e?.status === "number" && e.status > 0) {
     const filtered = e.status === 400 ? contentFilterOfError(e.error) : undefined;
+    const google = googleDetails(e.error);
     return {
-      errorClass: classForStatus(e.status),
+      // Google answers a key it does not know with 400 API_KEY_INVALID: the key's fault, not the request's.
+      errorClass: google.keyInvalid ? "auth" : classForStatus(e.status),
       status: e.status,
       message: providerMessage(e),
-      retryAfterMs: retryAfterMs(e.headers),
+      retryAfterMs: retryAfterMs(e.headers) ?? google.retryAfterMs,
       ...(filtered ? { contentFilter: filtered } : {}),
     };
   }
@@ -184,6 +186,23 @@ export function networkCode(error: unknown): string | undefined {
 
 const withCode = (message: string, code: string | undefined) =>
   code && !message.includes(code) ? `${message} (${code})` : message;
+
+/**
+ * What Google's error details (`error.details[]`, google.rpc types) say: a key it does not know (ErrorInfo
+ * API_KEY_INVALID), and how long to wait (RetryInfo `retryDelay`, "37s": Gemini sends no Retry-After header).
+ */
+function googleDetails(body: unknown): { keyInvalid: boolean; retryAfterMs?: number } {
+  const details = (body as { error?: { details?: unknown } } | undefined)?.error?.details;
+  if (!Array.isArray(details)) return { keyInvalid: false };
+  let keyInvalid = false;
+  let retryAfterMs: number | undefined;
+  for (const d of details as { "@type"?: unknown; reason?: unknown; retryDelay?: unknown }[]) {
+    if (d?.reason === "API_KEY_INVALID") keyInvalid = true;
+    const delay = typeof d?.retryDelay === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(d.retryDelay) : null;
+    if (delay) retryAfterMs = Math.round(Number(delay[1]) * 1000);
+  }
+  return { keyInvalid, retryAfterMs };
+}
 
 function providerMessage(e: SdkLikeError): string {
   const body = e.error;

@@ -347,6 +347,8 @@ function createAdapter(
     case "offline":
       return new OfflineAdapter({ chunkDelayMs: provider.chunkDelayMs });
     case "bedrock":
+    case "gemini":
+    case "vertex":
       throw new Error(`${provider.type} is served by its native adapter`);
   }
 }

@@ -137,6 +137,9 @@ const VENDOR: Partial<Record<ProviderType, string>> = {
   anthropic: "anthropic",
   "azure-openai": "azure",
   bedrock: "aws",
+  // The catalog prices Gemini once, under Google, for the Gemini API and Vertex AI alike.
+  gemini: "google",
+  vertex: "google",
 };
 const namedProviders = new Map<string, string | undefined>();
 

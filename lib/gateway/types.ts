@@ -96,6 +96,8 @@ export type ProviderType =
   | "openai-compatible"
   | "azure-openai"
   | "bedrock"
+  | "gemini"
+  | "vertex"
   | "offline";
 
 /** One try of one candidate. */

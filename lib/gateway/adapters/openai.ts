@@ -70,8 +70,9 @@ export class OpenAIAdapter implements ModelAdapter {
         ? [{ id: c.id, name: c.function.name, args: parseToolArgs(c.function.arguments) }]
         : [],
     );
-    // Azure OpenAI's filter verdicts ride on the answer (fields the OpenAI types do not have).
-    const filtered = this.type === "azure-openai" ? filterVerdicts(completion, []) : [];
+    // Azure OpenAI's filter verdicts ride on the answer (fields the OpenAI types do not have), and Google's
+    // safety blocks in the same shape.
+    const filtered = FILTERED_TYPES.has(this.type) ? filterVerdicts(completion, []) : [];
     return {
       content: choice?.message.content ?? "",
       toolCalls,
@@ -94,7 +95,7 @@ export class OpenAIAdapter implements ModelAdapter {
     let ended = false;
     const filtered: string[] = [];
     for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
-      if (this.type === "azure-openai") filterVerdicts(chunk, filtered);
+      if (FILTERED_TYPES.has(this.type)) filterVerdicts(chunk, filtered);
       if (chunk.model) servedModel = chunk.model;
       if (chunk.usage) {
         usage = usageOf(chunk.usage);
@@ -191,6 +192,8 @@ function toOpenAIMessage(m: AdapterRequest["messages"][number]): ChatCompletionM
   }
 }
 
+/** The types whose answers carry Azure-shaped filter verdicts: Azure's own, and Google's translated (native/gemini). */
+const FILTERED_TYPES = new Set<ProviderType>(["azure-openai", "gemini", "vertex"]);
 const filterVerdicts = (answer: object, into: string[]) => azureFilterVerdicts(answer as Json, into);
 
 function toolChoice(choice: NonNullable<AdapterRequest["toolChoice"]>): ChatCompletionToolChoiceOption {

@@ -39,6 +39,8 @@ export const PROVIDER_FAMILY: Record<ProviderType, Family> = {
   "azure-openai": "openai",
   // Native APIs are reached through OpenAI chat (lib/gateway/native): planned as OpenAI, then translated.
   bedrock: "openai",
+  gemini: "openai",
+  vertex: "openai",
   offline: "openai",
   anthropic: "anthropic",
 };

@@ -1,5 +1,7 @@
 import type { ResolvedProvider } from "../config";
 import { BedrockProvider } from "./bedrock";
+import { GeminiProvider } from "./gemini";
+import { GoogleTokenSource } from "./google-auth";
 import type { NativeProvider } from "./types";
 
 export type { NativeProvider, NativeRequest, NativeTarget } from "./types";
@@ -9,6 +11,16 @@ export function createNative(provider: ResolvedProvider): NativeProvider | undef
   switch (provider.type) {
     case "bedrock":
       return new BedrockProvider(provider);
+    case "gemini":
+      return new GeminiProvider({ type: "gemini", apiKey: provider.apiKey ?? "", baseUrl: provider.baseUrl });
+    case "vertex":
+      return new GeminiProvider({
+        type: "vertex",
+        project: provider.project!,
+        location: provider.location!,
+        tokens: new GoogleTokenSource(provider.serviceAccount!),
+        baseUrl: provider.baseUrl,
+      });
     default:
       return undefined;
   }

@@ -69,6 +69,65 @@ export const OPENAI_TO_ANTHROPIC_FIELDS: Record<string, string> = {
   function_call: "refused: deprecated (use tool_choice)",
 };
 
+export const OPENAI_TO_GEMINI_FIELDS: Record<string, string> = {
+  model: "translated: the serving candidate's model, in the URL (`models/{model}:generateContent`)",
+  messages: "translated: `contents` (roles `user` and `model`), see the `messages[]` rows",
+  "messages[] system / developer":
+    "translated: leading ones become `systemInstruction` (text parts, in order); one after the conversation started is refused (Gemini takes one system instruction for the whole request)",
+  "messages[] user":
+    "translated: string content and `text` parts to text parts; `image_url` data: URLs to `inlineData`, http(s) URLs ending in a known image extension (.png, .jpg, .jpeg, .webp, .gif, .heic, .heif) to `fileData` (other URLs refused: Gemini needs the file's type); `input_audio` (wav, mp3) to `inlineData`; `file` parts with `file_data` to `inlineData` of the data URL's type",
+  "messages[].content[] image_url.detail":
+    'translated when "auto"; "low"/"high" dropped (a hint: Gemini sets media resolution per request, not per image)',
+  "messages[].content[] file_id / other parts": "refused: Gemini takes no OpenAI file ids",
+  "messages[] assistant":
+    "translated: a `model` turn: text to text parts; `tool_calls` to `functionCall` parts with the arguments parsed (arguments that are not a JSON object are refused; for models after gemini-2.x a turn's first call carries the `thoughtSignature` Google documents for histories from elsewhere, `skip_thought_signature_validator`); a final assistant message is refused (Gemini would continue it instead of answering after it)",
+  "messages[] assistant refusal / audio / function_call": "refused: no Gemini equivalent",
+  "messages[] tool":
+    "translated: a `functionResponse` part `{name, response: {output}}` in a user turn (the name is the one the matching `tool_call_id` was called with: Gemini matches results by name); a JSON object content is sent as the response itself; consecutive same-role messages merge into one turn",
+  "messages[] function": "refused: the deprecated function role (use tools)",
+  "messages[].name": "dropped (a hint): Gemini has no per-message author name",
+  max_completion_tokens: "translated: `generationConfig.maxOutputTokens`",
+  max_tokens:
+    "translated: `generationConfig.maxOutputTokens` (`max_completion_tokens` wins when both are set); absent: the model's own limit",
+  temperature: "translated: `generationConfig.temperature`",
+  top_p: "translated: `generationConfig.topP`",
+  stop: "translated: `generationConfig.stopSequences` (a string becomes a one-element list)",
+  seed: "translated: `generationConfig.seed`",
+  presence_penalty: "translated: `generationConfig.presencePenalty`",
+  frequency_penalty: "translated: `generationConfig.frequencyPenalty`",
+  n: "translated: `generationConfig.candidateCount` (each candidate one choice)",
+  stream: "translated: the `:streamGenerateContent?alt=sse` method instead of `:generateContent`",
+  stream_options:
+    "accepted, not sent: usage always arrives on a Gemini stream; the gateway emits OpenAI's usage chunk",
+  tools:
+    "translated: function tools to one `functionDeclarations` tool (`parameters` as `parametersJsonSchema`); `strict` dropped (a hint: Gemini has no per-tool strict mode); custom tools refused",
+  tool_choice:
+    'translated to `toolConfig.functionCallingConfig`: "auto" to AUTO, "required" to ANY, "none" to NONE, a named function to ANY with `allowedFunctionNames: [name]`; `allowed_tools` with mode "required" to ANY with those names, with mode "auto" refused (Gemini restricts names only when a call is required); custom refused',
+  parallel_tool_calls:
+    "accepted when true (Gemini may call several functions at once); false refused (Gemini cannot be limited to one call)",
+  response_format:
+    '"text" accepted; `json_object` to `responseMimeType: application/json`; `json_schema` to `responseMimeType: application/json` and `responseJsonSchema` (the schema)',
+  reasoning_effort:
+    '`generationConfig.thinkingConfig`: for gemini-2.x models "none" to `thinkingBudget: 0`, "minimal"/"low" 1024, "medium" 8192, "high" 24576; for later models "minimal", "low", "medium", "high" to `thinkingLevel` and "none" to "minimal"; "xhigh" refused',
+  logprobs: "accepted when false; true refused (Gemini's log probabilities are not translated back)",
+  top_logprobs: "accepted when 0; more refused",
+  logit_bias: "accepted when empty; otherwise refused (no Gemini equivalent)",
+  modalities: 'accepted when ["text"]; audio refused',
+  audio: "refused: the gateway translates no Gemini audio output",
+  prediction: "refused: Gemini has no predicted outputs",
+  web_search_options: "refused: Google Search grounding is a Gemini tool the caller did not ask for",
+  verbosity: 'accepted when "medium" (the default); other values refused',
+  user: "dropped (a hint): Gemini takes no end-user id",
+  safety_identifier: "dropped (a hint): Gemini takes no end-user id",
+  metadata: "accepted when empty; otherwise dropped (a hint: Gemini keeps no request metadata)",
+  store: "accepted when false; true dropped (a hint: Gemini keeps no completions to retrieve)",
+  service_tier: '"auto" and "default" accepted, not sent; "flex", "scale" and "priority" dropped (a hint)',
+  prompt_cache_key: "accepted, not sent: a cache-routing hint that changes no answer",
+  prompt_cache_retention: 'accepted when "in-memory"; "24h" dropped (a hint: Gemini caches implicitly)',
+  functions: "refused: deprecated (use tools)",
+  function_call: "refused: deprecated (use tool_choice)",
+};
+
 export const ANTHROPIC_TO_OPENAI_FIELDS: Record<string, string> = {
   model: "translated: replaced by the serving candidate's model",
   messages: "translated: see the `messages[]` rows",
@@ -209,7 +268,7 @@ export function knownFields(table: Record<string, string>): string[] {
   return Object.keys(table).filter((k) => /^[a-z_]+$/.test(k));
 }
 
-/** docs/translation.md: the two tables as markdown, for the README. */
+/** docs/translation.md: the three tables as markdown, for the README. */
 export function translationTablesMarkdown(): string {
   const table = (rows: Record<string, string>) =>
     [
@@ -240,6 +299,13 @@ export function translationTablesMarkdown(): string {
     "by this one; the answer comes back the same way.",
     "",
     table(OPENAI_TO_CONVERSE_FIELDS),
+    "",
+    "### OpenAI Chat Completions request served by a Google Gemini or Vertex AI model",
+    "",
+    "An Anthropic Messages request to a Gemini or Vertex AI candidate is translated to OpenAI chat first, then by",
+    "this table; the answer comes back the same way.",
+    "",
+    table(OPENAI_TO_GEMINI_FIELDS),
     "",
   ].join("\n");
 }
