@@ -26,9 +26,12 @@ function readBody(incoming: IncomingMessage, maxBytes: number): Promise<Buffer |
   });
 }
 
+/** What a refused body may still send, at least, before its connection is closed. */
+const DRAIN_BYTES = 2 ** 20;
+
 /**
  * Refuses a body past the limit (413) without calling the handler (nothing goes upstream). The client may still
- * be sending: up to `maxBytes` more are read and dropped so it can read the answer instead of a reset, and a body
+ * be sending: up to `maxBytes` (at least 1 MiB) more are read and dropped so it can read the answer instead of a reset, and a body
  * longer than that (or endless) has its connection closed.
  */
 function dropAndRefuse(
@@ -38,9 +41,11 @@ function dropAndRefuse(
   answer: ApiAnswer,
 ): Promise<void> {
   let dropped = 0;
+  // A small limit still lets a body somewhat past it drain, so the client reads the 413 rather than a reset.
+  const drainBytes = Math.max(maxBytes, DRAIN_BYTES);
   incoming.on("data", (chunk: Buffer) => {
     dropped += chunk.length;
-    if (dropped > maxBytes) incoming.socket.destroy();
+    if (dropped > drainBytes) incoming.socket.destroy();
   });
   incoming.resume();
   return write(outgoing, answer);
