@@ -1,13 +1,10 @@
 import { createSign } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { nodeRequest } from "../adapters/node-fetch";
-import { GatewayError } from "../errors";
+import { OAuthTokenSource, type TokenGrant } from "../adapters/oauth-token";
 
 /** The scope Vertex AI's generateContent is called with. */
 export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
-/** How long before its expiry a token is replaced (Google's own libraries refresh about this early). */
-const REFRESH_BEFORE_MS = 5 * 60_000;
-const TOKEN_TIMEOUT_MS = 10_000;
+/** How long a signed assertion is valid (Google takes at most an hour). */
 const ASSERTION_LIFETIME_S = 3600;
 
 /** The fields of a Google service-account JSON key the JWT-bearer grant needs. */
@@ -65,80 +62,24 @@ export function signedAssertion(key: ServiceAccountKey, scope: string, nowSecond
  * calls ask at the same time. A refused grant is an `auth` failure (the router moves to the next candidate); an
  * unreachable endpoint a `connection` one (it retries).
  */
-export class GoogleTokenSource {
-  private current: { token: string; refreshAt: number } | null = null;
-  private pending: Promise<string> | null = null;
-
+export class GoogleTokenSource extends OAuthTokenSource {
   constructor(
     private readonly key: ServiceAccountKey,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
     private readonly scope = CLOUD_PLATFORM_SCOPE,
-  ) {}
-
-  /** A token valid for a while yet; `signal` stops this caller's wait, not the fetch others may share. */
-  async token(signal?: AbortSignal): Promise<string> {
-    if (this.current && this.now() < this.current.refreshAt) return this.current.token;
-    this.pending ??= this.fetchToken().finally(() => {
-      this.pending = null;
-    });
-    if (!signal) return this.pending;
-    signal.throwIfAborted();
-    return new Promise<string>((resolve, reject) => {
-      const stop = () => reject(signal.reason);
-      signal.addEventListener("abort", stop, { once: true });
-      this.pending!.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
-    });
+  ) {
+    super(now);
   }
 
-  private async fetchToken(): Promise<string> {
-    const assertion = signedAssertion(this.key, this.scope, Math.floor(this.now() / 1000));
-    const body = new URLSearchParams({
-      grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
-      assertion,
-    }).toString();
-    const reply = await nodeRequest(this.key.token_uri, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-      body,
-      signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
-    }).catch((error: unknown) => {
-      const cause = error instanceof Error ? (error.cause ?? error) : error;
-      throw new GatewayError(
-        "connection",
-        `Google's token endpoint did not answer: ${cause instanceof Error ? cause.message : String(cause)}`,
-      );
-    });
-    const text = reply.kind === "whole" ? reply.body.toString("utf8").slice(0, 65_536) : "";
-    if (reply.kind === "stream") reply.body.destroy();
-    let answer: {
-      access_token?: unknown;
-      expires_in?: unknown;
-      error?: unknown;
-      error_description?: unknown;
+  protected grant(): TokenGrant {
+    return {
+      url: this.key.token_uri,
+      form: {
+        grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+        assertion: signedAssertion(this.key, this.scope, Math.floor(this.now() / 1000)),
+      },
+      unreachable: "Google's token endpoint did not answer",
+      refused: `Google refused a token for Vertex AI (${this.key.client_email})`,
     };
-    try {
-      answer = JSON.parse(text) as typeof answer;
-    } catch {
-      answer = {};
-    }
-    if (reply.status !== 200 || typeof answer.access_token !== "string") {
-      const why =
-        typeof answer.error_description === "string"
-          ? answer.error_description.slice(0, 300)
-          : typeof answer.error === "string"
-            ? answer.error
-            : `HTTP ${reply.status}`;
-      throw new GatewayError(
-        reply.status >= 500 ? "server" : "auth",
-        `Google refused a token for Vertex AI (${this.key.client_email}): ${why}`,
-        reply.status >= 500 ? 502 : 401,
-      );
-    }
-    const lifetimeMs = (Number(answer.expires_in) || 3600) * 1000;
-    this.current = {
-      token: answer.access_token,
-      refreshAt: this.now() + Math.max(lifetimeMs - REFRESH_BEFORE_MS, lifetimeMs / 2),
-    };
-    return answer.access_token;
   }
 }
