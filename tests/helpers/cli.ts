@@ -8,7 +8,24 @@ const run = promisify(execFile);
 
 export type CliResult = { code: number; stdout: string; stderr: string };
 
-export function runCli(script: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+// Node 24's V8 now and then aborts a process at start-up under CI's load ("# Fatal error in , line 0 / Check failed:
+// jit_page.has_value()", exit 133; nodejs/node#60755 reports the family). That is the runtime failing before our
+// code decides anything, so such a run is tried again, twice at most; any other failure is returned as it is.
+const V8_FATAL = /^# Fatal error in .*\n# Check failed:/m;
+
+export async function runCli(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CliResult> {
+  let result = await runOnce(script, args, env);
+  for (let retry = 0; retry < 2 && result.code !== 0 && V8_FATAL.test(result.stderr); retry++) {
+    result = await runOnce(script, args, env);
+  }
+  return result;
+}
+
+function runOnce(script: string, args: string[], env: Record<string, string>): Promise<CliResult> {
   return run("npx", ["tsx", "--conditions=react-server", `scripts/${script}.ts`, ...args], {
     env: {
       ...process.env,
