@@ -2,8 +2,15 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { refuseTooLarge } from "@/features/v1/server/handler";
 import { isDraining, trackInFlight } from "@/lib/core/process/lifecycle";
 import { log } from "@/lib/core/process/log";
-import { type ApiAnswer, type ApiHandler, jsonAnswer, pathOf, queryOf } from "@/lib/http/exchange";
-import { apiBodyLimitFor, declaredTooLarge } from "@/lib/http/limits";
+import {
+  type ApiAnswer,
+  type ApiHandler,
+  type ApiRequest,
+  jsonAnswer,
+  pathOf,
+  queryOf,
+} from "@/lib/http/exchange";
+import { apiBodyLimitFor, declaredTooLarge, streamsUpload } from "@/lib/http/limits";
 
 /**
  * Reads a request body whole (API requests are small, and one Buffer is far cheaper than a web stream), or
@@ -80,8 +87,19 @@ export function serveApi(handler: ApiHandler, options: { maxBodyBytes?: number }
     const method = incoming.method ?? "GET";
     const path = pathOf(incoming.url ?? "/");
     let body: Buffer | null = null;
-    if (method !== "GET" && method !== "HEAD") {
-      const maxBodyBytes = limitFor(path);
+    let upload: ApiRequest["upload"];
+    const maxBodyBytes = limitFor(path);
+    if (streamsUpload(method, path, incoming.headers["content-type"])) {
+      if (declaredTooLarge(incoming.headers["content-length"], maxBodyBytes))
+        return dropAndRefuse(incoming, outgoing, maxBodyBytes, refuseTooLarge(path, maxBodyBytes));
+      // An upload is read by the handler as it parses it; stopping early must not destroy the socket (the
+      // caller still reads the answer), so the iterator leaves the stream open.
+      // Made when the handler starts reading: an upload it never reads (a bad key) is drained below instead.
+      upload = {
+        chunks: { [Symbol.asyncIterator]: () => incoming.iterator({ destroyOnReturn: false }) },
+        maxBytes: maxBodyBytes,
+      };
+    } else if (method !== "GET" && method !== "HEAD") {
       try {
         body = await readBody(incoming, maxBodyBytes);
       } catch {
@@ -100,6 +118,7 @@ export function serveApi(handler: ApiHandler, options: { maxBodyBytes?: number }
         query,
         headers: incoming.headers,
         body,
+        ...(upload ? { upload } : {}),
         signal: controller.signal,
       });
     } catch (error) {
@@ -107,6 +126,9 @@ export function serveApi(handler: ApiHandler, options: { maxBodyBytes?: number }
       log.error({ err: error }, "handler failed");
       answer = jsonAnswer(500, { error: { message: "internal error", type: "server_error" } });
     }
+    // An upload refused part way is not read to its end: what is left drains (within a bound) so the caller
+    // reads the answer instead of a reset.
+    if (upload && !incoming.readableEnded) return dropAndRefuse(incoming, outgoing, maxBodyBytes, answer);
     await write(outgoing, answer);
   }
 }

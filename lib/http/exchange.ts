@@ -1,4 +1,4 @@
-import { readBytesWithin } from "@/lib/http/limits";
+import { declaredTooLarge, readBytesWithin, streamsUpload } from "@/lib/http/limits";
 
 /**
  * /v1 without a transport: what the handler reads of a request and what it answers, in plain values. The lean
@@ -13,8 +13,13 @@ export type ApiRequest = {
   query?: string;
   /** Lower-case names, as node:http gives them. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The body, read whole within the size limit (null: none). */
+  /** The body, read whole within the size limit (null: none, or an upload, below). */
   body: Uint8Array | null;
+  /**
+   * A multipart upload's body, not read yet (`body` is then null): the handler reads it as it parses it, within
+   * `maxBytes`, once the key is known, so an upload is never held whole in memory (see `streamsUpload`).
+   */
+  upload?: { chunks: AsyncIterable<Uint8Array>; maxBytes: number };
   /** Aborted when the caller goes away. */
   signal: AbortSignal;
 };
@@ -76,18 +81,50 @@ export function webHandler(
     const url = new URL(req.url);
     const path = pathOf(url.pathname);
     let body: Uint8Array | null = null;
+    let upload: ApiRequest["upload"];
     if (req.method !== "GET" && req.method !== "HEAD") {
       const maxBytes = options.maxBytes(path);
-      body = await readBytesWithin(req, maxBytes);
-      if (!body) return toResponse(options.tooLarge(path, maxBytes));
+      if (streamsUpload(req.method, path, req.headers.get("content-type"))) {
+        if (declaredTooLarge(req.headers.get("content-length"), maxBytes))
+          return toResponse(options.tooLarge(path, maxBytes));
+        // Left unread past a refusal, not cancelled (cancelling would destroy the socket before the answer).
+        if (req.body) upload = { chunks: unread(req.body), maxBytes };
+      } else {
+        body = await readBytesWithin(req, maxBytes);
+        if (!body) return toResponse(options.tooLarge(path, maxBytes));
+      }
     }
     const headers: Record<string, string> = {};
     req.headers.forEach((value, name) => {
       headers[name] = value;
     });
     const query = url.search.slice(1);
-    return toResponse(await handler({ method: req.method, path, query, headers, body, signal: req.signal }));
+    return toResponse(
+      await handler({
+        method: req.method,
+        path,
+        query,
+        headers,
+        body,
+        ...(upload ? { upload } : {}),
+        signal: req.signal,
+      }),
+    );
   };
+}
+
+/** A stream's chunks; stopping early releases it without cancelling it. */
+async function* unread(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
 }
 
 /** A Web `Response` of an answer (an event stream stays a stream). */

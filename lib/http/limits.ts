@@ -47,6 +47,16 @@ export function apiBodyLimitFor(path: string, limits: ApiBodyLimits = apiBodyLim
   return limits.maxBytes;
 }
 
+const UPLOAD_PATH = /\/v1\/(?:audio\/(?:transcriptions|translations)|images\/edits)$/;
+
+/**
+ * Whether a request's body is an upload that the handler reads as it streams in (a multipart POST to a /v1 upload
+ * path) rather than one the transport reads whole first.
+ */
+export function streamsUpload(method: string, path: string, contentType: string | null | undefined): boolean {
+  return method === "POST" && UPLOAD_PATH.test(path) && /^multipart\/form-data/i.test(contentType ?? "");
+}
+
 export const appBodyLimits = (env: Env = process.env): BodyLimits => ({
   maxBytes: positiveInt(env.MAX_APP_BODY_BYTES, DEFAULT_APP_BODY_BYTES),
   maxDepth: positiveInt(env.MAX_JSON_DEPTH, DEFAULT_JSON_DEPTH),

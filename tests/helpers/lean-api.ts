@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { sysAgentAudit, sysAgentTurn } from "@/db/schema";
-import { createV1Core } from "@/features/v1/server/handler";
+import { createV1Core, v1WebHandler } from "@/features/v1/server/handler";
 import type { Gateway } from "@/lib/gateway/gateway";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
@@ -19,27 +19,26 @@ export async function startLeanApi(database: Database, gateway: Gateway, counter
   const db = async () => database;
   const recorder = new BatchedGovernanceRecorder(db);
   const store = counters ?? new PostgresCounters(db);
-  const server = createServer(
-    serveApi(
-      createV1Core({
-        db,
-        gateway: () => gateway,
-        pipeline: new Pipeline({
-          db,
-          gateway: () => gateway,
-          counters: () => store,
-          cache: () => new PostgresResponseCache(db),
-        }),
-        recorder,
-      }),
-    ),
-  );
+  const core = createV1Core({
+    db,
+    gateway: () => gateway,
+    pipeline: new Pipeline({
+      db,
+      gateway: () => gateway,
+      counters: () => store,
+      cache: () => new PostgresResponseCache(db),
+    }),
+    recorder,
+  });
+  const server = createServer(serveApi(core));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     /** http://127.0.0.1:port (OpenAI's clients take `${root}/v1`, Anthropic's the root). */
     root: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     recorder,
     counters: store,
+    /** The same handler as Next's route mounts it (a Web Request in, a Web Response out). */
+    web: v1WebHandler(core),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

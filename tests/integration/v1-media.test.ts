@@ -1,6 +1,10 @@
 // /v1 images and audio through the official OpenAI SDK: what the client sends reaches the provider with the same
 // fields and the same file bytes (`model` the candidate's), the answer comes back whole (audio byte for byte), and
 // each call is a ledger row with its units and exact cost, reserved for at its worst case before it is sent.
+
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import OpenAI, { toFile } from "openai";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApiKey } from "@/features/keys/server/keys";
@@ -38,6 +42,7 @@ describe.each(testDbKinds)("/v1 images and audio on %s", (kind) => {
   let openai: FakeProvider;
   let anthropic: FakeProvider;
   let closeApi: () => Promise<void>;
+  let web: (req: Request) => Promise<Response>;
   let root: string;
   let secret: string;
   let acme: string;
@@ -55,11 +60,19 @@ describe.each(testDbKinds)("/v1 images and audio on %s", (kind) => {
           providers: {
             oa: { type: "openai", baseUrl: openai.url },
             an: { type: "anthropic", baseUrl: anthropic.url },
+            // The same fake under a second name: a fallback from one candidate to the other.
+            oa2: { type: "openai", baseUrl: openai.url },
           },
           models: {
             dalle: { candidates: [{ provider: "oa", model: "dall-e-3" }] },
             "gpt-image": { candidates: [{ provider: "oa", model: "gpt-image-1" }] },
             whisper: { candidates: [{ provider: "oa", model: "whisper-1" }] },
+            "whisper-twice": {
+              candidates: [
+                { provider: "oa", model: "whisper-1" },
+                { provider: "oa2", model: "whisper-1" },
+              ],
+            },
             transcribe: { candidates: [{ provider: "oa", model: "gpt-4o-transcribe" }] },
             tts: { candidates: [{ provider: "oa", model: "tts-1" }] },
             claude: { candidates: [{ provider: "an", model: "claude-sonnet-4-5" }] },
@@ -85,7 +98,7 @@ describe.each(testDbKinds)("/v1 images and audio on %s", (kind) => {
       ),
     );
     const api = await startLeanApi(app.db, gateway);
-    ({ root, recorder, counters } = api);
+    ({ root, recorder, counters, web } = api);
     closeApi = api.close;
     acme = await app.tenantId("acme");
     admin = await app.userId("admin@acme.test");
@@ -423,6 +436,81 @@ describe.each(testDbKinds)("/v1 images and audio on %s", (kind) => {
   });
 
   describe("budgets", () => {
+    it("streams an upload: spooled to a temporary file removed after the call, sent again on a fallback, refused past the limit without a Content-Length, and never read for a bad key", async () => {
+      const tmp = await mkdtemp(path.join(os.tmpdir(), "tg-spool-test-"));
+      const before = process.env.TMPDIR;
+      process.env.TMPDIR = tmp;
+      try {
+        // The first candidate fails: the second gets the same bytes, read again from the spool.
+        openai.enqueue({ kind: "error", status: 500, message: "boom" });
+        const text = await oa().audio.transcriptions.create({
+          model: "whisper-twice",
+          file: await toFile(AUDIO, "twice.wav", { type: "audio/wav" }),
+        });
+        expect(text.text).toBe("Transcript of twice.wav.");
+        expect(openai.requests).toHaveLength(2);
+        for (const request of openai.requests)
+          expect(described(uploads.get(request)!).find((p) => p.name === "file")).toMatchObject({
+            hex: AUDIO.toString("hex"),
+          });
+        expect(await readdir(tmp)).toEqual([]);
+        // The same through the handler Next mounts: the Web Request's body stream is read as it is parsed.
+        openai.reset();
+        const viaNext = await web(
+          new Request(`${root}/v1/audio/transcriptions`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${secret}` },
+            body: form({ model: "whisper" }, [["file", AUDIO, "next.wav"]]),
+          }),
+        );
+        expect(viaNext.status).toBe(200);
+        expect((await viaNext.json()).text).toBe("Transcript of next.wav.");
+        expect(described(uploads.get(openai.requests[0]!)!).find((p) => p.name === "file")).toMatchObject({
+          hex: AUDIO.toString("hex"),
+        });
+        expect(await readdir(tmp)).toEqual([]);
+        // A bad key is refused before the upload is read: nothing is spooled.
+        const badKey = await postForm(
+          "/v1/audio/transcriptions",
+          form({ model: "whisper" }, [["file", AUDIO, "a.wav"]]),
+          {
+            authorization: "Bearer tg_not_a_key",
+          },
+        );
+        expect(badKey.status).toBe(401);
+        expect(await readdir(tmp)).toEqual([]);
+        // No Content-Length (a chunked body): counted as it streams in, refused at the limit; the client
+        // reads the 413 rather than a reset, and nothing went upstream.
+        openai.reset();
+        process.env.MAX_AUDIO_FILE_BYTES = "10000";
+        const big = Buffer.alloc(3 * 1024 * 1024, 7);
+        const chunked = await fetch(`${root}/v1/audio/transcriptions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${secret}`, "content-type": "multipart/form-data; boundary=xyz" },
+          body: new ReadableStream({
+            start(controller) {
+              controller.enqueue(
+                new TextEncoder().encode(
+                  '--xyz\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper\r\n--xyz\r\nContent-Disposition: form-data; name="file"; filename="big.wav"\r\n\r\n',
+                ),
+              );
+              for (let at = 0; at < big.length; at += 65536) controller.enqueue(big.subarray(at, at + 65536));
+              controller.close();
+            },
+          }),
+          duplex: "half",
+        } as RequestInit);
+        expect(chunked.status).toBe(413);
+        expect((await chunked.json()).error.code).toBe("request_too_large");
+        expect(openai.requests).toHaveLength(0);
+        expect(await readdir(tmp)).toEqual([]);
+      } finally {
+        if (before === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = before;
+        await rm(tmp, { recursive: true, force: true });
+      }
+    });
+
     it("refuses before the upstream a call whose worst case the budget cannot cover: n images, the audio's bound, the characters", async () => {
       const keyWithBudget = async (dailyHardUsd: string) => {
         const created = await createApiKey(app.db, {

@@ -200,19 +200,35 @@ async function modelCall(
   call: CallState,
 ): Promise<ApiAnswer> {
   const { format, dialect } = endpoint;
-  const media = isMediaFormat(format);
-  let upload: Upload | undefined;
-  let body: Json;
   if (MULTIPART_FORMATS.has(format)) {
     const read = await readUpload(req, format, dialect);
     if (read.refused) return read.refused;
-    ({ upload } = read);
-    body = upload.body;
-  } else {
-    const read = readBody(req, dialect);
-    if (read.refused) return read.refused;
-    ({ body } = read);
+    // The upload's files are spooled to disk for the call (a fallback sends them again), and removed after it.
+    try {
+      return await governedCall(req, turnId, key, deps, endpoint, call, read.upload.body, read.upload);
+    } finally {
+      await read.upload.dispose();
+    }
   }
+  const read = readBody(req, dialect);
+  if (read.refused) return read.refused;
+  return governedCall(req, turnId, key, deps, endpoint, call, read.body);
+}
+
+/** A model call whose body is read: prompt, checks, routing, the pipeline, the ledger, the answer. */
+async function governedCall(
+  req: ApiRequest,
+  turnId: string,
+  key: ResolvedKey,
+  deps: V1Deps,
+  endpoint: { format: WireFormat; dialect: Dialect },
+  call: CallState,
+  received: Json,
+  upload?: Upload,
+): Promise<ApiAnswer> {
+  const { format, dialect } = endpoint;
+  const media = isMediaFormat(format);
+  let body = received;
   let prompt: TurnPrompt | undefined;
   // An image's `prompt` is its text, not a stored prompt's reference.
   if (body.prompt !== undefined && !media) {

@@ -1,13 +1,23 @@
+import { once } from "node:events";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
 import type { WireFormat } from "@/lib/gateway/forward/formats";
-import type { MultipartPart } from "@/lib/gateway/forward/multipart";
+import { isFilePart, type MultipartPart } from "@/lib/gateway/forward/multipart";
 import type { Json } from "@/lib/gateway/translate/types";
 import { type ApiAnswer, type ApiRequest, headerOf } from "@/lib/http/exchange";
 import { apiBodyLimits, megabytes } from "@/lib/http/limits";
 import type { Dialect } from "./dialects";
 
-/** A read upload: its parts in order (what goes upstream) and its fields as an object (what the checks read). */
-export type Upload = { parts: MultipartPart[]; body: Json };
+/**
+ * A read upload: its parts in order (what goes upstream), its fields as an object (what the checks read), and
+ * `dispose`, which removes its spooled files once the call is over.
+ */
+export type Upload = { parts: MultipartPart[]; body: Json; dispose: () => Promise<void> };
 
 /** Fields of one upload at most, and one text field's size at most (a long prompt fits many times over). */
 const MAX_FIELDS = 64;
@@ -15,10 +25,13 @@ const MAX_FIELD_BYTES = 256 * 1024;
 const MAX_FILES = 16;
 
 /**
- * Reads a multipart/form-data upload (image edits, audio) with busboy, within the limits: each audio file at
- * most `MAX_AUDIO_FILE_BYTES` (413), the whole body already bounded as it came in. A body that is not
- * multipart, or is malformed, is a 400 naming the problem. Files keep their bytes exactly; in `body` a file is
- * described by its name, type and size, so nothing downstream (the audit, the budget) reads its bytes.
+ * Reads a multipart/form-data upload (image edits, audio) with busboy as it streams in, within the limits: the
+ * whole body at most the path's limit, each audio file at most `MAX_AUDIO_FILE_BYTES` (413). Files are written to a
+ * temporary directory as they arrive (under the OS's, `TMPDIR`), so an upload is never held whole in memory; they
+ * cannot go upstream as they arrive because the route is only known from the `model` field, which a form may send
+ * after its file. A body that is not multipart, is malformed, or is cut short is a 400 naming the problem. Files keep
+ * their bytes exactly; in `body` a file is described by its name, type and size, so nothing downstream (the audit,
+ * the budget) reads its bytes.
  */
 export async function readUpload(
   req: ApiRequest,
@@ -36,9 +49,14 @@ export async function readUpload(
     };
   const fileLimit =
     format === "openai-image-edits" ? apiBodyLimits().imageEditBytes : apiBodyLimits().audioFileBytes;
+  // A transport that streams uploads hands over the body unread; one that read it whole (tests) gives its bytes.
+  const source = req.upload ?? { chunks: req.body ? [req.body] : [], maxBytes: Number.POSITIVE_INFINITY };
+  const spool = new Spool();
   try {
-    return { upload: await parse(req.body ?? new Uint8Array(0), contentType, fileLimit) };
+    const read = await parse(source, contentType, fileLimit, spool);
+    return { upload: { ...read, dispose: () => spool.remove() } };
   } catch (error) {
+    await spool.remove();
     if (!(error instanceof UploadRefused)) throw error;
     return { refused: dialect.error(error.status, error.message, error.code, error.param) };
   }
@@ -55,7 +73,31 @@ class UploadRefused extends Error {
   }
 }
 
-function parse(bytes: Uint8Array, contentType: string, fileLimit: number): Promise<Upload> {
+/** The temporary files of one upload, in a directory of its own made when the first file arrives. */
+class Spool {
+  private dir: Promise<string> | undefined;
+  private files = 0;
+
+  async path(): Promise<string> {
+    this.dir ??= mkdtemp(path.join(os.tmpdir(), "tollgate-upload-"));
+    return path.join(await this.dir, String(this.files++));
+  }
+
+  async remove(): Promise<void> {
+    const dir = this.dir;
+    this.dir = undefined;
+    if (dir) await rm(await dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+type Source = { chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>; maxBytes: number };
+
+function parse(
+  source: Source,
+  contentType: string,
+  fileLimit: number,
+  spool: Spool,
+): Promise<Omit<Upload, "dispose">> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -88,32 +130,20 @@ function parse(bytes: Uint8Array, contentType: string, fileLimit: number): Promi
       parts.push({ name, value });
     });
     parser.on("file", (name, stream, info) => {
-      const chunks: Buffer[] = [];
-      parts.push(
-        new Promise((done) => {
-          stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-          // A form cut short ends its file with an error; the parser's own error refuses the upload.
-          stream.on("error", () => undefined);
-          stream.on("limit", () =>
-            refuse(
-              new UploadRefused(
-                413,
-                `The file ${info.filename ?? name} is larger than the limit of ${megabytes(fileLimit)}.`,
-                "request_too_large",
-                name,
-              ),
-            ),
-          );
-          stream.on("close", () =>
-            done({
-              name,
-              filename: info.filename ?? name,
-              contentType: info.mimeType || "application/octet-stream",
-              data: Buffer.concat(chunks),
-            }),
-          );
-        }),
+      // A form cut short ends its file with an error (maybe before the file is piped to disk); the parser's own
+      // error refuses the upload.
+      stream.on("error", () => undefined);
+      stream.on("limit", () =>
+        refuse(
+          new UploadRefused(
+            413,
+            `The file ${info.filename ?? name} is larger than the limit of ${megabytes(fileLimit)}.`,
+            "request_too_large",
+            name,
+          ),
+        ),
       );
+      parts.push(spoolFile(spool, stream, name, info));
     });
     const tooMany = (what: string) => () =>
       refuse(new UploadRefused(400, `The upload has too many ${what}.`, "invalid_multipart"));
@@ -126,8 +156,68 @@ function parse(bytes: Uint8Array, contentType: string, fileLimit: number): Promi
       if (refused) return reject(refused);
       Promise.all(parts).then((all) => resolve({ parts: all, body: fieldsOf(all) }), reject);
     });
-    parser.end(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    feed(source, parser, () => refused).then((stop) => {
+      if (stop) reject(stop);
+    }, reject);
   });
+}
+
+/**
+ * Writes the body into the parser as it arrives, waiting whenever the parser (and so the file being written) is
+ * behind. Stops at the first refusal (answered without reading the rest) or past the body's limit (413).
+ */
+async function feed(
+  source: Source,
+  parser: busboy.Busboy,
+  refusedYet: () => UploadRefused | undefined,
+): Promise<UploadRefused | undefined> {
+  let total = 0;
+  try {
+    for await (const chunk of source.chunks) {
+      total += chunk.byteLength;
+      if (total > source.maxBytes)
+        return new UploadRefused(
+          413,
+          `The upload is larger than the limit of ${megabytes(source.maxBytes)}.`,
+          "request_too_large",
+        );
+      const stop = refusedYet();
+      if (stop) return stop;
+      if (!parser.write(chunk)) await once(parser, "drain");
+    }
+  } catch (error) {
+    if (error instanceof UploadRefused) return error;
+    // The caller went away or the connection broke mid-upload: nobody may be left to read this.
+    return new UploadRefused(
+      400,
+      `The upload was cut short: ${(error as Error).message}.`,
+      "invalid_multipart",
+    );
+  }
+  parser.end();
+  return undefined;
+}
+
+/** One file written to the spool as busboy reads it; its part opens the written file each time it is sent. */
+async function spoolFile(
+  spool: Spool,
+  stream: Readable,
+  name: string,
+  info: busboy.FileInfo,
+): Promise<MultipartPart> {
+  const file = await spool.path();
+  let size = 0;
+  stream.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+  });
+  await pipeline(stream, createWriteStream(file)).catch(() => undefined);
+  return {
+    name,
+    filename: info.filename ?? name,
+    contentType: info.mimeType || "application/octet-stream",
+    size,
+    open: () => createReadStream(file),
+  };
 }
 
 /**
@@ -138,10 +228,9 @@ function fieldsOf(parts: MultipartPart[]): Json {
   // No prototype: a field named __proto__ is a field, not the object's prototype.
   const body: Json = Object.create(null);
   for (const part of parts) {
-    const value =
-      "data" in part
-        ? { filename: part.filename, contentType: part.contentType, bytes: part.data.byteLength }
-        : part.value;
+    const value = isFilePart(part)
+      ? { filename: part.filename, contentType: part.contentType, bytes: part.size }
+      : part.value;
     const many = part.name.endsWith("[]");
     const name = many ? part.name.slice(0, -2) : part.name;
     const had = body[name];

@@ -33,10 +33,13 @@ export type NodeReply = {
   headers: IncomingHttpHeaders;
 } & ({ kind: "whole"; body: Buffer } | { kind: "stream"; body: Readable });
 
+/** A request body sent as a stream of known length (an upload's files): opened once per exchange. */
+export type StreamedBody = { length: number; open: () => Readable };
+
 export type NodeRequestInit = {
   method?: string;
   headers: Record<string, string>;
-  body?: string | Uint8Array;
+  body?: string | Uint8Array | StreamedBody;
   signal?: AbortSignal;
 };
 
@@ -59,7 +62,10 @@ export function nodeRequest(
     const headers = init.headers;
     headers["accept-encoding"] ??= "gzip, deflate, br";
     // A known length: the request goes out in one write, not as chunks (header, body, terminator).
-    if (init.body !== undefined) headers["content-length"] = String(Buffer.byteLength(init.body));
+    const body = init.body;
+    const streamed = body !== undefined && typeof body !== "string" && !(body instanceof Uint8Array);
+    if (body !== undefined)
+      headers["content-length"] = String(streamed ? body.length : Buffer.byteLength(body));
     const agent = agents[url.protocol as keyof typeof agents];
     if (!agent) return reject(new TypeError(`fetch failed: unsupported protocol ${url.protocol}`));
     let settled = false;
@@ -145,7 +151,14 @@ export function nodeRequest(
       // The listener goes when the exchange is over, so a long-lived signal does not collect them.
       req.on("close", () => signal.removeEventListener("abort", onAbort));
     }
-    req.end(init.body);
+    if (!streamed) return void req.end(body);
+    // A streamed body goes out as it is read; a source that fails ends the exchange with its error.
+    const source = body.open();
+    source.on("error", (error) => {
+      fail(error);
+      req.destroy();
+    });
+    source.pipe(req);
   });
 }
 

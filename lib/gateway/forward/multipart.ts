@@ -1,12 +1,37 @@
 import { randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
+import type { StreamedBody } from "../adapters/node-fetch";
 
-/** One part of a multipart/form-data upload, in the order it came: a text field, or a file and its bytes. */
-export type MultipartPart =
-  | { name: string; value: string }
-  | { name: string; filename: string; contentType: string; data: Uint8Array };
+/**
+ * One file of an upload: its bytes are not held here but opened as a stream each time they are sent (the handler
+ * keeps them in a temporary file, a test in memory), so a fallback to the next candidate sends them again.
+ */
+export type FilePart = {
+  name: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  open: () => Readable;
+};
 
-export const isFilePart = (part: MultipartPart): part is Extract<MultipartPart, { data: Uint8Array }> =>
-  "data" in part;
+/** One part of a multipart/form-data upload, in the order it came: a text field, or a file. */
+export type MultipartPart = { name: string; value: string } | FilePart;
+
+export const isFilePart = (part: MultipartPart): part is FilePart => "open" in part;
+
+/** A file part whose bytes are in memory (tests, and anything small built in-process). */
+export const bytesPart = (
+  name: string,
+  filename: string,
+  contentType: string,
+  data: Uint8Array,
+): FilePart => ({
+  name,
+  filename,
+  contentType,
+  size: data.byteLength,
+  open: () => Readable.from([Buffer.from(data.buffer, data.byteOffset, data.byteLength)]),
+});
 
 /** The caller's parts with `model` set to the candidate's: every other field and every file's bytes unchanged. */
 export function withModel(parts: MultipartPart[], model: string): MultipartPart[] {
@@ -20,24 +45,36 @@ const quoted = (text: string) => `"${text.replace(/"/g, "%22").replace(/\r/g, "%
 
 /**
  * The parts as a multipart/form-data body, in their order, under a fresh boundary: what the provider reads is
- * what the caller sent (the boundary is the encoding's, not the request's).
+ * what the caller sent (the boundary is the encoding's, not the request's). The body is streamed, each file read
+ * from its source as it goes out, with its length known in advance (sent as Content-Length, as the SDKs do).
  */
-export function encodeMultipart(parts: MultipartPart[]): { body: Buffer; contentType: string } {
+export function encodeMultipart(parts: MultipartPart[]): StreamedBody & { contentType: string } {
   const boundary = `----tollgate${randomBytes(12).toString("hex")}`;
-  const chunks: Buffer[] = [];
+  // The text around the files, computed once: pieces are Buffers or the file parts between them.
+  const pieces: (Buffer | FilePart)[] = [];
   for (const part of parts) {
-    let head = `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(part.name)}`;
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(part.name)}`;
     if (isFilePart(part)) {
-      head += `; filename=${quoted(part.filename)}\r\nContent-Type: ${part.contentType}\r\n\r\n`;
-      chunks.push(
-        Buffer.from(head),
-        Buffer.from(part.data.buffer, part.data.byteOffset, part.data.byteLength),
+      pieces.push(
+        Buffer.from(
+          `${head}; filename=${quoted(part.filename)}\r\nContent-Type: ${part.contentType}\r\n\r\n`,
+        ),
+        part,
+        Buffer.from("\r\n"),
       );
-    } else {
-      chunks.push(Buffer.from(`${head}\r\n\r\n`), Buffer.from(part.value, "utf8"));
-    }
-    chunks.push(Buffer.from("\r\n"));
+    } else pieces.push(Buffer.from(`${head}\r\n\r\n${part.value}\r\n`, "utf8"));
   }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+  pieces.push(Buffer.from(`--${boundary}--\r\n`));
+  const length = pieces.reduce((sum, piece) => sum + (Buffer.isBuffer(piece) ? piece.length : piece.size), 0);
+  async function* chunks(): AsyncGenerator<Buffer> {
+    for (const piece of pieces) {
+      if (Buffer.isBuffer(piece)) yield piece;
+      else yield* piece.open() as AsyncIterable<Buffer>;
+    }
+  }
+  return {
+    length,
+    open: () => Readable.from(chunks()),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }

@@ -135,7 +135,7 @@ async function openUpstream(
           headers:
             target?.headers ??
             upstreamHeaders(serving.provider, plan, wire, await bearer, upload?.contentType),
-          body: upload ? upload.body : bodyText,
+          body: upload ?? bodyText,
           signal: clock.signal,
         },
         clock.headersArrived,

@@ -1,8 +1,9 @@
+import { buffer } from "node:stream/consumers";
 import busboy from "busboy";
 import { describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { mediaAnswer, mediaDemand } from "@/lib/gateway/forward/media";
-import { encodeMultipart, type MultipartPart, withModel } from "@/lib/gateway/forward/multipart";
+import { bytesPart, encodeMultipart, type MultipartPart, withModel } from "@/lib/gateway/forward/multipart";
 import { findPrice, imageRate, type ModelPrice, mediaCostOf, unitCostOf } from "@/lib/gateway/pricing";
 import type { Usage } from "@/lib/gateway/types";
 import { toResponse } from "@/lib/http/exchange";
@@ -120,10 +121,15 @@ describe("multipart uploads", () => {
     const data = Buffer.from([0, 1, 2, 13, 10, 45, 45, 255]);
     const parts: MultipartPart[] = [
       { name: "model", value: "whisper" },
-      { name: "file", filename: 'we"ird.wav', contentType: "audio/wav", data },
+      bytesPart("file", 'we"ird.wav', "audio/wav", data),
       { name: "prompt", value: "ünïcode\r\nlines" },
     ];
-    const { body, contentType } = encodeMultipart(withModel(parts, "whisper-1"));
+    const encoded = encodeMultipart(withModel(parts, "whisper-1"));
+    const { contentType } = encoded;
+    const body = await buffer(encoded.open());
+    // The length announced before sending is the length sent, and a second send (a fallback) sends it again.
+    expect(body.length).toBe(encoded.length);
+    expect(await buffer(encoded.open())).toEqual(body);
     const read: unknown[] = [];
     await new Promise<void>((resolve, reject) => {
       const parser = busboy({ headers: { "content-type": contentType } });
