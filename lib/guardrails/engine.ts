@@ -293,12 +293,15 @@ async function withTimeout<T>(timeoutMs: number, message: string, task: (signal:
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const error = new Error(message);
-      controller.abort(error);
       reject(error);
+      controller.abort(error);
     }, timeoutMs);
   });
   try {
-    return await Promise.race([task(controller.signal), timedOut]);
+    const value = await Promise.race([task(controller.signal), timedOut]);
+    // A check that settles on abort (with "no hits", say) must not count as having passed the text.
+    if (controller.signal.aborted) throw controller.signal.reason;
+    return value;
   } finally {
     clearTimeout(timer);
   }
