@@ -8,7 +8,7 @@
  *                         check_failed;rule="r3";on_error=open
  * Outcome tokens: blocked, redacted, warned, check_failed. `log` rules are recorded but not announced.
  */
-import type { GuardrailEvent, RuleResult } from "./engine";
+import type { GuardrailEvent, RuleResult } from "./stage-result";
 import type { GuardrailStage } from "./types";
 
 export const GUARDRAIL_HEADER = "x-tollgate-guardrail";

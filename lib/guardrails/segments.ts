@@ -5,7 +5,7 @@
  */
 import type { WireFormat } from "@/lib/gateway/forward/formats";
 import type { Json } from "@/lib/gateway/translate/types";
-import type { TextSegment } from "./engine";
+import type { TextSegment } from "./stage-result";
 import type { TextOrigin } from "./types";
 
 export type SegmentPath = readonly (string | number)[];

@@ -7,17 +7,11 @@
  * `holdBackChars` may have started leaving before it is recognised (its rest is still redacted or blocked).
  * Only deterministic rules can guard a stream; model and webhook rules judge the whole answer after it.
  */
-import {
-  type BlockedBy,
-  type GuardrailEngine,
-  outcomeOf,
-  type RuleResult,
-  type SegmentHit,
-  type StageResult,
-} from "./engine";
+import { type GuardrailEngine, outcomeOf } from "./engine";
 import type { Pseudonyms } from "./pseudonymise";
 import { type RedactionSpan, redactText } from "./redact";
 import { stageReport } from "./report";
+import type { BlockedBy, RuleResult, SegmentHit, StageResult } from "./stage-result";
 import type { GuardrailRule } from "./types";
 
 export const DEFAULT_HOLD_BACK_CHARS = 256;
