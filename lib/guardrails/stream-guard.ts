@@ -54,9 +54,8 @@ export function createStreamGuard(options: StreamGuardOptions): StreamGuard {
   function advance(final: boolean): string {
     if (blockedBy || pending === "") return "";
     const offset = context.length;
-    const scan = engine.evaluateSync("output", [{ text: context + pending, origin: "output" }], rules, {
-      pseudonyms,
-    });
+    // No pseudonyms here: the window's tail may hold half a span, which must not be numbered as an original.
+    const scan = engine.evaluateSync("output", [{ text: context + pending, origin: "output" }], rules);
     const limit = final ? pending.length : pending.length - holdBack;
     const found = scan.rules.flatMap((result, index) =>
       result.hits

@@ -60,6 +60,18 @@ describe("the stream guard", () => {
     expect(pseudonyms.restore(output)).toBe("from a@x.io and again a@x.io");
   });
 
+  it("numbers only whole originals when a reversible span arrives across several scans", () => {
+    // Every alignment of the email against the scans, so some scan sees it half arrived.
+    for (let padding = 0; padding < 32; padding++) {
+      const pseudonyms = new Pseudonyms();
+      const guard = guardOf([{ ...redactPii, reversible: true }], 16, pseudonyms);
+      const text = `${"w".repeat(padding)} mail bob@example.com soon ${"words ".repeat(10)}`;
+      const output = run(guard, [...text]).join("");
+      expect(output).toBe(text.replace("bob@example.com", "[EMAIL_1]"));
+      expect(pseudonyms.size).toBe(1);
+    }
+  });
+
   it("cuts the stream just before a blocked span and emits nothing after it", () => {
     const guard = guardOf([blockKeys], 32);
     const before = "the key is ".repeat(8);
