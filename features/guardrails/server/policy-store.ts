@@ -15,11 +15,9 @@ import { compileLinear, UnsupportedPatternError } from "@/lib/core/text/linear-r
 import type { GuardrailCheck, GuardrailPolicy, GuardrailRule } from "@/lib/guardrails/types";
 import { announceGuardrailChange } from "./policy-cache";
 
-/** A tenant that never saved a policy has no rules. */
-const EMPTY: GuardrailPolicy = { rules: [] };
-
+/** The policy a row holds; a tenant without a row has no rules (a fresh object each time: callers may keep it). */
 function policyOf(row: GuardrailPolicyRow | undefined): GuardrailPolicy {
-  if (!row) return EMPTY;
+  if (!row) return { rules: [] };
   // Stored only through guardrailPolicyInput, so the rows hold the contract's rules.
   const policy: GuardrailPolicy = { rules: row.rules as unknown as GuardrailRule[] };
   if (row.holdBackChars !== null) policy.holdBackChars = row.holdBackChars;
