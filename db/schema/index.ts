@@ -6,6 +6,7 @@ export * from "./changes";
 export * from "./conversations";
 export * from "./demo";
 export * from "./evals";
+export * from "./guardrails";
 export * from "./keys";
 export * from "./mcp";
 export * from "./members";

@@ -22,7 +22,8 @@ export type ChangeObject =
   | "prompt"
   | "eval_dataset"
   | "eval_run"
-  | "mcp_server";
+  | "mcp_server"
+  | "guardrail_policy";
 
 export type Change = {
   tenantId: string;

@@ -8,6 +8,7 @@ import * as cost from "./areas/cost";
 import * as drawer from "./areas/drawer";
 import * as evals from "./areas/evals";
 import * as governance from "./areas/governance";
+import * as guardrails from "./areas/guardrails";
 import * as home from "./areas/home";
 import * as keys from "./areas/keys";
 import * as limits from "./areas/limits";
@@ -31,6 +32,7 @@ export const en = {
   ...drawer.en,
   ...evals.en,
   ...governance.en,
+  ...guardrails.en,
   ...home.en,
   ...keys.en,
   ...limits.en,
@@ -57,6 +59,7 @@ export const zh: Record<MessageKey, string> = {
   ...drawer.zh,
   ...evals.zh,
   ...governance.zh,
+  ...guardrails.zh,
   ...home.zh,
   ...keys.zh,
   ...limits.zh,

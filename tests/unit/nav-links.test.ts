@@ -19,6 +19,7 @@ describe("the top bar's menus", () => {
       admin: [
         "/dev/admin/keys",
         "/dev/admin/limits",
+        "/dev/admin/guardrails",
         "/dev/admin/routing",
         "/dev/admin/mcp",
         "/dev/admin/members",

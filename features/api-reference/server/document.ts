@@ -38,6 +38,8 @@ const TAGS: Record<string, string> = {
   Evaluations: "Datasets, runs across models and prompt versions, and the CI gate's API-key endpoints.",
   "API keys": "A tenant's API keys for /v1 and /mcp.",
   "Limits and settings": "Rate limits, budgets, assumed prices, retention and the response cache.",
+  Guardrails:
+    "A tenant's ordered rules that check, redact or block what goes to a model, to a tool and back.",
   Ledger: "The tenant's usage ledger and audit trail as one file (the months still in the database).",
   "Members and tenants":
     "A tenant's members and invitations, its sign-in and web_fetch settings; tenants (super admin).",

@@ -4,6 +4,7 @@ import { adminOperations } from "./admin";
 import { drawerOperations } from "./drawer";
 import { evalOperations } from "./evals";
 import { governanceOperations } from "./governance";
+import { guardrailOperations } from "./guardrails";
 import { mcpServerOperations } from "./mcp-servers";
 import { platformOperations } from "./platform";
 import { promptOperations } from "./prompts";
@@ -18,6 +19,7 @@ export const operations: readonly Operation[] = [
   ...promptOperations,
   ...evalOperations,
   ...governanceOperations,
+  ...guardrailOperations,
   ...adminOperations,
   ...mcpServerOperations,
   ...v1Operations,
