@@ -1,0 +1,76 @@
+/**
+ * Email and IPv6 addresses, found by hand-written scans around their one telling character ("@", ":"): each scan
+ * stops at the previous candidate, so no character is read more than twice.
+ */
+import { isAsciiAlphanumeric, isDigit, isWordAt } from "./characters";
+
+export type AddressHit = { entity: "email" | "ip_address"; start: number; end: number; confidence: number };
+
+const LOCAL_PUNCTUATION = "._%+-'";
+const isLocalCode = (code: number) =>
+  isAsciiAlphanumeric(code) || LOCAL_PUNCTUATION.includes(String.fromCharCode(code));
+// Internationalised domains are letters of any script; the "." and "-" between labels are checked below.
+const isDomainCode = (code: number) =>
+  code === 46 || code === 45 || (code > 127 ? code < 0xd800 : isAsciiAlphanumeric(code));
+
+function emailAt(text: string, at: number, floor: number): AddressHit | null {
+  let start = at;
+  while (start > floor && at - start < 64 && isLocalCode(text.charCodeAt(start - 1))) start--;
+  while (start < at && !isAsciiAlphanumeric(text.charCodeAt(start))) start++;
+  let end = at + 1;
+  while (end < text.length && end - at < 254 && isDomainCode(text.charCodeAt(end))) end++;
+  while (end > at + 1 && (text[end - 1] === "." || text[end - 1] === "-")) end--;
+  if (start === at || end === at + 1) return null;
+  const labels = text.slice(at + 1, end).split(".");
+  const tld = labels[labels.length - 1]!;
+  if (labels.length < 2 || labels.some((label) => label === "") || tld.length < 2 || /\d/.test(tld))
+    return null;
+  return { entity: "email", start, end, confidence: 0.95 };
+}
+
+function findEmails(text: string, hits: AddressHit[]): void {
+  let floor = 0;
+  for (let at = text.indexOf("@"); at >= 0; at = text.indexOf("@", at + 1)) {
+    const hit = emailAt(text, at, floor);
+    if (hit) hits.push(hit);
+    floor = at + 1;
+  }
+}
+
+const isHex = (code: number) => isDigit(code) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
+const isIpv6Code = (code: number) => isHex(code) || code === 58;
+
+/** An IPv6 address: eight groups of 1-4 hex digits, or fewer with one "::"; a digit somewhere (spares "dead::beef"). */
+function isIpv6(candidate: string): boolean {
+  if (!/\d/.test(candidate)) return false;
+  const halves = candidate.split("::");
+  if (halves.length > 2) return false;
+  const groups = halves.flatMap((half) => (half === "" ? [] : half.split(":")));
+  if (groups.some((group) => group.length === 0 || group.length > 4)) return false;
+  return halves.length === 2 ? groups.length <= 7 : groups.length === 8;
+}
+
+function findIpv6(text: string, hits: AddressHit[]): void {
+  let i = 0;
+  while (i < text.length) {
+    if (!isIpv6Code(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let colons = 0;
+    while (i < text.length && isIpv6Code(text.charCodeAt(i))) if (text.charCodeAt(i++) === 58) colons++;
+    // A run glued to a word ("std::map", "abc:def:1x") is code or a name, not an address.
+    if (colons >= 2 && !isWordAt(text, start - 1) && !isWordAt(text, i) && isIpv6(text.slice(start, i))) {
+      hits.push({ entity: "ip_address", start, end: i, confidence: 0.9 });
+    }
+  }
+}
+
+/** Every email and IPv6 address in `text`; each scan runs only when its telling character is there. */
+export function findAddresses(text: string): AddressHit[] {
+  const hits: AddressHit[] = [];
+  if (text.includes("@")) findEmails(text, hits);
+  if (text.includes(":")) findIpv6(text, hits);
+  return hits;
+}
