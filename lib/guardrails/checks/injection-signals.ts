@@ -4,21 +4,22 @@
  * further set, in any order; so "ignore all previous instructions", "ignoriere alle vorherigen Anweisungen" and
  * "ignorez les instructions précédentes" are one rule. Chinese has no spaces: its characters are words of their own.
  */
+import { WordSet } from "./words";
 
 export type PhraseSignal = {
   name: string;
   /** Signals about escaping the model's rules are "jailbreak"; the rest "injection". */
   entity: "injection" | "jailbreak";
   weight: number;
-  trigger: ReadonlySet<string>;
+  trigger: WordSet;
   /** Each set must be met by some word within `reach` words after the trigger. */
-  followedBy: ReadonlySet<string>[];
+  followedBy: WordSet[];
   reach: number;
   /** Only counted on the indirect path (text from a tool, a file, a context item, an MCP description). */
   indirectOnly?: boolean;
 };
 
-const set = (words: string) => new Set(words.split(/\s+/).filter(Boolean));
+const set = (words: string) => new WordSet(words.split(/\s+/).filter(Boolean));
 
 const OVERRIDE_VERBS = set(`
   ignore ignoring disregard disregarding forget override overriding bypass skip discard abandon drop

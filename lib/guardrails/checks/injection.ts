@@ -7,7 +7,7 @@
  */
 import type { GuardrailHit, TextCheck, TextOrigin } from "@/lib/guardrails/types";
 import { CHINESE_OVERRIDE, PHRASES, type PhraseSignal, ROLE_TAGS } from "./injection-signals";
-import { type Word, wordsOf } from "./words";
+import { hashOf, type Words, wordsOf } from "./words";
 
 type Signal = { entity: "injection" | "jailbreak"; weight: number; start: number; end: number };
 
@@ -26,32 +26,42 @@ const OTHER_THRESHOLD = 0.6;
 const thresholdFor = (origin: TextOrigin) =>
   INDIRECT.has(origin) ? INDIRECT_THRESHOLD : origin === "user" ? USER_THRESHOLD : OTHER_THRESHOLD;
 
-function phraseAt(words: Word[], index: number, phrase: PhraseSignal): Signal | null {
-  let end = words[index]!.end;
+function phraseAt(words: Words, index: number, phrase: PhraseSignal): Signal | null {
+  let end = words.ends[index]!;
   for (const wanted of phrase.followedBy) {
     let met = false;
-    for (let j = index + 1; j <= index + phrase.reach && j < words.length; j++) {
-      if (wanted.has(words[j]!.text)) {
+    for (let j = index + 1; j <= index + phrase.reach && j < words.count; j++) {
+      if (wanted.has(words, j)) {
         met = true;
-        end = Math.max(end, words[j]!.end);
+        end = Math.max(end, words.ends[j]!);
         break;
       }
     }
     if (!met) return null;
   }
-  return { entity: phrase.entity, weight: phrase.weight, start: words[index]!.start, end };
+  return { entity: phrase.entity, weight: phrase.weight, start: words.starts[index]!, end };
+}
+
+// Each word looks up only the phrases it can start (by its hash), not every phrase.
+const PHRASES_BY_TRIGGER = new Map<number, PhraseSignal[]>();
+for (const phrase of PHRASES) {
+  for (const word of phrase.trigger) {
+    const hash = hashOf(word);
+    PHRASES_BY_TRIGGER.set(hash, [...(PHRASES_BY_TRIGGER.get(hash) ?? []), phrase]);
+  }
 }
 
 function phraseSignals(text: string, indirect: boolean, signals: Signal[]): void {
   const words = wordsOf(text);
-  const phrases = PHRASES.filter((phrase) => indirect || !phrase.indirectOnly);
   const seen = new Set<string>();
-  for (let i = 0; i < words.length; i++) {
+  for (let i = 0; i < words.count; i++) {
+    const phrases = PHRASES_BY_TRIGGER.get(words.hashes[i]!);
+    if (!phrases) continue;
     for (const phrase of phrases) {
-      if (!phrase.trigger.has(words[i]!.text)) continue;
+      if ((phrase.indirectOnly && !indirect) || !phrase.trigger.has(words, i)) continue;
       const signal = phraseAt(words, i, phrase);
-      // A phrase repeated ten times is one signal, not ten pieces of independent evidence.
       if (!signal) continue;
+      // A phrase repeated ten times is one signal, not ten pieces of independent evidence.
       signals.push(seen.has(phrase.name) ? { ...signal, weight: 0 } : signal);
       seen.add(phrase.name);
     }

@@ -50,19 +50,22 @@ function isIpv6(candidate: string): boolean {
   return halves.length === 2 ? groups.length <= 7 : groups.length === 8;
 }
 
+// The longest IPv6 address in text form: eight groups of four and seven colons.
+const MAX_IPV6 = 39;
+
 function findIpv6(text: string, hits: AddressHit[]): void {
-  let i = 0;
-  while (i < text.length) {
-    if (!isIpv6Code(text.charCodeAt(i))) {
-      i++;
-      continue;
-    }
-    const start = i;
-    let colons = 0;
-    while (i < text.length && isIpv6Code(text.charCodeAt(i))) if (text.charCodeAt(i++) === 58) colons++;
+  let resume = 0;
+  for (let colon = text.indexOf(":"); colon >= 0; colon = text.indexOf(":", Math.max(colon + 1, resume))) {
+    let start = colon;
+    while (start > resume && colon - start < MAX_IPV6 && isIpv6Code(text.charCodeAt(start - 1))) start--;
+    let end = colon + 1;
+    while (end < text.length && end - start < MAX_IPV6 && isIpv6Code(text.charCodeAt(end))) end++;
+    resume = end;
     // A run glued to a word ("std::map", "abc:def:1x") is code or a name, not an address.
-    if (colons >= 2 && !isWordAt(text, start - 1) && !isWordAt(text, i) && isIpv6(text.slice(start, i))) {
-      hits.push({ entity: "ip_address", start, end: i, confidence: 0.9 });
+    if (isWordAt(text, start - 1) || isWordAt(text, end)) continue;
+    const candidate = text.slice(start, end);
+    if (candidate.indexOf(":") !== candidate.lastIndexOf(":") && isIpv6(candidate)) {
+      hits.push({ entity: "ip_address", start, end, confidence: 0.9 });
     }
   }
 }

@@ -4,7 +4,7 @@
  * each word that starts with a letter or digit; a candidate reads at most 34 characters ahead, so the scan is linear.
  */
 import type { PiiEntity } from "@/lib/guardrails/types";
-import { isAsciiAlphanumeric, isDigit, isUpper, isWordAt } from "./characters";
+import { isAsciiAlphanumeric, isAsciiLetter, isDigit, isUpper, isWordAt } from "./characters";
 import { passesCodiceFiscale, passesIbanMod97, passesSpanishId } from "./checksums";
 
 export type CodeHit = { entity: PiiEntity; start: number; end: number; confidence: number };
@@ -160,16 +160,29 @@ function codiceFiscale(text: string, start: number): CodeHit | null {
   return { entity: "national_id", start, end: start + 16, confidence: 1 };
 }
 
+const isLetterAt = (text: string, index: number) => isAsciiLetter(text.charCodeAt(index));
+const isDigitAt = (text: string, index: number) => isDigit(text.charCodeAt(index));
+
+/** The one candidate a word start can be, read from its first characters without building a string (most words: none). */
+function codeAt(text: string, i: number): CodeHit | null {
+  if (isDigitAt(text, i))
+    return isLetterAt(text, i + 8) && isDigitAt(text, i + 7) ? spanishId(text, i) : null;
+  if (!isLetterAt(text, i)) return null;
+  if (isLetterAt(text, i + 1)) {
+    if (isDigitAt(text, i + 2)) return iban(text, i) ?? nino(text, i);
+    if (text[i + 2] === " " && isDigitAt(text, i + 3)) return nino(text, i);
+    return isLetterAt(text, i + 5) && isDigitAt(text, i + 6) ? codiceFiscale(text, i) : null;
+  }
+  return isDigitAt(text, i + 1) && isLetterAt(text, i + 8) ? spanishId(text, i) : null;
+}
+
 /** Every IBAN, DNI/NIE, codice fiscale and National Insurance number in `text`. */
 export function findPersonalCodes(text: string): CodeHit[] {
   const hits: CodeHit[] = [];
   let i = 0;
   while (i < text.length) {
-    if (!isAsciiAlphanumeric(text.charCodeAt(i)) || isWordAt(text, i - 1)) {
-      i++;
-      continue;
-    }
-    const hit = iban(text, i) ?? nino(text, i) ?? spanishId(text, i) ?? codiceFiscale(text, i);
+    const wordStart = isAsciiAlphanumeric(text.charCodeAt(i)) && !isWordAt(text, i - 1);
+    const hit = wordStart ? codeAt(text, i) : null;
     if (hit) {
       hits.push(hit);
       i = hit.end;

@@ -148,16 +148,18 @@ function asPhone(w: Window): number | null {
 }
 
 function classify(w: Window, text: string): Omit<NumberHit, "start" | "end"> | null {
-  const context = contextBefore(text, w.start);
-  const tries: [PiiEntity, number | null][] = [
-    ["payment_card", asCard(w)],
-    ["national_id", asCpf(w, context) ?? asAadhaar(w, context)],
-    ["us_ssn", asSsn(w, context)],
-    ["ip_address", asIpv4(w, text)],
-    ["phone", asPhone(w)],
-  ];
-  for (const [entity, confidence] of tries) if (confidence !== null) return { entity, confidence };
-  return null;
+  const card = asCard(w);
+  if (card !== null) return { entity: "payment_card", confidence: card };
+  // The labels only matter for a bare run of 9, 11 or 12 digits: the text before is read for those alone.
+  const context = w.lengths.length === 1 ? contextBefore(text, w.start) : "";
+  const nationalId = asCpf(w, context) ?? asAadhaar(w, context);
+  if (nationalId !== null) return { entity: "national_id", confidence: nationalId };
+  const ssn = asSsn(w, context);
+  if (ssn !== null) return { entity: "us_ssn", confidence: ssn };
+  const ip = asIpv4(w, text);
+  if (ip !== null) return { entity: "ip_address", confidence: ip };
+  const phone = asPhone(w);
+  return phone === null ? null : { entity: "phone", confidence: phone };
 }
 
 /** Reads the chain starting at the digit at `start`; returns it and where scanning resumes. */

@@ -1,43 +1,107 @@
 /**
- * Text cut into lower-case words (letters, digits and marks of any script), with their UTF-16 spans. Han, kana and
- * Hangul have no spaces between words, so each of their characters is a word of its own: a phrase in Chinese is then
- * a sequence of one-character words, matched like any other.
+ * Text cut into words (letters, digits and marks of any script) without building a string per word: each word is a
+ * span and a hash of its lower-case form, so looking a word up in a set (a deny list's terms, the injection check's
+ * phrases) costs one Map read, and only a hash that matches is compared as text. Han, kana and Hangul have no spaces
+ * between words, so each of their characters is a word of its own: a phrase in Chinese is a sequence of them.
  */
 import { isWordCode } from "./characters";
 
-export type Word = { text: string; start: number; end: number };
+export type Words = { text: string; count: number; starts: Int32Array; ends: Int32Array; hashes: Int32Array };
 
 const isIdeograph = (code: number) =>
   (code >= 0x3040 && code <= 0x30ff) ||
   (code >= 0x3400 && code <= 0x9fff) ||
   (code >= 0xac00 && code <= 0xd7af);
 
-export function wordsOf(text: string): Word[] {
-  const words: Word[] = [];
+// Lower case by code: ASCII by arithmetic, anything else through toLowerCase when it keeps one code unit.
+function lowerCode(code: number): number {
+  if (code < 128) return code >= 65 && code <= 90 ? code + 32 : code;
+  const lowered = String.fromCharCode(code).toLowerCase();
+  return lowered.length === 1 ? lowered.charCodeAt(0) : code;
+}
+
+// FNV-1a over the lower-case code units.
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const step = (hash: number, code: number) => Math.imul(hash ^ lowerCode(code), 0x01000193);
+
+/** The hash a word of `text` from `start` to `end` gets (the same for any casing of it). */
+export function hashOf(text: string, start = 0, end = text.length): number {
+  let hash = FNV_OFFSET;
+  for (let i = start; i < end; i++) hash = step(hash, text.charCodeAt(i));
+  return hash;
+}
+
+/** The lower-case text of word `index`. */
+export const wordAt = (words: Words, index: number) =>
+  words.text.slice(words.starts[index], words.ends[index]).toLowerCase();
+
+function cutIntoWords(text: string): Words {
+  let capacity = 64;
+  let starts = new Int32Array(capacity);
+  let ends = new Int32Array(capacity);
+  let hashes = new Int32Array(capacity);
+  let count = 0;
+  const push = (start: number, end: number, hash: number) => {
+    if (count === capacity) {
+      capacity *= 2;
+      starts = grow(starts, capacity);
+      ends = grow(ends, capacity);
+      hashes = grow(hashes, capacity);
+    }
+    starts[count] = start;
+    ends[count] = end;
+    hashes[count] = hash;
+    count++;
+  };
   let i = 0;
   while (i < text.length) {
     const code = text.charCodeAt(i);
-    if (isIdeograph(code)) {
-      words.push({ text: text[i]!, start: i, end: i + 1 });
+    if (code >= 0x3040 && isIdeograph(code)) {
+      push(i, i + 1, step(FNV_OFFSET, code));
       i++;
       continue;
     }
-    if (!isWordCode(code) || code === 95) {
+    if (code === 95 || !isWordCode(code)) {
       i++;
       continue;
     }
     const start = i;
-    while (
-      i < text.length &&
-      isWordCode(text.charCodeAt(i)) &&
-      text.charCodeAt(i) !== 95 &&
-      !isIdeograph(text.charCodeAt(i))
-    )
-      i++;
-    words.push({ text: lowerCase(text.slice(start, i)), start, end: i });
+    let hash = FNV_OFFSET;
+    for (let c = code; i < text.length && c !== 95 && isWordCode(c) && !(c >= 0x3040 && isIdeograph(c)); ) {
+      hash = step(hash, c);
+      c = text.charCodeAt(++i);
+    }
+    push(start, i, hash);
   }
-  return words;
+  return { text, count, starts, ends, hashes };
 }
 
-// toLowerCase can lengthen a word ("İ" becomes two code units); matching needs only comparable words, not spans.
-const lowerCase = (word: string) => word.toLowerCase();
+function grow(array: Int32Array, capacity: number): Int32Array {
+  const bigger = new Int32Array(capacity);
+  bigger.set(array);
+  return bigger;
+}
+
+// The injection and deny-list checks run on the same text one after the other: the last text's words are kept.
+let lastWords: Words | undefined;
+
+/** The words of `text`, in order. */
+export function wordsOf(text: string): Words {
+  if (lastWords?.text !== text) lastWords = cutIntoWords(text);
+  return lastWords;
+}
+
+/** A set of words, looked up by a word's hash and confirmed by its text. */
+export class WordSet {
+  private readonly byHash = new Map<number, string>();
+  constructor(words: Iterable<string>) {
+    for (const word of words) this.byHash.set(hashOf(word), word.toLowerCase());
+  }
+  has(words: Words, index: number): boolean {
+    const word = this.byHash.get(words.hashes[index]!);
+    return word !== undefined && word === wordAt(words, index);
+  }
+  [Symbol.iterator]() {
+    return this.byHash.values();
+  }
+}
