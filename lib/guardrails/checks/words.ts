@@ -37,9 +37,9 @@ export const wordAt = (words: Words, index: number) =>
 
 function cutIntoWords(text: string): Words {
   let capacity = 64;
-  let starts = new Int32Array(capacity);
-  let ends = new Int32Array(capacity);
-  let hashes = new Int32Array(capacity);
+  let starts: Int32Array = new Int32Array(capacity);
+  let ends: Int32Array = new Int32Array(capacity);
+  let hashes: Int32Array = new Int32Array(capacity);
   let count = 0;
   const push = (start: number, end: number, hash: number) => {
     if (count === capacity) {
