@@ -45,7 +45,8 @@ const REVEAL_VERBS = set(`
   révèle révélez affiche affichez montre montrez répète
   revela muestra muéstrame dime repite imprime
 `);
-const HIDDEN = set("system initial hidden original secret internal developer system-prompt systemprompt");
+// Not "original": "the original instructions for the assignment" is a student's question.
+const HIDDEN = set("system initial hidden secret internal developer systemprompt");
 const PROMPT_WORDS = set("prompt instructions message systemprompt anweisungen instructions instrucciones");
 
 export const PHRASES: PhraseSignal[] = [
@@ -92,7 +93,7 @@ export const PHRASES: PhraseSignal[] = [
   {
     name: "no_restrictions",
     entity: "jailbreak",
-    weight: 0.6,
+    weight: 0.7,
     trigger: set("pretend act roleplay imagine simulate behave"),
     followedBy: [
       set("no without free unrestricted unfiltered uncensored"),

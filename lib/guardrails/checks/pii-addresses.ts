@@ -13,9 +13,21 @@ const isLocalCode = (code: number) =>
 const isDomainCode = (code: number) =>
   code === 46 || code === 45 || (code > 127 ? code < 0xd800 : isAsciiAlphanumeric(code));
 
+// How far back a URL's "://" is looked for: the user and password part of a URL is not an email address.
+const MAX_URL_HEAD = 256;
+
+function isUrlUserInfo(text: string, start: number): boolean {
+  if (text[start - 1] !== ":") return false;
+  for (let i = start - 2; i > 0 && start - i < MAX_URL_HEAD && text.charCodeAt(i) > 32; i--) {
+    if (text[i] === "/" && text[i - 1] === "/" && text[i - 2] === ":") return true;
+  }
+  return false;
+}
+
 function emailAt(text: string, at: number, floor: number): AddressHit | null {
   let start = at;
   while (start > floor && at - start < 64 && isLocalCode(text.charCodeAt(start - 1))) start--;
+  if (isUrlUserInfo(text, start)) return null;
   while (start < at && !isAsciiAlphanumeric(text.charCodeAt(start))) start++;
   let end = at + 1;
   while (end < text.length && end - at < 254 && isDomainCode(text.charCodeAt(end))) end++;
