@@ -2,13 +2,16 @@
  * Email and IPv6 addresses, found by hand-written scans around their one telling character ("@", ":"): each scan
  * stops at the previous candidate, so no character is read more than twice.
  */
-import { isAsciiAlphanumeric, isDigit, isWordAt } from "./characters";
+import { isAsciiAlphanumeric, isDigit, isWordAt, isWordCode } from "./characters";
 
 export type AddressHit = { entity: "email" | "ip_address"; start: number; end: number; confidence: number };
 
 const LOCAL_PUNCTUATION = "._%+-'";
+// Internationalised addresses (RFC 6531) allow letters of any script before the "@" too.
 const isLocalCode = (code: number) =>
-  isAsciiAlphanumeric(code) || LOCAL_PUNCTUATION.includes(String.fromCharCode(code));
+  code > 127
+    ? isWordCode(code)
+    : isAsciiAlphanumeric(code) || LOCAL_PUNCTUATION.includes(String.fromCharCode(code));
 // Internationalised domains are letters of any script; the "." and "-" between labels are checked below.
 const isDomainCode = (code: number) =>
   code === 46 || code === 45 || (code > 127 ? code < 0xd800 : isAsciiAlphanumeric(code));
@@ -28,7 +31,7 @@ function emailAt(text: string, at: number, floor: number): AddressHit | null {
   let start = at;
   while (start > floor && at - start < 64 && isLocalCode(text.charCodeAt(start - 1))) start--;
   if (isUrlUserInfo(text, start)) return null;
-  while (start < at && !isAsciiAlphanumeric(text.charCodeAt(start))) start++;
+  while (start < at && LOCAL_PUNCTUATION.includes(text[start]!)) start++;
   let end = at + 1;
   while (end < text.length && end - at < 254 && isDomainCode(text.charCodeAt(end))) end++;
   while (end > at + 1 && (text[end - 1] === "." || text[end - 1] === "-")) end--;
