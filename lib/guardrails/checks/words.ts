@@ -4,7 +4,7 @@
  * phrases) costs one Map read, and only a hash that matches is compared as text. Han, kana and Hangul have no spaces
  * between words, so each of their characters is a word of its own: a phrase in Chinese is a sequence of them.
  */
-import { isWordCode } from "./characters";
+import { isAsciiAlphanumeric, isWordCode } from "./characters";
 
 export type Words = { text: string; count: number; starts: Int32Array; ends: Int32Array; hashes: Int32Array };
 
@@ -22,7 +22,8 @@ function lowerCode(code: number): number {
 
 // FNV-1a over the lower-case code units.
 const FNV_OFFSET = 0x811c9dc5 | 0;
-const step = (hash: number, code: number) => Math.imul(hash ^ lowerCode(code), 0x01000193);
+const FNV_PRIME = 0x01000193;
+const step = (hash: number, code: number) => Math.imul(hash ^ lowerCode(code), FNV_PRIME);
 
 /** The hash a word of `text` from `start` to `end` gets (the same for any casing of it). */
 export function hashOf(text: string, start = 0, end = text.length): number {
@@ -35,43 +36,55 @@ export function hashOf(text: string, start = 0, end = text.length): number {
 export const wordAt = (words: Words, index: number) =>
   words.text.slice(words.starts[index], words.ends[index]).toLowerCase();
 
+// Codes that continue an ASCII word: letters and digits (not "_", which joins identifiers, not words).
+const ASCII_WORD = new Uint8Array(128);
+for (let code = 0; code < 128; code++) ASCII_WORD[code] = isAsciiAlphanumeric(code) ? 1 : 0;
+
+// Whether `code` continues a word; ASCII by table, the rest by Unicode class (ideographs are words of their own).
+const continuesWord = (code: number) =>
+  code < 128 ? ASCII_WORD[code] === 1 : !(code >= 0x3040 && isIdeograph(code)) && isWordCode(code);
+
 function cutIntoWords(text: string): Words {
-  let capacity = 64;
+  // Room for a word every five characters, doubled when prose is denser.
+  let capacity = (text.length >> 2) + 16;
   let starts: Int32Array = new Int32Array(capacity);
   let ends: Int32Array = new Int32Array(capacity);
   let hashes: Int32Array = new Int32Array(capacity);
   let count = 0;
-  const push = (start: number, end: number, hash: number) => {
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    let code = text.charCodeAt(i);
+    const ideograph = code >= 0x3040 && isIdeograph(code);
+    if (!ideograph && !continuesWord(code)) {
+      i++;
+      continue;
+    }
     if (count === capacity) {
       capacity *= 2;
       starts = grow(starts, capacity);
       ends = grow(ends, capacity);
       hashes = grow(hashes, capacity);
     }
-    starts[count] = start;
-    ends[count] = end;
-    hashes[count] = hash;
-    count++;
-  };
-  let i = 0;
-  while (i < text.length) {
-    const code = text.charCodeAt(i);
-    if (code >= 0x3040 && isIdeograph(code)) {
-      push(i, i + 1, step(FNV_OFFSET, code));
-      i++;
-      continue;
-    }
-    if (code === 95 || !isWordCode(code)) {
-      i++;
-      continue;
-    }
     const start = i;
     let hash = FNV_OFFSET;
-    for (let c = code; i < text.length && c !== 95 && isWordCode(c) && !(c >= 0x3040 && isIdeograph(c)); ) {
-      hash = step(hash, c);
-      c = text.charCodeAt(++i);
+    if (ideograph) {
+      hash = step(hash, code);
+      i++;
+    } else {
+      // The ASCII case inline: upper case letters lower-cased by setting bit 0x20.
+      while (i < length && continuesWord(code)) {
+        hash = Math.imul(
+          hash ^ (code < 128 ? (code >= 65 && code <= 90 ? code | 32 : code) : lowerCode(code)),
+          FNV_PRIME,
+        );
+        code = text.charCodeAt(++i);
+      }
     }
-    push(start, i, hash);
+    starts[count] = start;
+    ends[count] = i;
+    hashes[count] = hash;
+    count++;
   }
   return { text, count, starts, ends, hashes };
 }
