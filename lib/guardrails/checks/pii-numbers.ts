@@ -238,6 +238,13 @@ function scanChain(text: string, chain: Chain, hits: NumberHit[]): void {
   }
 }
 
+/**
+ * A lone group of fewer than nine digits without a "+" ("2024", "429", "88213") is no entity here: every one needs
+ * nine digits in one group (a labelled SSN) or several groups. Most numbers in prose stop at this test.
+ */
+const cannotHoldAny = (chain: Chain) =>
+  chain.starts.length === 1 && chain.lead !== "+" && chain.ends[0]! - chain.starts[0]! < 9;
+
 /** Every card, SSN, IPv4 address, phone number, Aadhaar and CPF number in `text`. */
 export function findPersonalNumbers(text: string): NumberHit[] {
   const hits: NumberHit[] = [];
@@ -248,9 +255,13 @@ export function findPersonalNumbers(text: string): NumberHit[] {
       continue;
     }
     const chain = readChain(text, i);
-    const chainStart = chain.starts[0]! - (chain.lead ? 1 : 0);
-    if (!isGlued(text, chain) && !hasIdentifierLabel(text, chainStart)) scanChain(text, chain, hits);
     i = chain.ends[chain.ends.length - 1]!;
+    if (cannotHoldAny(chain) || isGlued(text, chain)) continue;
+    const found: NumberHit[] = [];
+    scanChain(text, chain, found);
+    // The label before is read only for a chain that holds something (most numbers in prose hold nothing).
+    if (found.length && !hasIdentifierLabel(text, chain.starts[0]! - (chain.lead ? 1 : 0)))
+      hits.push(...found);
   }
   return hits;
 }
