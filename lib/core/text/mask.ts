@@ -24,7 +24,13 @@ function isSecretKey(key: string): boolean {
 type SecretInMatch = { start: number; end: number; replacement: string };
 // A rule's match may carry context around the secret (a URL's user, a key's name): `secret` says which part is the
 // secret, or null when the match turns out not to be one (a failed Luhn check, prose after "Bearer").
-type Rule = { kind: string; pattern: RegExp; secret: (match: RegExpExecArray) => SecretInMatch | null };
+// `hint` is a literal the rule's match must contain: a text without it skips the rule's scan (most prose has none).
+type Rule = {
+  kind: string;
+  hint: RegExp;
+  pattern: RegExp;
+  secret: (match: RegExpExecArray) => SecretInMatch | null;
+};
 
 const whole = (match: RegExpExecArray, replacement: string): SecretInMatch => ({
   start: 0,
@@ -84,6 +90,7 @@ const alreadyMasked = (value: string) => value.startsWith("[masked");
 const RULES: Rule[] = [
   {
     kind: "private_key",
+    hint: /-----BEGIN /,
     // An unterminated block (a truncated payload) is masked to the end rather than leaked. The label's words
     // ("RSA", "ENCRYPTED", "OPENSSH"; "BLOCK" after it for PGP) are bounded: unbounded, "-----BEGIN " followed
     // by "PRIVATE KEY " many times took quadratic time.
@@ -93,6 +100,7 @@ const RULES: Rule[] = [
   },
   {
     kind: "password",
+    hint: /:\/\//,
     // The password is greedy up to the authority's last "@", so an unencoded "@" in it is masked too. Scheme,
     // user and password are bounded, so a long run without "@" costs one bounded scan per scheme.
     pattern: /(?<![\w+.-])([a-z][\w+.-]{0,31}:\/\/[^\s:/?#@"'<>]{0,256}:)[^\s/?#"'<>]{1,256}@/gi,
@@ -100,6 +108,7 @@ const RULES: Rule[] = [
   },
   {
     kind: "tollgate_key",
+    hint: /tg_/,
     // Tollgate's own API keys (lib/keys: "tg_" and 24 random bytes in base64url, 32 characters), first among the
     // vendor rules so none of them takes a piece of one.
     pattern: /(?<![\w-])tg_[A-Za-z0-9_-]{32}(?![\w-])/g,
@@ -107,6 +116,7 @@ const RULES: Rule[] = [
   },
   {
     kind: "jwt",
+    hint: /eyJ/,
     // A signed JWT (three parts, the signature empty for alg "none") or an encrypted one (five parts, the key
     // part empty for "dir": Auth.js session cookies). Parts are split by "." which no part holds: no backtracking.
     pattern: /(?<![\w-])eyJ[\w-]+\.(?:[\w-]*\.[\w-]+\.[\w-]+\.[\w-]+|[\w-]+\.[\w-]*)/g,
@@ -114,22 +124,26 @@ const RULES: Rule[] = [
   },
   {
     kind: "anthropic_key",
+    hint: /sk-ant-/,
     pattern: /(?<![\w-])sk-ant-[\w-]{20,}/g,
     secret: (match) => whole(match, marker("anthropic_key")),
   },
   {
     kind: "openai_key",
+    hint: /sk-/,
     // "sk-ant-" belongs to the rule above; the digit test spares long hyphenated slugs like "sk-some-name".
     pattern: /(?<![\w-])sk-(?!ant-)[\w-]{20,}/g,
     secret: (match) => (/\d/.test(match[0]) ? whole(match, marker("openai_key")) : null),
   },
   {
     kind: "github_token",
+    hint: /gh[pousr]_|github_pat_/,
     pattern: /(?<!\w)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{22,})(?!\w)/g,
     secret: (match) => whole(match, marker("github_token")),
   },
   {
     kind: "stripe_key",
+    hint: /_live_|_test_|whsec_/,
     // Secret, restricted and publishable keys (publishable ones are public by design, but name an account) and
     // webhook signing secrets.
     pattern:
@@ -138,28 +152,33 @@ const RULES: Rule[] = [
   },
   {
     kind: "slack_token",
+    hint: /xox|xapp-/,
     // Bot, user, app-level, refresh and configuration tokens: xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-, xapp-.
     pattern: /(?<![\w-])(?:xox[abprse](?:\.[\w-]+)?-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/g,
     secret: (match) => whole(match, marker("slack_token")),
   },
   {
     kind: "slack_webhook",
+    hint: /hooks\.slack/,
     // Whoever has the URL can post to the channel: the path after /services/ (or workflows, triggers) is the secret.
     pattern: /(https:\/\/hooks\.slack(?:-gov)?\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]+/g,
     secret: (match) => after(match, match[1]!, marker("slack_webhook")),
   },
   {
     kind: "google_api_key",
+    hint: /AIza/,
     pattern: /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g,
     secret: (match) => whole(match, marker("google_api_key")),
   },
   {
     kind: "aws_key",
+    hint: /AKIA|ASIA/,
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
     secret: (match) => whole(match, marker("aws_key")),
   },
   {
     kind: "aws_secret_key",
+    hint: /secret/i,
     // Only after a hint: any 40-character run (a commit id, a hash) would match the shape alone.
     pattern:
       /((?:aws[_-]?)?secret[_-]?access[_-]?key["']?\s{0,16}[:=]\s{0,16}["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi,
@@ -167,6 +186,7 @@ const RULES: Rule[] = [
   },
   {
     kind: "bearer",
+    hint: /bearer|basic/i,
     pattern: /\b(Bearer|Basic)(\s+)([\w.~+/-]+=*)/gi,
     secret: (match) => {
       const [, scheme = "", space = "", token = ""] = match;
@@ -177,6 +197,7 @@ const RULES: Rule[] = [
   },
   {
     kind: "card",
+    hint: /\d/,
     // Networks start 2-6, which spares epoch milliseconds; "+" and "." before it mean a phone or a decimal.
     pattern: /(?<![\w.+-])[2-6]\d(?:[ -]?\d){11,17}(?!\w|[.,]\d)/g,
     secret: (match) => {
@@ -186,6 +207,7 @@ const RULES: Rule[] = [
   },
   {
     kind: "keyed_json",
+    hint: /:/,
     // "password": "…" inside serialized JSON (or a Python repr) in a string: the key rule, applied to text.
     pattern:
       /((["'])([\w.-]{1,64})\2\s*:\s*)("[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'|-?\d[\d.eE+-]*)/g,
@@ -199,6 +221,7 @@ const RULES: Rule[] = [
   },
   {
     kind: "keyed_assignment",
+    hint: /=/,
     // password=… in query strings, form bodies, cookies, env dumps and logfmt.
     pattern: /(?<![\w.-])([A-Za-z][\w.-]{0,63})=(?!=)([^\s&"'<>;,)}]+)/g,
     secret: (match) => {
@@ -249,6 +272,7 @@ export function cutForMasking(text: string): string {
 }
 
 function replaceSecrets(text: string, rule: Rule): string {
+  if (!rule.hint.test(text)) return text;
   let out = "";
   let copied = 0;
   for (const match of text.matchAll(rule.pattern)) {
@@ -271,6 +295,7 @@ export function findSecrets(text: string): SecretSpan[] {
   if (!MAYBE_SECRET.test(text)) return [];
   const found: SecretSpan[] = [];
   for (const rule of RULES) {
+    if (!rule.hint.test(text)) continue;
     const before = found.length;
     for (const match of text.matchAll(rule.pattern)) {
       const secret = rule.secret(match);
