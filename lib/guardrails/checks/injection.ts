@@ -76,16 +76,13 @@ function occurrences(haystack: string, needle: string): number[] {
   return found;
 }
 
-/** Lower case with each character kept at its offset (toLowerCase may lengthen "İ"), so spans stay exact. */
+/**
+ * Lower case with every code unit kept at its offset, so spans stay exact. "İ" is the one character whose lower case
+ * is longer (an "i" and a combining dot): it becomes a plain "i" first.
+ */
 function lowerCaseKeepingOffsets(text: string): string {
-  const lower = text.toLowerCase();
-  if (lower.length === text.length) return lower;
-  let out = "";
-  for (const char of text) {
-    const lowered = char.toLowerCase();
-    out += lowered.length === char.length ? lowered : char;
-  }
-  return out;
+  const lower = text.replaceAll("\u0130", "i").toLowerCase();
+  return lower.length === text.length ? lower : text;
 }
 
 function literalSignals(text: string, signals: Signal[]): void {

@@ -16,6 +16,8 @@ const isIdeograph = (code: number) =>
 // Lower case by code: ASCII by arithmetic, anything else through toLowerCase when it keeps one code unit.
 function lowerCode(code: number): number {
   if (code < 128) return code >= 65 && code <= 90 ? code + 32 : code;
+  // "İ" lower-cases to "i" and a combining dot: the plain "i" lets "İGNORE" read as "ignore".
+  if (code === 0x130) return 105;
   const lowered = String.fromCharCode(code).toLowerCase();
   return lowered.length === 1 ? lowered.charCodeAt(0) : code;
 }
