@@ -17,6 +17,11 @@ export type PhraseSignal = {
   reach: number;
   /** Only counted on the indirect path (text from a tool, a file, a context item, an MCP description). */
   indirectOnly?: boolean;
+  /**
+   * The trigger must be spoken to: followed by "," or ":" ("Assistant, please…") or after a word of address ("Hey
+   * model", "note to the AI"), so "our assistant will send the invoice" is not addressed to the model.
+   */
+  addressed?: boolean;
 };
 
 const set = (words: string) => new WordSet(words.split(/\s+/).filter(Boolean));
@@ -25,7 +30,7 @@ const OVERRIDE_VERBS = set(`
   ignore ignoring disregard disregarding forget override overriding bypass skip discard abandon drop
   ignoriere ignorier ignorieren ignoriert vergiss vergessen vergesst missachte missachten übergehe
   ignorez ignorer oublie oubliez oublier négligez
-  ignora ignoren ignorar olvida olvide olviden olvidar omite descarta
+  ignora ignorá ignoren ignorar olvida olvidá olvide olviden olvidar omite descarta
 `);
 const INSTRUCTIONS = set(`
   instructions instruction rules prompt prompts directions directives guidelines guardrails commands orders context
@@ -57,6 +62,14 @@ export const PHRASES: PhraseSignal[] = [
     trigger: OVERRIDE_VERBS,
     followedBy: [INSTRUCTIONS, EARLIER],
     reach: 5,
+  },
+  {
+    name: "stop_following",
+    entity: "injection",
+    weight: 0.8,
+    trigger: set("stop quit cease"),
+    followedBy: [set("following obeying applying respecting"), INSTRUCTIONS],
+    reach: 4,
   },
   {
     name: "reveal",
@@ -125,13 +138,15 @@ export const PHRASES: PhraseSignal[] = [
     name: "addressed_to_model",
     entity: "injection",
     weight: 0.5,
-    trigger: set("ai assistant assistants model llm chatbot agent claude chatgpt gpt copilot gemini"),
+    // Not "agent": "the agent must renew the licence" is how contracts speak of people.
+    trigger: set("ai assistant assistants model llm chatbot claude chatgpt gpt copilot gemini"),
+    addressed: true,
     followedBy: [
       set(
-        "you must should need please now ignore send email forward execute run call delete reveal include output visit open transfer",
+        "you must should need please now ignore stop instead send email forward export execute run call delete reveal include output visit open transfer authorised authorized allowed permitted",
       ),
     ],
-    reach: 3,
+    reach: 4,
     indirectOnly: true,
   },
   {
@@ -147,17 +162,20 @@ export const PHRASES: PhraseSignal[] = [
     name: "exfiltrate",
     entity: "injection",
     weight: 0.35,
-    trigger: set("send email forward upload post transfer exfiltrate leak share"),
+    trigger: set("send email forward upload post transfer exfiltrate leak share export"),
     followedBy: [
       set("to"),
       set(
-        "password passwords credentials keys key token tokens conversation history data contacts files secrets",
+        "password passwords credentials keys key token tokens conversation history data contacts files secrets records database customers emails",
       ),
     ],
     reach: 6,
     indirectOnly: true,
   },
 ];
+
+/** Words that make the next one spoken to. */
+export const ADDRESS_WORDS = set("hey hi dear attention to");
 
 /** Literal markers of chat templates: text that carries one is trying to speak as the system or another role. */
 export const ROLE_TAGS = [

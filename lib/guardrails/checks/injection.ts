@@ -6,7 +6,7 @@
  * hit whose confidence is the score. Linear: one pass for words, bounded look-ahead per word, indexOf for literals.
  */
 import type { GuardrailHit, TextCheck, TextOrigin } from "@/lib/guardrails/types";
-import { CHINESE_OVERRIDE, PHRASES, type PhraseSignal, ROLE_TAGS } from "./injection-signals";
+import { ADDRESS_WORDS, CHINESE_OVERRIDE, PHRASES, type PhraseSignal, ROLE_TAGS } from "./injection-signals";
 import { hashOf, type Words, wordsOf } from "./words";
 
 type Signal = { entity: "injection" | "jailbreak"; weight: number; start: number; end: number };
@@ -42,6 +42,19 @@ function phraseAt(words: Words, index: number, phrase: PhraseSignal): Signal | n
   return { entity: phrase.entity, weight: phrase.weight, start: words.starts[index]!, end };
 }
 
+// "Assistant, …", "AI: …", "Hey model", "note to the AI": the word is spoken to, not spoken of.
+function isAddressed(words: Words, index: number): boolean {
+  let after = words.ends[index]!;
+  while (words.text[after] === " ") after++;
+  if (words.text[after] === "," || words.text[after] === ":") return true;
+  const before = index > 0 && ADDRESS_WORDS.has(words, index - 1);
+  const twoBefore =
+    index > 1 &&
+    words.text.slice(words.starts[index - 1], words.ends[index - 1]) === "the" &&
+    ADDRESS_WORDS.has(words, index - 2);
+  return before || twoBefore;
+}
+
 // Each word looks up only the phrases it can start (by its hash), not every phrase.
 const PHRASES_BY_TRIGGER = new Map<number, PhraseSignal[]>();
 for (const phrase of PHRASES) {
@@ -59,6 +72,7 @@ function phraseSignals(text: string, indirect: boolean, signals: Signal[]): void
     if (!phrases) continue;
     for (const phrase of phrases) {
       if ((phrase.indirectOnly && !indirect) || !phrase.trigger.has(words, i)) continue;
+      if (phrase.addressed && !isAddressed(words, i)) continue;
       const signal = phraseAt(words, i, phrase);
       if (!signal) continue;
       // A phrase repeated ten times is one signal, not ten pieces of independent evidence.
