@@ -6,9 +6,15 @@
 import type { GuardrailHit, TextCheck } from "@/lib/guardrails/types";
 import { type Words, wordAt, wordsOf } from "./words";
 
-type TrieNode = { word: string; next: Map<number, TrieNode>; term: boolean };
+// Children are keyed by their word's hash; words that share a hash are chained through `sameHash`.
+type TrieNode = { word: string; next: Map<number, TrieNode>; term: boolean; sameHash?: TrieNode };
 
 const node = (word: string): TrieNode => ({ word, next: new Map(), term: false });
+
+function childOf(at: TrieNode, hash: number, word: string): TrieNode | undefined {
+  for (let child = at.next.get(hash); child; child = child.sameHash) if (child.word === word) return child;
+  return undefined;
+}
 
 function trieOf(terms: string[]): TrieNode {
   const root = node("");
@@ -18,10 +24,12 @@ function trieOf(terms: string[]): TrieNode {
     if (!words.count) continue;
     let at = root;
     for (let i = 0; i < words.count; i++) {
-      let child = at.next.get(words.hashes[i]!);
+      const hash = words.hashes[i]!;
+      const word = wordAt(words, i);
+      let child = childOf(at, hash, word);
       if (!child) {
-        child = node(wordAt(words, i));
-        at.next.set(words.hashes[i]!, child);
+        child = { ...node(word), sameHash: at.next.get(hash) };
+        at.next.set(hash, child);
       }
       at = child;
     }
@@ -30,10 +38,11 @@ function trieOf(terms: string[]): TrieNode {
   return root;
 }
 
-// A hash match is confirmed by the word's text, so two words with one hash never match each other.
+// A hash match is confirmed by the word's text, so two words with one hash never match each other; the text of a
+// word is only cut out when its hash is among the children.
 function childFor(at: TrieNode, words: Words, index: number): TrieNode | undefined {
-  const child = at.next.get(words.hashes[index]!);
-  return child && child.word === wordAt(words, index) ? child : undefined;
+  const hash = words.hashes[index]!;
+  return at.next.has(hash) ? childOf(at, hash, wordAt(words, index)) : undefined;
 }
 
 /** The `deny_list` check: each hit spans one whole term, the longest one starting at its first word. */

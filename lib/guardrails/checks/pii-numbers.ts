@@ -162,7 +162,7 @@ function classify(w: Window, text: string): Omit<NumberHit, "start" | "end"> | n
   return phone === null ? null : { entity: "phone", confidence: phone };
 }
 
-/** Reads the chain starting at the digit at `start`; returns it and where scanning resumes. */
+/** Reads the chain of digit groups starting at the digit at `start`. */
 function readChain(text: string, start: number): Chain {
   const chain: Chain = { starts: [], ends: [], joints: [], lead: "" };
   const before = text[start - 1];

@@ -106,17 +106,20 @@ export function wordsOf(text: string): Words {
   return lastWords;
 }
 
-/** A set of words, looked up by a word's hash and confirmed by its text. */
+/** A set of words, looked up by a word's hash and confirmed by its text (two words may share a hash). */
 export class WordSet {
-  private readonly byHash = new Map<number, string>();
+  private readonly byHash = new Map<number, string[]>();
   constructor(words: Iterable<string>) {
-    for (const word of words) this.byHash.set(hashOf(word), word.toLowerCase());
+    for (const word of words) {
+      const hash = hashOf(word);
+      this.byHash.set(hash, [...(this.byHash.get(hash) ?? []), word.toLowerCase()]);
+    }
   }
   has(words: Words, index: number): boolean {
-    const word = this.byHash.get(words.hashes[index]!);
-    return word !== undefined && word === wordAt(words, index);
+    const candidates = this.byHash.get(words.hashes[index]!);
+    return candidates?.includes(wordAt(words, index)) ?? false;
   }
-  [Symbol.iterator]() {
-    return this.byHash.values();
+  *[Symbol.iterator]() {
+    for (const candidates of this.byHash.values()) yield* candidates;
   }
 }
