@@ -116,6 +116,14 @@ const RULES: Rule[] = [
     forbids: (t) => !t.startsWith("lib/turns/") && !t.startsWith("lib/core/") && t !== "lib/gateway/types.ts",
   },
   {
+    name: "lib/guardrails/checks imports only lib/core, the guardrails contract and itself",
+    applies: (f) => f.startsWith("lib/guardrails/checks/"),
+    forbids: (t) =>
+      !t.startsWith("lib/guardrails/checks/") &&
+      !t.startsWith("lib/core/") &&
+      t !== "lib/guardrails/types.ts",
+  },
+  {
     name: "lib/core imports nothing but lib/core",
     applies: (f) => f.startsWith("lib/core/"),
     forbids: (t) => !t.startsWith("lib/core/") && !t.endsWith(".json"),

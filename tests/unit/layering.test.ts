@@ -36,6 +36,22 @@ describe("import layering", () => {
     ]);
   });
 
+  it("catches a guardrail check importing anything but lib/core and the guardrails contract", () => {
+    const violations = checkLayers(
+      tree({
+        "lib/guardrails/checks/pii.ts": {
+          imports: ["lib/guardrails/types.ts", "lib/core/text/mask.ts", "lib/guardrails/engine.ts"],
+        },
+        "lib/guardrails/types.ts": {},
+        "lib/core/text/mask.ts": {},
+        "lib/guardrails/engine.ts": {},
+      }),
+    );
+    expect(violations).toEqual([
+      expect.objectContaining({ file: "lib/guardrails/checks/pii.ts", target: "lib/guardrails/engine.ts" }),
+    ]);
+  });
+
   it("catches a feature reaching into another feature past its public surface", () => {
     const violations = checkLayers(
       tree({

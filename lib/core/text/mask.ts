@@ -20,9 +20,29 @@ function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key.toLowerCase().replace(/[-_]/g, ""));
 }
 
-// A replacer receives the match and its capture groups, like String.prototype.replace's callback.
-type Replacer = (match: string, ...groups: string[]) => string;
-type Rule = { kind: string; pattern: RegExp; replace: Replacer };
+/** Where a rule's secret sits inside its match (offsets relative to the match) and what replaces it. */
+type SecretInMatch = { start: number; end: number; replacement: string };
+// A rule's match may carry context around the secret (a URL's user, a key's name): `secret` says which part is the
+// secret, or null when the match turns out not to be one (a failed Luhn check, prose after "Bearer").
+// `hint` is a literal the rule's match must contain: a text without it skips the rule's scan (most prose has none).
+type Rule = {
+  kind: string;
+  hint: RegExp;
+  pattern: RegExp;
+  secret: (match: RegExpExecArray) => SecretInMatch | null;
+};
+
+const whole = (match: RegExpExecArray, replacement: string): SecretInMatch => ({
+  start: 0,
+  end: match[0].length,
+  replacement,
+});
+// The secret runs from after the context in front of it to the end of the match, less `tail` characters.
+const after = (match: RegExpExecArray, prefix: string, replacement: string, tail = 0): SecretInMatch => ({
+  start: prefix.length,
+  end: match[0].length - tail,
+  replacement,
+});
 
 // Random tokens almost always carry a digit or mixed case; prose after "Bearer" does not.
 function looksLikeToken(token: string): boolean {
@@ -70,121 +90,144 @@ const alreadyMasked = (value: string) => value.startsWith("[masked");
 const RULES: Rule[] = [
   {
     kind: "private_key",
+    hint: /-----BEGIN /,
     // An unterminated block (a truncated payload) is masked to the end rather than leaked. The label's words
     // ("RSA", "ENCRYPTED", "OPENSSH"; "BLOCK" after it for PGP) are bounded: unbounded, "-----BEGIN " followed
     // by "PRIVATE KEY " many times took quadratic time.
     pattern:
       /-----BEGIN (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]{1,16} ){0,3}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)/g,
-    replace: () => marker("private_key"),
+    secret: (match) => whole(match, marker("private_key")),
   },
   {
     kind: "password",
+    hint: /:\/\//,
     // The password is greedy up to the authority's last "@", so an unencoded "@" in it is masked too. Scheme,
     // user and password are bounded, so a long run without "@" costs one bounded scan per scheme.
     pattern: /(?<![\w+.-])([a-z][\w+.-]{0,31}:\/\/[^\s:/?#@"'<>]{0,256}:)[^\s/?#"'<>]{1,256}@/gi,
-    replace: (_match, prefix) => `${prefix}${marker("password")}@`,
+    secret: (match) => after(match, match[1]!, marker("password"), 1),
   },
   {
     kind: "tollgate_key",
+    hint: /tg_/,
     // Tollgate's own API keys (lib/keys: "tg_" and 24 random bytes in base64url, 32 characters), first among the
     // vendor rules so none of them takes a piece of one.
     pattern: /(?<![\w-])tg_[A-Za-z0-9_-]{32}(?![\w-])/g,
-    replace: () => marker("tollgate_key"),
+    secret: (match) => whole(match, marker("tollgate_key")),
   },
   {
     kind: "jwt",
+    hint: /eyJ/,
     // A signed JWT (three parts, the signature empty for alg "none") or an encrypted one (five parts, the key
     // part empty for "dir": Auth.js session cookies). Parts are split by "." which no part holds: no backtracking.
     pattern: /(?<![\w-])eyJ[\w-]+\.(?:[\w-]*\.[\w-]+\.[\w-]+\.[\w-]+|[\w-]+\.[\w-]*)/g,
-    replace: () => marker("jwt"),
+    secret: (match) => whole(match, marker("jwt")),
   },
   {
     kind: "anthropic_key",
+    hint: /sk-ant-/,
     pattern: /(?<![\w-])sk-ant-[\w-]{20,}/g,
-    replace: () => marker("anthropic_key"),
+    secret: (match) => whole(match, marker("anthropic_key")),
   },
   {
     kind: "openai_key",
+    hint: /sk-/,
     // "sk-ant-" belongs to the rule above; the digit test spares long hyphenated slugs like "sk-some-name".
     pattern: /(?<![\w-])sk-(?!ant-)[\w-]{20,}/g,
-    replace: (match) => (/\d/.test(match) ? marker("openai_key") : match),
+    secret: (match) => (/\d/.test(match[0]) ? whole(match, marker("openai_key")) : null),
   },
   {
     kind: "github_token",
+    hint: /gh[pousr]_|github_pat_/,
     pattern: /(?<!\w)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{22,})(?!\w)/g,
-    replace: () => marker("github_token"),
+    secret: (match) => whole(match, marker("github_token")),
   },
   {
     kind: "stripe_key",
+    hint: /_live_|_test_|whsec_/,
     // Secret, restricted and publishable keys (publishable ones are public by design, but name an account) and
     // webhook signing secrets.
     pattern:
       /(?<![\w-])(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9+/=]{24,})(?![A-Za-z0-9])/g,
-    replace: () => marker("stripe_key"),
+    secret: (match) => whole(match, marker("stripe_key")),
   },
   {
     kind: "slack_token",
+    hint: /xox|xapp-/,
     // Bot, user, app-level, refresh and configuration tokens: xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-, xapp-.
     pattern: /(?<![\w-])(?:xox[abprse](?:\.[\w-]+)?-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/g,
-    replace: () => marker("slack_token"),
+    secret: (match) => whole(match, marker("slack_token")),
   },
   {
     kind: "slack_webhook",
+    hint: /hooks\.slack/,
     // Whoever has the URL can post to the channel: the path after /services/ (or workflows, triggers) is the secret.
     pattern: /(https:\/\/hooks\.slack(?:-gov)?\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]+/g,
-    replace: (_match, prefix) => `${prefix}${marker("slack_webhook")}`,
+    secret: (match) => after(match, match[1]!, marker("slack_webhook")),
   },
   {
     kind: "google_api_key",
+    hint: /AIza/,
     pattern: /(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g,
-    replace: () => marker("google_api_key"),
+    secret: (match) => whole(match, marker("google_api_key")),
   },
   {
     kind: "aws_key",
+    hint: /AKIA|ASIA/,
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
-    replace: () => marker("aws_key"),
+    secret: (match) => whole(match, marker("aws_key")),
   },
   {
     kind: "aws_secret_key",
+    hint: /secret/i,
     // Only after a hint: any 40-character run (a commit id, a hash) would match the shape alone.
     pattern:
       /((?:aws[_-]?)?secret[_-]?access[_-]?key["']?\s{0,16}[:=]\s{0,16}["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi,
-    replace: (_match, hint) => `${hint}${marker("aws_secret_key")}`,
+    secret: (match) => after(match, match[1]!, marker("aws_secret_key")),
   },
   {
     kind: "bearer",
+    hint: /bearer|basic/i,
     pattern: /\b(Bearer|Basic)(\s+)([\w.~+/-]+=*)/gi,
-    replace: (match, scheme, space, token) => {
+    secret: (match) => {
+      const [, scheme = "", space = "", token = ""] = match;
       const isBearer = scheme.toLowerCase() === "bearer";
       const secret = isBearer ? looksLikeToken(token) : isBasicCredential(token);
-      return secret ? `${scheme}${space}${marker(isBearer ? "bearer" : "basic")}` : match;
+      return secret ? after(match, scheme + space, marker(isBearer ? "bearer" : "basic")) : null;
     },
   },
   {
     kind: "card",
+    hint: /\d/,
     // Networks start 2-6, which spares epoch milliseconds; "+" and "." before it mean a phone or a decimal.
     pattern: /(?<![\w.+-])[2-6]\d(?:[ -]?\d){11,17}(?!\w|[.,]\d)/g,
-    replace: (match) => {
-      const digits = match.replace(/\D/g, "");
-      return passesLuhn(digits) ? marker(`card …${digits.slice(-4)}`) : match;
+    secret: (match) => {
+      const digits = match[0].replace(/\D/g, "");
+      return passesLuhn(digits) ? whole(match, marker(`card …${digits.slice(-4)}`)) : null;
     },
   },
   {
     kind: "keyed_json",
+    hint: /:/,
     // "password": "…" inside serialized JSON (or a Python repr) in a string: the key rule, applied to text.
     pattern:
       /((["'])([\w.-]{1,64})\2\s*:\s*)("[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'|-?\d[\d.eE+-]*)/g,
-    replace: (match, prefix, _quote, key, value) => {
-      if (!isSecretKey(key) || alreadyMasked(value.slice(1))) return match;
-      const quote = value.startsWith("'") ? "'" : '"';
-      return `${prefix}${quote}${MASKED}${quote}`;
+    secret: (match) => {
+      const [, prefix = "", , key = "", value = ""] = match;
+      if (!isSecretKey(key) || alreadyMasked(value.slice(1))) return null;
+      // A quoted value keeps its quotes; a bare number becomes a quoted marker, so the JSON stays valid.
+      if (/^["']/.test(value)) return after(match, prefix + value[0], MASKED, 1);
+      return after(match, prefix, `"${MASKED}"`);
     },
   },
   {
     kind: "keyed_assignment",
+    hint: /=/,
     // password=… in query strings, form bodies, cookies, env dumps and logfmt.
     pattern: /(?<![\w.-])([A-Za-z][\w.-]{0,63})=(?!=)([^\s&"'<>;,)}]+)/g,
-    replace: (match, key, value) => (isSecretKey(key) && !alreadyMasked(value) ? `${key}=${MASKED}` : match),
+    secret: (match) => {
+      const [, key = "", value = ""] = match;
+      return isSecretKey(key) && !alreadyMasked(value) ? after(match, `${key}=`, MASKED) : null;
+    },
   },
 ];
 
@@ -228,11 +271,56 @@ export function cutForMasking(text: string): string {
   return `${text.slice(0, end)}…[cut: ${text.length - end} more characters]`;
 }
 
+function replaceSecrets(text: string, rule: Rule): string {
+  if (!rule.hint.test(text)) return text;
+  let out = "";
+  let copied = 0;
+  for (const match of text.matchAll(rule.pattern)) {
+    const secret = rule.secret(match);
+    if (!secret) continue;
+    out += text.slice(copied, match.index + secret.start) + secret.replacement;
+    copied = match.index + secret.end;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** One secret in a text: its kind (the rule's name: `aws_key`, `jwt`, `password`…) and its UTF-16 span. */
+export type SecretSpan = { kind: string; start: number; end: number };
+
+/**
+ * The secrets maskText would hide, as spans into `text` (whole, never cut): each rule runs on the original text, and a
+ * span overlapping one an earlier rule found is dropped, as masking in rule order would have hidden it already.
+ */
+export function findSecrets(text: string): SecretSpan[] {
+  if (!MAYBE_SECRET.test(text)) return [];
+  const found: SecretSpan[] = [];
+  for (const rule of RULES) {
+    if (!rule.hint.test(text)) continue;
+    const before = found.length;
+    for (const match of text.matchAll(rule.pattern)) {
+      const secret = rule.secret(match);
+      if (!secret) continue;
+      const span = { kind: rule.kind, start: match.index + secret.start, end: match.index + secret.end };
+      if (!overlapsAny(found, before, span)) found.push(span);
+    }
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+// Earlier rules' spans are the first `count` of `spans`; a rule's own matches never overlap each other.
+function overlapsAny(spans: SecretSpan[], count: number, span: SecretSpan): boolean {
+  for (let i = 0; i < count; i++) {
+    const other = spans[i]!;
+    if (other.start < span.end && span.start < other.end) return true;
+  }
+  return false;
+}
+
 function maskWith(input: string, custom: RE2JS[]): string {
   const text = cutForMasking(input);
   if (!custom.length && !MAYBE_SECRET.test(text)) return text;
   let out = text;
-  for (const rule of RULES) out = out.replace(rule.pattern, rule.replace);
+  for (const rule of RULES) out = replaceSecrets(out, rule);
   for (const pattern of custom) {
     // An empty match would insert a marker between every character.
     out = pattern.matcher(out).replaceAll((match: string) => (match === "" ? match : marker("custom")));
