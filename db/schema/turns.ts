@@ -18,10 +18,10 @@ import { v7 as uuidv7 } from "uuid";
 import { createdAt } from "./columns";
 
 /**
- * Where a turn came from: the drawer, a /v1 call, a schedule, a prompt's playground, an evaluation run, or a tool
- * call over /mcp. A text column without a check: a new source needs no migration.
+ * Where a turn came from: the drawer, a /v1 call, a schedule, a prompt's playground, an evaluation run, a tool
+ * call over /mcp, or a guardrail's model check. A text column without a check: a new source needs no migration.
  */
-export const TURN_SOURCES = ["drawer", "api", "schedule", "playground", "eval", "mcp"] as const;
+export const TURN_SOURCES = ["drawer", "api", "schedule", "playground", "eval", "mcp", "guardrail"] as const;
 export const TURN_STATUSES = ["running", "success", "failed", "stopped", "limit", "interrupted"] as const;
 /** How a turn's cost was reached (lib/gateway/types.ts CostStatus): priced, unpriced (cost unknown) or assumed. */
 export const COST_STATUSES = ["priced", "unpriced", "assumed"] as const;

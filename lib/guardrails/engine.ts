@@ -27,7 +27,12 @@ export type AsyncCheckInput = {
   text: string;
   origin: TextOrigin;
   signal: AbortSignal;
+  /** Whose call it is (a model check's own call is billed to the same tenant). */
+  caller?: GuardrailCaller;
 };
+
+/** Whose call a stage runs for, as a model check needs it (its judge's call is that tenant's). */
+export type GuardrailCaller = { tenantId: string; userId: string | null; apiKeyId: string | null };
 
 /** What a model or webhook check found: hits, and optionally an action of its own (a webhook's block or redact). */
 export type CheckFinding = { hits: GuardrailHit[]; action?: "block" | "redact" };
@@ -53,6 +58,7 @@ export type EvaluateOptions = {
   pseudonyms?: Pseudonyms;
   /** The request's `response_format` schema, for an output `json_schema` check that names none. */
   responseSchema?: Record<string, unknown>;
+  caller?: GuardrailCaller;
 };
 
 export const WEBHOOK_DEFAULT_TIMEOUT_MS = 2000;
@@ -101,6 +107,7 @@ export function createGuardrailEngine(dependencies: EngineDependencies) {
     rule: GuardrailRule,
     stage: GuardrailStage,
     segments: readonly TextSegment[],
+    caller: GuardrailCaller | undefined,
   ): Promise<RuleResult> {
     const started = dependencies.now();
     const check = rule.check;
@@ -112,7 +119,7 @@ export function createGuardrailEngine(dependencies: EngineDependencies) {
       const findings = await Promise.all(
         segments.map((segment) =>
           withTimeout(timeoutMs, `the ${check.type} check timed out after ${timeoutMs} ms`, (signal) => {
-            const input = { rule, stage, text: segment.text, origin: segment.origin, signal };
+            const input = { rule, stage, text: segment.text, origin: segment.origin, signal, caller };
             if (check.type === "model") return dependencies.model(check, input);
             if (check.type === "webhook") return dependencies.webhook(check, input);
             throw new Error(`a ${check.type} check is not asynchronous`);
@@ -174,7 +181,9 @@ export function createGuardrailEngine(dependencies: EngineDependencies) {
   ): Promise<StageResult> {
     const results = await Promise.all(
       rules.map((rule) =>
-        isDeterministic(rule) ? runDeterministic(rule, segments, options) : runAsync(rule, stage, segments),
+        isDeterministic(rule)
+          ? runDeterministic(rule, segments, options)
+          : runAsync(rule, stage, segments, options.caller),
       ),
     );
     return decide(stage, segments, rules, results, options);

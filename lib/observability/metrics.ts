@@ -36,6 +36,11 @@ export class TollgateMetrics {
     "Images made, seconds of audio heard and characters spoken by /v1 images and audio calls",
     [...CALL, "unit"],
   );
+  readonly guardrailActions = this.counter(
+    "tollgate_guardrail_actions_total",
+    "What tenants' guardrail rules did: blocked, redacted, warned, logged, or check_failed (a check that could not run)",
+    ["tenant", "source", "action"],
+  );
   readonly cost = this.counter(
     "tollgate_cost_usd_total",
     "Spend in USD (a float for metrics; the ledger's exact decimal is the record)",

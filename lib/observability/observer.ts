@@ -136,6 +136,12 @@ export class TelemetryObserver implements TurnObserver {
           metrics.rateLimitRefusals.inc({ tenant: turn.tenantId, source: turn.source });
         else if (event.code === "budget_hard" || event.code === "budget_unpriced_model")
           metrics.budgetRefusals.inc({ tenant: turn.tenantId, source: turn.source, reason: event.code });
+        else if (event.code.startsWith("guardrail_"))
+          metrics.guardrailActions.inc({
+            tenant: turn.tenantId,
+            source: turn.source,
+            action: event.code.slice("guardrail_".length),
+          });
         return;
       case "tool_call":
         if (watched.spanContext) watched.toolStarts.set(event.call.id, Date.now());

@@ -6,7 +6,11 @@ export type PipelineRefusal =
   | "budget_exceeded"
   | "budget_unpriced_model"
   /** A hard limit's counters cannot be reached and this instance's leased allowance is spent: fail closed. */
-  | "limits_unavailable";
+  | "limits_unavailable"
+  /** A tenant's guardrail rule blocked the request or the answer (or its check could not run and it fails closed). */
+  | "guardrail_blocked"
+  /** The tenant's guardrail policy could not be read: the call is refused rather than let through unchecked. */
+  | "guardrails_unavailable";
 
 /** Every way a model call can fail: the gateway's classes and the pipeline's refusals. */
 export type CallErrorClass = GatewayErrorClass | PipelineRefusal;
@@ -47,4 +51,6 @@ export const CALL_ERROR_STATUS = {
   budget_exceeded: 429,
   budget_unpriced_model: 429,
   limits_unavailable: 429,
+  guardrail_blocked: 400,
+  guardrails_unavailable: 503,
 } as const satisfies Record<CallErrorClass, number>;

@@ -6,11 +6,14 @@ import { tracing } from "@/lib/core/process/trace";
 import { GatewayError } from "@/lib/gateway/errors";
 import type { Gateway } from "@/lib/gateway/gateway";
 import type { ChatRequest } from "@/lib/gateway/types";
+import type { GuardrailEngine } from "@/lib/guardrails/engine";
+import type { GuardrailPolicy } from "@/lib/guardrails/types";
 import { assumedPriceStep } from "./assumed-prices";
 import { budgetStep } from "./budget";
 import { cacheStep } from "./cache";
 import type { ResponseCacheStore } from "./cache-store";
 import type { CounterStore } from "./counters";
+import { guardrailStep } from "./guardrails";
 import { type Caller, DEFAULT_MAX_OUTPUT_TOKENS, loadPolicy, type Policy } from "./policy";
 import { rateLimitStep } from "./rate-limit";
 import { tracedStep } from "./traced-step";
@@ -23,6 +26,8 @@ export type PipelineDeps = {
   cache: () => ResponseCacheStore;
   /** The clock of the rate-limit and budget windows (tests pin it). */
   now?: () => number;
+  /** A tenant's guardrail policy and the engine that applies it; without them no guardrail step runs. */
+  guardrails?: { policy: (tenantId: string) => Promise<GuardrailPolicy>; engine: GuardrailEngine };
 };
 
 const NO_POLICY: Policy = {
@@ -70,6 +75,8 @@ export class Pipeline {
   constructor(
     private readonly deps: PipelineDeps,
     steps: Step[] = [
+      // Outermost: a request is checked (and redacted) before the cache is asked, and a cached answer is checked too.
+      ...(deps.guardrails ? [labelled("guardrails", guardrailStep(deps.guardrails.engine))] : []),
       labelled("cache", cacheStep(deps.cache)),
       labelled("rate_limit", rateLimitStep(deps.counters, deps.now)),
       labelled("budget", budgetStep(deps.counters, deps.now)),
@@ -109,6 +116,22 @@ export class Pipeline {
     request: ChatRequest & { model: string },
     options: { stream: boolean; noCache?: boolean; wire?: Call["wire"] },
   ): AsyncGenerator<PipelineEvent> {
+    let guardrails: GuardrailPolicy | undefined;
+    try {
+      guardrails = await this.deps.guardrails?.policy(caller.tenantId);
+    } catch (error) {
+      // Never a silent pass: without its policy a tenant's call is refused, not let through unchecked.
+      countFailure("pipeline");
+      log.error({ err: error }, "could not read the tenant's guardrail policy; the call is refused");
+      const message = "The tenant's guardrail policy could not be read; try again shortly.";
+      yield { type: "guardrail", code: "guardrail_check_failed", message, blocking: true };
+      yield {
+        type: "error",
+        error: { class: "guardrails_unavailable", message, status: 503, retryAfterSeconds: 5 },
+        stamp: emptyStamp(request.model),
+      };
+      return;
+    }
     const call: Call = {
       caller,
       request,
@@ -116,6 +139,7 @@ export class Pipeline {
       noCache: options.noCache ?? false,
       wire: options.wire,
       policy: await this.policy(caller),
+      guardrails,
       gateway: this.deps.gateway(),
     };
     // Only the steps with something to do for this call: with no limit and no cached alias (the common case)

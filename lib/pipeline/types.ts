@@ -1,6 +1,7 @@
 import type { WireRequest } from "@/lib/gateway/forward/plan";
 import type { Gateway } from "@/lib/gateway/gateway";
 import { type ChatRequest, type Stamp, type StreamEvent, ZERO_USAGE } from "@/lib/gateway/types";
+import type { GuardrailOutcome, GuardrailPolicy } from "@/lib/guardrails/types";
 import type { GuardrailCode } from "@/lib/turns/events";
 import type { TurnSource } from "@/lib/turns/observer";
 import { CALL_ERROR_STATUS, type CallError, type PipelineRefusal } from "./errors";
@@ -13,7 +14,15 @@ import type { Caller, Policy } from "./policy";
 export type PipelineEvent =
   | Exclude<StreamEvent, { type: "error" }>
   | { type: "error"; error: CallError; stamp: Stamp }
-  | { type: "guardrail"; code: GuardrailCode; message: string; blocking: boolean }
+  | {
+      type: "guardrail";
+      code: GuardrailCode;
+      message: string;
+      blocking: boolean;
+      /** A guardrail rule's stage: its `x-tollgate-guardrail` header entry, and what the stage made of the call. */
+      header?: string;
+      outcome?: GuardrailOutcome;
+    }
   | RateLimitState;
 
 /** One window of a rate limit as the caller sees it (OpenAI's x-ratelimit-* headers): the tightest that applies. */
@@ -38,6 +47,8 @@ export type Call = {
   /** The caller asked not to use the cache (`Cache-Control: no-cache`). */
   noCache: boolean;
   policy: Policy;
+  /** The tenant's guardrail rules, when the pipeline has guardrails (lib/pipeline/guardrails.ts). */
+  guardrails?: GuardrailPolicy;
   gateway: Gateway;
   /**
    * A /v1 request in its caller's wire format, carried whole or translated by `Gateway.forward`. `request` then

@@ -41,7 +41,13 @@ export type GuardrailCode =
   /** /v1: fields the serving format cannot carry were left out, as the alias's `dropUnsupported` allows. */
   | "params_dropped"
   /** The provider's own content filter filtered the prompt or the answer (Azure OpenAI). */
-  | "provider_content_filter";
+  | "provider_content_filter"
+  /** A tenant's guardrail rule acted on a call (lib/guardrails): what it did, or that its check could not run. */
+  | "guardrail_blocked"
+  | "guardrail_redacted"
+  | "guardrail_warned"
+  | "guardrail_logged"
+  | "guardrail_check_failed";
 
 type TurnOutcome = {
   turnId: string;

@@ -3,10 +3,10 @@ import type { TurnEvent, TurnSummary } from "./events";
 /** Where a turn of the agent loop comes from; each belongs to a conversation. */
 export type ChatTurnSource = "drawer" | "schedule";
 /**
- * A call of its own (no conversation): a /v1 call, a prompt's playground run, an evaluation run's call, or a tool
- * called over /mcp by an outside agent.
+ * A call of its own (no conversation): a /v1 call, a prompt's playground run, an evaluation run's call, a tool
+ * called over /mcp by an outside agent, or a guardrail's model check (an LLM judge's verdict on another call).
  */
-export type CallTurnSource = "api" | "playground" | "eval" | "mcp";
+export type CallTurnSource = "api" | "playground" | "eval" | "mcp" | "guardrail";
 export type TurnSource = ChatTurnSource | CallTurnSource;
 
 /** The stored prompt version a turn used (the prompt store); it lands on the ledger row. */

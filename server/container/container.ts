@@ -7,6 +7,7 @@ import { ordersToolSet } from "@/features/demo/server/orders-tools";
 import { SchemaContext } from "@/features/drawer/server/copilot/schema-context";
 import { governanceToolSet } from "@/features/drawer/server/copilot/tools";
 import { EvalRunner } from "@/features/evals/server/runner";
+import { createTenantGuardrailEngine, loadGuardrailPolicy } from "@/features/guardrails/server";
 import { createMcp, type Mcp } from "@/features/mcp/server/client";
 import { createMcpHandler } from "@/features/mcp/server/endpoint/handler";
 import { createV1Api, type V1Api } from "@/features/v1/server";
@@ -18,6 +19,7 @@ import {
   createAgentTools,
 } from "@/lib/agent";
 import type { ToolSet } from "@/lib/agent/tool";
+import { parseAllowList } from "@/lib/agent/toolsets/web/net-guard";
 import { type ApiKeyCache, processKeyCache } from "@/lib/auth/api-keys";
 import { ClusterBus, type ClusterBusOptions, clusterOptionsFromEnv, shareCooldowns } from "@/lib/cluster";
 import { registerBatcher } from "@/lib/core/errors/failures";
@@ -28,6 +30,7 @@ import type { GatewayConfig } from "@/lib/gateway/config";
 import { DrizzleConversationStore } from "@/lib/governance/conversations";
 import { mintProcessIdentity, type ProcessIdentity } from "@/lib/governance/instance";
 import { GovernanceRecorder } from "@/lib/governance/recorder";
+import type { GuardrailEngine } from "@/lib/guardrails/engine";
 import { createTelemetry, type Telemetry, tracedApi } from "@/lib/observability";
 import { Pipeline, type PipelineStores, pipelineStoresFromEnv } from "@/lib/pipeline";
 import type { ConversationStore } from "@/lib/turns/conversation";
@@ -60,6 +63,8 @@ export type Container = {
   /** Rate-limit and budget counters and the response cache (Redis when REDIS_URL is set, else PostgreSQL). */
   readonly stores: PipelineStores;
   readonly pipeline: Pipeline;
+  /** Applies tenants' guardrail policies: the pipeline's step, and the Guardrails page's "test a text". */
+  readonly guardrails: GuardrailEngine;
   /** This process, as stamped on the turns it runs and in its heartbeat row. */
   readonly instance: ProcessIdentity;
   /**
@@ -142,8 +147,26 @@ export function createContainer(options: ContainerOptions = {}): Container {
     return built;
   });
   const stores = once(() => pipelineStoresFromEnv(db, env));
-  const pipeline = once(
-    () => new Pipeline({ db, gateway, counters: () => stores().counters, cache: () => stores().cache }),
+  // Webhook checks go out through the address guard the web tools use (WEB_FETCH_ALLOW opens ranges); a model
+  // check's judge is a metered call of its own (source `guardrail`).
+  const guardrails = once(() =>
+    createTenantGuardrailEngine({
+      allow: parseAllowList(env.WEB_FETCH_ALLOW),
+      metered: () => ({ pipeline: pipeline(), recorder: recorder() }),
+    }),
+  );
+  const pipeline: Once<Pipeline> = once(
+    () =>
+      new Pipeline({
+        db,
+        gateway,
+        counters: () => stores().counters,
+        cache: () => stores().cache,
+        guardrails: {
+          policy: async (tenantId) => loadGuardrailPolicy(await db(), tenantId),
+          engine: guardrails(),
+        },
+      }),
   );
   const conversations = once(() => new DrizzleConversationStore(db));
   // The demo's orders tools exist only where the demo does, never for every tenant of a real deployment.
@@ -227,6 +250,9 @@ export function createContainer(options: ContainerOptions = {}): Container {
     },
     get stores() {
       return stores();
+    },
+    get guardrails() {
+      return guardrails();
     },
     get pipeline() {
       return pipeline();

@@ -8,14 +8,19 @@ import type { Gateway } from "@/lib/gateway/gateway";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { type CounterStore, PostgresCounters } from "@/lib/pipeline/counters";
-import { Pipeline } from "@/lib/pipeline/pipeline";
+import { Pipeline, type PipelineDeps } from "@/lib/pipeline/pipeline";
 import { serveApi } from "@/server/serve";
 
 /**
  * The /v1 handler behind the lean server on a free port, over a test's database and gateway, with the batched
  * recorder the product uses (flush it before reading the ledger).
  */
-export async function startLeanApi(database: Database, gateway: Gateway, counters?: CounterStore) {
+export async function startLeanApi(
+  database: Database,
+  gateway: Gateway,
+  counters?: CounterStore,
+  guardrails?: PipelineDeps["guardrails"],
+) {
   const db = async () => database;
   const recorder = new BatchedGovernanceRecorder(db);
   const store = counters ?? new PostgresCounters(db);
@@ -27,6 +32,7 @@ export async function startLeanApi(database: Database, gateway: Gateway, counter
       gateway: () => gateway,
       counters: () => store,
       cache: () => new PostgresResponseCache(db),
+      guardrails,
     }),
     recorder,
   });

@@ -22,6 +22,8 @@ const ANSWERS: Record<CallErrorClass, [number, string]> = {
   budget_exceeded: [429, "insufficient_quota"],
   budget_unpriced_model: [429, "insufficient_quota"],
   limits_unavailable: [429, "rate_limit_error"],
+  guardrail_blocked: [400, "invalid_request_error"],
+  guardrails_unavailable: [503, "server_error"],
 };
 
 describe("the status of a failed call", () => {

@@ -5,6 +5,7 @@ import type { GuardrailPolicy } from "@/lib/guardrails/types";
 import { processGuardrailCache } from "./policy-cache";
 import { readGuardrailPolicy } from "./policy-store";
 
+export { createTenantGuardrailEngine, type GuardrailEngineOptions } from "./engine";
 export {
   announceGuardrailChange,
   GUARDRAIL_CACHE_MS,
@@ -14,7 +15,7 @@ export {
 } from "./policy-cache";
 export { guardrailPolicyView, readGuardrailPolicy, saveGuardrailPolicy, viewOfPolicy } from "./policy-store";
 export { testGuardrailText } from "./test-text";
-export { type GuardrailTester, patternOnlyTester } from "./tester";
+export { engineTester, type GuardrailTester } from "./tester";
 
 /**
  * A tenant's policy for a call (secrets included), from this process's cache: read at most once per tenant per

@@ -370,7 +370,10 @@ function noteEvent(
   switch (event.type) {
     case "guardrail":
       deps.recorder.event(turnId, { type: "guardrail", code: event.code, message: event.message });
-      if (!event.blocking) appendHeader(headers, "x-tollgate-warning", event.message);
+      // A guardrail rule's stage says what it did in its own header (rule ids and entities, never the text).
+      if (event.header) appendHeader(headers, "x-tollgate-guardrail", event.header);
+      else if (!event.blocking && !event.code.startsWith("guardrail_"))
+        appendHeader(headers, "x-tollgate-warning", event.message);
       return true;
     case "rate_limit_state":
       for (const [name, value] of rateLimitHeaders(event)) headers[name] = value;

@@ -1,0 +1,90 @@
+import "server-only";
+import type { BlockList } from "node:net";
+import { type Resolver, resolveAllowed } from "@/lib/agent/toolsets/web/net-guard";
+import { contentDecoder, pinnedRequest } from "@/lib/agent/toolsets/web/pinned-client";
+import { checkJsonSchema, compileCheck } from "@/lib/guardrails/checks";
+import { createGuardrailEngine, type GuardrailEngine } from "@/lib/guardrails/engine";
+import { createModelCheck } from "@/lib/guardrails/model-check";
+import { createWebhookCheck, type WebhookPost } from "@/lib/guardrails/webhook";
+import { type MeteredCallDeps, meteredCall } from "@/lib/pipeline/metered-call";
+
+export type GuardrailEngineOptions = {
+  /** Ranges the operator opens despite the outbound address policy (WEB_FETCH_ALLOW): webhooks go through it. */
+  allow: BlockList;
+  /** Host name resolution; tests inject one. */
+  resolver?: Resolver;
+  /** The governed path a model check's judge call takes (its ledger row has source `guardrail`). */
+  metered: () => MeteredCallDeps;
+};
+
+/**
+ * The process's guardrail engine: the deterministic checks (lib/guardrails/checks), webhooks through the outbound
+ * address guard (a tenant's URL cannot reach the gateway's own network, and DNS cannot swap the checked address),
+ * and LLM judges through the tenant's own alias as metered calls (budgets apply; each judge call is a ledger row).
+ */
+export function createTenantGuardrailEngine(options: GuardrailEngineOptions): GuardrailEngine {
+  const webhook = createWebhookCheck({ post: guardedPost(options), now: () => Date.now() });
+  return createGuardrailEngine({
+    compile: compileCheck,
+    jsonSchema: checkJsonSchema,
+    webhook,
+    model: (check, input) => {
+      const caller = input.caller;
+      if (!caller?.userId) throw new Error("a model check needs the call's tenant and user");
+      const judge = createModelCheck({
+        complete: async (alias, messages, signal) => {
+          const result = await meteredCall(
+            options.metered(),
+            {
+              tenantId: caller.tenantId,
+              userId: caller.userId!,
+              apiKeyId: caller.apiKeyId,
+              source: "guardrail",
+            },
+            { model: alias, messages, temperature: 0, maxTokens: 200 },
+            { signal },
+          );
+          if (result.status !== "success")
+            throw new Error(`the judge's call ${result.status}: ${result.error?.message ?? "no answer"}`);
+          return { text: result.answer };
+        },
+        moderate: async () => {
+          // Refused when the rule is saved (features/guardrails/contracts.ts); here only as the last line.
+          throw new Error("moderation-model checks are not available: use an LLM judge");
+        },
+      });
+      return judge(check, input);
+    },
+    now: () => performance.now(),
+  });
+}
+
+/** One POST to a tenant's webhook: the address checked and pinned, the answer read to `maxBytes` at most. */
+function guardedPost(options: GuardrailEngineOptions): WebhookPost {
+  return async (url, body, headers, signal, maxBytes) => {
+    const target = new URL(url);
+    const checked = await resolveAllowed(target.hostname, {
+      allow: options.allow,
+      resolver: options.resolver,
+      signal,
+    });
+    const res = await pinnedRequest(target, checked, signal, {
+      method: "POST",
+      headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      body,
+    });
+    const decoder = contentDecoder(res);
+    const stream = decoder ? res.pipe(decoder) : res;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        res.destroy();
+        throw new Error(`the webhook's answer is larger than ${maxBytes} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    return { status: res.statusCode ?? 502, text: Buffer.concat(chunks).toString("utf8") };
+  };
+}
