@@ -16,11 +16,18 @@ const checks: Record<string, TextCheck> = {
   deny_list: compileCheck({ type: "deny_list", terms: denyTerms }),
 };
 
+const CALLS_PER_ROUND = 3;
+
+/**
+ * The fastest of five rounds of three calls. Each call gets its own copy of the text (one more character): the words
+ * of the last text are cached, and a repeated text would skip the tokenising this test means to time.
+ */
 function fastestMs(check: TextCheck, text: string): number {
   let fastest = Number.POSITIVE_INFINITY;
   for (let round = 0; round < 5; round++) {
+    const copies = Array.from({ length: CALLS_PER_ROUND }, (_, call) => `${text}${round}${call}`);
     const started = performance.now();
-    check(text, "user");
+    for (const copy of copies) check(copy, "user");
     fastest = Math.min(fastest, performance.now() - started);
   }
   return fastest;
