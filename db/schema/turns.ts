@@ -22,6 +22,8 @@ import { createdAt } from "./columns";
  * call over /mcp, or a guardrail's model check. A text column without a check: a new source needs no migration.
  */
 export const TURN_SOURCES = ["drawer", "api", "schedule", "playground", "eval", "mcp", "guardrail"] as const;
+/** What a call's guardrail rules did, strongest first last (lib/gateway/types.ts GuardrailVerdict). */
+export const GUARDRAIL_VERDICTS = ["passed", "logged", "warned", "redacted", "blocked"] as const;
 export const TURN_STATUSES = ["running", "success", "failed", "stopped", "limit", "interrupted"] as const;
 /** How a turn's cost was reached (lib/gateway/types.ts CostStatus): priced, unpriced (cost unknown) or assumed. */
 export const COST_STATUSES = ["priced", "unpriced", "assumed"] as const;
@@ -57,6 +59,8 @@ export const sysAgentTurn = pgTable(
       seconds?: number;
       characters?: number;
     }>(),
+    // What the tenant's guardrail rules made of the call (passed, logged, warned, redacted, blocked); null: none applied.
+    guardrail: text("guardrail", { enum: GUARDRAIL_VERDICTS }),
     inputTokens: integer("input_tokens").notNull().default(0),
     cachedInputTokens: integer("cached_input_tokens").notNull().default(0),
     cacheWriteTokens: integer("cache_write_tokens").notNull().default(0),

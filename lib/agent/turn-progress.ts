@@ -3,6 +3,7 @@ import {
   addUsage,
   type CostStatus,
   combineCostStatus,
+  type GuardrailVerdict,
   type Stamp,
   type Usage,
   ZERO_USAGE,
@@ -11,6 +12,9 @@ import { cancelledResult, type StoredMessage } from "@/lib/turns/conversation";
 import type { ChatTurnSummary, ToolTraceEntry, TurnStatus, TurnSummary } from "@/lib/turns/events";
 
 /** What one turn has done so far: its new messages, tool trace, spend and status, and the summary it closes with. */
+
+const VERDICTS: GuardrailVerdict[] = ["passed", "logged", "warned", "redacted", "blocked"];
+
 export class TurnProgress {
   readonly startedAt = new Date();
   private readonly started = performance.now();
@@ -27,6 +31,8 @@ export class TurnProgress {
   private lastStamp: Stamp | undefined;
   private firstTokenMs: number | null = null;
   private cacheHits = 0;
+  /** The strongest guardrail verdict of the turn's model calls (a redaction in round 1 stays on the row). */
+  private guardrail: GuardrailVerdict | undefined;
 
   constructor(
     readonly turnId: string,
@@ -57,6 +63,7 @@ export class TurnProgress {
   /** A model call that answered: its tokens and cost count, and it names who served the turn. */
   addAnswer(stamp: Stamp): void {
     this.lastStamp = stamp;
+    this.addVerdict(stamp);
     this.addSpend(stamp.usage, stamp.cost, stamp.costStatus);
     if (stamp.cacheHit) this.cacheHits++;
   }
@@ -64,6 +71,12 @@ export class TurnProgress {
   /** A model call that failed still names who was tried. */
   addFailure(stamp: Stamp): void {
     this.lastStamp = stamp;
+    this.addVerdict(stamp);
+  }
+
+  private addVerdict(stamp: Stamp): void {
+    if (stamp.guardrail && VERDICTS.indexOf(stamp.guardrail) >= VERDICTS.indexOf(this.guardrail ?? "passed"))
+      this.guardrail = stamp.guardrail;
   }
 
   /** Tokens spent by the model or on the user's behalf by a tool (a sub-agent). */
@@ -95,6 +108,7 @@ export class TurnProgress {
       fallbackIndex: stamp?.fallbackIndex ?? null,
       attempts: stamp?.attempts ?? [],
       ...(stamp?.strategy ? { routing: stamp.strategy } : {}),
+      ...(this.guardrail ? { guardrail: this.guardrail } : {}),
       usage: this.usage,
       cost: this.cost,
       costStatus: this.costStatus,

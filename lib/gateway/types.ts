@@ -152,7 +152,12 @@ export type Stamp = {
   contentFilter?: string[];
   /** /v1 images and audio: the units the call was billed by (the ledger's `units`). */
   units?: MediaUnits;
+  /** What the tenant's guardrail rules made of the call, when any applied (the ledger's `guardrail`). */
+  guardrail?: GuardrailVerdict;
 };
+
+/** The strongest thing a call's guardrail rules did (lib/guardrails' outcome, named here for the ledger). */
+export type GuardrailVerdict = "passed" | "logged" | "warned" | "redacted" | "blocked";
 
 export type ChatResponse = {
   message: { role: "assistant"; content: string; toolCalls: ToolCall[] };

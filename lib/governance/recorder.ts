@@ -263,6 +263,7 @@ export function closedTurn(summary: TurnSummary) {
     fallbackIndex: summary.fallbackIndex,
     routing: summary.routing ?? null,
     units: summary.units ?? null,
+    guardrail: summary.guardrail ?? null,
     inputTokens: summary.usage.inputTokens,
     cachedInputTokens: summary.usage.cachedInputTokens,
     cacheWriteTokens: summary.usage.cacheWriteTokens,

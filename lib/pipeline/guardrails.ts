@@ -1,6 +1,6 @@
 import "server-only";
 import type { Json } from "@/lib/gateway/translate/types";
-import type { ChatMessage, Stamp } from "@/lib/gateway/types";
+import type { ChatMessage, GuardrailVerdict, Stamp } from "@/lib/gateway/types";
 import { type GuardrailEngine, isDeterministic } from "@/lib/guardrails/engine";
 import { Pseudonyms } from "@/lib/guardrails/pseudonymise";
 import { GUARDRAIL_HEADER } from "@/lib/guardrails/report";
@@ -57,7 +57,11 @@ function withTexts(call: Call, texts: string[]): Call {
 }
 
 /** A stage's audit events and its header, as pipeline events (the refusal's own comes with the error). */
-function* reported(result: Pick<StageResult, "events" | "headers" | "outcome">): Generator<PipelineEvent> {
+function* reported(
+  result: Pick<StageResult, "events" | "headers" | "outcome">,
+  verdict: Verdict,
+): Generator<PipelineEvent> {
+  if (STRENGTH.indexOf(result.outcome) > STRENGTH.indexOf(verdict.value)) verdict.value = result.outcome;
   const header = result.headers[GUARDRAIL_HEADER];
   let first = true;
   for (const event of result.events) {
@@ -111,6 +115,7 @@ export function guardrailStep(engine: GuardrailEngine): Step {
   const step: Step = async function* (call, next) {
     const policy = call.guardrails!;
     const pseudonyms = new Pseudonyms();
+    const verdict: Verdict = { value: "passed" };
     let guarded = call;
     const input = rulesOf(call, policy, "input");
     if (input.length) {
@@ -118,31 +123,63 @@ export function guardrailStep(engine: GuardrailEngine): Step {
         ? requestSegments(call.wire.format, call.wire.body)
         : messageSegments(call.request.messages);
       const result = await engine.evaluate("input", segments, input, { pseudonyms, caller: callerOf(call) });
-      yield* reported(result);
-      if (result.blockedBy) return yield blocked(call, result.blockedBy, "input");
+      yield* reported(result, verdict);
+      if (result.blockedBy) return yield stamped(blocked(call, result.blockedBy, "input"), "blocked");
       if (result.outcome === "redacted") guarded = withTexts(call, result.texts);
     }
     const output = rulesOf(call, policy, "output");
-    if (output.length === 0 && pseudonyms.size === 0) return yield* next(guarded);
-    const options = { policy, output, pseudonyms };
-    if (guarded.wire && !guarded.wire.stream)
-      return yield* wholeAnswer(engine, guarded, next, options, responseSchemaOf(call));
-    if (guarded.wire) return yield* wireStream(engine, guarded, next, options);
-    return yield* drawerAnswer(engine, guarded, next, options);
+    const events =
+      output.length === 0 && pseudonyms.size === 0
+        ? next(guarded)
+        : answered(engine, guarded, next, { policy, output, pseudonyms, verdict }, responseSchemaOf(call));
+    // The call's end carries what the rules made of it, for its ledger row.
+    for await (const event of events) yield stamped(event, verdict.value);
   };
   // A guardrail's own model check is not checked again (it would check itself without end).
   step.applies = (call) => (call.guardrails?.rules.length ?? 0) > 0 && call.caller.source !== "guardrail";
   return step;
 }
 
-type OutputOptions = { policy: GuardrailPolicy; output: GuardrailRule[]; pseudonyms: Pseudonyms };
+type Verdict = { value: GuardrailVerdict };
+type OutputOptions = {
+  policy: GuardrailPolicy;
+  output: GuardrailRule[];
+  pseudonyms: Pseudonyms;
+  verdict: Verdict;
+};
+
+const STRENGTH: GuardrailVerdict[] = ["passed", "logged", "warned", "redacted", "blocked"];
+
+/** A call's end (its answer or its error) with the guardrail verdict on its stamp. */
+function stamped(event: PipelineEvent, verdict: GuardrailVerdict): PipelineEvent {
+  if (event.type === "done")
+    return {
+      ...event,
+      response: { ...event.response, stamp: { ...event.response.stamp, guardrail: verdict } },
+    };
+  if (event.type === "error") return { ...event, stamp: { ...event.stamp, guardrail: verdict } };
+  return event;
+}
+
+/** The answer, by the kind of call: a /v1 JSON answer, a /v1 stream, or the drawer's. */
+function answered(
+  engine: GuardrailEngine,
+  call: Call,
+  next: Next,
+  options: OutputOptions,
+  responseSchema: Record<string, unknown> | undefined,
+): AsyncGenerator<PipelineEvent> {
+  if (call.wire && !call.wire.stream) return wholeAnswer(engine, call, next, options, responseSchema);
+  if (call.wire) return wireStream(engine, call, next, options);
+  return drawerAnswer(engine, call, next, options);
+}
 
 /** A /v1 JSON answer: checked whole (every rule, model and webhook too) before a byte of it is sent. */
 async function* wholeAnswer(
   engine: GuardrailEngine,
   call: Call,
   next: Next,
-  { output, pseudonyms }: OutputOptions,
+  { output, pseudonyms, verdict }: OutputOptions,
   responseSchema: Record<string, unknown> | undefined,
 ): AsyncGenerator<PipelineEvent> {
   const format = call.wire!.format;
@@ -168,7 +205,7 @@ async function* wholeAnswer(
         ? await engine.evaluate("output", segments, output, { responseSchema, caller: callerOf(call) })
         : undefined;
       if (result) {
-        yield* reported(result);
+        yield* reported(result, verdict);
         if (result.blockedBy) return yield blocked(call, result.blockedBy, "output", event.response.stamp);
       }
       const texts = segments.map((segment, index) =>
@@ -218,14 +255,14 @@ async function* wireStream(
       if (data) yield { type: "bytes", data };
       if (frames.blockedBy) {
         cut = frames.blockedBy;
-        yield* streamReport(frames.guards());
+        yield* streamReport(frames.guards(), options.verdict);
       }
       continue;
     }
     if (event.type === "done" || event.type === "error") {
       const tail = frames.end();
       if (tail) yield { type: "bytes", data: tail };
-      yield* streamReport(frames.guards());
+      yield* streamReport(frames.guards(), options.verdict);
       if (frames.blockedBy && event.type === "done")
         return yield blocked(call, frames.blockedBy, "output", event.response.stamp);
     }
@@ -234,8 +271,8 @@ async function* wireStream(
 }
 
 /** What the stream guards did, once, as the stage's events and header. */
-function* streamReport(guards: StreamGuard[]): Generator<PipelineEvent> {
-  for (const guard of guards) yield* reported(guard.report());
+function* streamReport(guards: StreamGuard[], verdict: Verdict): Generator<PipelineEvent> {
+  for (const guard of guards) yield* reported(guard.report(), verdict);
 }
 
 /** The drawer's answer: its text deltas through the guard, the stored message what the user saw. */
@@ -265,7 +302,7 @@ async function* drawerAnswer(
       if (out) yield { type: "text", delta: out };
       if (guard.blockedBy) {
         cut = guard.blockedBy;
-        yield* reported(guard.report());
+        yield* reported(guard.report(), options.verdict);
       }
       continue;
     }
@@ -277,7 +314,7 @@ async function* drawerAnswer(
       const rest = restore.end();
       emitted += rest;
       out += rest;
-      yield* reported(guard.report());
+      yield* reported(guard.report(), options.verdict);
       if (guard.blockedBy) return yield blocked(call, guard.blockedBy, "output", event.response.stamp);
       if (out && call.stream) yield { type: "text", delta: out };
       yield {

@@ -1,5 +1,6 @@
 import {
   type CostStatus,
+  type GuardrailVerdict,
   type MediaUnits,
   type Stamp,
   type ToolCall,
@@ -62,6 +63,8 @@ type TurnOutcome = {
   routing?: string;
   /** An images or audio call's billed units. */
   units?: MediaUnits;
+  /** What the tenant's guardrail rules made of the call, when any applied. */
+  guardrail?: GuardrailVerdict;
   /** Summed over every round trip of the loop, sub-agents included. */
   usage: Usage;
   cost: string | null;
@@ -175,6 +178,7 @@ export function callSummary(
     attempts: stamp?.attempts ?? [],
     ...(stamp?.strategy ? { routing: stamp.strategy } : {}),
     ...(stamp?.units ? { units: stamp.units } : {}),
+    ...(stamp?.guardrail ? { guardrail: stamp.guardrail } : {}),
     usage: stamp?.usage ?? ZERO_USAGE,
     cost: stamp ? stamp.cost : "0",
     costStatus: stamp?.costStatus ?? "priced",

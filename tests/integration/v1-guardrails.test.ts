@@ -161,6 +161,10 @@ describe.each(testDbKinds)("/v1 guardrails on %s", (kind) => {
     const events = await auditEventsOf(app.db, recorder, response.headers.get("x-request-id")!);
     const guardrail = events.filter((e) => e.type === "guardrail").map((e) => JSON.stringify(e.payload));
     expect(guardrail.join()).toMatch(/guardrail_redacted/);
+    for (const piece of ["4111", EMAIL]) expect(guardrail.join()).not.toContain(piece);
+    // The ledger row says what the rules did (the ledger's guardrail column and filter).
+    const row = await ledgerRowOf(app.db, recorder, response.headers.get("x-request-id")!);
+    expect(row.guardrail).toBe("redacted");
   });
 
   it("blocks by name in the caller's dialect, and the provider never sees the request", async () => {
@@ -192,13 +196,14 @@ describe.each(testDbKinds)("/v1 guardrails on %s", (kind) => {
     expect(openai.requests).toHaveLength(0);
     expect(anthropic.requests).toHaveLength(0);
     const row = await ledgerRowOf(app.db, recorder, error.headers!.get("x-request-id")!);
-    expect(row).toMatchObject({ status: "failed", errorClass: "guardrail_blocked" });
-    // A text without a card passes.
-    await oa().chat.completions.create({
-      model: "gpt",
-      messages: [{ role: "user", content: "order 1234-5678" }],
-    });
+    expect(row).toMatchObject({ status: "failed", errorClass: "guardrail_blocked", guardrail: "blocked" });
+    // A text without a card passes, and its row says the rules ran and passed it.
+    const passed = await oa()
+      .chat.completions.create({ model: "gpt", messages: [{ role: "user", content: "order 1234-5678" }] })
+      .withResponse();
     expect(openai.requests).toHaveLength(1);
+    const passedRow = await ledgerRowOf(app.db, recorder, passed.response.headers.get("x-request-id")!);
+    expect(passedRow.guardrail).toBe("passed");
   });
 
   it("cuts a stream before an output span reaches the caller, and ends it with an error", async () => {

@@ -37,6 +37,7 @@ export const ledgerFields = {
   reasoningTokens: t.reasoningTokens,
   cost: t.cost,
   costStatus: t.costStatus,
+  guardrail: t.guardrail,
   rounds: t.rounds,
   firstTokenMs: t.firstTokenMs,
   latencyMs: t.latencyMs,
@@ -169,6 +170,8 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       cache: (v) => (v === "hit" ? sql`${t.cacheHits} > 0` : sql`${t.cacheHits} = 0`),
       // Unpriced and assumed rows through their partial index; priced is everything else.
       costStatus: (v) => eq(t.costStatus, v as "priced"),
+      // What the tenant's guardrail rules did with the call (rows without rules have none).
+      guardrail: (v) => eq(t.guardrail, v as "passed"),
       // A stored prompt by its exact name (the prompt index), and one of its versions.
       promptName: (v) => eq(t.promptName, v.trim()),
       promptVersion: (v) => {

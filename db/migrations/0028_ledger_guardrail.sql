@@ -1,0 +1,1 @@
+ALTER TABLE "sys_agent_turn" ADD COLUMN "guardrail" text;
