@@ -8,7 +8,8 @@ import { type ShotView, shotPath, shotSession } from "./shots";
 // governance-admin and spend-by-key). Each is one test: a context at the shot's size, theme and language,
 // signed in as the demo user the picture shows, brought to the state to show, then photographed (the view,
 // not the whole page). It runs only with E2E_SCREENSHOTS=1 (playwright.config.ts), which refreshes the docs'.
-// What a shot leaves behind that other specs could see (the MCP server, the API keys) is removed afterwards.
+// What a shot leaves behind that other specs could see (the MCP server, the API keys, Acme's guardrail policy) is
+// removed afterwards.
 
 test.describe.configure({ timeout: 60_000 });
 
@@ -208,6 +209,35 @@ async function belowTopBar(p: Page, testId: string) {
     e.scrollIntoView({ block: "start" });
     window.scrollBy(0, -(document.querySelector("header")?.getBoundingClientRect().height ?? 0) - 8);
   });
+}
+
+/** Whether a shot saved a guardrail policy for Acme (emptied when the shots are done). */
+const guardrails = { saved: false };
+
+/** The Guardrails page with a small policy and a text tried in its "Test a text" box. */
+async function guardrailsPage(p: Page) {
+  const put = await p.request.put("/api/governance/guardrails", {
+    data: {
+      rules: [
+        { id: "pii", name: "Personal data", stage: "input", check: { type: "pii" }, action: "redact" },
+        { id: "secrets", name: "Secrets", stage: "input", check: { type: "secrets" }, action: "redact" },
+        {
+          id: "injection",
+          name: "Injections",
+          stage: "input",
+          check: { type: "injection" },
+          action: "block",
+        },
+      ],
+    },
+  });
+  if (!put.ok()) throw new Error(`saving the guardrail policy failed: ${put.status()}`);
+  guardrails.saved = true;
+  await p.goto("/dev/admin/guardrails");
+  await p.getByTestId("gr-rule").first().waitFor();
+  await p.getByTestId("gr-test-text").fill("Write to jane.doe@example.com about her order.");
+  await p.getByTestId("gr-test-run").click();
+  await p.getByTestId("gr-test-result").waitFor();
 }
 
 const PHONE = { width: 360, height: 780 };
@@ -491,6 +521,8 @@ const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] 
       await p.getByTestId("data-row").first().waitFor();
     },
   ],
+  ["admin-guardrails", "admin@acme.test", {}, guardrailsPage],
+  ["admin-guardrails-360", "admin@acme.test", PHONE, guardrailsPage],
   [
     "admin-limits-assumed",
     "admin@acme.test",
@@ -586,10 +618,11 @@ test.describe("the docs' screenshots", () => {
   }
 
   test.afterAll(async ({ browser, baseURL }) => {
-    if (mcp.registered || keysMade.ids.length) {
+    if (mcp.registered || keysMade.ids.length || guardrails.saved) {
       const { context, page } = await shotSession(browser, baseURL!, "admin@acme.test");
       if (mcp.registered) await page.request.delete(`/api/mcp/servers/${mcp.registered}`);
       for (const id of keysMade.ids) await page.request.delete(`/api/keys/${id}`);
+      if (guardrails.saved) await page.request.put("/api/governance/guardrails", { data: { rules: [] } });
       await context.close();
     }
     await mcp.server?.close();
