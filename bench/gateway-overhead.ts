@@ -85,6 +85,7 @@ async function main() {
     byKey: {
       lean: await rowsOfKey(handle, keys.lean),
       pg: await rowsOfKey(handle, keys.pg),
+      guarded: await rowsOfKey(handle, keys.guarded),
       leanRedis: await rowsOfKey(handle, keys.leanRedis),
       redis: await rowsOfKey(handle, keys.redis),
       next: await rowsOfKey(handle, keys.next),
@@ -150,6 +151,7 @@ function pathsThrough(servers: Servers, keys: BenchKeys): PerPath<Target> {
     raw: target("raw node:http proxy (floor)", raw, `${raw.url}/v1`, "bench"),
     lean: target("lean server", lean, `${lean.url}/v1`, "bench", keys.lean.secret),
     pg: target("governed (PostgreSQL counters)", lean, `${lean.url}/v1`, "bench", keys.pg.secret),
+    guarded: target("guardrails on", lean, `${lean.url}/v1`, "bench", keys.guarded.secret),
     leanRedis: target(
       "lean server with Redis, key without limits",
       leanRedis,

@@ -6,9 +6,10 @@ import { eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { openDatabase } from "@/db/client";
 import { prepareDatabase } from "@/db/migrate";
-import { appUser, tenant, usageLimit } from "@/db/schema";
+import { appUser, guardrailPolicy, tenant, usageLimit } from "@/db/schema";
 import { seedDemoData } from "@/features/demo/server";
 import { createApiKey } from "@/features/keys/server/keys";
+import type { GuardrailRule } from "@/lib/guardrails/types";
 
 export type Handle = Awaited<ReturnType<typeof openDatabase>>;
 /** `/v1` turns in the ledger by status, and their `request` audit events. */
@@ -22,11 +23,49 @@ export type BenchKey = { secret: string; id: string; tenantId: string };
 export type BenchKeys = {
   lean: BenchKey;
   pg: BenchKey;
+  guarded: BenchKey;
   leanRedis: BenchKey;
   redis: BenchKey;
   next: BenchKey;
   load: BenchKey;
 };
+
+/** The guarded key's policy: every deterministic check, on what goes to the model and on the answer. */
+const BENCH_GUARDRAILS: GuardrailRule[] = [
+  { id: "pii", name: "PII", stage: "input", check: { type: "pii" }, action: "redact", onError: "closed" },
+  {
+    id: "secrets",
+    name: "Secrets",
+    stage: "input",
+    check: { type: "secrets" },
+    action: "redact",
+    onError: "closed",
+  },
+  {
+    id: "injection",
+    name: "Injection",
+    stage: "input",
+    check: { type: "injection" },
+    action: "warn",
+    onError: "closed",
+  },
+  {
+    id: "terms",
+    name: "Deny list",
+    stage: "input",
+    check: { type: "deny_list", terms: Array.from({ length: 50 }, (_, i) => `codename ${i}`) },
+    action: "block",
+    onError: "closed",
+  },
+  {
+    id: "out-pii",
+    name: "PII out",
+    stage: "output",
+    check: { type: "pii" },
+    action: "redact",
+    onError: "closed",
+  },
+];
 
 export class BenchDatabase {
   readonly url: string;
@@ -67,9 +106,27 @@ export class BenchDatabase {
       const { secret, key } = await createApiKey(db, { tenantId: acme!.id, name, createdBy: user!.id });
       return { secret, id: key.id, tenantId: acme!.id };
     };
+    // Guardrails are a tenant's policy: the guarded key is Globex's, whose policy has every deterministic rule on
+    // (Acme's keys, the other columns, have none).
+    const [globex] = await db.select({ id: tenant.id }).from(tenant).where(eq(tenant.slug, "globex"));
+    const [globexAdmin] = await db
+      .select({ id: appUser.id })
+      .from(appUser)
+      .where(eq(appUser.email, "admin@globex.test"));
+    const guarded = await createApiKey(db, {
+      tenantId: globex!.id,
+      name: "bench guardrails on",
+      createdBy: globexAdmin!.id,
+    });
+    await db.insert(guardrailPolicy).values({
+      tenantId: globex!.id,
+      rules: BENCH_GUARDRAILS,
+      updatedBy: globexAdmin!.id,
+    });
     const keys = {
       lean: await key("bench lean"),
       pg: await key("bench governed, PostgreSQL counters"),
+      guarded: { secret: guarded.secret, id: guarded.key.id, tenantId: globex!.id },
       leanRedis: await key("bench lean, Redis server"),
       redis: await key("bench governed, Redis counters"),
       next: await key("bench next"),
@@ -115,7 +172,11 @@ export class BenchDatabase {
 export async function countLedger(handle: Handle, keys: BenchKeys): Promise<LedgerCount> {
   const db = handle.db;
   const all = Object.values(keys);
-  const ours = sql`t.tenant_id = ${all[0]!.tenantId} and t.api_key_id in (${sql.join(
+  const tenants = [...new Set(all.map((k) => k.tenantId))];
+  const ours = sql`t.tenant_id in (${sql.join(
+    tenants.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  )}) and t.api_key_id in (${sql.join(
     all.map((k) => sql`${k.id}::uuid`),
     sql`, `,
   )}) and t.source = 'api'`;

@@ -23,12 +23,14 @@ export const PLAN = {
 
 // "pg" and "redis": a governed key (all six limits, none reached), on the lean server with its counters in
 // PostgreSQL, and on a second lean server with REDIS_URL, for what governing a call costs beside "lean";
-// "leanRedis": a key without limits on that second server, the Redis column's baseline in its own process.
+// "leanRedis": a key without limits on that second server, the Redis column's baseline in its own process;
+// "guarded": a key of another tenant whose guardrail policy has every deterministic rule on, on the lean server.
 export const PATHS = [
   "direct",
   "raw",
   "lean",
   "pg",
+  "guarded",
   "leanRedis",
   "redis",
   "portkey",
@@ -40,7 +42,14 @@ export type Path = (typeof PATHS)[number];
 export const STREAM_PATHS = ["direct", "raw", "lean", "portkey", "next"] as const satisfies readonly Path[];
 export type StreamPath = (typeof STREAM_PATHS)[number];
 /** The paths that write a ledger row per call, each under its own API key. */
-export const LEDGER_PATHS = ["lean", "pg", "leanRedis", "redis", "next"] as const satisfies readonly Path[];
+export const LEDGER_PATHS = [
+  "lean",
+  "pg",
+  "guarded",
+  "leanRedis",
+  "redis",
+  "next",
+] as const satisfies readonly Path[];
 export type LedgerPath = (typeof LEDGER_PATHS)[number];
 export const isLedgerPath = (p: Path): p is LedgerPath => (LEDGER_PATHS as readonly Path[]).includes(p);
 

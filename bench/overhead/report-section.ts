@@ -111,7 +111,7 @@ ${row(`sequential, median of ${ROUNDS}×${PER_ROUND} calls (ms)`, (p) => f(seq[p
 ${row("added over direct (ms)", (p) => (p === "direct" ? "" : p === "lean" ? `**${f(seq[p] - seq.direct)}**` : f(seq[p] - seq.direct)))}
 ${row(
   "added over the raw proxy (ms): the lean server's own work",
-  only(["lean", "pg", "leanRedis", "redis"], (p) => f(seq[p] - seq.raw)),
+  only(["lean", "pg", "guarded", "leanRedis", "redis"], (p) => f(seq[p] - seq.raw)),
 )}
 ${row(
   "added over the bare Next route (ms)",
@@ -159,10 +159,10 @@ The bare Next route is not in it: it reads the upstream's whole answer before it
     const { seq, load } = by[c];
     const added = (p: Path) => seq[p] - seq.direct;
     // Each governed key against the key without limits on its own server (the same process, the same setup).
-    const baseOf = { pg: "lean", redis: "leanRedis" } as const;
-    return (["lean", "pg", "leanRedis", "redis"] as const).map((p) => {
+    const baseOf = { pg: "lean", guarded: "lean", redis: "leanRedis" } as const;
+    return (["lean", "pg", "guarded", "leanRedis", "redis"] as const).map((p) => {
       const x = load[p];
-      const b = p === "pg" || p === "redis" ? baseOf[p] : undefined;
+      const b = p === "pg" || p === "guarded" || p === "redis" ? baseOf[p] : undefined;
       const base = b ? load[b] : undefined;
       const cells =
         !b || !base
@@ -181,7 +181,10 @@ The bare Next route is not in it: it reads the upstream's whole answer before it
 The governed keys have requests and tokens per minute and daily and monthly budgets, soft and hard, all far above
 what the run spends (none is reached, so every check passes and is paid for). "PostgreSQL counters": the same lean
 server as the key without limits ("lean server"); "Redis counters": a second lean server started with \`REDIS_URL\`
-and a \`REDIS_PREFIX\` of the run's own, set against a key without limits on that same server. The bounds: server CPU per call at most ${GOVERNED.cpuRatio}× the unlimited key's,
+and a \`REDIS_PREFIX\` of the run's own, set against a key without limits on that same server. "Guardrails on": a key of
+another tenant whose guardrail policy runs every deterministic check on each call (PII and secrets redacted, injection
+warned, a 50-term deny list, PII redacted in the answer), on the same lean server, set against the key without limits
+(whose tenant has no rules); the bounds below are the governed keys', shown for comparison. The bounds: server CPU per call at most ${GOVERNED.cpuRatio}× the unlimited key's,
 PostgreSQL's at most ${GOVERNED.postgresMs} ms more, sequential latency at most ${GOVERNED.sequentialMs} ms more,
 calls per second at least ${GOVERNED.callsRatio}× as many.
 
