@@ -101,7 +101,7 @@ export function createAgentTools(deps: AgentToolDeps): AgentTools {
     web(),
   ]);
   // Every model call, the sub-agents' too, goes through the request pipeline (cache, rate limits, budgets).
-  const subagent = { gateway, pipeline, registry: subRegistry };
+  const subagent = { gateway, pipeline, registry: subRegistry, guardrails: deps.guardrails };
   // Background tasks wait in the database: any instance's runner claims them, and they survive a restart.
   const tasks = new TaskManager(
     store,

@@ -8,6 +8,7 @@ import { runToolCall, type ToolRunOptions } from "@/lib/agent/run-tools";
 import { AgentService } from "@/lib/agent/service";
 import { defineTool, StaticToolSet, type Tool } from "@/lib/agent/tool";
 import { DescriptionScreen, type ToolGuardrails, toolInputGuard } from "@/lib/agent/tool-guardrails";
+import { runSubagent } from "@/lib/agent/toolsets/subagent";
 import { checkJsonSchema, compileCheck } from "@/lib/guardrails/checks";
 import { createGuardrailEngine } from "@/lib/guardrails/engine";
 import type { GuardrailPolicy, GuardrailRule } from "@/lib/guardrails/types";
@@ -302,5 +303,32 @@ describe("MCP tool descriptions", () => {
     expect(events).toContainEqual(
       expect.objectContaining({ type: "guardrail", code: "guardrail_blocked", tool: "send_note" }),
     );
+  });
+
+  it("a sub-agent's tool calls pass the same tool_input rules", async () => {
+    const { tool, seen } = spyTool();
+    const model = new ScriptedModel([
+      { toolCalls: [call("send_note", { to: EMAIL, body: "x" })] },
+      { text: "ok" },
+    ]);
+    const registry = new ToolRegistry();
+    registry.register(new StaticToolSet("notes", [tool]));
+    const guardrails = guardrailsOf({
+      rules: [rule({ id: "no-mail", check: { type: "pii", entities: ["email"] }, action: "block" })],
+    });
+    await runSubagent(
+      { gateway: scriptedGateway(model), registry, model: "scripted", guardrails },
+      "send it",
+      {
+        tenantId: "t1",
+        userId: "u1",
+        role: "member",
+        signal: new AbortController().signal,
+        addUsage: () => {},
+      },
+    );
+    expect(seen).toEqual([]);
+    const result = model.requests[1]!.messages.find((m) => m.role === "tool");
+    expect(JSON.parse(result!.content as string).error).toMatch(/^Blocked by the guardrail "rule no-mail"/);
   });
 });
