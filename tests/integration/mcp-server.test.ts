@@ -290,6 +290,7 @@ describe.each(testDbKinds)("Tollgate as an MCP server (/mcp) on %s", (kind) => {
           check: { type: "deny_list" as const, terms: ["Mallory"], label: "blocked_customer" },
           action: "block" as const,
           onError: "closed" as const,
+          enabled: true,
           scope,
         },
       ],
