@@ -14,6 +14,7 @@ import { RunningTurns } from "./stop-registry";
 import { DrizzleTaskQueue } from "./task-queue";
 import { TaskManager } from "./tasks";
 import type { ToolSet } from "./tool";
+import type { ToolGuardrails } from "./tool-guardrails";
 import { ClockToolSet } from "./toolsets/clock";
 import { memoryToolSet } from "./toolsets/memory";
 import { runSubagent, subagentToolSet } from "./toolsets/subagent";
@@ -43,6 +44,8 @@ export type AgentToolDeps = {
    * dropped at once by the runner that has it. Without it, each reaches this process only.
    */
   cluster?: ClusterBus;
+  /** The tenants' guardrails over tool arguments and MCP tool descriptions (the pipeline's engine and policies). */
+  guardrails?: ToolGuardrails;
 };
 
 /**
@@ -98,7 +101,7 @@ export function createAgentTools(deps: AgentToolDeps): AgentTools {
     web(),
   ]);
   // Every model call, the sub-agents' too, goes through the request pipeline (cache, rate limits, budgets).
-  const subagent = { gateway, pipeline, registry: subRegistry };
+  const subagent = { gateway, pipeline, registry: subRegistry, guardrails: deps.guardrails };
   // Background tasks wait in the database: any instance's runner claims them, and they survive a restart.
   const tasks = new TaskManager(
     store,
@@ -144,6 +147,7 @@ export function createAgentRuntime(
     store: deps.store,
     observer: deps.observer,
     confirmations,
+    guardrails: deps.guardrails,
   });
   const scheduler = new Scheduler({
     db: deps.db,

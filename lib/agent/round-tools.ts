@@ -5,6 +5,7 @@ import type { AgentEvent, ToolTraceEntry } from "@/lib/turns/events";
 import type { Confirmations } from "./confirmations";
 import { type ConfirmGate, runToolCall, type ToolOutcome } from "./run-tools";
 import type { Tool, ToolContext } from "./tool";
+import type { ToolInputGuard } from "./tool-guardrails";
 
 /** The same tool with the same arguments, counted across the rounds of one turn. */
 export type RepeatCounter = { key: string; count: number };
@@ -22,6 +23,8 @@ export type RoundTools = {
   confirmations?: Confirmations;
   /** Where outside text entered the turn so far (null: none did): tools that send data out then need a yes. */
   outsideText?: () => string | null;
+  /** The tenant's `tool_input` guardrails for this turn's calls. */
+  guardInput?: ToolInputGuard;
 };
 
 /**
@@ -90,6 +93,7 @@ async function* runConcurrently(
     signal,
     confirm: round.confirmations ? confirmGate(round, round.confirmations, live) : undefined,
     outsideText: round.outsideText,
+    guardInput: round.guardInput,
   };
   const stopped = new Promise<"stopped">((resolve) => {
     if (signal.aborted) resolve("stopped");

@@ -12,6 +12,7 @@ import {
 } from "./confirmations";
 import { type EgressReason, egressReason } from "./outside-text";
 import { parseToolArgs, type Tool, type ToolContext } from "./tool";
+import type { ToolInputGuard } from "./tool-guardrails";
 
 export const RESULT_LIMIT = 8_000;
 
@@ -33,6 +34,8 @@ export type ToolRunOptions = {
    * confirmation too.
    */
   outsideText?: () => string | null;
+  /** The tenant's `tool_input` guardrails over the arguments, before the tool runs; absent: none apply. */
+  guardInput?: ToolInputGuard;
 };
 
 /** Waits for the user's decision on a call; `timeoutMs` is the limit it was given. */
@@ -102,8 +105,29 @@ export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise
     });
     return finish(errorResult("not allowed"), false, "not allowed");
   }
-  const args = parseToolArgs(tool, call.args);
+  let args = parseToolArgs(tool, call.args);
   if (!args.ok) return finish(errorResult(args.error), false, "invalid arguments");
+  if (opts.guardInput) {
+    let verdict: Awaited<ReturnType<ToolInputGuard>>;
+    try {
+      verdict = await opts.guardInput(call, args.value as Record<string, unknown>);
+    } catch (error) {
+      // A guard that fails refuses the call: arguments no rule could check do not reach the tool.
+      const message = error instanceof Error ? error.message : String(error);
+      return finish(
+        errorResult(`Blocked: the guardrail check failed (${maskText(message)}).`),
+        false,
+        "blocked by a guardrail",
+      );
+    }
+    events.push(...verdict.events);
+    if (!verdict.run) return finish(errorResult(verdict.message), false, "blocked by a guardrail");
+    // Redacted arguments are validated again: the tool only ever gets arguments its schema accepts.
+    if (verdict.args !== args.value) {
+      args = parseToolArgs(tool, verdict.args);
+      if (!args.ok) return finish(errorResult(args.error), false, "invalid arguments");
+    }
+  }
   const egress = egressReason(tool, args.value, opts.outsideText?.() ?? null);
   if (tool.requiresConfirmation || egress) {
     if (!opts.confirm)

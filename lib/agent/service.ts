@@ -20,6 +20,13 @@ import { outsideTextSource } from "./outside-text";
 import type { ToolRegistry } from "./registry";
 import { type RepeatCounter, runRoundTools } from "./round-tools";
 import type { Tool, ToolSet } from "./tool";
+import {
+  DescriptionScreen,
+  type ToolCallScope,
+  type ToolGuardrails,
+  type ToolInputGuard,
+  toolInputGuard,
+} from "./tool-guardrails";
 import { TurnProgress } from "./turn-progress";
 
 export type AgentConfig = {
@@ -102,11 +109,19 @@ export class AgentService {
        * one watches) a tool that requires confirmation is not run.
        */
       confirmations?: Confirmations;
+      /**
+       * The tenant's guardrails over tools: `tool_input` rules on every call's arguments, `input` injection rules on
+       * the MCP tools' descriptions before they are offered. Without it neither runs.
+       */
+      guardrails?: ToolGuardrails;
     },
     config: Partial<AgentConfig> = {},
   ) {
     this.config = { ...DEFAULT_AGENT_CONFIG, ...config };
+    this.descriptions = deps.guardrails ? new DescriptionScreen(deps.guardrails) : undefined;
   }
+
+  private readonly descriptions: DescriptionScreen | undefined;
 
   /**
    * One turn, streamed. The observer (ledger and audit) sees it start, every event, and its summary before
@@ -195,9 +210,10 @@ export class AgentService {
     const { gateway, registry, store } = this.deps;
     const model = progress.requestedModel;
     const history = await store.history(ctx.tenantId, ctx.conversationId);
+    const tenantToolSets = await registry.tenantToolSets(ctx.tenantId);
     const allToolSets = [
       ...registry.forConversation(ctx.conversationId, () => storedToolCalls(history)),
-      ...(await registry.tenantToolSets(ctx.tenantId)),
+      ...tenantToolSets,
     ];
     // A stored assistant prompt may name the tool sets to offer; without that list every set is offered.
     const only = request.system?.toolSets;
@@ -217,6 +233,22 @@ export class AgentService {
     const tools = new Map<string, Tool>(toolSets.flatMap((s) => s.tools()).map((t) => [t.name, t]));
     // A tool the tenant switched off (web_fetch's setting) is neither offered nor run.
     const switchedOff = await unavailableTools(tools.values(), ctx.tenantId);
+    // An MCP tool whose description a guardrail blocks is neither offered nor run.
+    const scope = guardrailScope(ctx, request, model);
+    const screened = this.descriptions
+      ? await this.descriptions.screen(
+          tenantToolSets.flatMap((s) => s.tools()).filter((t) => !t.hidden),
+          scope,
+        )
+      : undefined;
+    for (const name of screened?.withheld ?? []) {
+      switchedOff.add(name);
+      log.warn(
+        { tenantId: ctx.tenantId, tool: name },
+        "an MCP tool was withheld by a guardrail on its description",
+      );
+    }
+    for (const event of screened?.events ?? []) yield event;
     const mayCall = (t: Tool) => (!t.roles || t.roles.includes(ctx.role)) && !switchedOff.has(t.name);
     const modelInfo = gateway.models().find((m) => m.alias === model);
     let offered =
@@ -253,6 +285,7 @@ export class AgentService {
       offered,
       system,
       repeats: { key: "", count: 0 },
+      guardInput: this.deps.guardrails ? toolInputGuard(this.deps.guardrails, scope) : undefined,
     };
   }
 
@@ -293,6 +326,7 @@ export class AgentService {
         // Only a drawer turn has its user watching the stream, able to answer.
         confirmations: (turn.request.source ?? "drawer") === "drawer" ? this.deps.confirmations : undefined,
         outsideText: () => outsideTextSource([...turn.history, ...progress.messages], turn.tools),
+        guardInput: turn.guardInput,
       },
       progress.messages,
       progress.trace,
@@ -544,6 +578,12 @@ type PreparedTurn = TurnInput & {
   offered: Tool[];
   system: string;
   repeats: RepeatCounter;
+  guardInput?: ToolInputGuard;
 };
+
+/** Whose turn it is, as a guardrail rule's scope names it: the alias asked for, the user, drawer or schedule. */
+function guardrailScope(ctx: AgentContext, request: SendRequest, alias: string): ToolCallScope {
+  return { tenantId: ctx.tenantId, userId: ctx.userId, alias, source: request.source ?? "drawer" };
+}
 
 type ModelAnswer = { text: string; calls: ToolCall[]; failure?: { class: string; message: string } };

@@ -162,12 +162,14 @@ export function createContainer(options: ContainerOptions = {}): Container {
         gateway,
         counters: () => stores().counters,
         cache: () => stores().cache,
-        guardrails: {
-          policy: async (tenantId) => loadGuardrailPolicy(await db(), tenantId),
-          engine: guardrails(),
-        },
+        guardrails: toolGuardrails(),
       }),
   );
+  // The same engine and policies guard tool calls' arguments and MCP tools' descriptions.
+  const toolGuardrails = () => ({
+    policy: async (tenantId: string) => loadGuardrailPolicy(await db(), tenantId),
+    engine: guardrails(),
+  });
   const conversations = once(() => new DrizzleConversationStore(db));
   // The demo's orders tools exist only where the demo does, never for every tenant of a real deployment.
   const dataToolSets = (): ToolSet[] => (demo ? [ordersToolSet(db)] : []);
@@ -188,6 +190,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
     adminToolSets: () => [governanceToolSet(pages())],
     env,
     cluster: cluster(),
+    guardrails: toolGuardrails(),
   });
   const mcp = once(() => createMcp({ db, env, ...options.mcp }));
   const tools: Once<AgentTools> = once(() => {
@@ -230,6 +233,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
       registry: () => tools().registry,
       pipeline,
       recorder,
+      guardrails: toolGuardrails,
     }),
   );
   const evals = once(

@@ -5,6 +5,7 @@ import { asc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { sysAgentAudit, sysAgentTurn, usageLimit } from "@/db/schema";
+import { processGuardrailCache, saveGuardrailPolicy } from "@/features/guardrails/server";
 import { createApiKey, revokeApiKey } from "@/features/keys/server/keys";
 import { TURN_ID_META } from "@/features/mcp/server/endpoint/handler";
 import { withCards } from "@/lib/agent/cards";
@@ -274,6 +275,59 @@ describe.each(testDbKinds)("Tollgate as an MCP server (/mcp) on %s", (kind) => {
     expect(long.isError).toBeFalsy();
     expect(textOf(long)).toMatch(/^x{8000}\n…\[truncated: 1000 more characters\]$/);
     expect(long.structuredContent).toBeUndefined();
+  });
+
+  it("a tool_input guardrail blocks a call before its tool runs: an isError result naming the rule, a ledger row and a guardrail event", async () => {
+    const { secret, key } = await newKey();
+    const client = await connect(secret);
+    const actor = { id: adminId, email: "admin@acme.test" };
+    const policy = (scope: { sources?: ("mcp" | "drawer")[]; keys?: string[] }) => ({
+      rules: [
+        {
+          id: "no-blocked-customer",
+          name: "No blocked customers",
+          stage: "tool_input" as const,
+          check: { type: "deny_list" as const, terms: ["Mallory"], label: "blocked_customer" },
+          action: "block" as const,
+          onError: "closed" as const,
+          enabled: true,
+          scope,
+        },
+      ],
+    });
+    try {
+      await saveGuardrailPolicy(app.db, acme, policy({ sources: ["mcp"], keys: [key.id] }), actor);
+      processGuardrailCache().forget(acme);
+      const blocked = (await client.callTool({
+        name: "crm__lookup",
+        arguments: { name: "Mallory" },
+      })) as CallToolResult;
+      expect(blocked.isError).toBe(true);
+      expect(JSON.parse(textOf(blocked)).error).toBe(
+        'Blocked by the guardrail "No blocked customers" (rule no-blocked-customer): the tool\'s arguments contain blocked customer.',
+      );
+      const { row, events } = await turnOf(blocked);
+      expect(row).toMatchObject({ status: "failed", errorClass: "guardrail_blocked", source: "mcp" });
+      expect(events.map((e) => e.type)).toEqual(["request", "tool_call", "guardrail", "tool_result"]);
+      expect(events[2]!.payload).toMatchObject({ code: "guardrail_blocked", tool: "crm__lookup" });
+
+      // Other arguments pass; a rule scoped to the drawer does not apply to /mcp.
+      const allowed = (await client.callTool({
+        name: "crm__lookup",
+        arguments: { name: "Ada" },
+      })) as CallToolResult;
+      expect(allowed.isError).toBeFalsy();
+      await saveGuardrailPolicy(app.db, acme, policy({ sources: ["drawer"] }), actor);
+      processGuardrailCache().forget(acme);
+      const elsewhere = (await client.callTool({
+        name: "crm__lookup",
+        arguments: { name: "Mallory" },
+      })) as CallToolResult;
+      expect(elsewhere.isError).toBeFalsy();
+    } finally {
+      await saveGuardrailPolicy(app.db, acme, { rules: [] }, actor);
+      processGuardrailCache().forget(acme);
+    }
   });
 
   it("a key limited to some tools lists only those and is refused the others, each refusal a ledger row", async () => {

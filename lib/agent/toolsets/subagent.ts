@@ -7,6 +7,7 @@ import type { TurnSummary } from "@/lib/turns/events";
 import type { ToolRegistry } from "../registry";
 import { AgentService } from "../service";
 import { defineTool, StaticToolSet, type ToolContext } from "../tool";
+import type { ToolGuardrails } from "../tool-guardrails";
 
 export type SubagentOptions = {
   gateway: Gateway;
@@ -16,6 +17,8 @@ export type SubagentOptions = {
   registry: ToolRegistry;
   maxToolLoops?: number;
   model?: string;
+  /** The tenant's `tool_input` guardrails: a sub-agent's tool calls are checked as the main agent's are. */
+  guardrails?: ToolGuardrails;
 };
 
 const SUBAGENT_PROMPT =
@@ -33,6 +36,7 @@ export async function runSubagent(
       pipeline: options.pipeline,
       registry: options.registry,
       store: new InMemoryConversationStore(),
+      guardrails: options.guardrails,
     },
     { systemPrompt: SUBAGENT_PROMPT, maxToolLoops: options.maxToolLoops ?? 3 },
   );

@@ -2,6 +2,7 @@ import "server-only";
 import { v7 as uuidv7 } from "uuid";
 import { runToolCall } from "@/lib/agent/run-tools";
 import type { ToolContext } from "@/lib/agent/tool";
+import { type ToolGuardrails, toolInputGuard } from "@/lib/agent/tool-guardrails";
 import type { ResolvedKey } from "@/lib/auth/api-keys";
 import { addCost } from "@/lib/gateway/pricing";
 import {
@@ -23,6 +24,8 @@ export type McpCallDeps = {
   recorder: TurnObserver;
   /** A tool's timeout when it sets none: the agent loop's (30 s). */
   toolTimeoutMs: number;
+  /** The tenant's `tool_input` guardrails (source `mcp`, the key's scope); without them none apply. */
+  guardrails?: ToolGuardrails;
 };
 
 /** How a tools/call ended: a result (the tool's, or its `{"error"}`), or a refusal before any tool ran. */
@@ -37,6 +40,7 @@ const ERROR_CLASS: Record<string, string> = {
   error: "tool_error",
   "not allowed": "tool_not_allowed",
   "unknown tool": "unknown_tool",
+  "blocked by a guardrail": "guardrail_blocked",
 };
 
 /**
@@ -154,6 +158,14 @@ export async function callTool(
       addUsage: (usage, cost, costStatus) => spend.add(usage, cost, costStatus),
     }),
     signal,
+    guardInput: deps.guardrails
+      ? toolInputGuard(deps.guardrails, {
+          tenantId: key.tenantId,
+          userId: key.createdBy,
+          keyId: key.id,
+          source: "mcp",
+        })
+      : undefined,
   });
   for (const event of outcome.events) recorder.event(turnId, event);
   const failure = outcome.trace.error;

@@ -13,6 +13,7 @@ import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
 import type { ToolRegistry } from "@/lib/agent/registry";
 import { DEFAULT_AGENT_CONFIG } from "@/lib/agent/service";
+import type { ToolGuardrails } from "@/lib/agent/tool-guardrails";
 import { findApiKey, type ResolvedKey } from "@/lib/auth/api-keys";
 import { log } from "@/lib/core/process/log";
 import { appBodyLimits, BodyRefused, parseJsonWithin, readBodyText } from "@/lib/http/limits";
@@ -30,6 +31,8 @@ export type McpServerDeps = {
   recorder: () => TurnObserver;
   /** A tool's timeout when it sets none; default: the agent loop's (30 s). */
   toolTimeoutMs?: number;
+  /** The tenants' guardrails: `tool_input` rules check a call's arguments before its tool runs. */
+  guardrails?: () => ToolGuardrails;
 };
 
 /** Where the structured content of a result names its ledger row, for a caller that wants to find it. */
@@ -155,6 +158,7 @@ function mcpServer(
           pipeline: deps.pipeline(),
           recorder: deps.recorder(),
           toolTimeoutMs: deps.toolTimeoutMs ?? DEFAULT_AGENT_CONFIG.toolTimeoutMs,
+          guardrails: deps.guardrails?.(),
         },
         key,
         await offerOnce(),
