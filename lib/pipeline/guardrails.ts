@@ -26,12 +26,37 @@ const SOURCE: Record<Exclude<TurnSource, "guardrail">, GuardrailSource> = {
 
 /** The rules of a stage that apply to a call. */
 function rulesOf(call: Call, policy: GuardrailPolicy, stage: GuardrailStage): GuardrailRule[] {
+  return scopedRules(policy, stage, call.caller, call.request.model);
+}
+
+function scopedRules(
+  policy: GuardrailPolicy,
+  stage: GuardrailStage,
+  caller: Call["caller"],
+  alias: string,
+): GuardrailRule[] {
   return rulesFor(policy, stage, {
-    alias: call.request.model,
-    keyId: call.caller.apiKeyId ?? undefined,
-    userId: call.caller.userId ?? undefined,
-    source: SOURCE[call.caller.source as Exclude<TurnSource, "guardrail">],
+    alias,
+    keyId: caller.apiKeyId ?? undefined,
+    userId: caller.userId ?? undefined,
+    source: SOURCE[caller.source as Exclude<TurnSource, "guardrail">],
   });
+}
+
+/** A request's text as the audit keeps it: the in-scope deterministic redact rules of the input stage applied. */
+export function redactedForAudit(
+  engine: GuardrailEngine,
+  policy: GuardrailPolicy,
+  caller: Call["caller"],
+  alias: string,
+  text: string,
+): string {
+  const rules = scopedRules(policy, "input", caller, alias).filter(
+    (rule) => rule.action === "redact" && isDeterministic(rule),
+  );
+  if (rules.length === 0) return text;
+  const result = engine.evaluateSync("input", [{ text, origin: "user" }], rules);
+  return result.texts[0] ?? text;
 }
 
 /** The drawer's messages as the engine reads them: each message's text, a tool's result apart. */

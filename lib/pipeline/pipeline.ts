@@ -13,7 +13,7 @@ import { budgetStep } from "./budget";
 import { cacheStep } from "./cache";
 import type { ResponseCacheStore } from "./cache-store";
 import type { CounterStore } from "./counters";
-import { guardrailStep } from "./guardrails";
+import { guardrailStep, redactedForAudit } from "./guardrails";
 import { type Caller, DEFAULT_MAX_OUTPUT_TOKENS, loadPolicy, type Policy } from "./policy";
 import { rateLimitStep } from "./rate-limit";
 import { tracedStep } from "./traced-step";
@@ -148,6 +148,24 @@ export class Pipeline {
     // Tracing on: each step has its span. Off: the steps as they are (no wrapper, no span objects).
     const active = tracing() ? applying.map(tracedStep) : applying;
     yield* active.reduceRight<Next>((next, step) => (c) => step(c, next), inference)(call);
+  }
+
+  /**
+   * What the audit trail keeps of a request's text: the tenant's redacting input rules (deterministic ones, in
+   * scope) applied, so what a rule keeps from the provider is not kept in clear in the audit either. The text as it
+   * is when the tenant has no such rule; a policy that cannot be read is the call's refusal (run), not this one's.
+   */
+  async auditText(caller: Call["caller"], alias: string, text: string): Promise<string> {
+    const guardrails = this.deps.guardrails;
+    if (!guardrails || caller.source === "guardrail") return text;
+    let policy: GuardrailPolicy;
+    try {
+      policy = await guardrails.policy(caller.tenantId);
+    } catch {
+      return text;
+    }
+    if (policy.rules.length === 0) return text;
+    return redactedForAudit(guardrails.engine, policy, caller, alias, text);
   }
 
   private async policy(caller: Caller): Promise<Policy> {

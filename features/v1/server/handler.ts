@@ -262,6 +262,7 @@ async function governedCall(
   const attribution: ApiAttribution = attributionOf(format, body, (name) => headerOf(req, name));
   const startedAt = new Date();
   const started = performance.now();
+  const caller = { tenantId: key.tenantId, userId: key.createdBy, apiKeyId: key.id, source: "api" as const };
   await deps.recorder.start({
     turnId,
     tenantId: key.tenantId,
@@ -270,7 +271,8 @@ async function governedCall(
     source: "api",
     apiKeyId: key.id,
     requestedModel: alias,
-    message: describeRequest(format, body),
+    // Redacted as the tenant's guardrail rules redact it for the provider: the audit keeps no more than it gets.
+    message: await deps.pipeline.auditText(caller, alias, describeRequest(format, body)),
     toolsOffered: offeredTools(body),
     startedAt,
     attribution,
@@ -289,26 +291,22 @@ async function governedCall(
       callSummary(turnId, alias, stamp, status, Math.round(performance.now() - started), error),
     );
   };
-  const events = deps.pipeline.run(
-    { tenantId: key.tenantId, userId: key.createdBy, apiKeyId: key.id, source: "api" },
-    Object.assign(budgetView(format, body), { signal: req.signal }),
-    {
+  const events = deps.pipeline.run(caller, Object.assign(budgetView(format, body), { signal: req.signal }), {
+    stream,
+    // An upload's bytes are not in the body the cache key is made of: images and audio are never cached.
+    noCache: media || /no-cache|no-store/i.test(headerOf(req, "cache-control") ?? ""),
+    wire: {
+      format,
+      alias,
+      body,
       stream,
-      // An upload's bytes are not in the body the cache key is made of: images and audio are never cached.
-      noCache: media || /no-cache|no-store/i.test(headerOf(req, "cache-control") ?? ""),
-      wire: {
-        format,
-        alias,
-        body,
-        stream,
-        ...(upload ? { multipart: upload.parts } : {}),
-        headers: {
-          anthropicVersion: headerOf(req, "anthropic-version"),
-          anthropicBeta: headerOf(req, "anthropic-beta"),
-        },
+      ...(upload ? { multipart: upload.parts } : {}),
+      headers: {
+        anthropicVersion: headerOf(req, "anthropic-version"),
+        anthropicBeta: headerOf(req, "anthropic-beta"),
       },
     },
-  );
+  });
   // Up to the first byte of the answer: guardrail warnings, rate limits, fallbacks and who answers go to headers
   // and the audit; a refusal or an error before anything was sent is an HTTP error, as the providers answer it.
   const headers: Record<string, string> = { "x-request-id": turnId };
