@@ -1,9 +1,11 @@
 // The deterministic guardrail checks on chat-like prose with some numbers: µs per KB for each check and for all of
 // them together (pii, secrets, injection, a 50-term deny list), on 1 KB, 10 KB and 100 KB texts.
-//   npx tsx bench/guardrail-checks.ts
+//   npm run bench:guardrails        (writes its section of BENCHMARKS.md; --no-report: print only)
 // The target is 50 µs/KB for all together; each figure is the fastest of seven rounds after a warm-up: on a shared machine the other rounds measure the neighbours.
+import os from "node:os";
 import { compileCheck } from "@/lib/guardrails/checks";
 import type { TextCheck } from "@/lib/guardrails/types";
+import { machine, writeSection } from "./report";
 
 const SENTENCES = [
   "Hi, I ordered the blue jacket last week (order 88213) and it still has not arrived.",
@@ -49,8 +51,24 @@ function microsecondsPerKb(check: TextCheck, [text, other]: [string, string]): n
 
 const sizes = [1024, 10 * 1024, 100 * 1024];
 const texts = sizes.map((size): [string, string] => [prose(size, 0), prose(size, 5)]);
-console.log("| check | 1 KB | 10 KB | 100 KB |\n|---|---|---|---|");
+const rows = ["| check | 1 KB | 10 KB | 100 KB |", "| --- | --- | --- | --- |"];
 for (const [name, check] of [...Object.entries(checks), ["all together", all] as const]) {
   const cells = texts.map((text) => `${microsecondsPerKb(check, text).toFixed(1)} µs/KB`);
-  console.log(`| ${name} | ${cells.join(" | ")} |`);
+  rows.push(`| ${name} | ${cells.join(" | ")} |`);
 }
+const body = `## Guardrail checks: cost per KB of text (bench/guardrail-checks.ts)
+
+${new Date().toISOString().slice(0, 10)} · ${machine()} · load average before the run: ${os
+  .loadavg()
+  .map((x) => x.toFixed(2))
+  .join(", ")}
+
+The deterministic checks (lib/guardrails/checks) in-process on chat-like prose with some numbers, each text scanned
+whole: \`pii\` with every entity, \`secrets\`, \`injection\` and a 50-term \`deny_list\`, and all four together (what
+a policy with every deterministic rule on costs a call per KB of its text). Each figure is the fastest of seven rounds
+after half a second of warm-up. The target is 50 µs/KB for all together.
+
+${rows.join("\n")}
+`;
+process.stdout.write(body);
+if (!process.argv.includes("--no-report")) writeSection("guardrail-checks", body);
