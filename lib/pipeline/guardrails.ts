@@ -1,4 +1,6 @@
 import "server-only";
+import { SpanKind } from "@opentelemetry/api";
+import { defined, endSpan, spanParent, tracing } from "@/lib/core/process/trace";
 import type { Json } from "@/lib/gateway/translate/types";
 import type { ChatMessage, GuardrailVerdict, Stamp } from "@/lib/gateway/types";
 import { type GuardrailEngine, isDeterministic } from "@/lib/guardrails/engine";
@@ -6,7 +8,7 @@ import { Pseudonyms } from "@/lib/guardrails/pseudonymise";
 import { GUARDRAIL_HEADER } from "@/lib/guardrails/report";
 import { rulesFor } from "@/lib/guardrails/scope";
 import { answerSegments, applySegments, requestSegments } from "@/lib/guardrails/segments";
-import type { BlockedBy, StageResult, TextSegment } from "@/lib/guardrails/stage-result";
+import type { BlockedBy, RuleResult, StageResult, TextSegment } from "@/lib/guardrails/stage-result";
 import { createStreamGuard, type StreamGuard } from "@/lib/guardrails/stream-guard";
 import type { GuardrailPolicy, GuardrailRule, GuardrailSource, GuardrailStage } from "@/lib/guardrails/types";
 import type { TurnSource } from "@/lib/turns/observer";
@@ -83,10 +85,12 @@ function withTexts(call: Call, texts: string[]): Call {
 
 /** A stage's audit events and its header, as pipeline events (the refusal's own comes with the error). */
 function* reported(
-  result: Pick<StageResult, "events" | "headers" | "outcome">,
+  result: Pick<StageResult, "events" | "headers" | "outcome" | "rules" | "stage">,
   verdict: Verdict,
+  rules: readonly GuardrailRule[],
 ): Generator<PipelineEvent> {
   if (STRENGTH.indexOf(result.outcome) > STRENGTH.indexOf(verdict.value)) verdict.value = result.outcome;
+  traceRules(result.stage, result.rules, rules);
   const header = result.headers[GUARDRAIL_HEADER];
   let first = true;
   for (const event of result.events) {
@@ -99,6 +103,40 @@ function* reported(
       outcome: result.outcome,
     };
     first = false;
+  }
+}
+
+/**
+ * One span per rule a stage ran (tracing on only), under the request's trace and timed by the rule's own duration:
+ * its id, stage, check, what it did and how many hits; a check that could not run is an error span.
+ */
+function traceRules(
+  stage: GuardrailStage,
+  results: readonly RuleResult[],
+  rules: readonly GuardrailRule[],
+): void {
+  const t = tracing();
+  const parent = t && spanParent();
+  if (!t || !parent) return;
+  const now = Date.now();
+  for (const result of results) {
+    const span = t.tracer.startSpan(
+      "tollgate.guardrail.check",
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: now - result.durationMs,
+        attributes: defined({
+          "tollgate.guardrail.rule_id": result.ruleId,
+          "tollgate.guardrail.stage": stage,
+          "tollgate.guardrail.check": rules.find((rule) => rule.id === result.ruleId)?.check.type,
+          "tollgate.guardrail.action": result.action ?? "none",
+          "tollgate.guardrail.hits": result.hits.length,
+          "tollgate.guardrail.on_error": result.error?.onError,
+        }),
+      },
+      parent,
+    );
+    endSpan(span, result.error ? "check_failed" : undefined, now);
   }
 }
 
@@ -148,7 +186,7 @@ export function guardrailStep(engine: GuardrailEngine): Step {
         ? requestSegments(call.wire.format, call.wire.body)
         : messageSegments(call.request.messages);
       const result = await engine.evaluate("input", segments, input, { pseudonyms, caller: callerOf(call) });
-      yield* reported(result, verdict);
+      yield* reported(result, verdict, input);
       if (result.blockedBy) return yield stamped(blocked(call, result.blockedBy, "input"), "blocked");
       if (result.outcome === "redacted") guarded = withTexts(call, result.texts);
     }
@@ -230,7 +268,7 @@ async function* wholeAnswer(
         ? await engine.evaluate("output", segments, output, { responseSchema, caller: callerOf(call) })
         : undefined;
       if (result) {
-        yield* reported(result, verdict);
+        yield* reported(result, verdict, output);
         if (result.blockedBy) return yield blocked(call, result.blockedBy, "output", event.response.stamp);
       }
       const texts = segments.map((segment, index) =>
@@ -280,14 +318,14 @@ async function* wireStream(
       if (data) yield { type: "bytes", data };
       if (frames.blockedBy) {
         cut = frames.blockedBy;
-        yield* streamReport(frames.guards(), options.verdict);
+        yield* streamReport(frames.guards(), options.verdict, options.output);
       }
       continue;
     }
     if (event.type === "done" || event.type === "error") {
       const tail = frames.end();
       if (tail) yield { type: "bytes", data: tail };
-      yield* streamReport(frames.guards(), options.verdict);
+      yield* streamReport(frames.guards(), options.verdict, options.output);
       if (frames.blockedBy && event.type === "done")
         return yield blocked(call, frames.blockedBy, "output", event.response.stamp);
     }
@@ -296,8 +334,12 @@ async function* wireStream(
 }
 
 /** What the stream guards did, once, as the stage's events and header. */
-function* streamReport(guards: StreamGuard[], verdict: Verdict): Generator<PipelineEvent> {
-  for (const guard of guards) yield* reported(guard.report(), verdict);
+function* streamReport(
+  guards: StreamGuard[],
+  verdict: Verdict,
+  rules: readonly GuardrailRule[],
+): Generator<PipelineEvent> {
+  for (const guard of guards) yield* reported(guard.report(), verdict, rules);
 }
 
 /** The drawer's answer: its text deltas through the guard, the stored message what the user saw. */
@@ -327,7 +369,7 @@ async function* drawerAnswer(
       if (out) yield { type: "text", delta: out };
       if (guard.blockedBy) {
         cut = guard.blockedBy;
-        yield* reported(guard.report(), options.verdict);
+        yield* reported(guard.report(), options.verdict, options.output);
       }
       continue;
     }
@@ -339,9 +381,10 @@ async function* drawerAnswer(
       const rest = restore.end();
       emitted += rest;
       out += rest;
-      yield* reported(guard.report(), options.verdict);
-      if (guard.blockedBy) return yield blocked(call, guard.blockedBy, "output", event.response.stamp);
+      yield* reported(guard.report(), options.verdict, options.output);
+      // What came before a span the end found is the answer's, up to the cut.
       if (out && call.stream) yield { type: "text", delta: out };
+      if (guard.blockedBy) return yield blocked(call, guard.blockedBy, "output", event.response.stamp);
       yield {
         type: "done",
         response: { ...event.response, message: { ...event.response.message, content: emitted } },

@@ -24,18 +24,14 @@ export async function startLeanApi(
   const db = async () => database;
   const recorder = new BatchedGovernanceRecorder(db);
   const store = counters ?? new PostgresCounters(db);
-  const core = createV1Core({
+  const pipeline = new Pipeline({
     db,
     gateway: () => gateway,
-    pipeline: new Pipeline({
-      db,
-      gateway: () => gateway,
-      counters: () => store,
-      cache: () => new PostgresResponseCache(db),
-      guardrails,
-    }),
-    recorder,
+    counters: () => store,
+    cache: () => new PostgresResponseCache(db),
+    guardrails,
   });
+  const core = createV1Core({ db, gateway: () => gateway, pipeline, recorder });
   const server = createServer(serveApi(core));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
@@ -43,6 +39,8 @@ export async function startLeanApi(
     root: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     recorder,
     counters: store,
+    /** The pipeline behind it, for calls made the drawer's way (messages, no wire body). */
+    pipeline,
     /** The same handler as Next's route mounts it (a Web Request in, a Web Response out). */
     web: v1WebHandler(core),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -2,8 +2,10 @@
 // traceparent honoured, no content), /metrics behind its token with counters that move, and one log line per call.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { usageLimit } from "@/db/schema";
+import { guardrailPolicy, usageLimit } from "@/db/schema";
+import { processGuardrailCache } from "@/features/guardrails/server";
 import { createApiKey } from "@/features/keys/server/keys";
 import { log } from "@/lib/core/process/log";
 import { configFromEnvironment, parseGatewayConfig } from "@/lib/gateway/config";
@@ -434,5 +436,63 @@ describe.each(testDbKinds)("observability on %s", (kind) => {
         latencyMs: expect.any(Number),
       },
     ]);
+  });
+  it("a guardrail rule's check has its span in the call's trace, and what it did counts in tollgate_guardrail_actions_total", async () => {
+    await app.rebuild({ env: { ...process.env, METRICS_TOKEN: TOKEN } });
+    await startLean();
+    await app.db.insert(guardrailPolicy).values({
+      tenantId,
+      rules: [
+        {
+          id: "pii",
+          name: "PII",
+          stage: "input",
+          check: { type: "pii" },
+          action: "redact",
+          onError: "closed",
+        },
+      ],
+    });
+    processGuardrailCache().forget(tenantId);
+    try {
+      const before = await scrape();
+      const caller = callerTrace();
+      const res = await fetch(`${root}/v1/chat/completions`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${secret}`,
+          "content-type": "application/json",
+          traceparent: caller.header,
+        },
+        body: JSON.stringify({
+          model: "offline-demo",
+          messages: [{ role: "user", content: "mail ada.lovelace@example.com" }],
+        }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-tollgate-guardrail")).toBe('redacted;rule="pii";entities="email"');
+      const spans = await spansOf(caller.traceId, (s) =>
+        s.some((x) => x.name === "tollgate.guardrail.check"),
+      );
+      const check = spans.find((s) => s.name === "tollgate.guardrail.check")!;
+      expect(check.attributes).toMatchObject({
+        "tollgate.guardrail.rule_id": "pii",
+        "tollgate.guardrail.stage": "input",
+        "tollgate.guardrail.check": "pii",
+        "tollgate.guardrail.action": "redact",
+        "tollgate.guardrail.hits": 1,
+      });
+      expect(check.parentSpanId).toBe(spans.find((s) => s.name === "tollgate api")!.spanId);
+      expect(spans.some((s) => s.name === "tollgate.guardrails")).toBe(true);
+      expect(attributeText(spans)).not.toContain("ada.lovelace");
+      const after = await scrape();
+      const labels = { tenant: tenantId, source: "api", action: "redacted" };
+      expect(sample(after, "tollgate_guardrail_actions_total", labels)).toBe(
+        sample(before, "tollgate_guardrail_actions_total", labels) + 1,
+      );
+    } finally {
+      await app.db.delete(guardrailPolicy).where(eq(guardrailPolicy.tenantId, tenantId));
+      processGuardrailCache().forget(tenantId);
+    }
   });
 });

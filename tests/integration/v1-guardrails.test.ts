@@ -16,6 +16,7 @@ import { checkJsonSchema, compileCheck } from "@/lib/guardrails/checks";
 import { createGuardrailEngine } from "@/lib/guardrails/engine";
 import type { GuardrailPolicy, GuardrailRule } from "@/lib/guardrails/types";
 import { createWebhookCheck } from "@/lib/guardrails/webhook";
+import type { Pipeline } from "@/lib/pipeline/pipeline";
 import { startFakeAnthropic } from "../fakes/anthropic";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
@@ -44,6 +45,9 @@ describe.each(testDbKinds)("/v1 guardrails on %s", (kind) => {
   let root: string;
   let secret: string;
   let recorder: BatchedGovernanceRecorder;
+  let pipeline: Pipeline;
+  let tenantId: string;
+  let userId: string;
   let policy: GuardrailPolicy = { rules: [] };
 
   beforeAll(async () => {
@@ -97,15 +101,11 @@ describe.each(testDbKinds)("/v1 guardrails on %s", (kind) => {
       now: () => performance.now(),
     });
     const api = await startLeanApi(app.db, gateway, undefined, { policy: async () => policy, engine });
-    ({ root, recorder } = api);
+    ({ root, recorder, pipeline } = api);
     closeApi = api.close;
-    secret = (
-      await createApiKey(app.db, {
-        tenantId: await app.tenantId("acme"),
-        name: "guarded app",
-        createdBy: await app.userId("admin@acme.test"),
-      })
-    ).secret;
+    tenantId = await app.tenantId("acme");
+    userId = await app.userId("admin@acme.test");
+    secret = (await createApiKey(app.db, { tenantId, name: "guarded app", createdBy: userId })).secret;
   });
   afterAll(async () => {
     await closeApi();
@@ -385,5 +385,62 @@ describe.each(testDbKinds)("/v1 guardrails on %s", (kind) => {
       expect(content).not.toContain("4111");
       expect(content).not.toMatch(/user\d+@example\.com/);
     }
+  });
+
+  it("the drawer's calls (messages, no wire body): input redacted, output held back and cut, placeholders restored", async () => {
+    const drawer = { tenantId, userId, apiKeyId: null, source: "drawer" as const };
+    const run = async (content: string, stream: boolean) => {
+      const events = [];
+      for await (const event of pipeline.run(
+        drawer,
+        { model: "gpt", messages: [{ role: "user", content }] },
+        { stream },
+      ))
+        events.push(event);
+      return events;
+    };
+    policy = {
+      rules: [
+        rule({
+          id: "emails",
+          check: { type: "pii", entities: ["email"] },
+          action: "redact",
+          reversible: true,
+        }),
+        rule({
+          id: "out-cards",
+          stage: "output",
+          check: { type: "pii", entities: ["payment_card"] },
+          action: "block",
+        }),
+      ],
+    };
+    openai.enqueue({
+      kind: "text",
+      text: "Writing to [EMAIL_1] now.",
+      chunks: ["Writing to [EMA", "IL_1] now."],
+    });
+    const streamed = await run(`Email ${EMAIL} please`, true);
+    expect(JSON.stringify(openai.requests[0]!.body.messages)).toContain("Email [EMAIL_1] please");
+    const text = streamed.flatMap((e) => (e.type === "text" ? [e.delta] : [])).join("");
+    expect(text).toBe(`Writing to ${EMAIL} now.`);
+    const done = streamed.find((e) => e.type === "done");
+    expect(done?.type === "done" && done.response.message.content).toBe(`Writing to ${EMAIL} now.`);
+    expect(done?.type === "done" && done.response.stamp.guardrail).toBe("redacted");
+    // An output block cuts the drawer's stream before the span; the call ends with the refusal, its usage kept.
+    openai.enqueue({
+      kind: "text",
+      text: `Your card: ${CARD}. Done.`,
+      chunks: ["Your card: ", "4111 1111 ", "1111 1111. Done."],
+    });
+    const cut = await run("which card?", true);
+    expect(cut.flatMap((e) => (e.type === "text" ? [e.delta] : [])).join("")).toBe("Your card: ");
+    const end = cut.at(-1)!;
+    expect(end.type === "error" && end.error.class).toBe("guardrail_blocked");
+    expect(end.type === "error" && end.stamp.servedModel).toMatch(/^gpt-4o-mini/);
+    // A whole (not streamed) answer is checked whole.
+    openai.enqueue({ kind: "text", text: `Card ${CARD}` });
+    const whole = await run("card?", false);
+    expect(whole.at(-1)!.type).toBe("error");
   });
 });
