@@ -252,6 +252,48 @@ describe.each(testDbKinds)("/v1 guardrails on %s", (kind) => {
     expect(whole.choices[0]!.message.content).toBe(answer.replaceAll(CARD, "[PAYMENT_CARD]"));
   });
 
+  it("redacts an output span in Anthropic and Responses streams (and their final texts) before it reaches the caller", async () => {
+    policy = {
+      rules: [
+        rule({
+          id: "out-cards",
+          stage: "output",
+          check: { type: "pii", entities: ["payment_card"] },
+          action: "redact",
+        }),
+      ],
+    };
+    const answer = `Card on file: ${CARD}. Anything else?`;
+    const pieces = answer.match(/.{1,3}/gs)!;
+    anthropic.enqueue({ kind: "text", text: answer, chunks: pieces });
+    let fromClaude = "";
+    const claude = an().messages.stream({
+      model: "claude",
+      max_tokens: 100,
+      messages: [{ role: "user", content: "card?" }],
+    });
+    claude.on("text", (delta) => {
+      fromClaude += delta;
+    });
+    const final = await claude.finalMessage();
+    const redacted = answer.replace(CARD, "[PAYMENT_CARD]");
+    expect(fromClaude).toBe(redacted);
+    expect(final.content).toEqual([expect.objectContaining({ type: "text", text: redacted })]);
+    openai.enqueue({ kind: "text", text: answer, chunks: pieces });
+    let fromResponses = "";
+    let completed = "";
+    for await (const event of await oa().responses.create({ model: "gpt", input: "card?", stream: true })) {
+      if (event.type === "response.output_text.delta") fromResponses += event.delta;
+      if (event.type === "response.completed")
+        completed = event.response.output
+          .flatMap((item) => (item.type === "message" ? item.content : []))
+          .map((part) => (part.type === "output_text" ? part.text : ""))
+          .join("");
+    }
+    expect(fromResponses).toBe(redacted);
+    expect(completed).toBe(redacted);
+  });
+
   it("restores reversible placeholders in the answer the caller gets, JSON and streamed", async () => {
     policy = {
       rules: [
