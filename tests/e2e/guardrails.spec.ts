@@ -1,4 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
+import OpenAI from "openai";
+import { FAKE_UPSTREAM } from "../../playwright.config";
 import { signInAs } from "./pages";
 
 // Acme's guardrail policy is emptied before and after: a redact rule left behind would change what other specs'
@@ -99,6 +101,36 @@ test.describe
       await expect(result.getByTestId("gr-test-hit")).toHaveCount(1);
       await expect(result.getByTestId("gr-test-hit")).toContainText(`${RULE_NAME}: email`);
       await expect(result.getByTestId("gr-test-output")).toHaveText("Write to [EMAIL] about her order.");
+    });
+
+    test("a /v1 call under the saved rule reaches the provider redacted, and Recent hits finds it in the ledger", async ({
+      page,
+      baseURL,
+    }) => {
+      await signInAs(page, "admin@acme.test");
+      await page.request.post(`${FAKE_UPSTREAM}/__control/reset`);
+      const key = (await (
+        await page.request.post("/api/keys", { data: { name: "e2e guardrails" } })
+      ).json()) as {
+        secret: string;
+      };
+      const { response } = await new OpenAI({
+        apiKey: key.secret,
+        baseURL: `${baseURL}/v1`,
+        maxRetries: 0,
+      }).chat.completions
+        .create({ model: "house-model", messages: [{ role: "user", content: "Mail jane.doe@example.com" }] })
+        .withResponse();
+      expect(response.headers.get("x-tollgate-guardrail")).toContain('redacted;rule="e2e-pii"');
+      const sent = (await (await page.request.get(`${FAKE_UPSTREAM}/__control/requests`)).json()) as unknown;
+      expect(JSON.stringify(sent)).not.toContain("jane.doe@example.com");
+      expect(JSON.stringify(sent)).toContain("[EMAIL]");
+
+      const guardrails = new GuardrailsPage(page);
+      await guardrails.goto();
+      await page.getByTestId("gr-hits-redacted").click();
+      await expect(page).toHaveURL(/\/dev\/agent\/turns\?f\.guardrail=redacted/);
+      await expect(page.getByTestId("data-row").first()).toContainText("e2e guardrails");
     });
 
     test("a member cannot open the page or read the policy", async ({ page }) => {

@@ -254,6 +254,24 @@ export function GuardrailsAdmin() {
         </div>
       </Section>
       <TestText />
+      <Section title={t("gr.hits.title")} lead={t("gr.hits.lead")} testId="gr-hits">
+        <ul className="flex flex-wrap gap-2">
+          {HIT_OUTCOMES.map((outcome) => (
+            <li key={outcome}>
+              <a
+                data-testid={`gr-hits-${outcome}`}
+                href={`/dev/agent/turns?f.guardrail=${outcome}`}
+                className={BUTTON}
+              >
+                {t(`gr.hits.${outcome}`)}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </Section>
     </div>
   );
 }
+
+/** The outcomes the ledger's Guardrails filter opens from this page, strongest first. */
+const HIT_OUTCOMES = ["blocked", "redacted", "warned", "logged"] as const;
