@@ -61,14 +61,15 @@ export const guardrailCheckInput = z.discriminatedUnion("type", [
     type: z.literal("model"),
     alias: z.string().trim().min(1, "a model alias is required").max(200),
     prompt: z.string().max(20_000, "at most 20000 characters").optional(),
-    // A moderation model's verdict needs its own governed path, not built yet: refused by name until it is.
-    moderation: z
-      .boolean()
-      .refine(
-        (on) => !on,
-        "moderation-model checks are not available yet: use an LLM judge (leave moderation out)",
-      )
+    // A stored prompt's text as the judge's instructions: its production version unless a version or label is named.
+    promptRef: z
+      .strictObject({
+        name: z.string().trim().min(1, "a prompt name is required").max(200),
+        version: z.number().int().min(1).optional(),
+        label: z.string().trim().min(1).max(100).optional(),
+      })
       .optional(),
+    moderation: z.boolean().optional(),
   }),
   z.strictObject({
     type: z.literal("webhook"),

@@ -37,6 +37,8 @@ export type RuleDraft = {
   schema: string;
   alias: string;
   prompt: string;
+  /** A stored prompt's name (the prompt store), for the judge's instructions; its production version. */
+  promptName: string;
   moderation: boolean;
   url: string;
   secret: string;
@@ -78,6 +80,7 @@ export const emptyDraft = (): RuleDraft => ({
   schema: "",
   alias: "",
   prompt: "",
+  promptName: "",
   moderation: false,
   url: "",
   secret: "",
@@ -109,7 +112,12 @@ export function draftOf({ rule }: ListedRule): RuleDraft {
   if (c.type === "deny_list") Object.assign(d, { terms: c.terms.join("\n"), label: c.label ?? "" });
   if (c.type === "json_schema") d.schema = c.schema ? JSON.stringify(c.schema, null, 2) : "";
   if (c.type === "model")
-    Object.assign(d, { alias: c.alias, prompt: c.prompt ?? "", moderation: c.moderation === true });
+    Object.assign(d, {
+      alias: c.alias,
+      prompt: c.prompt ?? "",
+      promptName: c.promptRef?.name ?? "",
+      moderation: c.moderation === true,
+    });
   if (c.type === "webhook") Object.assign(d, { url: c.url, timeoutMs: c.timeoutMs?.toString() ?? "" });
   return d;
 }
@@ -147,6 +155,7 @@ function checkOf(d: RuleDraft): GuardrailCheck | { problem: string } {
         type: "model",
         alias: d.alias.trim(),
         prompt: opt(d.prompt),
+        promptRef: d.promptName.trim() ? { name: d.promptName.trim() } : undefined,
         moderation: d.moderation || undefined,
       };
     case "webhook":

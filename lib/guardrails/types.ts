@@ -54,8 +54,17 @@ export type GuardrailCheck =
   | { type: "injection" }
   /** Output: the answer parses as JSON and matches `schema`, or the request's `response_format` schema. */
   | { type: "json_schema"; schema?: Record<string, unknown> }
-  /** An LLM judge through one of the tenant's aliases (prompt from the prompt store), or a moderation model. */
-  | { type: "model"; alias: string; prompt?: string; moderation?: boolean }
+  /**
+   * An LLM judge through one of the tenant's aliases (its instructions `prompt`, or a prompt of the prompt store by
+   * `promptRef`), or a moderation model (`moderation`: the alias serves OpenAI's moderations).
+   */
+  | {
+      type: "model";
+      alias: string;
+      prompt?: string;
+      promptRef?: { name: string; version?: number; label?: string };
+      moderation?: boolean;
+    }
   /** The tenant's HTTPS endpoint answers allow / block / redact (with spans); signed with the rule's secret. */
   | { type: "webhook"; url: string; secret?: string; timeoutMs?: number };
 export type GuardrailCheckType = GuardrailCheck["type"];

@@ -4,6 +4,7 @@ import type { ChatMessage, Stamp, ToolCall, ToolSchema } from "@/lib/gateway/typ
 import { callSummary, contentFilterEvent, type TurnError } from "@/lib/turns/events";
 import type { CallTurnSource, TurnObserver, TurnPrompt } from "@/lib/turns/observer";
 import type { Pipeline } from "./pipeline";
+import type { Call } from "./types";
 
 export type MeteredCallDeps = { pipeline: Pipeline; recorder: TurnObserver };
 /** Whose call it is (tenant, user, the API key if any) and where it comes from. */
@@ -43,7 +44,15 @@ export async function meteredCall(
     maxTokens?: number;
     tools?: ToolSchema[];
   },
-  options: { prompt?: TurnPrompt; signal?: AbortSignal } = {},
+  options: {
+    prompt?: TurnPrompt;
+    signal?: AbortSignal;
+    /**
+     * A /v1 wire request instead of a chat (a guardrail's moderation call): its answer's body is `answer`, as the
+     * provider wrote it; `request` then only stands in for its size.
+     */
+    wire?: Call["wire"];
+  } = {},
 ): Promise<MeteredCallResult> {
   const turnId = uuidv7();
   const started = performance.now();
@@ -68,14 +77,15 @@ export async function meteredCall(
     const events = deps.pipeline.run(
       { tenantId: who.tenantId, userId: who.userId, apiKeyId: who.apiKeyId, source: who.source },
       { ...request, signal: options.signal },
-      { stream: false },
+      { stream: false, ...(options.wire ? { wire: options.wire, noCache: true } : {}) },
     );
     for await (const event of events) {
       if (event.type === "text") answer += event.delta;
+      else if (event.type === "bytes") answer += event.data;
       else if (event.type === "tool_call") toolCalls.push(event.call);
       else if (event.type === "done") {
         stamp = event.response.stamp;
-        if (!answer) answer = event.response.message.content;
+        if (!answer && !options.wire) answer = event.response.message.content;
         if (!toolCalls.length) toolCalls.push(...event.response.message.toolCalls);
       } else if (event.type === "guardrail")
         deps.recorder.event(turnId, { type: "guardrail", code: event.code, message: event.message });

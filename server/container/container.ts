@@ -153,6 +153,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
     createTenantGuardrailEngine({
       allow: parseAllowList(env.WEB_FETCH_ALLOW),
       metered: () => ({ pipeline: pipeline(), recorder: recorder() }),
+      db,
     }),
   );
   const pipeline: Once<Pipeline> = once(

@@ -243,6 +243,12 @@ export function RuleForm(props: {
               checked={d.moderation}
               onChange={set("moderation")}
             />
+            <TextField
+              {...f("promptRef")}
+              label={t("gr.form.promptName")}
+              value={d.promptName}
+              onChange={set("promptName")}
+            />
             <TextAreaField
               {...f("prompt")}
               label={t("gr.form.prompt")}
