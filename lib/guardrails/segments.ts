@@ -189,3 +189,32 @@ export function applySegments(body: Json, segments: readonly { path: SegmentPath
   }
   return copy;
 }
+
+/**
+ * A drawer message's user text cut into its pieces: the user's own words (origin `user`) and each `<context>` block
+ * the app placed beside them (lib/core/text/context-block.ts): an attached file (`kind="file"`, origin `attachment`)
+ * or a context item (origin `context`), so the injection check reads them as the indirect path. The pieces joined
+ * are the text exactly, so redacted pieces join back into the message. A linear scan: each search starts where the
+ * last one ended, and an unclosed block ends the search.
+ */
+export function userTextPieces(text: string): { text: string; origin: TextOrigin }[] {
+  const pieces: { text: string; origin: TextOrigin }[] = [];
+  let at = 0;
+  let words = 0;
+  for (;;) {
+    // A block's tag always has attributes ("<context kind=…"); the preface's own "<context>" is the user's text.
+    const open = text.indexOf("<context ", at);
+    if (open === -1) break;
+    const head = text.indexOf(">", open);
+    const close = head === -1 ? -1 : text.indexOf("</context>", head);
+    if (close === -1) break;
+    const end = close + "</context>".length;
+    if (open > words) pieces.push({ text: text.slice(words, open), origin: "user" });
+    const kind = text.slice(open, head + 1).includes('kind="file"') ? "attachment" : "context";
+    pieces.push({ text: text.slice(open, end), origin: kind });
+    words = end;
+    at = end;
+  }
+  if (words < text.length || pieces.length === 0) pieces.push({ text: text.slice(words), origin: "user" });
+  return pieces;
+}

@@ -7,7 +7,7 @@ import { type GuardrailEngine, isDeterministic } from "@/lib/guardrails/engine";
 import { Pseudonyms } from "@/lib/guardrails/pseudonymise";
 import { GUARDRAIL_HEADER } from "@/lib/guardrails/report";
 import { rulesFor } from "@/lib/guardrails/scope";
-import { answerSegments, applySegments, requestSegments } from "@/lib/guardrails/segments";
+import { answerSegments, applySegments, requestSegments, userTextPieces } from "@/lib/guardrails/segments";
 import type { BlockedBy, RuleResult, StageResult, TextSegment } from "@/lib/guardrails/stage-result";
 import { createStreamGuard, type StreamGuard } from "@/lib/guardrails/stream-guard";
 import type { GuardrailPolicy, GuardrailRule, GuardrailSource, GuardrailStage } from "@/lib/guardrails/types";
@@ -61,13 +61,28 @@ export function redactedForAudit(
   return result.texts[0] ?? text;
 }
 
-/** The drawer's messages as the engine reads them: each message's text, a tool's result apart. */
+/**
+ * The drawer's messages as the engine reads them, each with the number of segments it became: a user message is
+ * cut into the user's words and the attached files and context items beside them (the indirect path); a tool's
+ * result is its own origin.
+ */
 const ORIGIN = { system: "system", user: "user", assistant: "assistant", tool: "tool_result" } as const;
-const messageSegments = (messages: ChatMessage[]): TextSegment[] =>
-  messages.map((message) => ({ text: message.content, origin: ORIGIN[message.role] }));
+function messageSegments(messages: ChatMessage[]): { segments: TextSegment[]; counts: number[] } {
+  const segments: TextSegment[] = [];
+  const counts: number[] = [];
+  for (const message of messages) {
+    const pieces =
+      message.role === "user"
+        ? userTextPieces(message.content)
+        : [{ text: message.content, origin: ORIGIN[message.role] }];
+    segments.push(...pieces);
+    counts.push(pieces.length);
+  }
+  return { segments, counts };
+}
 
 /** The call with its request's texts replaced (redacted), in its wire body or in its messages. */
-function withTexts(call: Call, texts: string[]): Call {
+function withTexts(call: Call, texts: string[], counts: number[]): Call {
   if (call.wire) {
     const segments = requestSegments(call.wire.format, call.wire.body);
     const body = applySegments(
@@ -76,10 +91,13 @@ function withTexts(call: Call, texts: string[]): Call {
     );
     return { ...call, wire: { ...call.wire, body } };
   }
-  const messages = call.request.messages.map((message, index) => ({
-    ...message,
-    content: texts[index] ?? message.content,
-  })) as ChatMessage[];
+  let at = 0;
+  const messages = call.request.messages.map((message, index) => {
+    const count = counts[index] ?? 1;
+    const content = texts.slice(at, at + count).join("");
+    at += count;
+    return { ...message, content };
+  }) as ChatMessage[];
   return { ...call, request: { ...call.request, messages } };
 }
 
@@ -182,13 +200,12 @@ export function guardrailStep(engine: GuardrailEngine): Step {
     let guarded = call;
     const input = rulesOf(call, policy, "input");
     if (input.length) {
-      const segments = call.wire
-        ? requestSegments(call.wire.format, call.wire.body)
-        : messageSegments(call.request.messages);
+      const drawer = call.wire ? undefined : messageSegments(call.request.messages);
+      const segments = call.wire ? requestSegments(call.wire.format, call.wire.body) : drawer!.segments;
       const result = await engine.evaluate("input", segments, input, { pseudonyms, caller: callerOf(call) });
       yield* reported(result, verdict, input);
       if (result.blockedBy) return yield stamped(blocked(call, result.blockedBy, "input"), "blocked");
-      if (result.outcome === "redacted") guarded = withTexts(call, result.texts);
+      if (result.outcome === "redacted") guarded = withTexts(call, result.texts, drawer?.counts ?? []);
     }
     const output = rulesOf(call, policy, "output");
     const events =
