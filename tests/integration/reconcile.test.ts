@@ -520,5 +520,7 @@ describe("npm run reconcile", () => {
     expect(clean.stdout).toMatch(
       /^2026-11-01\.\.2026-11-30: 0 rollup lines differed from the ledger; nothing to repair/,
     );
-  }, 60_000);
+    // Three processes, each migrating an embedded database of its own (and run again if V8 aborts one at start-up):
+    // on a loaded 2-core CI machine that took past a minute.
+  }, 180_000);
 });
