@@ -23,6 +23,11 @@ export const apiKey = pgTable(
     // The tools this key may call over /mcp (`server__tool` or a built-in tool's name); null: every tool the
     // tenant offers. The model API (/v1) does not read it.
     allowedTools: text("allowed_tools").array(),
+    // From this instant the key is refused (401 key_expired); null: never. Checked on every call, cached or not.
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    // Rotation: the key this one replaced, and the key that replaced this one (set once; a key rotates once).
+    rotatedFrom: uuid("rotated_from"),
+    rotatedTo: uuid("rotated_to"),
   },
   (t) => [index("api_key_tenant_idx").on(t.tenantId, t.createdAt)],
 );

@@ -1,7 +1,15 @@
 // The key routes as the browser calls them (dates arrive as strings).
 import type { z } from "zod";
 import { fetchJson, type Json, pathTo, sendJson } from "@/lib/client/api";
-import type { CreatedKey, createKeyInput, KeyListItem, KeyView, updateKeyInput } from "./contracts";
+import type {
+  CreatedKey,
+  createKeyInput,
+  KeyListItem,
+  KeyView,
+  RotatedKey,
+  rotateKeyInput,
+  updateKeyInput,
+} from "./contracts";
 
 export const keysApi = {
   list: (signal?: AbortSignal) => fetchJson<Json<{ keys: KeyListItem[] }>>("/api/keys", signal),
@@ -9,4 +17,6 @@ export const keysApi = {
   revoke: (id: string) => sendJson<Json<{ key: KeyView }>>("DELETE", pathTo("/api/keys/:id", id)),
   update: (id: string, input: z.input<typeof updateKeyInput>) =>
     sendJson<Json<{ key: KeyView }>>("PATCH", pathTo("/api/keys/:id", id), input),
+  rotate: (id: string, input: z.input<typeof rotateKeyInput>) =>
+    sendJson<Json<RotatedKey>>("POST", pathTo("/api/keys/:id/rotate", id), input),
 };

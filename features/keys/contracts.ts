@@ -23,19 +23,77 @@ export const allowedToolsField = z
   .transform((names) => [...new Set(names)])
   .nullable();
 
-/** POST /api/keys */
-export const createKeyInput = z.object({
-  name: z
-    .string()
-    .trim()
-    .min(1, "name the key, e.g. after the app that uses it")
-    .max(100)
-    .refine(hasNoNul, NO_NUL),
-  allowedTools: allowedToolsField.optional(),
-});
+/** A key's longest life from now: about five years. */
+export const MAX_KEY_LIFETIME_DAYS = 1826;
+const DAY_MS = 86_400_000;
 
-/** PATCH /api/keys/{id}: what may change on a live key (its secret and name never do). */
-export const updateKeyInput = z.object({ allowedTools: allowedToolsField });
+/** An instant a key stops working: ISO 8601 with a time zone, in the future, at most MAX_KEY_LIFETIME_DAYS away. */
+const expiresAtField = z.iso
+  .datetime({
+    offset: true,
+    message: "an ISO 8601 date and time with a time zone, e.g. 2027-01-31T00:00:00Z",
+  })
+  .refine((at) => Date.parse(at) > Date.now(), "must be in the future")
+  .refine(
+    (at) => Date.parse(at) <= Date.now() + MAX_KEY_LIFETIME_DAYS * DAY_MS,
+    `at most ${MAX_KEY_LIFETIME_DAYS} days (about 5 years) from now`,
+  );
+
+/** POST /api/keys; an expiry is `expiresInDays` from now or an instant `expiresAt` (not both); none: never. */
+export const createKeyInput = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1, "name the key, e.g. after the app that uses it")
+      .max(100)
+      .refine(hasNoNul, NO_NUL),
+    allowedTools: allowedToolsField.optional(),
+    expiresInDays: z
+      .number()
+      .int("a whole number of days")
+      .min(1, "at least 1 day")
+      .max(MAX_KEY_LIFETIME_DAYS, `at most ${MAX_KEY_LIFETIME_DAYS} days (about 5 years)`)
+      .nullish(),
+    expiresAt: expiresAtField.nullish(),
+  })
+  .refine((input) => input.expiresInDays == null || input.expiresAt == null, {
+    path: ["expiresAt"],
+    message: "give expiresInDays or expiresAt, not both",
+  });
+
+/** When a key being created expires (null: never), from `expiresInDays` or `expiresAt`. */
+export function expiryOf(
+  input: { expiresInDays?: number | null; expiresAt?: string | null },
+  now = Date.now(),
+): Date | null {
+  if (input.expiresInDays != null) return new Date(now + input.expiresInDays * DAY_MS);
+  return input.expiresAt ? new Date(input.expiresAt) : null;
+}
+
+/**
+ * PATCH /api/keys/{id}: what may change on a live key (its secret and name never do): its tools, and its expiry
+ * (`expiresAt`: an instant in the future, or null for never). At least one of them.
+ */
+export const updateKeyInput = z
+  .object({ allowedTools: allowedToolsField.optional(), expiresAt: expiresAtField.nullable().optional() })
+  .refine((input) => input.allowedTools !== undefined || input.expiresAt !== undefined, {
+    path: ["allowedTools"],
+    message: "give allowedTools or expiresAt",
+  });
+
+/** The most a rotation may leave the old key working beside its successor: 30 days. */
+export const MAX_OVERLAP_HOURS = 720;
+
+/** POST /api/keys/{id}/rotate: how long the old key keeps working beside its successor (hours, default 24). */
+export const rotateKeyInput = z.object({
+  overlapHours: z
+    .number()
+    .int("a whole number of hours")
+    .min(0, "0 (the old key stops at once) or more")
+    .max(MAX_OVERLAP_HOURS, `at most ${MAX_OVERLAP_HOURS} hours (30 days)`)
+    .default(24),
+});
 
 /** An API key as admins see it: never its secret, only the prefix that tells keys apart. */
 export type KeyView = {
@@ -47,6 +105,11 @@ export type KeyView = {
   revokedAt: Date | null;
   /** The tools it may call over /mcp; null: every tool the tenant offers there. */
   allowedTools: string[] | null;
+  /** From when it is refused (401 key_expired); null: never. */
+  expiresAt: Date | null;
+  /** The key it replaced by a rotation, and the key that replaced it; null: none. */
+  rotatedFrom: string | null;
+  rotatedTo: string | null;
 };
 
 /**
@@ -57,3 +120,6 @@ export type KeyListItem = KeyView & { spentToday: string; spentThisMonth: string
 
 /** POST /api/keys answers the secret this once. */
 export type CreatedKey = { secret: string; key: KeyView };
+
+/** POST /api/keys/{id}/rotate: the successor's secret this once, the successor, and the old key as it now is. */
+export type RotatedKey = { secret: string; key: KeyView; previous: KeyView };

@@ -40,7 +40,31 @@ export type ResolvedKey = {
   createdBy: string;
   /** The tools it may call over /mcp; null: every tool the tenant offers there. */
   allowedTools: string[] | null;
+  /** When it stops working (epoch ms); null: never. Kept in the cache and checked on every use. */
+  expiresAt: number | null;
 };
+
+/**
+ * What a secret is on a call: a live key, a key past its expiry (answered 401 `key_expired` with the instant), or
+ * nothing (unknown, revoked, or its tenant disabled: 401 as an unknown key).
+ */
+export type KeyCheck =
+  | { status: "live"; key: ResolvedKey }
+  | { status: "expired"; key: ResolvedKey; expiredAt: Date }
+  | { status: "unknown" };
+
+const UNKNOWN: KeyCheck = { status: "unknown" };
+
+/** A found key at `now`: live, or expired from the second its expires_at passed (no cache entry outlives that). */
+function checkAt(key: ResolvedKey, now: number): KeyCheck {
+  if (key.expiresAt !== null && key.expiresAt <= now)
+    return { status: "expired", key, expiredAt: new Date(key.expiresAt) };
+  return { status: "live", key };
+}
+
+/** The sentence a caller of /v1 or /mcp reads when its key has expired. */
+export const keyExpiredMessage = (expiredAt: Date) =>
+  `This API key expired at ${expiredAt.toISOString()}. Use the key that replaced it, or ask a tenant admin for a new one.`;
 
 type Entry<T> = { value: T; at: number };
 
@@ -112,13 +136,23 @@ export class ApiKeyCache implements KeyEventSink {
     return { keys: this.keys.size, misses: this.misses.size };
   }
 
+  /** The live key for a secret, or null (unknown, revoked, tenant disabled, or expired). */
   async find(db: Database, secret: string, now = Date.now()): Promise<ResolvedKey | null> {
-    if (!secret.startsWith(PREFIX)) return null;
+    const found = await this.check(db, secret, now);
+    return found.status === "live" ? found.key : null;
+  }
+
+  /**
+   * What a secret is at `now`. An expired key is cached like a live one (its expiry in the entry), so expiry is
+   * exact to the millisecond on every instance without a message, and a flood of calls with it costs no round trip.
+   */
+  async check(db: Database, secret: string, now = Date.now()): Promise<KeyCheck> {
+    if (!secret.startsWith(PREFIX)) return UNKNOWN;
     const hash = hashSecret(secret);
     const ttl = this.watched ? (this.ttl.ttlMs ?? CACHE_MS) : (this.ttl.unwatchedTtlMs ?? UNWATCHED_CACHE_MS);
     const hit = this.keys.get(hash, ttl, now);
-    if (hit) return hit;
-    if (this.misses.get(hash, Math.min(ttl, this.ttl.missTtlMs ?? MISS_CACHE_MS), now)) return null;
+    if (hit) return checkAt(hit, now);
+    if (this.misses.get(hash, Math.min(ttl, this.ttl.missTtlMs ?? MISS_CACHE_MS), now)) return UNKNOWN;
     const generation = this.generation;
     const [row] = await db
       .select({
@@ -126,23 +160,28 @@ export class ApiKeyCache implements KeyEventSink {
         tenantId: apiKey.tenantId,
         createdBy: apiKey.createdBy,
         allowedTools: apiKey.allowedTools,
+        expiresAt: apiKey.expiresAt,
       })
       .from(apiKey)
       .innerJoin(tenant, eq(tenant.id, apiKey.tenantId))
       .where(and(eq(apiKey.secretHash, hash), isNull(apiKey.revokedAt), eq(tenant.disabled, false)))
       .limit(1);
-    const key = row ?? null;
+    const key: ResolvedKey | null = row ? { ...row, expiresAt: row.expiresAt?.getTime() ?? null } : null;
     if (generation === this.generation) {
       if (key) this.keys.set(hash, key, now);
       else this.misses.set(hash, true, now);
     }
-    if (key)
+    if (!key) return UNKNOWN;
+    const checked = checkAt(key, now);
+    // last_used_at is written off the hot path (never awaited) and only on a cache miss: at most once per cache
+    // lifetime (30 s) per key per process, so the keys page's "last used" lags by no more than that.
+    if (checked.status === "live")
       void db
         .update(apiKey)
         .set({ lastUsedAt: new Date(now) })
         .where(eq(apiKey.id, key.id))
         .catch(() => undefined);
-    return key;
+    return checked;
   }
 
   apply(event: KeyEvent): void {
@@ -174,15 +213,20 @@ export function processKeyCache(): ApiKeyCache {
   return processSlot("keys.cache", () => new ApiKeyCache({ maxEntries: keyCacheSizeFromEnv() }));
 }
 
-/** The live key for a secret, or null (unknown, revoked, or its tenant disabled), through the process's cache. */
+/** The live key for a secret, or null (unknown, revoked, expired, or its tenant disabled), through the process's cache. */
 export function findApiKey(db: Database, secret: string, now = Date.now()): Promise<ResolvedKey | null> {
   return processKeyCache().find(db, secret, now);
 }
 
+/** What a secret is at `now` (live, expired with its instant, or unknown), through the process's cache. */
+export function checkApiKey(db: Database, secret: string, now = Date.now()): Promise<KeyCheck> {
+  return processKeyCache().check(db, secret, now);
+}
+
 /**
- * After a committed change a key depends on (the key revoked or its allowed tools changed, its tenant disabled):
- * this process's cache forgets at once, and instances listening on Redis hear of it (PostgreSQL listeners had the
- * transaction's NOTIFY).
+ * After a committed change a key depends on (the key revoked, rotated, its allowed tools or expiry changed, its
+ * tenant disabled): this process's cache forgets at once, and instances listening on Redis hear of it (PostgreSQL
+ * listeners had the transaction's NOTIFY).
  */
 export async function announceKeyEvent(event: KeyEvent): Promise<void> {
   processKeyCache().apply(event);

@@ -10,6 +10,7 @@ import * as evals from "./areas/evals";
 import * as governance from "./areas/governance";
 import * as guardrails from "./areas/guardrails";
 import * as home from "./areas/home";
+import * as keyLifecycle from "./areas/key-lifecycle";
 import * as keys from "./areas/keys";
 import * as limits from "./areas/limits";
 import * as login from "./areas/login";
@@ -35,6 +36,7 @@ export const en = {
   ...guardrails.en,
   ...home.en,
   ...keys.en,
+  ...keyLifecycle.en,
   ...limits.en,
   ...login.en,
   ...mcp.en,
@@ -62,6 +64,7 @@ export const zh: Record<MessageKey, string> = {
   ...guardrails.zh,
   ...home.zh,
   ...keys.zh,
+  ...keyLifecycle.zh,
   ...limits.zh,
   ...login.zh,
   ...mcp.zh,

@@ -351,7 +351,7 @@ describe("the OpenAPI document says what the routes validate", () => {
   it("gives each operation the guard its route is wrapped in", () => {
     const wrong: string[] = [];
     for (const { file, method, usage, ops } of analysed) {
-      const guard = usage.calls.has("findApiKey") ? "api-key" : usage.guard;
+      const guard = usage.calls.has("findApiKey") || usage.calls.has("checkApiKey") ? "api-key" : usage.guard;
       if (!guard) continue;
       for (const op of ops)
         if (op.guard !== guard)

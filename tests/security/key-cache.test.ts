@@ -9,7 +9,7 @@ import {
   type ResolvedKey,
 } from "@/lib/auth/api-keys";
 
-const KEY: ResolvedKey = { id: "k1", tenantId: "t1", createdBy: "u1", allowedTools: null };
+const KEY: ResolvedKey = { id: "k1", tenantId: "t1", createdBy: "u1", allowedTools: null, expiresAt: null };
 
 /** A database that answers the key lookup with `answer()` and counts the lookups. */
 function fakeDb(answer: () => ResolvedKey[]) {
@@ -90,6 +90,22 @@ describe("the API-key cache under a flood of random bearer tokens", () => {
     cache.apply({ kind: "key", keyId: KEY.id } as never);
     await cache.find(db, secret, 1);
     expect(calls.lookups).toBe(2);
+  });
+
+  it("refuses a cached key from the millisecond its expiry passes, with no lookup and no message", async () => {
+    // The row as the database answers it: expires_at is a Date there.
+    const { db, calls } = fakeDb(() => [{ ...KEY, expiresAt: new Date(10_000) } as unknown as ResolvedKey]);
+    const cache = new ApiKeyCache();
+    cache.watching(true);
+    const secret = newSecret();
+    expect(await cache.check(db, secret, 0)).toEqual({ status: "live", key: { ...KEY, expiresAt: 10_000 } });
+    expect(await cache.find(db, secret, 9_999)).toMatchObject({ id: KEY.id });
+    expect(await cache.check(db, secret, 10_000)).toMatchObject({
+      status: "expired",
+      expiredAt: new Date(10_000),
+    });
+    expect(await cache.find(db, secret, 10_001)).toBeNull();
+    expect(calls.lookups).toBe(1);
   });
 
   it("reads its size from API_KEY_CACHE_SIZE, refusing nonsense", () => {

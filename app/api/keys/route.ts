@@ -1,5 +1,5 @@
 import { getDb } from "@/db";
-import { createKeyInput } from "@/features/keys/contracts";
+import { createKeyInput, expiryOf } from "@/features/keys/contracts";
 import { createApiKey, listApiKeys } from "@/features/keys/server/keys";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
@@ -11,13 +11,14 @@ export const GET = withTenantAdmin(async (_req, { auth }) => {
   return Response.json({ keys: await listApiKeys(await getDb(), tenant.id) });
 });
 
-/** Creates a key; the response carries the secret, shown this once. */
+/** Creates a key, with an optional expiry; the response carries the secret, shown this once. */
 export const POST = withTenantAdmin(async (req, { auth, requestId }) => {
   const tenant = activeTenantOrThrow(auth);
-  const { name, allowedTools } = await readJson(req, createKeyInput);
+  const input = await readJson(req, createKeyInput);
+  const { name, allowedTools } = input;
   const created = await createApiKey(
     await getDb(),
-    { tenantId: tenant.id, name, createdBy: auth.user.id, allowedTools },
+    { tenantId: tenant.id, name, createdBy: auth.user.id, allowedTools, expiresAt: expiryOf(input) },
     actorOf(auth, requestId),
   );
   return Response.json(created, { status: 201 });

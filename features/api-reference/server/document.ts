@@ -244,7 +244,8 @@ export function errorsOf(op: Operation): Record<number, string> {
     errors[status] = reason;
   };
   if (op.guard === "user") add(401);
-  if (op.guard === "api-key") add(401, "no API key, or an unknown or revoked one");
+  if (op.guard === "api-key")
+    add(401, "no API key, or an unknown or revoked one; or a key past its expiry (code `key_expired`)");
   if (op.guard === "tenant-admin") {
     add(401);
     add(403, "not an admin of the active tenant");

@@ -13,6 +13,7 @@ export const ID = {
   server: "0193a0c2-7d1e-7c3a-9f2b-4c5d6e7f8a09",
   invitation: "0193a0c2-7d1e-7c3a-9f2b-4c5d6e7f8a0a",
   message: "0193a0c2-7d1e-7c3a-9f2b-4c5d6e7f8a0b",
+  key2: "0193a0c2-7d1e-7c3a-9f2b-4c5d6e7f8a0c",
 } as const;
 
 export const AT = "2026-11-01T09:30:00.000Z";

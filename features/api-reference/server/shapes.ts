@@ -91,6 +91,9 @@ export const keyView = z.looseObject({
   lastUsedAt: isoTime.nullable(),
   revokedAt: isoTime.nullable(),
   allowedTools: z.array(z.string()).nullable(),
+  expiresAt: isoTime.nullable().describe("from when the key answers 401 key_expired; null: never"),
+  rotatedFrom: uuid.nullable().describe("the key this one replaced by a rotation"),
+  rotatedTo: uuid.nullable().describe("the key that replaced this one by a rotation"),
 });
 
 export const memberView = z.looseObject({

@@ -14,9 +14,11 @@ import { type Json, toApiError } from "@/lib/client/api";
 import { allowedToolsSummary } from "../allowed-tools";
 import { keysApi } from "../client";
 import type { KeyListItem } from "../contracts";
+import { type ExpiryState, expiryState } from "../expiry";
 import { AllowedToolsForm } from "./allowed-tools-form";
 import { CreateKeyForm } from "./create-key-form";
 import { HowToCall, HowToUseMcp } from "./how-to-call";
+import { KeyLifecycleForm } from "./key-lifecycle-form";
 
 type KeyRow = Json<KeyListItem> & { limits: LimitView | null };
 
@@ -29,14 +31,38 @@ async function loadKeys(signal: AbortSignal): Promise<{ keys: KeyRow[]; aliases:
 
 const TH = "px-3 py-2 text-left font-medium whitespace-nowrap";
 const TD = "px-3 py-2 align-middle";
+const COLUMNS = 11;
 
-/** The keys screen: create (the secret shown once), list, revoke, per-key limits, and how to call the API. */
+/** A key's expiry in words: never, expired, within a day, in N days. */
+function ExpiryText({ expiry }: { expiry: ExpiryState }) {
+  const { t } = useI18n();
+  const text =
+    expiry.state === "never"
+      ? t("keyLife.never")
+      : expiry.state === "expired"
+        ? t("keyLife.expired")
+        : expiry.days <= 1
+          ? t("keyLife.inOneDay")
+          : t("keyLife.inDays", { count: String(expiry.days) });
+  return (
+    <span data-testid="key-expiry" data-state={expiry.state}>
+      {text}
+    </span>
+  );
+}
+
+/**
+ * The keys screen: create (the secret shown once), list, revoke, per-key limits, expiry and rotation (the
+ * successor's secret shown once), and how to call the API.
+ */
 export function ApiKeysAdmin({ origin }: { origin: string }) {
   const { t } = useI18n();
   const { data, error, loading, reload } = useLoad(loadKeys);
-  const [created, setCreated] = useState<{ secret: string; name: string } | null>(null);
+  // A new key's secret, shown once: at the top for a created key, under the old key's row for a rotated one.
+  const [created, setCreated] = useState<{ secret: string; name: string; after?: string } | null>(null);
   const [limitsOpen, setLimitsOpen] = useState<string | null>(null);
   const [toolsOpen, setToolsOpen] = useState<string | null>(null);
+  const [lifeOpen, setLifeOpen] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
@@ -49,6 +75,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
       setConfirming(null);
       if (limitsOpen === key.id) setLimitsOpen(null);
       if (toolsOpen === key.id) setToolsOpen(null);
+      if (lifeOpen === key.id) setLifeOpen(null);
       reload();
     } catch (e) {
       setActionError(toApiError(e).message);
@@ -58,6 +85,8 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
   };
 
   const keys = data?.keys ?? [];
+  const names = new Map(keys.map((k) => [k.id, k.name]));
+  const now = Date.now();
   const toolWords = {
     all: t("mcpKeys.all"),
     none: t("mcpKeys.noneAllowed"),
@@ -74,7 +103,9 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
           }}
         />
       </Section>
-      {created && <SecretPanel name={created.name} secret={created.secret} onDone={() => setCreated(null)} />}
+      {created && !created.after && (
+        <SecretPanel name={created.name} secret={created.secret} onDone={() => setCreated(null)} />
+      )}
 
       <section aria-labelledby="keys-title" className="min-w-0 space-y-3">
         <h2 id="keys-title" className="font-semibold">
@@ -97,6 +128,9 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                 </th>
                 <th scope="col" className={`${TH} hidden md:table-cell`}>
                   {t("gov.keys.lastUsed")}
+                </th>
+                <th scope="col" className={`${TH} hidden md:table-cell`}>
+                  {t("keyLife.expires")}
                 </th>
                 <th
                   scope="col"
@@ -129,11 +163,18 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
             <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
               {keys.map((key) => {
                 const revoked = key.revokedAt !== null;
+                const expiry = expiryState(key.expiresAt, now);
+                const expired = expiry.state === "expired";
+                const state = revoked ? "revoked" : expired ? "expired" : "active";
                 const status = revoked ? (
                   <Pill tone="slate">{t("gov.keys.revoked")}</Pill>
+                ) : expired ? (
+                  <Pill tone="amber">{t("keyLife.expired")}</Pill>
                 ) : (
                   <Pill tone="green">{t("gov.keys.active")}</Pill>
                 );
+                const rotatedTo = key.rotatedTo && (names.get(key.rotatedTo) ?? key.rotatedTo);
+                const rotatedFrom = key.rotatedFrom && (names.get(key.rotatedFrom) ?? key.rotatedFrom);
                 return (
                   <Fragment key={key.id}>
                     <tr data-testid="key-row" data-key-id={key.id} data-key-name={key.name}>
@@ -146,10 +187,36 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                         >
                           {key.name}
                         </Link>
-                        {/* Narrow screens: the prefix, spend and status columns fold in here. */}
-                        <span className="mt-0.5 flex items-center gap-2 sm:hidden">
+                        {rotatedTo && (
+                          <span
+                            data-testid="key-rotated-to"
+                            className="mt-0.5 block truncate text-xs text-slate-500 dark:text-slate-400"
+                          >
+                            {t("keyLife.rotatedTo", { name: rotatedTo })}
+                          </span>
+                        )}
+                        {rotatedFrom && (
+                          <span
+                            data-testid="key-rotated-from"
+                            className="mt-0.5 block truncate text-xs text-slate-500 dark:text-slate-400"
+                          >
+                            {t("keyLife.rotatedFrom", { name: rotatedFrom })}
+                          </span>
+                        )}
+                        {/* Narrow screens: the prefix, expiry, spend and status columns fold in here. */}
+                        <span className="mt-0.5 flex flex-wrap items-center gap-2 sm:hidden">
                           <span className="font-mono text-xs text-slate-500">{key.prefix}…</span>
                           {status}
+                        </span>
+                        <span className="mt-0.5 block text-xs text-slate-500 md:hidden dark:text-slate-400">
+                          {t("gov.keys.lastUsed")}{" "}
+                          <DateText value={key.lastUsedAt} fallback={t("gov.keys.never")} />
+                          {!revoked && expiry.state === "expires" && (
+                            <>
+                              {" · "}
+                              {t("keyLife.expires")} <ExpiryText expiry={expiry} />
+                            </>
+                          )}
                         </span>
                         <span className="mt-0.5 block text-xs text-slate-500 sm:hidden dark:text-slate-400">
                           {t("gov.keys.spentToday")} <Money value={key.spentToday} /> ·{" "}
@@ -164,6 +231,12 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                       </td>
                       <td className={`${TD} hidden whitespace-nowrap md:table-cell`}>
                         <DateText value={key.lastUsedAt} fallback={t("gov.keys.never")} />
+                      </td>
+                      <td
+                        className={`${TD} hidden whitespace-nowrap md:table-cell`}
+                        title={key.expiresAt ?? undefined}
+                      >
+                        <ExpiryText expiry={expiry} />
                       </td>
                       <td className={`${TD} hidden text-right sm:table-cell`}>
                         <Money testId="key-spent-today" value={key.spentToday} />
@@ -185,7 +258,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                         {allowedToolsSummary(key.allowedTools, toolWords)}
                       </td>
                       <td className={`${TD} hidden sm:table-cell`}>
-                        <span data-testid="key-status" data-status={revoked ? "revoked" : "active"}>
+                        <span data-testid="key-status" data-status={state}>
                           {status}
                         </span>
                         {revoked && (
@@ -236,6 +309,16 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                               >
                                 {t("mcpKeys.edit")}
                               </button>
+                              <button
+                                type="button"
+                                data-testid="key-lifecycle-toggle"
+                                aria-expanded={lifeOpen === key.id}
+                                aria-label={t("keyLife.toggleOf", { name: key.name })}
+                                onClick={() => setLifeOpen((open) => (open === key.id ? null : key.id))}
+                                className={BUTTON}
+                              >
+                                {t("keyLife.toggle")}
+                              </button>
                             </InlineConfirm>
                           </div>
                         )}
@@ -243,7 +326,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                     </tr>
                     {limitsOpen === key.id && !revoked && (
                       <tr data-testid="key-limits-row">
-                        <td colSpan={10} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
+                        <td colSpan={COLUMNS} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
                           <p className="mb-2 text-sm font-medium">
                             {t("gov.keys.limitsOf", { name: key.name })}
                           </p>
@@ -260,7 +343,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                     )}
                     {toolsOpen === key.id && !revoked && (
                       <tr data-testid="key-tools-row">
-                        <td colSpan={10} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
+                        <td colSpan={COLUMNS} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
                           <AllowedToolsForm
                             keyId={key.id}
                             keyName={key.name}
@@ -271,12 +354,40 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                         </td>
                       </tr>
                     )}
+                    {created?.after === key.id && (
+                      <tr data-testid="key-rotated-secret-row">
+                        <td colSpan={COLUMNS} className="px-3 py-3">
+                          <SecretPanel
+                            name={created.name}
+                            secret={created.secret}
+                            onDone={() => setCreated(null)}
+                          />
+                        </td>
+                      </tr>
+                    )}
+                    {lifeOpen === key.id && !revoked && (
+                      <tr data-testid="key-lifecycle-row">
+                        <td colSpan={COLUMNS} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">
+                          <KeyLifecycleForm
+                            keyId={key.id}
+                            keyName={key.name}
+                            rotatedToName={rotatedTo || null}
+                            onSaved={reload}
+                            onRotated={({ secret, key: successor }) => {
+                              setCreated({ secret, name: successor.name, after: key.id });
+                              reload();
+                            }}
+                            onClose={() => setLifeOpen(null)}
+                          />
+                        </td>
+                      </tr>
+                    )}
                   </Fragment>
                 );
               })}
               {keys.length === 0 && (
                 <tr>
-                  <td colSpan={10} className="px-3 py-8 text-center text-slate-500 dark:text-slate-400">
+                  <td colSpan={COLUMNS} className="px-3 py-8 text-center text-slate-500 dark:text-slate-400">
                     {loading ? t("gov.loading") : t("gov.keys.none")}
                   </td>
                 </tr>

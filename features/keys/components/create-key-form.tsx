@@ -9,8 +9,10 @@ import type { ApiError, Json } from "@/lib/client/api";
 import { parseToolNames } from "../allowed-tools";
 import { keysApi } from "../client";
 import type { CreatedKey } from "../contracts";
+import { parseCount } from "../expiry";
 
 const isToolsField = (field: string) => field === "allowedTools" || field.startsWith("allowedTools.");
+const EXPIRY_FIELDS = ["expiresInDays", "expiresAt"];
 
 /**
  * The name's and the tool list's messages under them; otherwise the server's message and any other fields', as one
@@ -20,32 +22,49 @@ const explain = (error: ApiError): Failure => {
   const tools = Object.entries(error.fields)
     .filter(([field]) => isToolsField(field))
     .flatMap(([, list]) => list);
+  const expiry = EXPIRY_FIELDS.flatMap((field) => error.fields[field] ?? []);
   const fields = {
     ...(error.fields.name ? { name: error.fields.name } : {}),
     ...(tools.length ? { allowedTools: tools } : {}),
+    ...(expiry.length ? { expiresInDays: expiry } : {}),
   };
-  const rest = otherMessages(error.fields, ["name", ...Object.keys(error.fields).filter(isToolsField)]);
+  const rest = otherMessages(error.fields, [
+    "name",
+    ...EXPIRY_FIELDS,
+    ...Object.keys(error.fields).filter(isToolsField),
+  ]);
   return Object.keys(fields).length
     ? { fields, formError: rest.length ? rest.join(" ") : null }
     : { fields: {}, formError: [error.message, ...rest].join(" ") };
 };
 
-/** Names and creates a key; the parent shows its secret. */
+/** Names and creates a key, with an optional expiry in days; the parent shows its secret. */
 export function CreateKeyForm({ onCreated }: { onCreated: (created: Json<CreatedKey>) => void }) {
   const { t } = useI18n();
   const id = useId();
   const [name, setName] = useState("");
   const [tools, setTools] = useState("");
+  const [days, setDays] = useState("");
   const { fields, formError, saving, reset, submit } = useFormSubmit(explain);
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
+    const expiresInDays = parseCount(days);
+    if (Number.isNaN(expiresInDays)) {
+      reset({ expiresInDays: [t("keyLife.daysInvalid")] });
+      return;
+    }
     reset();
     await submit(async () => {
       const allowedTools = parseToolNames(tools);
-      const created = await keysApi.create({ name, allowedTools: allowedTools.length ? allowedTools : null });
+      const created = await keysApi.create({
+        name,
+        allowedTools: allowedTools.length ? allowedTools : null,
+        expiresInDays,
+      });
       setName("");
       setTools("");
+      setDays("");
       onCreated(created);
     });
   };
@@ -86,6 +105,21 @@ export function CreateKeyForm({ onCreated }: { onCreated: (created: Json<Created
         onChange={setTools}
         controlClassName="font-mono"
         className="max-w-xl"
+      />
+      <TextField
+        id={id}
+        name="expiresInDays"
+        testId="create-key-expiry"
+        type="number"
+        inputMode="numeric"
+        min={1}
+        max={1826}
+        label={t("keyLife.createLabel")}
+        value={days}
+        hint={t("keyLife.createHint")}
+        messages={fields.expiresInDays}
+        onChange={setDays}
+        className="max-w-xs"
       />
       {formError && <ErrorNote message={formError} />}
     </form>

@@ -1,9 +1,9 @@
-// The API keys an admin manages: create (the secret shown once), list, revoke. Finding a key on a call is
-// lib/auth/api-keys.ts's (the hot path and its cache).
+// The API keys an admin manages: create (the secret shown once), list, revoke, change; rotation is rotate.ts's.
+// Finding a key on a call is lib/auth/api-keys.ts's (the hot path and its cache).
 import "server-only";
 import { and, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
-import type { Database } from "@/db";
-import { apiKey, sysAgentTurn } from "@/db/schema";
+import type { Database, Executor } from "@/db";
+import { type ApiKey, apiKey, sysAgentTurn } from "@/db/schema";
 import type { CreatedKey, KeyListItem, KeyView } from "@/features/keys/contracts";
 import { announceKeyEvent, hashSecret, newSecret } from "@/lib/auth/api-keys";
 import { notifyInTransaction } from "@/lib/auth/key-events";
@@ -11,7 +11,7 @@ import { type Actor, recordChange } from "@/lib/changes/changes";
 import { notFound } from "@/lib/core/errors/app-error";
 import { normalizeDecimal } from "@/lib/core/format/money";
 
-const view = (k: typeof apiKey.$inferSelect): KeyView => ({
+export const view = (k: typeof apiKey.$inferSelect): KeyView => ({
   id: k.id,
   name: k.name,
   prefix: k.prefix,
@@ -19,6 +19,9 @@ const view = (k: typeof apiKey.$inferSelect): KeyView => ({
   lastUsedAt: k.lastUsedAt,
   revokedAt: k.revokedAt,
   allowedTools: k.allowedTools,
+  expiresAt: k.expiresAt,
+  rotatedFrom: k.rotatedFrom,
+  rotatedTo: k.rotatedTo,
 });
 
 /**
@@ -27,34 +30,63 @@ const view = (k: typeof apiKey.$inferSelect): KeyView => ({
  */
 export async function createApiKey(
   db: Database,
-  input: { tenantId: string; name: string; createdBy: string; allowedTools?: string[] | null },
+  input: {
+    tenantId: string;
+    name: string;
+    createdBy: string;
+    allowedTools?: string[] | null;
+    expiresAt?: Date | null;
+  },
   actor?: Actor,
 ): Promise<CreatedKey> {
-  const secret = newSecret();
   const row = await db.transaction(async (tx) => {
-    const [created] = await tx
-      .insert(apiKey)
-      .values({
-        tenantId: input.tenantId,
-        name: input.name,
-        prefix: secret.slice(0, 10),
-        secretHash: hashSecret(secret),
-        createdBy: input.createdBy,
-        allowedTools: input.allowedTools ?? null,
-      })
-      .returning();
+    const { secret, row: created } = await insertKey(tx, input);
     if (actor)
       await recordChange(tx, actor, {
         tenantId: input.tenantId,
         action: "api_key.created",
         objectType: "api_key",
-        objectId: created!.id,
+        objectId: created.id,
         before: null,
-        after: { name: created!.name, prefix: created!.prefix, allowedTools: created!.allowedTools },
+        after: {
+          name: created.name,
+          prefix: created.prefix,
+          allowedTools: created.allowedTools,
+          expiresAt: created.expiresAt,
+        },
       });
-    return created!;
+    return { secret, created };
   });
-  return { secret, key: view(row) };
+  return { secret: row.secret, key: view(row.created) };
+}
+
+/** Inserts a key with a new secret (returned, with the row); only the secret's hash is stored. */
+export async function insertKey(
+  tx: Executor,
+  input: {
+    tenantId: string;
+    name: string;
+    createdBy: string;
+    allowedTools?: string[] | null;
+    expiresAt?: Date | null;
+    rotatedFrom?: string;
+  },
+): Promise<{ secret: string; row: ApiKey }> {
+  const secret = newSecret();
+  const [row] = await tx
+    .insert(apiKey)
+    .values({
+      tenantId: input.tenantId,
+      name: input.name,
+      prefix: secret.slice(0, 10),
+      secretHash: hashSecret(secret),
+      createdBy: input.createdBy,
+      allowedTools: input.allowedTools ?? null,
+      expiresAt: input.expiresAt ?? null,
+      rotatedFrom: input.rotatedFrom ?? null,
+    })
+    .returning();
+  return { secret, row: row! };
 }
 
 /** The tenant's keys, newest first, each with its spend today and this month (UTC) from the ledger. */
@@ -146,29 +178,32 @@ export async function revokeApiKey(
 }
 
 /**
- * Sets the tools a live key of this tenant may call over /mcp (null: every tool the tenant offers there), with its
- * admin-change row; every instance's key cache forgets the key at once, so the next /mcp call sees the new list.
- * Another tenant's id, or a revoked key, is 404.
+ * Changes a live key of this tenant: the tools it may call over /mcp (null: every tool the tenant offers there)
+ * and/or its expiry (null: never), each change with its admin-change row; every instance's key cache forgets the
+ * key at once, so the next call sees the new list and expiry. Another tenant's id, or a revoked key, is 404.
  */
-export async function setKeyAllowedTools(
+export async function updateApiKey(
   db: Database,
-  q: { tenantId: string; id: string; allowedTools: string[] | null },
+  q: { tenantId: string; id: string; allowedTools?: string[] | null; expiresAt?: Date | null },
   actor?: Actor,
 ): Promise<KeyView> {
   const row = await db.transaction(async (tx) => {
     const [before] = await tx
-      .select({ allowedTools: apiKey.allowedTools })
+      .select()
       .from(apiKey)
       .where(and(eq(apiKey.tenantId, q.tenantId), eq(apiKey.id, q.id), isNull(apiKey.revokedAt)))
       .for("update");
     if (!before) throw notFound("API key");
     const [updated] = await tx
       .update(apiKey)
-      .set({ allowedTools: q.allowedTools })
+      .set({
+        ...(q.allowedTools !== undefined ? { allowedTools: q.allowedTools } : {}),
+        ...(q.expiresAt !== undefined ? { expiresAt: q.expiresAt } : {}),
+      })
       .where(and(eq(apiKey.tenantId, q.tenantId), eq(apiKey.id, q.id)))
       .returning();
     await notifyInTransaction(tx, { kind: "key", keyId: q.id });
-    if (actor)
+    if (actor && q.allowedTools !== undefined)
       await recordChange(tx, actor, {
         tenantId: q.tenantId,
         action: "api_key.tools_changed",
@@ -176,6 +211,15 @@ export async function setKeyAllowedTools(
         objectId: q.id,
         before: { name: updated!.name, allowedTools: before.allowedTools },
         after: { name: updated!.name, allowedTools: updated!.allowedTools },
+      });
+    if (actor && q.expiresAt !== undefined)
+      await recordChange(tx, actor, {
+        tenantId: q.tenantId,
+        action: "api_key.expiry_changed",
+        objectType: "api_key",
+        objectId: q.id,
+        before: { name: updated!.name, expiresAt: before.expiresAt },
+        after: { name: updated!.name, expiresAt: updated!.expiresAt },
       });
     return updated!;
   });

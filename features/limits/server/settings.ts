@@ -60,6 +60,9 @@ export async function readGovernanceSettings(
         lastUsedAt: apiKey.lastUsedAt,
         revokedAt: apiKey.revokedAt,
         allowedTools: apiKey.allowedTools,
+        expiresAt: apiKey.expiresAt,
+        rotatedFrom: apiKey.rotatedFrom,
+        rotatedTo: apiKey.rotatedTo,
       })
       .from(apiKey)
       .where(eq(apiKey.tenantId, tenantId))

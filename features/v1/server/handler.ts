@@ -1,7 +1,7 @@
 import "server-only";
 import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
-import { findApiKey, type ResolvedKey } from "@/lib/auth/api-keys";
+import { checkApiKey, type KeyCheck, keyExpiredMessage, type ResolvedKey } from "@/lib/auth/api-keys";
 import { isShutdownDeadline } from "@/lib/core/process/lifecycle";
 import { log } from "@/lib/core/process/log";
 import { describeRequest, offeredTools, type WireFormat } from "@/lib/gateway/forward/formats";
@@ -121,13 +121,16 @@ type CallState = { turn: boolean };
 async function answer(req: ApiRequest, requestId: string, deps: V1Deps, call: CallState): Promise<ApiAnswer> {
   const { path } = req;
   const dialect = dialectOf(path);
-  const key = await authenticate(req, deps);
-  if (!key)
+  const checked = await authenticate(req, deps);
+  if (checked.status === "expired")
+    return dialect.error(401, keyExpiredMessage(checked.expiredAt), "key_expired");
+  if (checked.status !== "live")
     return dialect.error(
       401,
       "Incorrect API key provided. Create one under your tenant's API keys.",
       "invalid_api_key",
     );
+  const { key } = checked;
   const gateway = deps.gateway();
   if (req.method === "GET" && path.endsWith("/v1/models")) return listModels(gateway, req);
   const model = path.match(/\/v1\/models\/(.+)$/);
@@ -143,10 +146,10 @@ async function answer(req: ApiRequest, requestId: string, deps: V1Deps, call: Ca
 }
 
 /** A tenant key as `Authorization: Bearer`, or as `x-api-key` (Anthropic's clients). */
-async function authenticate(req: ApiRequest, deps: V1Deps): Promise<ResolvedKey | null> {
+async function authenticate(req: ApiRequest, deps: V1Deps): Promise<KeyCheck> {
   const header = headerOf(req, "authorization") ?? "";
   const secret = header.match(/^Bearer\s+(.+)$/i)?.[1]?.trim() || headerOf(req, "x-api-key")?.trim();
-  return secret ? findApiKey(await deps.db(), secret) : null;
+  return secret ? checkApiKey(await deps.db(), secret) : { status: "unknown" };
 }
 
 /** What each format must have before anything is sent: the rest is the provider's to judge. */

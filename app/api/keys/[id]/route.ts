@@ -1,6 +1,6 @@
 import { getDb } from "@/db";
 import { updateKeyInput } from "@/features/keys/contracts";
-import { revokeApiKey, setKeyAllowedTools } from "@/features/keys/server/keys";
+import { revokeApiKey, updateApiKey } from "@/features/keys/server/keys";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { uuidOr404 } from "@/lib/core/schema/uuid";
@@ -18,15 +18,23 @@ export const DELETE = withTenantAdmin<{ id: string }>(async (_req, { auth, param
   });
 });
 
-/** Sets the tools the key may call over /mcp (`allowedTools`: names, or null for all); seen by the next call. */
+/**
+ * Sets the tools the key may call over /mcp (`allowedTools`: names, or null for all) and/or its expiry
+ * (`expiresAt`: a future instant, or null for never); seen by the next call.
+ */
 export const PATCH = withTenantAdmin<{ id: string }>(async (req, { auth, params, requestId }) => {
   const tenant = activeTenantOrThrow(auth);
   const id = uuidOr404(params.id);
-  const { allowedTools } = await readJson(req, updateKeyInput);
+  const { allowedTools, expiresAt } = await readJson(req, updateKeyInput);
   return Response.json({
-    key: await setKeyAllowedTools(
+    key: await updateApiKey(
       await getDb(),
-      { tenantId: tenant.id, id, allowedTools },
+      {
+        tenantId: tenant.id,
+        id,
+        allowedTools,
+        expiresAt: typeof expiresAt === "string" ? new Date(expiresAt) : expiresAt,
+      },
       actorOf(auth, requestId),
     ),
   });

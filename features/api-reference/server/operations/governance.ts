@@ -1,13 +1,13 @@
 import "server-only";
 import { z } from "zod";
-import { createKeyInput, updateKeyInput } from "@/features/keys/contracts";
+import { createKeyInput, rotateKeyInput, updateKeyInput } from "@/features/keys/contracts";
 import {
   ARCHIVED_MONTHS_HEADER,
   LEDGER_EXPORT_MAX_DAYS,
   ledgerExportQuery,
 } from "@/features/ledger-export/contracts";
 import { assumedPriceInput, limitsInput, tenantSettingsInput } from "@/features/limits/contracts";
-import { AT, ID } from "../examples";
+import { AT, ID, LATER } from "../examples";
 import { answer, json, type Operation, raw } from "../registry";
 import { isoTime, keyView, usd } from "../shapes";
 
@@ -23,6 +23,9 @@ const key = {
   lastUsedAt: AT,
   revokedAt: null,
   allowedTools: null,
+  expiresAt: null,
+  rotatedFrom: null,
+  rotatedTo: null,
 };
 
 const limitValues = z.looseObject({
@@ -115,14 +118,21 @@ export const governanceOperations: Operation[] = [
     operationId: "createKey",
     tag: KEYS,
     summary: "Create an API key",
-    description: "The answer carries the secret, shown this once (only its hash is stored).",
+    description:
+      "The answer carries the secret, shown this once (only its hash is stored). An optional expiry, " +
+      "`expiresInDays` from now or an instant `expiresAt` (not both, in the future, at most about 5 years away): " +
+      "from then the key answers 401 `key_expired`.",
     guard: "tenant-admin",
     tenant: true,
-    body: json(createKeyInput, { name: "support-bot", allowedTools: ["search_docs"] }, "CreateKeyInput"),
+    body: json(
+      createKeyInput,
+      { name: "support-bot", allowedTools: ["search_docs"], expiresInDays: 90 },
+      "CreateKeyInput",
+    ),
     answers: {
       201: answer("The key and its secret.", z.object({ secret: z.string(), key: keyView }), {
         secret: "tg_4f2a…",
-        key: { ...key, allowedTools: ["search_docs"] },
+        key: { ...key, allowedTools: ["search_docs"], expiresAt: LATER },
       }),
     },
     errorDialect: "app",
@@ -131,16 +141,47 @@ export const governanceOperations: Operation[] = [
     method: "PATCH",
     path: "/api/keys/{id}",
     route: "app/api/keys/[id]/route.ts",
-    operationId: "setKeyAllowedTools",
+    operationId: "updateKey",
     tag: KEYS,
-    summary: "Set the tools a key may call over /mcp",
+    summary: "Change a key's MCP tools or expiry",
     description:
-      "`allowedTools`: names, or null for every tool the tenant offers; seen by the key's next call.",
+      "`allowedTools`: names, or null for every tool the tenant offers over /mcp; `expiresAt`: an instant in the " +
+      "future, or null for never. Either or both; seen by the key's next call on every instance.",
     guard: "tenant-admin",
     tenant: true,
     params: { path: z.object({ id: z.uuid() }) },
-    body: json(updateKeyInput, { allowedTools: null }, "UpdateKeyInput"),
+    body: json(updateKeyInput, { allowedTools: null, expiresAt: null }, "UpdateKeyInput"),
     answers: { 200: answer("The key as it now is.", z.object({ key: keyView }), { key }) },
+    errorDialect: "app",
+  },
+  {
+    method: "POST",
+    path: "/api/keys/{id}/rotate",
+    route: "app/api/keys/[id]/rotate/route.ts",
+    operationId: "rotateKey",
+    tag: KEYS,
+    summary: "Rotate an API key",
+    description:
+      "Creates the key's successor (the same MCP tools, per-key limits and guardrail scopes; its name with " +
+      '"(rotated <day>)"), answered with its secret this once. The old key keeps working `overlapHours` (0-720, ' +
+      "default 24; an earlier expiry it had stays) and then answers 401 `key_expired`. The two are linked " +
+      "(`rotatedTo`, `rotatedFrom`). A key rotated already is 409; another tenant's key is 404.",
+    guard: "tenant-admin",
+    tenant: true,
+    params: { path: z.object({ id: z.uuid() }) },
+    body: json(rotateKeyInput, { overlapHours: 24 }, "RotateKeyInput"),
+    answers: {
+      201: answer(
+        "The successor and its secret, and the old key as it now is.",
+        z.object({ secret: z.string(), key: keyView, previous: keyView }),
+        {
+          secret: "tg_9c1d…",
+          key: { ...key, id: ID.key2, name: "support-bot (rotated 2026-12-06)", rotatedFrom: ID.key },
+          previous: { ...key, expiresAt: LATER, rotatedTo: ID.key2 },
+        },
+      ),
+    },
+    errors: { 409: "the key was rotated already (the message names its successor)" },
     errorDialect: "app",
   },
   {

@@ -14,7 +14,7 @@ import type { Database } from "@/db";
 import type { ToolRegistry } from "@/lib/agent/registry";
 import { DEFAULT_AGENT_CONFIG } from "@/lib/agent/service";
 import type { ToolGuardrails } from "@/lib/agent/tool-guardrails";
-import { findApiKey, type ResolvedKey } from "@/lib/auth/api-keys";
+import { checkApiKey, keyExpiredMessage, type ResolvedKey } from "@/lib/auth/api-keys";
 import { log } from "@/lib/core/process/log";
 import { appBodyLimits, BodyRefused, parseJsonWithin, readBodyText } from "@/lib/http/limits";
 import { expectedOrigin, sameOrigin } from "@/lib/http/same-origin";
@@ -66,7 +66,18 @@ async function answer(req: Request, deps: McpServerDeps, requestId: string): Pro
   if (origin && !sameOrigin(origin, expectedOrigin(req.headers)))
     return rpcError(403, -32000, "Forbidden: /mcp does not take requests from other sites' pages.");
   const secret = req.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-  const key = secret ? await findApiKey(await deps.db(), secret) : null;
+  const checked = secret ? await checkApiKey(await deps.db(), secret) : null;
+  if (checked?.status === "expired")
+    return rpcError(
+      401,
+      -32000,
+      `Unauthorized: ${keyExpiredMessage(checked.expiredAt)}`,
+      {
+        "www-authenticate": 'Bearer realm="tollgate", error="invalid_token", error_description="key_expired"',
+      },
+      { code: "key_expired", expiredAt: checked.expiredAt.toISOString() },
+    );
+  const key = checked?.status === "live" ? checked.key : null;
   if (!key)
     return rpcError(
       401,
@@ -207,9 +218,15 @@ function jsonObjectOf(text: string): Record<string, unknown> | null {
 }
 
 /** An HTTP-level refusal as MCP's transport answers one: a JSON-RPC error with no id. */
-function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}) {
+function rpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  data?: Record<string, unknown>,
+) {
   return Response.json(
-    { jsonrpc: "2.0", error: { code, message }, id: null },
+    { jsonrpc: "2.0", error: { code, message, ...(data ? { data } : {}) }, id: null },
     { status, headers: { ...headers } },
   );
 }
