@@ -70,8 +70,11 @@ export function limitsOf(policy: Policy, caller: Caller): ScopedLimit[] {
   const templates = policy.endUserTemplates;
   const name = caller.endUser;
   if (!templates?.length || !name) return policy.limits;
+  // Both steps ask, each twice (applies, then the step): worked out once per call.
+  const seen = endUserLines.get(caller);
+  if (seen?.policy === policy) return seen.lines;
   const who = endUserSubject(name);
-  return [
+  const lines = [
     ...policy.limits,
     ...templates.map(({ template, ...limit }) => ({
       ...limit,
@@ -79,7 +82,10 @@ export function limitsOf(policy: Policy, caller: Caller): ScopedLimit[] {
       endUser: { name, template },
     })),
   ];
+  endUserLines.set(caller, { policy, lines });
+  return lines;
 }
+const endUserLines = new WeakMap<Caller, { policy: Policy; lines: ScopedLimit[] }>();
 
 /**
  * An end user as a counter key names it: as given when short and plain, else a hash (a `#` a plain name cannot
@@ -131,8 +137,11 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
   for (const { limit: row, keyName } of rows) {
     const { tenantId: _t, updatedAt: _u, updatedBy: _b, ...limit } = row;
     if (row.scope !== "end_user_template") limits.push(limit);
-    else
-      endUserTemplates.push({ ...limit, template: keyName === null ? "the tenant's" : `key '${keyName}'` });
+    else {
+      const template =
+        row.subjectId === caller.tenantId ? "the tenant's" : `key '${keyName ?? row.subjectId}'`;
+      endUserTemplates.push({ ...limit, template });
+    }
   }
   const assumed = await db
     .select()

@@ -40,7 +40,11 @@ describe("an end user's limit lines (limitsOf)", () => {
   });
 
   it("add one line per template, on a counter subject of the template's subject and the end user", () => {
-    const lines = limitsOf(policy(templates), caller("alice"));
+    const who = caller("alice");
+    const templated = policy(templates);
+    const lines = limitsOf(templated, who);
+    // Asked again for the same call (each step asks twice): the same lines, not worked out again.
+    expect(limitsOf(templated, who)).toBe(lines);
     expect(lines.map((l) => [l.scope, l.subjectId])).toEqual([
       ["key", KEY],
       ["end_user_template", `${KEY}:alice`],
