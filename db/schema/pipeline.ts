@@ -15,18 +15,19 @@ import {
 import { createdAt, updatedAt } from "./columns";
 import { tenantRef } from "./references";
 
-export const LIMIT_SCOPES = ["tenant", "key", "user"] as const;
+export const LIMIT_SCOPES = ["tenant", "key", "user", "end_user_template"] as const;
 export type LimitScope = (typeof LIMIT_SCOPES)[number];
 
-// Rate limits and budgets of a tenant, of one of its API keys, or of one of its users (drawer turns). A null
-// column is no limit. Budgets are USD per UTC day and month: past the soft one a call is let through with a
-// warning, past the hard one it is refused.
+// Rate limits and budgets of a tenant, of one of its API keys, or of one of its users (drawer turns); or a
+// template every end user of an API key's calls (or of the tenant's, under any key) is held to, each on its own
+// counters (`end_user_template`, subject: the key, or the tenant). A null column is no limit. Budgets are USD
+// per UTC day and month: past the soft one a call is let through with a warning, past the hard one it is refused.
 export const usageLimit = pgTable(
   "usage_limit",
   {
     tenantId: tenantRef(),
     scope: text("scope", { enum: LIMIT_SCOPES }).notNull(),
-    // The tenant's id for the tenant scope, else the key's or the user's id.
+    // The tenant's id for the tenant scope (and the tenant's end-user template), else the key's or the user's id.
     subjectId: uuid("subject_id").notNull(),
     requestsPerMinute: integer("requests_per_minute"),
     tokensPerMinute: integer("tokens_per_minute"),

@@ -40,10 +40,14 @@ export const limitValuesInput = z
 /** Requests and tokens per minute, and USD budgets as decimal strings, exactly as stored (null: no limit). */
 export type LimitValues = z.output<typeof limitValuesInput>;
 
-export const limitScope = z.enum(["tenant", "key", "user"]);
+/** `end_user`: the template each end user of a key's calls (`subjectId`), or of the tenant's, is held to. */
+export const limitScope = z.enum(["tenant", "key", "user", "end_user"]);
 export type LimitScope = z.infer<typeof limitScope>;
 
-/** PUT /api/governance/limits: the tenant's own limits, or one key's or user's (`subjectId`). */
+/**
+ * PUT /api/governance/limits: the tenant's own limits, or one key's or user's (`subjectId`); or the per-end-user
+ * template of one key (`scope: "end_user"` with the key's id) or of the tenant (`scope: "end_user"` alone).
+ */
 export const limitsInput = z.intersection(
   z.object({
     scope: limitScope,
@@ -129,6 +133,9 @@ export type UnpricedModel = { provider: string; model: string; aliases: string[]
 /** One scope's limits with what it spent so far (USD decimal strings). */
 export type LimitView = LimitValues & { spentToday: string; spentThisMonth: string };
 
+/** An end user's calls and cost today (UTC) under any key of the tenant, from the ledger. */
+export type EndUserSpend = { endUser: string; calls: number; costToday: string };
+
 /** Everything the limits screen shows for a tenant: its settings, and the limits and spend of each scope. */
 export type GovernanceSettings = {
   retentionDays: number;
@@ -140,7 +147,11 @@ export type GovernanceSettings = {
   /** The deployment's ARCHIVE_AFTER_DAYS (null: unset), and whether an archive target is configured at all. */
   archive: { defaultDays: number | null; configured: boolean };
   tenantLimits: LimitView | null;
-  keys: (KeyView & { limits: LimitView | null })[];
+  /** The template each end user of the tenant's API calls is held to (null: none). */
+  tenantEndUserLimits: LimitValues | null;
+  keys: (KeyView & { limits: LimitView | null; endUserLimits: LimitValues | null })[];
+  /** The ten end users who spent most today, most first. */
+  topEndUsers: EndUserSpend[];
   users: { id: string; email: string; name: string; role: string; limits: LimitView | null }[];
   /** Prices this tenant assumed for models without one. */
   assumedPrices: AssumedPriceView[];

@@ -6,12 +6,13 @@ import { unpricedCandidateOf } from "./assumed-prices";
 import type { CounterStore, Take } from "./counters";
 import { estimateCost } from "./estimate";
 import { fromNano, toNano, usd } from "./money";
-import { SCOPE_LABEL, type ScopedLimit } from "./policy";
+import { limitsOf, type ScopedLimit, subjectOf } from "./policy";
 import { LIMITS_UNAVAILABLE_RETRY_SECONDS } from "./rate-limit";
 import { type Call, refuse, type Step, stampOf } from "./types";
 import { windowsAt } from "./windows";
 
 export type Period = "daily" | "monthly";
+/** A budget's counter; an end user's subject is its template's subject and the end user (policy.ts limitsOf). */
 export const budgetKey = (scope: LimitScope, subjectId: string, period: Period, window: string) =>
   `usd:${scope}:${subjectId}:${period === "daily" ? "d" : "m"}:${window}`;
 /** How long a budget window's counter is kept: past its period, for the admin screen's spend figures. */
@@ -32,12 +33,12 @@ export const hasBudget = (l: ScopedLimit) =>
   l.monthlyHardUsd !== null;
 
 /**
- * USD per UTC day and month, per tenant and per key or user. Before the call its most expensive outcome is
- * reserved on every budget that covers it, all or none, out of the process's leased allowances (allowances.ts:
- * no instance, nor all of them together, can spend more than the room left); after it, the reservation is
- * replaced by the real cost. Past a hard limit the call is refused; past a soft one it goes through with a
- * warning. The counter store unreachable, a call goes on what this process holds leased, then is refused
- * (`limits_unavailable`); soft limits go unchecked, with a warning (`limits_degraded`).
+ * USD per UTC day and month, per tenant, per key or user, and per end user of a template. Before the call its
+ * most expensive outcome is reserved on every budget that covers it, all or none, out of the process's leased
+ * allowances (allowances.ts: no instance, nor all of them together, can spend more than the room left); after
+ * it, the reservation is replaced by the real cost. Past a hard limit the call is refused; past a soft one it
+ * goes through with a warning. The counter store unreachable, a call goes on what this process holds leased,
+ * then is refused (`limits_unavailable`); soft limits go unchecked, with a warning (`limits_degraded`).
  *
  * The worst case must be bounded for that to hold: under a hard budget a call that sets no max_tokens is sent
  * with the tenant's output ceiling (and an API caller is told so, in a header and the audit). A provider that
@@ -46,7 +47,7 @@ export const hasBudget = (l: ScopedLimit) =>
  */
 export function budgetStep(counters: () => CounterStore, now: () => number = Date.now): Step {
   const step: Step = async function* budget(given, next) {
-    const budgeted = given.policy.limits.filter(hasBudget);
+    const budgeted = limitsOf(given.policy, given.caller).filter(hasBudget);
     if (!budgeted.length) return yield* next(given);
     const ceiling = given.policy.maxOutputTokensDefault;
     const hard = budgeted.some((l) => l.dailyHardUsd !== null || l.monthlyHardUsd !== null);
@@ -98,7 +99,7 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
           call,
           "budget_hard",
           "limits_unavailable",
-          `The budget counters cannot be reached and this instance holds no allowance left under the ${line.period} budget of this ${SCOPE_LABEL[line.scope.scope]}: a hard budget is not passed unchecked. Try again in a few seconds.`,
+          `The budget counters cannot be reached and this instance holds no allowance left under the ${line.period} budget of ${subjectOf(line.scope)}: a hard budget is not passed unchecked. Try again in a few seconds.`,
           LIMITS_UNAVAILABLE_RETRY_SECONDS,
         );
       const retry = line.period === "daily" ? w.secondsToNextDay : w.secondsToNextMonth;
@@ -106,7 +107,7 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
         call,
         "budget_hard",
         "budget_exceeded",
-        `The ${line.period} budget of this ${SCOPE_LABEL[line.scope.scope]} is used up: ${usd(held.value)} of ${usd(line.hard!)} spent or reserved, and this request may cost up to ${usd(reserved)}. It resets at the start of the next ${line.period === "daily" ? "day" : "month"} (UTC).`,
+        `The ${line.period} budget of ${subjectOf(line.scope)} is used up: ${usd(held.value)} of ${usd(line.hard!)} spent or reserved, and this request may cost up to ${usd(reserved)}. It resets at the start of the next ${line.period === "daily" ? "day" : "month"} (UTC).`,
         retry,
       );
     }
@@ -132,7 +133,7 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
         yield {
           type: "guardrail",
           code: "budget_soft",
-          message: `The ${line.period} budget of this ${SCOPE_LABEL[line.scope.scope]} is past its soft limit: ${usd(values[i]!)} of ${usd(line.soft)} spent or reserved${line.hard ? ` (hard limit ${usd(line.hard)})` : ""}.`,
+          message: `The ${line.period} budget of ${subjectOf(line.scope)} is past its soft limit: ${usd(values[i]!)} of ${usd(line.soft)} spent or reserved${line.hard ? ` (hard limit ${usd(line.hard)})` : ""}.`,
           blocking: false,
         };
     }
@@ -156,5 +157,7 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
       held.settle(lines.map(() => spent));
     }
   };
-  return Object.assign(step, { applies: (call: Call) => call.policy.limits.some(hasBudget) });
+  return Object.assign(step, {
+    applies: (call: Call) => limitsOf(call.policy, call.caller).some(hasBudget),
+  });
 }

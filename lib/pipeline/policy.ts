@@ -1,13 +1,22 @@
 import "server-only";
-import { and, eq, or } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import { and, eq, inArray, or } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type LimitScope, tenant, tenantModelPrice, type UsageLimit, usageLimit } from "@/db/schema";
+import { apiKey, type LimitScope, tenant, tenantModelPrice, type UsageLimit, usageLimit } from "@/db/schema";
 import { normalizeDecimal } from "@/lib/core/format/money";
 import { processSlot } from "@/lib/core/process/process-state";
 import type { ModelPrice, PriceTable } from "@/lib/gateway/pricing";
 
-/** One usage_limit row as a call meets it: whose limits (scope, subject) and their values (null: no limit). */
-export type ScopedLimit = Omit<UsageLimit, "tenantId" | "updatedAt" | "updatedBy">;
+/**
+ * One usage_limit row as a call meets it: whose limits (scope, subject) and their values (null: no limit). A
+ * line of an end-user template names its end user, and the subject is the template's subject and the end user.
+ */
+export type ScopedLimit = Omit<UsageLimit, "tenantId" | "updatedAt" | "updatedBy"> & {
+  endUser?: { name: string; template: string };
+};
+
+/** A per-end-user template (scope `end_user_template`), and whose it is as a refusal says it ("key 'x'"). */
+export type EndUserTemplate = ScopedLimit & { template: string };
 
 /**
  * What the pipeline applies to one call: the tenant's cache settings, every limit that covers the call, and the
@@ -17,6 +26,8 @@ export type Policy = {
   cacheAliases: string[];
   cacheTtlSeconds: number;
   limits: ScopedLimit[];
+  /** The templates each end user of the call's key, and of the tenant, is held to (API calls only). */
+  endUserTemplates?: EndUserTemplate[];
   maxOutputTokensDefault: number;
   /** Prices the tenant admin assumed for models without one, keyed `provider/model` (USD per 1M tokens). */
   assumedPrices: PriceTable;
@@ -25,8 +36,11 @@ export type Policy = {
 /** The output ceiling of a tenant that has not set its own (tenant.max_output_tokens_default). */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
-/** Who makes a call: the tenant, and the API key (API calls) or the user (drawer and scheduled turns). */
-export type Caller = { tenantId: string; apiKeyId: string | null; userId: string | null };
+/**
+ * Who makes a call: the tenant, and the API key (API calls) or the user (drawer and scheduled turns); for an API
+ * call, the end user its app named (`user`, `x-tollgate-end-user`…), when it named one.
+ */
+export type Caller = { tenantId: string; apiKeyId: string | null; userId: string | null; endUser?: string };
 
 const POLICY_CACHE_MS = 5_000;
 // Once per process, so every bundle of the app (Next builds one per route) clears and reads the same cache.
@@ -36,7 +50,51 @@ export const SCOPE_LABEL: Record<LimitScope, string> = {
   tenant: "tenant",
   key: "API key",
   user: "user",
+  end_user_template: "end user",
 };
+
+/** Who a limit holds, as a refusal names it: "this API key", or `the end user "alice" (key 'x' template)`. */
+export function subjectOf(limit: ScopedLimit): string {
+  if (!limit.endUser) return `this ${SCOPE_LABEL[limit.scope]}`;
+  const name = limit.endUser.name;
+  const shown = name.length > 64 ? `${name.slice(0, 63)}…` : name;
+  return `the end user ${JSON.stringify(shown)} (${limit.endUser.template} template)`;
+}
+
+/**
+ * The limits a call meets: the policy's, and one line per end-user template for the call's end user, on its own
+ * counters (template subject and end user). A call that names no end user, or a key without a template, meets
+ * the policy's limits as they are (nothing computed).
+ */
+export function limitsOf(policy: Policy, caller: Caller): ScopedLimit[] {
+  const templates = policy.endUserTemplates;
+  const name = caller.endUser;
+  if (!templates?.length || !name) return policy.limits;
+  // Both steps ask, each twice (applies, then the step): worked out once per call.
+  const seen = endUserLines.get(caller);
+  if (seen?.policy === policy) return seen.lines;
+  const who = endUserSubject(name);
+  const lines = [
+    ...policy.limits,
+    ...templates.map(({ template, ...limit }) => ({
+      ...limit,
+      subjectId: `${limit.subjectId}:${who}`,
+      endUser: { name, template },
+    })),
+  ];
+  endUserLines.set(caller, { policy, lines });
+  return lines;
+}
+const endUserLines = new WeakMap<Caller, { policy: Policy; lines: ScopedLimit[] }>();
+
+/**
+ * An end user as a counter key names it: as given when short and plain, else a hash (a `#` a plain name cannot
+ * hold, so the two never meet), so a counter key stays short and no end user's name can look like another's.
+ */
+export function endUserSubject(name: string): string {
+  if (name.length <= 64 && /^[\w.@+-]+$/.test(name)) return name;
+  return `#${createHash("sha256").update(name).digest("base64url")}`;
+}
 
 /**
  * The policy of a call, cached for 5 s per process: a change made here is seen at once (the cache is cleared),
@@ -56,15 +114,35 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
     .where(eq(tenant.id, caller.tenantId))
     .limit(1);
   const subjects = [eq(usageLimit.scope, "tenant")];
-  if (caller.apiKeyId)
+  if (caller.apiKeyId) {
     subjects.push(and(eq(usageLimit.scope, "key"), eq(usageLimit.subjectId, caller.apiKeyId))!);
+    // The end-user templates of the key and of the tenant, in the same query: a key without one costs nothing.
+    subjects.push(
+      and(
+        eq(usageLimit.scope, "end_user_template"),
+        inArray(usageLimit.subjectId, [caller.apiKeyId, caller.tenantId]),
+      )!,
+    );
+  }
   // A user's limits cover what they do in the app; API calls are covered by their key's.
   else if (caller.userId)
     subjects.push(and(eq(usageLimit.scope, "user"), eq(usageLimit.subjectId, caller.userId))!);
   const rows = await db
-    .select()
+    .select({ limit: usageLimit, keyName: apiKey.name })
     .from(usageLimit)
+    .leftJoin(apiKey, and(eq(usageLimit.scope, "end_user_template"), eq(apiKey.id, usageLimit.subjectId)))
     .where(and(eq(usageLimit.tenantId, caller.tenantId), or(...subjects)));
+  const limits: ScopedLimit[] = [];
+  const endUserTemplates: EndUserTemplate[] = [];
+  for (const { limit: row, keyName } of rows) {
+    const { tenantId: _t, updatedAt: _u, updatedBy: _b, ...limit } = row;
+    if (row.scope !== "end_user_template") limits.push(limit);
+    else {
+      const template =
+        row.subjectId === caller.tenantId ? "the tenant's" : `key '${keyName ?? row.subjectId}'`;
+      endUserTemplates.push({ ...limit, template });
+    }
+  }
   const assumed = await db
     .select()
     .from(tenantModelPrice)
@@ -72,7 +150,8 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
   const policy: Policy = {
     cacheAliases: settings?.cacheAliases ?? [],
     cacheTtlSeconds: settings?.cacheTtlSeconds ?? 3600,
-    limits: rows.map(({ tenantId: _t, updatedAt: _u, updatedBy: _b, ...limit }) => limit),
+    limits,
+    ...(endUserTemplates.length ? { endUserTemplates } : {}),
     maxOutputTokensDefault: settings?.maxOutputTokensDefault ?? DEFAULT_MAX_OUTPUT_TOKENS,
     assumedPrices: Object.fromEntries(
       assumed.map((row) => [`${row.provider}/${row.model}`, priceOfRow(row)]),

@@ -1,6 +1,6 @@
 import { type AllowanceLine, allowancesOf } from "./allowances";
 import type { CounterStore } from "./counters";
-import { SCOPE_LABEL, type ScopedLimit } from "./policy";
+import { limitsOf, type ScopedLimit, subjectOf } from "./policy";
 import { type Call, type RateLimitState, type RateLimitWindow, refuse, type Step, stampOf } from "./types";
 import { windowsAt } from "./windows";
 
@@ -11,16 +11,18 @@ const tpmKey = (l: ScopedLimit, minute: number) => `tpm:${l.scope}:${l.subjectId
 export const LIMITS_UNAVAILABLE_RETRY_SECONDS = 5;
 
 /**
- * Requests and tokens per minute, per tenant and per key or user, in fixed one-minute windows, spent out of the
- * process's leased allowances (allowances.ts). A request is counted before it is sent (all of its counters or
- * none); its tokens are counted when it ends, and a window whose tokens are spent refuses further calls until it
- * ends. A refusal says when to retry; an admitted call first yields the tightest window of each kind
- * (`rate_limit_state`, for /v1's x-ratelimit-* headers). The store unreachable, a call goes on what the process
- * holds, then is refused (`limits_unavailable`): a hard limit fails closed.
+ * Requests and tokens per minute, per tenant, per key or user, and per end user of a template, in fixed
+ * one-minute windows, spent out of the process's leased allowances (allowances.ts). A request is counted before
+ * it is sent (all of its counters or none); its tokens are counted when it ends, and a window whose tokens are
+ * spent refuses further calls until it ends. A refusal says when to retry; an admitted call first yields the
+ * tightest window of each kind (`rate_limit_state`, for /v1's x-ratelimit-* headers). The store unreachable, a
+ * call goes on what the process holds, then is refused (`limits_unavailable`): a hard limit fails closed.
  */
 /** The limits of a call that count requests or tokens per minute. */
 const rateLimitsOf = (call: Call) =>
-  call.policy.limits.filter((l) => l.requestsPerMinute !== null || l.tokensPerMinute !== null);
+  limitsOf(call.policy, call.caller).filter(
+    (l) => l.requestsPerMinute !== null || l.tokensPerMinute !== null,
+  );
 
 export function rateLimitStep(counters: () => CounterStore, now: () => number = Date.now): Step {
   const step: Step = async function* rateLimit(call, next) {
@@ -55,7 +57,7 @@ export function rateLimitStep(counters: () => CounterStore, now: () => number = 
           call,
           "rate_limit",
           "limits_unavailable",
-          `The rate-limit counters cannot be reached and this instance holds no allowance left for this ${SCOPE_LABEL[l.scope]}'s per-minute limit: a hard limit is not passed unchecked. Try again in a few seconds.`,
+          `The rate-limit counters cannot be reached and this instance holds no allowance left under the per-minute limit of ${subjectOf(l)}: a hard limit is not passed unchecked. Try again in a few seconds.`,
           LIMITS_UNAVAILABLE_RETRY_SECONDS,
         );
       const per =
@@ -64,7 +66,7 @@ export function rateLimitStep(counters: () => CounterStore, now: () => number = 
         call,
         "rate_limit",
         "rate_limit_exceeded",
-        `Rate limit reached: ${per} per minute for this ${SCOPE_LABEL[l.scope]}. Try again in ${w.secondsToNextMinute} s.`,
+        `Rate limit reached: ${per} per minute for ${subjectOf(l)}. Try again in ${w.secondsToNextMinute} s.`,
         w.secondsToNextMinute,
       );
     }

@@ -9,7 +9,7 @@ import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import { Money } from "@/components/ui/money";
 import { LimitsForm, limitsApi, limitsSummary } from "@/features/limits/components";
-import type { LimitView } from "@/features/limits/contracts";
+import type { LimitValues, LimitView } from "@/features/limits/contracts";
 import { type Json, toApiError } from "@/lib/client/api";
 import { allowedToolsSummary } from "../allowed-tools";
 import { keysApi } from "../client";
@@ -20,13 +20,20 @@ import { CreateKeyForm } from "./create-key-form";
 import { HowToCall, HowToUseMcp } from "./how-to-call";
 import { KeyLifecycleForm } from "./key-lifecycle-form";
 
-type KeyRow = Json<KeyListItem> & { limits: LimitView | null };
+type KeyRow = Json<KeyListItem> & { limits: LimitView | null; endUserLimits: LimitValues | null };
 
 /** The keys, each with its limits (which only the settings route carries), and the gateway's aliases. */
 async function loadKeys(signal: AbortSignal): Promise<{ keys: KeyRow[]; aliases: string[] }> {
   const [{ keys }, settings] = await Promise.all([keysApi.list(signal), limitsApi.settings(signal)]);
-  const limits = new Map(settings.keys.map((k) => [k.id, k.limits]));
-  return { keys: keys.map((k) => ({ ...k, limits: limits.get(k.id) ?? null })), aliases: settings.aliases };
+  const byId = new Map(settings.keys.map((k) => [k.id, k]));
+  return {
+    keys: keys.map((k) => ({
+      ...k,
+      limits: byId.get(k.id)?.limits ?? null,
+      endUserLimits: byId.get(k.id)?.endUserLimits ?? null,
+    })),
+    aliases: settings.aliases,
+  };
 }
 
 const TH = "px-3 py-2 text-left font-medium whitespace-nowrap";
@@ -337,6 +344,17 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                             limits={key.limits}
                             onSaved={reload}
                             onClose={() => setLimitsOpen(null)}
+                          />
+                          <p className="mt-4 mb-1 text-sm font-medium">{t("gov.endUsers.title")}</p>
+                          <p className="mb-2 text-xs text-slate-600 dark:text-slate-300">
+                            {t("gov.endUsers.keyLead")}
+                          </p>
+                          <LimitsForm
+                            testId="key-end-user-limits-form"
+                            scope="end_user"
+                            subjectId={key.id}
+                            limits={key.endUserLimits}
+                            onSaved={reload}
                           />
                         </td>
                       </tr>

@@ -8,7 +8,7 @@ import type { Json } from "@/lib/client/api";
 import { formatMoney } from "@/lib/core/format/money";
 import { formatCount } from "@/lib/core/format/number";
 import { limitsApi } from "../client";
-import type { GovernanceSettingsAnswer, LimitView } from "../contracts";
+import type { EndUserSpend, GovernanceSettingsAnswer, LimitView } from "../contracts";
 import { AssumedPrices } from "./assumed-prices";
 import { LimitsForm, limitsSummary } from "./limits-form";
 import { TenantSettingsForm } from "./tenant-settings-form";
@@ -150,6 +150,51 @@ function MembersTable(props: {
   );
 }
 
+/** The end users who spent most today, with their calls: who a per-end-user template holds back first. */
+function TopEndUsers(props: { rows: EndUserSpend[]; loading: boolean }) {
+  const { t } = useI18n();
+  return (
+    <div className="space-y-2">
+      <h3 className="text-sm font-medium">{t("gov.endUsers.top")}</h3>
+      <div className={`${CARD} overflow-x-auto`}>
+        <table aria-busy={props.loading} data-testid="top-end-users" className="min-w-full text-sm">
+          <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-800/50 dark:text-slate-300">
+            <tr>
+              <th scope="col" className={TH}>
+                {t("gov.endUsers.endUser")}
+              </th>
+              <th scope="col" className={`${TH} text-right`}>
+                {t("gov.endUsers.calls")}
+              </th>
+              <th scope="col" className={`${TH} text-right`}>
+                {t("gov.endUsers.cost")}
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+            {props.rows.map((row) => (
+              <tr key={row.endUser} data-testid="top-end-user" data-end-user={row.endUser}>
+                <td className={`${TD} max-w-[12rem] truncate sm:max-w-xs`} title={row.endUser}>
+                  {row.endUser}
+                </td>
+                <td className={`${TD} text-right tabular-nums`}>{formatCount(row.calls)}</td>
+                <td className={`${TD} text-right tabular-nums`}>{formatMoney(row.costToday)}</td>
+              </tr>
+            ))}
+            {props.rows.length === 0 && (
+              <tr>
+                <td colSpan={3} className="px-3 py-6 text-center text-slate-500 dark:text-slate-400">
+                  {t("gov.endUsers.none")}
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
 /** The limits screen: retention and cache, the tenant's limits and budgets, and each member's. */
 export function LimitsAdmin() {
   const { t } = useI18n();
@@ -168,6 +213,15 @@ export function LimitsAdmin() {
       </Section>
       <Section title={t("gov.tenantLimits.title")} lead={t("gov.tenantLimits.lead")} testId="tenant-limits">
         <LimitsForm testId="tenant-limits-form" scope="tenant" limits={data.tenantLimits} onSaved={reload} />
+      </Section>
+      <Section title={t("gov.endUsers.title")} lead={t("gov.endUsers.lead")} testId="end-user-limits">
+        <LimitsForm
+          testId="end-user-limits-form"
+          scope="end_user"
+          limits={data.tenantEndUserLimits}
+          onSaved={reload}
+        />
+        <TopEndUsers rows={data.topEndUsers} loading={loading} />
       </Section>
       <Section title={t("gov.assumed.title")} lead={t("gov.assumed.lead")} testId="assumed-prices-section">
         <AssumedPrices data={data} onSaved={reload} />

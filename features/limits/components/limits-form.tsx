@@ -85,7 +85,8 @@ function parseDraft(draft: Draft): { values: LimitValues; notWhole: Field[] } {
 export function LimitsForm(props: {
   scope: LimitScope;
   subjectId?: string;
-  limits: LimitView | null;
+  /** A template's values carry no spend (each end user's is their own): no meter is shown for it. */
+  limits: LimitView | LimitValues | null;
   /** Called after a save; the parent reloads, so the spend shown is the server's. */
   onSaved: () => void;
   onClose?: () => void;
@@ -142,15 +143,14 @@ export function LimitsForm(props: {
   );
 
   const hasLimits = props.limits !== null;
-  // Spend is only counted while a scope has a budget, so without one there is no figure worth showing.
+  // Spend is only counted while a scope has a budget, so without one there is no figure worth showing; a
+  // template's spend is each end user's, shown in the top end users instead.
+  const spend = props.limits !== null && "spentToday" in props.limits ? props.limits : null;
   const budgeted =
-    props.limits !== null &&
-    [
-      props.limits.dailySoftUsd,
-      props.limits.dailyHardUsd,
-      props.limits.monthlySoftUsd,
-      props.limits.monthlyHardUsd,
-    ].some((v) => v !== null);
+    spend !== null &&
+    [spend.dailySoftUsd, spend.dailyHardUsd, spend.monthlySoftUsd, spend.monthlyHardUsd].some(
+      (v) => v !== null,
+    );
   const other = otherMessages(fields, FIELDS);
   return (
     <form
@@ -175,13 +175,13 @@ export function LimitsForm(props: {
               {input("dailySoftUsd")}
               {input("dailyHardUsd")}
             </div>
-            {budgeted && props.limits && (
+            {budgeted && spend && (
               <BudgetMeter
                 testId="spent-today"
                 label={t("gov.limits.spentToday")}
-                spent={props.limits.spentToday}
-                soft={props.limits.dailySoftUsd}
-                hard={props.limits.dailyHardUsd}
+                spent={spend.spentToday}
+                soft={spend.dailySoftUsd}
+                hard={spend.dailyHardUsd}
               />
             )}
           </>,
@@ -193,13 +193,13 @@ export function LimitsForm(props: {
               {input("monthlySoftUsd")}
               {input("monthlyHardUsd")}
             </div>
-            {budgeted && props.limits && (
+            {budgeted && spend && (
               <BudgetMeter
                 testId="spent-month"
                 label={t("gov.limits.spentMonth")}
-                spent={props.limits.spentThisMonth}
-                soft={props.limits.monthlySoftUsd}
-                hard={props.limits.monthlyHardUsd}
+                spent={spend.spentThisMonth}
+                soft={spend.monthlySoftUsd}
+                hard={spend.monthlyHardUsd}
               />
             )}
           </>,

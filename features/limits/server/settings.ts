@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, gte, ne, sql } from "drizzle-orm";
+import { and, desc, eq, gte, isNotNull, ne, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "@/db";
 import {
@@ -13,6 +13,7 @@ import {
   usageLimit,
 } from "@/db/schema";
 import type {
+  EndUserSpend,
   GovernanceSettings,
   LimitValues,
   LimitView,
@@ -27,7 +28,7 @@ import { spentOn } from "@/lib/pipeline/allowances";
 import { BUDGET_TTL, budgetKey, hasBudget, type Period } from "@/lib/pipeline/budget";
 import type { CounterStore } from "@/lib/pipeline/counters";
 import { fromNano, toNano } from "@/lib/pipeline/money";
-import { invalidatePolicy } from "@/lib/pipeline/policy";
+import { endUserSubject, invalidatePolicy } from "@/lib/pipeline/policy";
 import { windowsAt } from "@/lib/pipeline/windows";
 import { listAssumedPrices } from "./assumed-prices";
 
@@ -75,13 +76,21 @@ export async function readGovernanceSettings(
       .orderBy(appUser.email),
   ]);
   const w = windowsAt(Date.now());
-  const spendKeys = limitRows.flatMap((r) => [
+  // A template's spend is each end user's, on counters of their own: the top end users stand for it.
+  const templates = new Map(
+    limitRows.filter((r) => r.scope === "end_user_template").map((r) => [r.subjectId, valuesOf(r)]),
+  );
+  const scoped = limitRows.filter((r) => r.scope !== "end_user_template");
+  const spendKeys = scoped.flatMap((r) => [
     budgetKey(r.scope, r.subjectId, "daily", w.day),
     budgetKey(r.scope, r.subjectId, "monthly", w.month),
   ]);
-  const spend = await spentOn(counters, tenantId, spendKeys);
+  const [spend, topEndUsers] = await Promise.all([
+    spentOn(counters, tenantId, spendKeys),
+    topEndUsersToday(db, tenantId, w.day),
+  ]);
   const views = new Map<string, LimitView>();
-  for (const [i, r] of limitRows.entries())
+  for (const [i, r] of scoped.entries())
     views.set(`${r.scope}:${r.subjectId}`, {
       ...valuesOf(r),
       spentToday: fromNano(spend[i * 2] ?? 0),
@@ -96,10 +105,43 @@ export async function readGovernanceSettings(
     archiveAfterDays: t.archiveAfterDays,
     archive: archiveDefaults(),
     tenantLimits: views.get(`tenant:${tenantId}`) ?? null,
-    keys: keys.map((k) => ({ ...k, limits: views.get(`key:${k.id}`) ?? null })),
+    tenantEndUserLimits: templates.get(tenantId) ?? null,
+    keys: keys.map((k) => ({
+      ...k,
+      limits: views.get(`key:${k.id}`) ?? null,
+      endUserLimits: templates.get(k.id) ?? null,
+    })),
+    topEndUsers,
     users: members.map((m) => ({ ...m, limits: views.get(`user:${m.id}`) ?? null })),
     assumedPrices: await listAssumedPrices(db, tenantId),
   };
+}
+
+/** The ten end users of the tenant's API calls who spent most today (UTC), from the ledger. */
+async function topEndUsersToday(db: Database, tenantId: string, day: string): Promise<EndUserSpend[]> {
+  const cost = sql<string>`coalesce(sum(${sysAgentTurn.cost}), 0)`;
+  const rows = await db
+    .select({
+      endUser: sysAgentTurn.endUser,
+      calls: sql<number>`count(*)::int`,
+      costToday: sql<string>`${cost}::text`,
+    })
+    .from(sysAgentTurn)
+    .where(
+      and(
+        eq(sysAgentTurn.tenantId, tenantId),
+        isNotNull(sysAgentTurn.endUser),
+        gte(sysAgentTurn.startedAt, sql`${`${day}T00:00:00Z`}::timestamptz`),
+      ),
+    )
+    .groupBy(sysAgentTurn.endUser)
+    .orderBy(desc(cost), desc(sql`count(*)`), sysAgentTurn.endUser)
+    .limit(10);
+  return rows.map((r) => ({
+    endUser: r.endUser ?? "",
+    calls: Number(r.calls),
+    costToday: normalizeDecimal(r.costToday),
+  }));
 }
 
 /** Sets a tenant's retention, archive window, response cache and output ceiling; an alias the gateway does not know is refused. */
@@ -162,8 +204,10 @@ export async function saveTenantSettings(
 }
 
 /**
- * Sets (or, when every value is empty, removes) the limits of the tenant, one of its keys or one of its users.
- * A budget set mid-day starts from what the ledger says was already spent today and this month.
+ * Sets (or, when every value is empty, removes) the limits of the tenant, one of its keys or one of its users, or
+ * the per-end-user template of one of its keys or of the tenant (`end_user`, stored as `end_user_template`).
+ * A budget set mid-day starts from what the ledger says was already spent today and this month (for a
+ * template: by each end user the ledger names under it).
  */
 export async function saveLimits(
   db: Database,
@@ -173,7 +217,8 @@ export async function saveLimits(
   actorId: string,
   actor?: Actor,
 ): Promise<LimitValues | null> {
-  const { scope, subjectId: given, ...raw } = input;
+  const { scope: asked, subjectId: given, ...raw } = input;
+  const scope: LimitScope = asked === "end_user" ? "end_user_template" : asked;
   const values: LimitValues = {
     ...raw,
     dailySoftUsd: usdOrNull(raw.dailySoftUsd),
@@ -181,7 +226,9 @@ export async function saveLimits(
     monthlySoftUsd: usdOrNull(raw.monthlySoftUsd),
     monthlyHardUsd: usdOrNull(raw.monthlyHardUsd),
   };
-  const subjectId = scope === "tenant" ? tenantId : given;
+  // A template without a key is the tenant's: it holds each end user of calls under any of its keys.
+  const subjectId =
+    scope === "tenant" ? tenantId : scope === "end_user_template" ? (given ?? tenantId) : given;
   if (!subjectId)
     throw new AppError("validation_failed", "the request is invalid", {
       fields: { subjectId: [`the id of the ${scope === "key" ? "API key" : "user"} is required`] },
@@ -218,14 +265,17 @@ export async function saveLimits(
   });
   invalidatePolicy(tenantId);
   if (cleared) return null;
-  if (hasBudget({ scope, subjectId, ...values })) await seedSpend(db, counters, tenantId, scope, subjectId);
+  if (hasBudget({ scope, subjectId, ...values }))
+    await (scope === "end_user_template"
+      ? seedEndUserSpend(db, counters, tenantId, subjectId)
+      : seedSpend(db, counters, tenantId, scope, subjectId));
   return values;
 }
 
 async function assertSubject(db: Database, tenantId: string, scope: LimitScope, subjectId: string) {
-  if (scope === "tenant") return;
+  if (scope === "tenant" || (scope === "end_user_template" && subjectId === tenantId)) return;
   const rows =
-    scope === "key"
+    scope === "key" || scope === "end_user_template"
       ? await db
           .select({ id: apiKey.id, revokedAt: apiKey.revokedAt })
           .from(apiKey)
@@ -234,7 +284,7 @@ async function assertSubject(db: Database, tenantId: string, scope: LimitScope, 
           .select({ id: membership.userId })
           .from(membership)
           .where(and(eq(membership.tenantId, tenantId), eq(membership.userId, subjectId)));
-  if (!rows.length) throw notFound(scope === "key" ? "API key" : "member");
+  if (!rows.length) throw notFound(scope === "user" ? "member" : "API key");
   if ("revokedAt" in rows[0]! && rows[0].revokedAt)
     throw new AppError("conflict", "this API key is revoked; its limits no longer apply to anything");
 }
@@ -296,5 +346,52 @@ async function seedSpend(
       ttlSeconds: BUDGET_TTL.monthly,
     },
   ];
+  await counters.add(tenantId, raise);
+}
+
+/**
+ * Brings each end user's day and month spend counters under a template up to what the ledger holds of their
+ * calls under its key (or any key, for the tenant's): counters keyed as the pipeline keys them (limitsOf).
+ */
+async function seedEndUserSpend(db: Database, counters: CounterStore, tenantId: string, subjectId: string) {
+  const w = windowsAt(Date.now());
+  const rows = await db
+    .select({
+      endUser: sysAgentTurn.endUser,
+      day: sql<string>`coalesce(sum(${sysAgentTurn.cost}) filter (where ${sysAgentTurn.startedAt} >= ${`${w.day}T00:00:00Z`}::timestamptz), 0)::text`,
+      month: sql<string>`coalesce(sum(${sysAgentTurn.cost}), 0)::text`,
+    })
+    .from(sysAgentTurn)
+    .where(
+      and(
+        eq(sysAgentTurn.tenantId, tenantId),
+        isNotNull(sysAgentTurn.endUser),
+        gte(sysAgentTurn.startedAt, sql`${`${w.month}-01T00:00:00Z`}::timestamptz`),
+        ...(subjectId === tenantId ? [] : [eq(sysAgentTurn.apiKeyId, subjectId)]),
+      ),
+    )
+    .groupBy(sysAgentTurn.endUser);
+  const owed = rows.filter((r) => r.endUser && toNano(r.month) > 0);
+  if (!owed.length) return;
+  const keys = owed.flatMap((r) => {
+    const subject = `${subjectId}:${endUserSubject(r.endUser!)}`;
+    return [
+      budgetKey("end_user_template", subject, "daily", w.day),
+      budgetKey("end_user_template", subject, "monthly", w.month),
+    ];
+  });
+  const held = await spentOn(counters, tenantId, keys);
+  const raise = owed.flatMap((r, i) => [
+    {
+      key: keys[i * 2]!,
+      amount: Math.max(0, toNano(r.day) - (held[i * 2] ?? 0)),
+      ttlSeconds: BUDGET_TTL.daily,
+    },
+    {
+      key: keys[i * 2 + 1]!,
+      amount: Math.max(0, toNano(r.month) - (held[i * 2 + 1] ?? 0)),
+      ttlSeconds: BUDGET_TTL.monthly,
+    },
+  ]);
   await counters.add(tenantId, raise);
 }

@@ -19,6 +19,7 @@ import {
 } from "@/lib/http/exchange";
 import { apiBodyLimitFor, apiBodyLimits, jsonDepthExceeds, tooDeep, tooLarge } from "@/lib/http/limits";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
+import type { Caller } from "@/lib/pipeline/policy";
 import { rateLimitHeaders } from "@/lib/pipeline/rate-limit-headers";
 import type { PipelineEvent } from "@/lib/pipeline/types";
 import { callSummary, contentFilterEvent, type TurnError, type TurnStatus } from "@/lib/turns/events";
@@ -265,7 +266,14 @@ async function governedCall(
   const attribution: ApiAttribution = attributionOf(format, body, (name) => headerOf(req, name));
   const startedAt = new Date();
   const started = performance.now();
-  const caller = { tenantId: key.tenantId, userId: key.createdBy, apiKeyId: key.id, source: "api" as const };
+  const caller: Caller & { source: "api" } = {
+    tenantId: key.tenantId,
+    userId: key.createdBy,
+    apiKeyId: key.id,
+    source: "api",
+    // Its end user is held to the key's and the tenant's per-end-user templates (lib/pipeline/policy.ts).
+    ...(attribution.endUser ? { endUser: attribution.endUser } : {}),
+  };
   await deps.recorder.start({
     turnId,
     tenantId: key.tenantId,

@@ -37,6 +37,16 @@ export const en = {
   "gov.assumed.assumed": "assumed price",
   "gov.assumed.unpriced": "no price",
   "gov.assumed.aliases": "serves {aliases}",
+  "gov.endUsers.title": "Each end user",
+  "gov.endUsers.lead":
+    "A template every end user of the tenant's API calls (under any key) is held to, each on their own counters: the end user is the call's x-tollgate-end-user header, its user field or Anthropic's metadata.user_id. Calls that name no end user are not held to it.",
+  "gov.endUsers.keyLead":
+    "Each end user of this key's calls is held to these limits, on their own counters; calls that name no end user are not.",
+  "gov.endUsers.top": "Top end users today",
+  "gov.endUsers.endUser": "End user",
+  "gov.endUsers.calls": "Calls",
+  "gov.endUsers.cost": "Cost today",
+  "gov.endUsers.none": "No call named an end user today.",
   "gov.tenantLimits.title": "Tenant limits and budgets",
   "gov.tenantLimits.lead":
     "Cover every call of the tenant: the agent drawer, schedules and every API key together.",
@@ -108,6 +118,16 @@ export const zh: Record<keyof typeof en, string> = {
   "gov.assumed.assumed": "假定价格",
   "gov.assumed.unpriced": "无价格",
   "gov.assumed.aliases": "服务于 {aliases}",
+  "gov.endUsers.title": "每个终端用户",
+  "gov.endUsers.lead":
+    "本租户 API 调用（任意密钥）的每个终端用户都受此模板约束，各用各的计数器：终端用户取自调用的 x-tollgate-end-user 请求头、user 字段或 Anthropic 的 metadata.user_id。未指明终端用户的调用不受其约束。",
+  "gov.endUsers.keyLead":
+    "此密钥调用的每个终端用户都受这些限额约束，各用各的计数器；未指明终端用户的调用不受约束。",
+  "gov.endUsers.top": "今日花费最多的终端用户",
+  "gov.endUsers.endUser": "终端用户",
+  "gov.endUsers.calls": "调用次数",
+  "gov.endUsers.cost": "今日费用",
+  "gov.endUsers.none": "今天没有调用指明终端用户。",
   "gov.tenantLimits.title": "租户限额与预算",
   "gov.tenantLimits.lead": "覆盖本租户的全部调用：助手对话、定时任务以及所有 API 密钥的合计。",
   "gov.limits.rate": "速率限制",

@@ -8,7 +8,9 @@ import { container } from "@/server/container";
 
 /**
  * Sets the rate limits and budgets of the tenant (`scope: "tenant"`), of one of its API keys or of one of its
- * users (`scope: "key" | "user"` with `subjectId`). Every value empty removes them.
+ * users (`scope: "key" | "user"` with `subjectId`); or the template each end user of a key's calls is held to
+ * (`scope: "end_user"` with the key's id as `subjectId`), or of the tenant's (`scope: "end_user"` alone). Every
+ * value empty removes them.
  */
 export const PUT = withTenantAdmin(async (req, { auth, requestId }) => {
   const tenant = activeTenantOrThrow(auth);

@@ -60,7 +60,13 @@ const governanceSettings = z.looseObject({
     .object({ defaultDays: z.number().int().nullable(), configured: z.boolean() })
     .describe("the deployment's ARCHIVE_AFTER_DAYS, and whether an archive target is set"),
   tenantLimits: limitView.nullable(),
-  keys: z.array(keyView.extend({ limits: limitView.nullable() })),
+  tenantEndUserLimits: limitValues
+    .nullable()
+    .describe("the template each end user of the tenant's API calls is held to"),
+  keys: z.array(keyView.extend({ limits: limitView.nullable(), endUserLimits: limitValues.nullable() })),
+  topEndUsers: z
+    .array(z.looseObject({ endUser: z.string(), calls: z.number().int(), costToday: usd }))
+    .describe("the ten end users who spent most today (UTC), from the ledger"),
   users: z.array(
     z.looseObject({
       id: z.uuid(),
@@ -84,7 +90,9 @@ const settingsExample = {
   archiveAfterDays: 60,
   archive: { defaultDays: null, configured: true },
   tenantLimits: { ...noLimits, spentToday: "3.10", spentThisMonth: "41.25" },
-  keys: [{ ...key, limits: null }],
+  tenantEndUserLimits: { ...noLimits, requestsPerMinute: 20, dailyHardUsd: "2" },
+  keys: [{ ...key, limits: null, endUserLimits: null }],
+  topEndUsers: [{ endUser: "alice", calls: 41, costToday: "1.27" }],
   users: [],
   assumedPrices: [],
   aliases: ["fast", "smart"],
@@ -246,8 +254,9 @@ export const governanceOperations: Operation[] = [
     tag: LIMITS,
     summary: "Set rate limits and budgets",
     description:
-      "Of the tenant (`scope: tenant`), or of one of its API keys or users (`scope: key | user` with `subjectId`). " +
-      "Every value empty removes them. Soft budgets warn (a header and an audit event), hard ones refuse with 429.",
+      "Of the tenant (`scope: tenant`), or of one of its API keys or users (`scope: key | user` with `subjectId`); " +
+      "or the template each end user is held to, of a key (`scope: end_user` with the key's `subjectId`) or of the " +
+      "tenant (`scope: end_user` alone). Every value empty removes them. Soft budgets warn (a header and an audit event), hard ones refuse with 429.",
     guard: "tenant-admin",
     tenant: true,
     body: json(limitsInput, { scope: "key", subjectId: ID.key, ...noLimits }, "LimitsInput"),
