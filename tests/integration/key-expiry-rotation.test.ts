@@ -229,6 +229,13 @@ describe.each(testDbKinds)("keys that expire and rotate, on %s", (kind) => {
       requestsPerMinute: 500,
       dailyHardUsd: "25",
     });
+    // Its end users' template too.
+    await app.db.insert(usageLimit).values({
+      tenantId: acme,
+      scope: "end_user_template",
+      subjectId: old.key.id,
+      requestsPerMinute: 20,
+    });
     const rules = [
       {
         id: "billing-pii",
@@ -272,8 +279,10 @@ describe.each(testDbKinds)("keys that expire and rotate, on %s", (kind) => {
     expect(overlapEnd).toBeLessThanOrEqual(Date.now() + 2 * HOUR);
 
     const limits = await app.db.select().from(usageLimit).where(eq(usageLimit.subjectId, successor.id));
-    expect(limits).toMatchObject([{ tenantId: acme, scope: "key", requestsPerMinute: 500 }]);
-    expect(Number(limits[0]!.dailyHardUsd)).toBe(25);
+    const own = limits.find((l) => l.scope === "key");
+    expect(own).toMatchObject({ tenantId: acme, requestsPerMinute: 500 });
+    expect(Number(own!.dailyHardUsd)).toBe(25);
+    expect(limits.find((l) => l.scope === "end_user_template")).toMatchObject({ requestsPerMinute: 20 });
     const [policy] = await app.db.select().from(guardrailPolicy).where(eq(guardrailPolicy.tenantId, acme));
     expect(policy!.rules.map((r) => (r.scope as { keys?: string[] } | undefined)?.keys)).toEqual([
       [old.key.id, successor.id],

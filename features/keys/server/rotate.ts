@@ -1,7 +1,7 @@
 // Rotating a key without downtime: a successor that carries the key's settings, and the old key kept working
 // for an overlap, after which it answers 401 key_expired.
 import "server-only";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Database, Executor } from "@/db";
 import { apiKey, guardrailPolicy, usageLimit } from "@/db/schema";
 import { announceGuardrailChange } from "@/features/guardrails/server";
@@ -92,7 +92,10 @@ export async function rotateApiKey(
   return { secret: done.secret, key: view(done.successor), previous: view(done.previous) };
 }
 
-/** The old key's own rate limits and budgets (usage_limit, scope key), as the successor's. Whether there were any. */
+/**
+ * The old key's own rate limits and budgets and its end users' template (usage_limit, scopes key and
+ * end_user_template), as the successor's. Whether there were any.
+ */
 async function copyKeyLimits(
   tx: Executor,
   tenantId: string,
@@ -104,7 +107,11 @@ async function copyKeyLimits(
     .select()
     .from(usageLimit)
     .where(
-      and(eq(usageLimit.tenantId, tenantId), eq(usageLimit.scope, "key"), eq(usageLimit.subjectId, from)),
+      and(
+        eq(usageLimit.tenantId, tenantId),
+        inArray(usageLimit.scope, ["key", "end_user_template"]),
+        eq(usageLimit.subjectId, from),
+      ),
     );
   if (!rows.length) return false;
   await tx
