@@ -230,7 +230,15 @@ describe.each(testDbKinds)("guardrails routes on %s", (kind) => {
         action: "block",
       },
     ]);
-    expect(res.body.text).toBe("hello, pay [card] for project falcon");
+    // A blocked text goes nowhere, so it comes back as it was; without the block, the card is redacted.
+    expect(res.body.text).toBe(text);
+    await put({ rules: [cardRule] });
+    const redacted = await test({ text, stage: "input" });
+    expect(redacted.body).toMatchObject({
+      outcome: "redacted",
+      text: "hello, pay [CARD] for project falcon",
+    });
+    await put({ rules: [cardRule, codenames] });
     // The deny list's terms are literal text: "a.b" does not match "axb".
     expect((await test({ text: "axb", stage: "input" })).body).toEqual({
       hits: [],
