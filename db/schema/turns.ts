@@ -95,7 +95,7 @@ export const sysAgentTurn = pgTable(
     promptName: text("prompt_name"),
     promptVersion: integer("prompt_version"),
     // The run the call belongs to: the caller's x-tollgate-run-id (or metadata.run_id) on /v1 and /mcp, the turn's
-    // own id for a drawer turn; null for a call sent without one (lib/governance/run-id.ts).
+    // own id for a drawer turn; null for a call sent without one (lib/turns/run-id.ts).
     runId: text("run_id"),
   },
   (t) => [
