@@ -16,6 +16,10 @@ export const PAGE_PLACES: Record<string, PagePlace> = {
     entity: "daily usage rollup (per day, user, source, adapter and model)",
     rowsIn: "agent-turns",
   },
+  "agent-runs": {
+    path: "/dev/agent/runs",
+    entity: "run (the ledger's calls grouped by run id: x-tollgate-run-id, or one drawer turn)",
+  },
   "agent-audit": { path: "/dev/agent/audit", entity: "audit event (a turn's ordered trail)" },
   "agent-prompts": { path: "/dev/agent/prompts", entity: "prompt (versioned, labelled)" },
   "eval-runs": { path: "/dev/agent/evals", prefix: "runs.", entity: "evaluation run" },
