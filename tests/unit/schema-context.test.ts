@@ -116,7 +116,19 @@ describe("the governance tools' pages and links", () => {
     }
     const query = tools[0]!.schema.parameters.properties as Record<string, { enum?: string[] }>;
     expect(query.page!.enum).toEqual(
-      expect.arrayContaining(["agent-turns", "agent-audit", "agent-cost", "agent-prompts", "eval-runs"]),
+      expect.arrayContaining([
+        "agent-turns",
+        "agent-runs",
+        "agent-audit",
+        "agent-cost",
+        "agent-prompts",
+        "eval-runs",
+      ]),
+    );
+    // The Runs page is described by governance_runs, so the schema context spends no budget on it.
+    expect(new SchemaContext(catalog).summary("admin").text).not.toContain("## agent-runs");
+    expect(tools.find((t) => t.name === "governance_runs")!.schema.description).toContain(
+      "x-tollgate-run-id",
     );
   });
 
