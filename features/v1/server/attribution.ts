@@ -50,7 +50,8 @@ export function runIdOf(
     return runId ? { runId } : { refused: { param: RUN_ID_HEADER, message: RUN_ID_RULE } };
   }
   const metadata = body.metadata && typeof body.metadata === "object" ? (body.metadata as Json) : null;
-  if (format === "anthropic-messages" || !metadata || metadata.run_id === undefined) return { runId: undefined };
+  if (format === "anthropic-messages" || !metadata || metadata.run_id === undefined)
+    return { runId: undefined };
   const runId = validRunId(metadata.run_id);
   return runId ? { runId } : { refused: { param: "metadata.run_id", message: RUN_ID_RULE } };
 }

@@ -93,7 +93,9 @@ function runFilters(ctx: ProviderContext, q: PageQuery): RunFilters {
         if (key.endsWith("from")) range.push(sql`s.started_at >= ${at}`);
         else
           range.push(
-            bound.kind === "date" ? sql`s.started_at < ${at} + interval '24 hours'` : sql`s.started_at <= ${at}`,
+            bound.kind === "date"
+              ? sql`s.started_at < ${at} + interval '24 hours'`
+              : sql`s.started_at <= ${at}`,
           );
         break;
       }
@@ -325,6 +327,7 @@ function aggregate(measure: string, aggregation: MetricDef["aggregation"]): SQL 
   const column = Object.hasOwn(MEASURES, measure) ? MEASURES[measure] : undefined;
   if (!column) throw new AppError("validation_failed", `unknown measure "${measure}"`);
   const expr = sql.raw(column);
-  if (aggregation === "sum") return measure === "cost" ? sql`sum(${expr})::text` : sql`coalesce(sum(${expr}), 0)::text`;
+  if (aggregation === "sum")
+    return measure === "cost" ? sql`sum(${expr})::text` : sql`coalesce(sum(${expr}), 0)::text`;
   return sql`coalesce(avg(${expr}), 0)::numeric(20,2)::text`;
 }
