@@ -8,12 +8,16 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { I18nProvider } from "@/components/i18n";
 import { sysAgentTurn } from "@/db/schema";
 import type { PageQuery, ProviderContext, RunSummary } from "@/features/admin-tables/contracts";
 import { agentRunsProvider } from "@/features/admin-tables/server/providers/agent-runs";
 import { createApiKey } from "@/features/keys/server/keys";
 import { TURN_ID_META } from "@/features/mcp/server/endpoint/handler";
+import { RunReplayView } from "@/features/replay/components/run-replay-view";
 import { runReplay } from "@/features/replay/server";
 import { createV1Core } from "@/features/v1/server/handler";
 import { ResultWithCards } from "@/lib/agent/cards";
@@ -367,6 +371,19 @@ describe.each(testDbKinds)("agent runs on %s", (kind) => {
     }
     // The /mcp call's tool call and result are in its steps, as its turn replay has them.
     expect(replay.calls[2]!.events.map((e) => e.type)).toEqual(["request", "tool_call", "tool_result"]);
+    // The page draws every call, each with anchors of its own (every call's events start at seq 1).
+    const html = renderToStaticMarkup(
+      createElement(
+        I18nProvider,
+        { locale: "en" },
+        createElement(RunReplayView, { data: replay, superAdmin: false }),
+      ),
+    );
+    expect(html.match(/data-testid="run-call"/g)).toHaveLength(4);
+    expect(html.match(/data-testid="waterfall-row"/g)).toHaveLength(4);
+    expect(html).toContain('id="call-1-event-1"');
+    expect(html).toContain('id="call-4-event-1"');
+    expect(html).not.toContain('id="event-1"');
   });
 
   it("keeps another tenant's runs out of sight, even under the same run id", async () => {

@@ -8,7 +8,7 @@ import { Badge, formatDateTime, formatDuration, formatTokens } from "@/features/
 import type { RunCall, RunReplayResponse } from "@/features/replay/contracts";
 import { buildReplay } from "@/features/replay/replay-view";
 import { buildRunTimeline } from "@/features/replay/run-view";
-import { Steps } from "./steps";
+import { AnchorPrefix, Steps } from "./steps";
 import { Waterfall } from "./waterfall";
 
 /** The run's totals: the same aggregates as its row on the Runs page. */
@@ -79,7 +79,9 @@ function CallSection({ call, n }: { call: RunCall; n: number }) {
         </p>
       )}
       {replay.steps.length ? (
-        <Steps steps={replay.steps} highlighted={null} />
+        <AnchorPrefix.Provider value={`call-${n}-event-`}>
+          <Steps steps={replay.steps} highlighted={null} />
+        </AnchorPrefix.Provider>
       ) : (
         <p className="text-sm text-slate-500">{t("replay.noEvents")}</p>
       )}
