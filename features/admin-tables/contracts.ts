@@ -170,7 +170,7 @@ export const RUN_STATUSES = ["success", "failed", "running"] as const;
 
 /** One run: the aggregates of its calls on the ledger (the Runs page's row, the run replay's totals, the copilot's). */
 export type RunSummary = {
-  /** `<tenant id>/<run id>`: unique across tenants, for the super admin's view. */
+  /** `<tenant id>:<run id>`: unique across tenants, for the super admin's view. */
   key: string;
   tenantId: string;
   tenantName: string | null;

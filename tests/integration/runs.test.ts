@@ -266,7 +266,7 @@ describe.each(testDbKinds)("agent runs on %s", (kind) => {
     const first = Math.min(...calls.map((c) => c.startedAt.getTime()));
     const end = Math.max(...calls.map((c) => c.startedAt.getTime() + (c.latencyMs ?? 0)));
     expect(run).toMatchObject({
-      key: `${acme}/run-A`,
+      key: `${acme}:run-A`,
       tenantId: acme,
       runId: "run-A",
       calls: 4,
@@ -373,11 +373,10 @@ describe.each(testDbKinds)("agent runs on %s", (kind) => {
     expect(replay.calls[2]!.events.map((e) => e.type)).toEqual(["request", "tool_call", "tool_result"]);
     // The page draws every call, each with anchors of its own (every call's events start at seq 1).
     const html = renderToStaticMarkup(
-      createElement(
-        I18nProvider,
-        { locale: "en" },
-        createElement(RunReplayView, { data: replay, superAdmin: false }),
-      ),
+      createElement(I18nProvider, {
+        locale: "en",
+        children: createElement(RunReplayView, { data: replay, superAdmin: false }),
+      }),
     );
     expect(html.match(/data-testid="run-call"/g)).toHaveLength(4);
     expect(html.match(/data-testid="waterfall-row"/g)).toHaveLength(4);
@@ -406,12 +405,19 @@ describe.each(testDbKinds)("agent runs on %s", (kind) => {
       value: "run-A",
       label: "run-A",
     });
-    expect(await provider().detail(acmeCtx(), `${globex}/run-globex`)).toBeNull();
+    expect(await provider().detail(acmeCtx(), `${globex}:run-globex`)).toBeNull();
+    expect(await provider().detail(acmeCtx(), `${acme}:run-A`)).toMatchObject({
+      row: { runId: "run-A", calls: 4 },
+    });
+    expect(await provider().detail(acmeCtx(), "run-A")).toMatchObject({ row: { key: `${acme}:run-A` } });
     expect(await provider().detail(acmeCtx(), "run-globex")).toBeNull();
     await expect(runReplay(app.db, { tenantId: acme, runId: "run-globex" })).rejects.toBeInstanceOf(AppError);
     // Globex's own view of run-A is its one call.
     expect((await runRow("run-A", { tenantId: globex, superAdmin: false }))?.calls).toBe(1);
-    // The platform view tells the two runs apart by tenant.
+    // The platform view tells the two runs apart by tenant: its rows' keys name it.
+    const platformCtx = { tenantId: null, superAdmin: true };
+    expect(await provider().detail(platformCtx, `${globex}:run-A`)).toMatchObject({ row: { calls: 1 } });
+    expect(await provider().detail(platformCtx, "run-A")).toBeNull();
     const platform = (
       await provider().rows({ tenantId: null, superAdmin: true }, runsQuery({ runId: "run-A" }))
     ).rows as RunSummary[];

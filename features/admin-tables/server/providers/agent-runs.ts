@@ -15,6 +15,7 @@ import {
   type RunSummary,
 } from "@/features/admin-tables/contracts";
 import { AppError } from "@/lib/core/errors/app-error";
+import { isUuid } from "@/lib/core/schema/uuid";
 import {
   badFilterValue,
   decodeCursor,
@@ -146,7 +147,7 @@ function runsFrom(ctx: ProviderContext, q: PageQuery): { from: SQL; where: SQL }
   return { from, where: runs.length ? sql.join(runs, sql` and `) : sql`true` };
 }
 
-const SELECT = sql`r.tenant_id::text || '/' || r.run_id as key, r.tenant_id, tn.name as tenant_name, r.run_id,
+const SELECT = sql`r.tenant_id::text || ':' || r.run_id as key, r.tenant_id, tn.name as tenant_name, r.run_id,
   r.first_at, r.last_at, r.calls, r.tool_calls, r.input_tokens, r.output_tokens, r.cost::text as cost, r.cost_status,
   r.duration_ms, r.status, r.sources`;
 
@@ -189,7 +190,7 @@ async function runsPage(db: Database, ctx: ProviderContext, q: PageQuery, built 
     });
   const desc = q.sort.direction === "desc";
   const expr = sql.raw(sort.expr);
-  const key = sql`(r.tenant_id::text || '/' || r.run_id)`;
+  const key = sql`(r.tenant_id::text || ':' || r.run_id)`;
   const conditions = [built.where];
   if (q.cursor) {
     const [value, after] = decodeCursor(q.cursor);
@@ -280,17 +281,17 @@ export function agentRunsProvider(database: () => Promise<Database> = getDb): Pa
       return { points: rows.map((r) => ({ label: String(r.label), value: normalize(r.value) })) };
     },
     async detail(ctx, id) {
-      const slash = id.indexOf("/");
-      // The row key (tenant/run) for the super admin's view; a tenant's own view takes the run id alone too.
-      const tenantPart = slash === 36 ? id.slice(0, 36) : null;
-      const runId = tenantPart ? id.slice(37) : id;
-      if (ctx.tenantId && tenantPart && tenantPart !== ctx.tenantId) return null;
-      if (!ctx.tenantId && !tenantPart) return null;
-      const row = await runSummary(await database(), {
-        tenantId: ctx.tenantId ?? tenantPart,
-        runId,
-        superAdmin: ctx.superAdmin,
-      });
+      // A row's key (`<tenant id>:<run id>`, the super admin's view needs the tenant), or in a tenant's own view
+      // the run id alone; a key naming another tenant finds nothing.
+      const keyed = id.length > 37 && id[36] === ":" && isUuid(id.slice(0, 36));
+      let tenantId = ctx.tenantId;
+      let runId = id;
+      if (keyed && (!ctx.tenantId || id.startsWith(`${ctx.tenantId}:`))) {
+        tenantId = id.slice(0, 36);
+        runId = id.slice(37);
+      }
+      if (!tenantId) return null;
+      const row = await runSummary(await database(), { tenantId, runId, superAdmin: ctx.superAdmin });
       return row ? { row } : null;
     },
     async *exportRows(ctx, q) {
