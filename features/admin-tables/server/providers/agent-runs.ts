@@ -23,6 +23,7 @@ import {
   invalidCursor,
   parseTimeBound,
   unknownFilter,
+  uuidFilter,
 } from "../query";
 import { SUGGEST_WINDOW } from "../sql-provider";
 import { normalize } from "../time-series";
@@ -122,9 +123,8 @@ function runFilters(ctx: ProviderContext, q: PageQuery): RunFilters {
  * read through the partial (tenant_id, run_id, started_at) index, so calls without a run cost nothing.
  */
 function runsFrom(ctx: ProviderContext, q: PageQuery): { from: SQL; where: SQL } {
-  const tenantFilter = q.filters.tenantId?.trim();
-  if (tenantFilter && !/^[0-9a-f-]{36}$/i.test(tenantFilter))
-    throw badFilterValue("tenantId", "must be an id (a UUID)");
+  // The super admin's tenant by id (links), as on the other pages; a tenant's own view is scoped already.
+  const tenantFilter = q.filters.tenantId?.trim() ? uuidFilter("tenantId", q.filters.tenantId) : undefined;
   const { calls, runs } = runFilters(ctx, q);
   const where = sql.join([scope(ctx, tenantFilter), sql`t.run_id is not null`, ...calls], sql` and `);
   const from = sql`(select t.tenant_id, t.run_id,
