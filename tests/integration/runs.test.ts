@@ -8,16 +8,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
-import { createElement } from "react";
-import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { I18nProvider } from "@/components/i18n";
 import { sysAgentTurn } from "@/db/schema";
 import type { PageQuery, ProviderContext, RunSummary } from "@/features/admin-tables/contracts";
 import { agentRunsProvider } from "@/features/admin-tables/server/providers/agent-runs";
 import { createApiKey } from "@/features/keys/server/keys";
 import { TURN_ID_META } from "@/features/mcp/server/endpoint/handler";
-import { RunReplayView } from "@/features/replay/components/run-replay-view";
 import { runReplay } from "@/features/replay/server";
 import { createV1Core } from "@/features/v1/server/handler";
 import { ResultWithCards } from "@/lib/agent/cards";
@@ -36,6 +32,7 @@ import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { renderRunReplay } from "../helpers/render-run-replay";
 import { session } from "../helpers/session";
 import { readSse } from "../helpers/sse";
 import { postTurn } from "../helpers/turns";
@@ -372,12 +369,7 @@ describe.each(testDbKinds)("agent runs on %s", (kind) => {
     // The /mcp call's tool call and result are in its steps, as its turn replay has them.
     expect(replay.calls[2]!.events.map((e) => e.type)).toEqual(["request", "tool_call", "tool_result"]);
     // The page draws every call, each with anchors of its own (every call's events start at seq 1).
-    const html = renderToStaticMarkup(
-      createElement(I18nProvider, {
-        locale: "en",
-        children: createElement(RunReplayView, { data: replay, superAdmin: false }),
-      }),
-    );
+    const html = renderRunReplay(replay);
     expect(html.match(/data-testid="run-call"/g)).toHaveLength(4);
     expect(html.match(/data-testid="waterfall-row"/g)).toHaveLength(4);
     expect(html).toContain('id="call-1-event-1"');
