@@ -7,6 +7,7 @@ export type NavGroup = { key: "usage" | "admin" | "workspace"; label: MessageKey
 
 const USAGE: NavLink[] = [
   { href: "/dev/agent/turns", label: "nav.turns" },
+  { href: "/dev/agent/runs", label: "nav.runs" },
   { href: "/dev/agent/audit", label: "nav.audit" },
   { href: "/dev/agent/cost", label: "nav.cost" },
   { href: "/dev/agent/tools", label: "nav.tools" },

@@ -94,6 +94,9 @@ export const sysAgentTurn = pgTable(
     // The stored prompt (prompt store) the turn used, by name and version; null when it used none.
     promptName: text("prompt_name"),
     promptVersion: integer("prompt_version"),
+    // The run the call belongs to: the caller's x-tollgate-run-id (or metadata.run_id) on /v1 and /mcp, the turn's
+    // own id for a drawer turn; null for a call sent without one (lib/turns/run-id.ts).
+    runId: text("run_id"),
   },
   (t) => [
     primaryKey({ name: "sys_agent_turn_pkey", columns: [t.id, t.startedAt] }),
@@ -128,6 +131,10 @@ export const sysAgentTurn = pgTable(
     index("sys_agent_turn_tenant_prompt_idx")
       .on(t.tenantId, t.promptName, t.promptVersion, t.startedAt)
       .where(sql`${t.promptName} is not null`),
+    // A run's calls in order (the Runs page and the run replay); partial, since most API calls carry no run id.
+    index("sys_agent_turn_tenant_run_idx")
+      .on(t.tenantId, t.runId, t.startedAt)
+      .where(sql`${t.runId} is not null`),
     // The turns still running (interrupted-turn recovery, the running count): a handful of rows, not the ledger.
     index("sys_agent_turn_running_idx").on(t.startedAt).where(sql`${t.status} = 'running'`),
   ],

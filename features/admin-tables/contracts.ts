@@ -165,6 +165,33 @@ export type SeriesResult = {
   granularity?: "hour" | "day" | "week";
 };
 
+/** A run's status from its calls': failed if any call failed (or was interrupted), running if any runs, else success. */
+export const RUN_STATUSES = ["success", "failed", "running"] as const;
+
+/** One run: the aggregates of its calls on the ledger (the Runs page's row, the run replay's totals, the copilot's). */
+export type RunSummary = {
+  /** `<tenant id>:<run id>`: unique across tenants, for the super admin's view. */
+  key: string;
+  tenantId: string;
+  tenantName: string | null;
+  runId: string;
+  /** When its first and its last call started (ISO). */
+  firstAt: string;
+  lastAt: string;
+  calls: number;
+  /** The tool calls in its calls' tool traces (a drawer turn's tools, an /mcp call's tool). */
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** The sum of the calls' costs (exact decimal text); null when any call is unpriced (the total is unknown). */
+  cost: string | null;
+  costStatus: "priced" | "unpriced" | "assumed";
+  /** From the first call's start to the last call's end (a running call ends at its start). */
+  durationMs: number;
+  status: (typeof RUN_STATUSES)[number];
+  sources: string[];
+};
+
 /** A read-only, tenant-scoped data source for schema pages. */
 export interface PageProvider {
   /** `asOf` (ISO): the rows come from a read replica that may lag, and hold what was committed by then. */

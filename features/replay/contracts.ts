@@ -1,4 +1,5 @@
 // What GET /api/agent/turns/<id>/replay answers, shared by the route and the browser. Browser-safe: types only.
+import type { RunSummary } from "@/features/admin-tables/contracts";
 
 /** The turn's ledger row as the replay shows it (dates as ISO strings). */
 export type ReplayTurn = {
@@ -75,3 +76,14 @@ export type ReplayResponse = {
 
 /** Where a turn that is no longer in the database went: its month's archive (the tenant's own only). */
 export type ArchivedTurn = { tenantId: string; month: string; location: string; restoreCommand: string };
+
+/** One call of a run as its replay shows it: the call's ledger row and audit trail, as a turn's replay has them. */
+export type RunCall = { turn: ReplayTurn; events: ReplayEvent[] };
+
+/** A run replayed: its totals and its calls in the order they started (the first RUN_REPLAY_CALLS of them). */
+export type RunReplayResponse = {
+  run: RunSummary;
+  calls: RunCall[];
+  /** More calls than the replay shows (the ledger page, filtered by the run id, lists them all). */
+  truncated: boolean;
+};

@@ -141,6 +141,8 @@ export class AgentService {
           userId: ctx.userId,
           conversationId: ctx.conversationId,
           source: request.source ?? "drawer",
+          // A turn of the loop is one run of its own: its calls (model rounds, tools) are one piece of work.
+          runId: info.turnId,
           message: request.message,
           ...(request.replaces ? { replaces: request.replaces } : {}),
           ...(request.extras?.audit ? { inputs: request.extras.audit } : {}),

@@ -141,6 +141,7 @@ export const turnStartColumns = (turn: TurnStart) => {
     requestMetadata: attribution.requestMetadata,
     promptName: turn.prompt?.name ?? null,
     promptVersion: turn.prompt?.version ?? null,
+    runId: turn.runId ?? null,
   };
 };
 

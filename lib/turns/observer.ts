@@ -21,6 +21,8 @@ type TurnStartFields = {
   toolsOffered: string[];
   startedAt: Date;
   prompt?: TurnPrompt;
+  /** The run the turn belongs to (lib/turns/run-id.ts): a caller's run id, or a drawer turn's own id. */
+  runId?: string;
   /** What came with the user's message (context chips, attachments, the context text the model read); audited masked. */
   inputs?: Record<string, unknown>;
 };

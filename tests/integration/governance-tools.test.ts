@@ -18,7 +18,7 @@ import { postTurn } from "../helpers/turns";
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const QUESTION = "which model cost us most this week, and who used it?";
-const GOVERNANCE = ["governance_query", "governance_metrics", "governance_chart"];
+const GOVERNANCE = ["governance_query", "governance_metrics", "governance_chart", "governance_runs"];
 const DAY = 86_400_000;
 
 /** GET /api/schema/<path> as the session's user: what the page itself reads. */

@@ -282,9 +282,24 @@ describe.each(testDbKinds)("the schema pages' API on %s", (kind) => {
     expect(res.headers.get("content-type")).toContain("text/csv");
     const lines = (await res.text()).trim().split("\n");
     expect(lines[0]).toBe(
-      "Started,User / API key,End user,Tags,Status,Guardrails,Source,Served model,Tools,Prompt,In,Out,Cost,Latency",
+      "Started,User / API key,End user,Tags,Run,Status,Guardrails,Source,Served model,Tools,Prompt,In,Out,Cost,Latency",
     );
     expect(lines).toHaveLength(3);
+  });
+
+  it("opens the Runs page to admins only, with its filters checked and its columns in the export", async () => {
+    await as("member@acme.test", "acme");
+    expect((await json("agent-runs/rows")).status).toBe(403);
+    await as("admin@acme.test", "acme");
+    const { status, body } = await json("agent-runs/rows?f.status=failed");
+    expect(status).toBe(200);
+    expect(Array.isArray(body.rows)).toBe(true);
+    expect((await json("agent-runs/rows?f.status=done")).status).toBe(422);
+    expect((await json("agent-runs/rows?f.nope=1")).status).toBe(422);
+    const res = await get("agent-runs/export");
+    expect((await res.text()).split("\n")[0]).toBe(
+      "Last call,Run id,Status,Sources,First call,Calls,Tool calls,In,Out,Cost,Duration",
+    );
   });
 
   it("shows the gateway's routing to admins: each alias's candidates, healthy until a call fails", async () => {

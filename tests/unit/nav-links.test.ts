@@ -15,7 +15,13 @@ describe("the top bar's menus", () => {
       hrefs(navGroups({ tenantAdmin: false, superAdmin: false, member: true, promptEditor: true })),
     ).toEqual({ workspace: ["/dev/agent/prompts", "/dev/agent/evals"] });
     expect(hrefs(navGroups({ tenantAdmin: true, superAdmin: false, member: true }))).toEqual({
-      usage: ["/dev/agent/turns", "/dev/agent/audit", "/dev/agent/cost", "/dev/agent/tools"],
+      usage: [
+        "/dev/agent/turns",
+        "/dev/agent/runs",
+        "/dev/agent/audit",
+        "/dev/agent/cost",
+        "/dev/agent/tools",
+      ],
       admin: [
         "/dev/admin/keys",
         "/dev/admin/limits",

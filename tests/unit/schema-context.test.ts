@@ -101,16 +101,34 @@ describe("the governance tools' pages and links", () => {
 
   it("are for admins only and take only the pages' keys, never a tenant", () => {
     const tools = governanceToolSet(catalog).tools();
-    expect(tools.map((t) => t.name)).toEqual(["governance_query", "governance_metrics", "governance_chart"]);
+    expect(tools.map((t) => t.name)).toEqual([
+      "governance_query",
+      "governance_metrics",
+      "governance_chart",
+      "governance_runs",
+    ]);
     for (const tool of tools) {
       expect(tool.roles).toEqual(["admin"]);
       const properties = tool.schema.parameters.properties as Record<string, { enum?: string[] }>;
       expect(Object.keys(properties)).not.toContain("tenantId");
-      expect(properties.page!.enum).not.toContain("admin-tenants");
+      // governance_runs reads the Runs page only, so it takes no page.
+      expect(properties.page?.enum ?? []).not.toContain("admin-tenants");
     }
     const query = tools[0]!.schema.parameters.properties as Record<string, { enum?: string[] }>;
     expect(query.page!.enum).toEqual(
-      expect.arrayContaining(["agent-turns", "agent-audit", "agent-cost", "agent-prompts", "eval-runs"]),
+      expect.arrayContaining([
+        "agent-turns",
+        "agent-runs",
+        "agent-audit",
+        "agent-cost",
+        "agent-prompts",
+        "eval-runs",
+      ]),
+    );
+    // The Runs page is described by governance_runs, so the schema context spends no budget on it.
+    expect(new SchemaContext(catalog).summary("admin").text).not.toContain("## agent-runs");
+    expect(tools.find((t) => t.name === "governance_runs")!.schema.description).toContain(
+      "x-tollgate-run-id",
     );
   });
 

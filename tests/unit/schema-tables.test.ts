@@ -18,6 +18,7 @@ const providers = [
   "adminMembers",
   "adminInvitations",
   "agentPrompts",
+  "agentRuns",
   "evalDatasets",
   "evalRuns",
 ];

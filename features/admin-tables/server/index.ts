@@ -12,6 +12,7 @@ import { adminTenantsProvider } from "./providers/admin-tenants";
 import { agentAuditProvider } from "./providers/agent-audit";
 import { agentCostProvider } from "./providers/agent-cost";
 import { agentPromptsProvider } from "./providers/agent-prompts";
+import { agentRunsProvider } from "./providers/agent-runs";
 import { agentTurnsProvider } from "./providers/agent-turns";
 import { evalDatasetsProvider } from "./providers/eval-datasets";
 import { evalRunsProvider } from "./providers/eval-runs";
@@ -31,13 +32,14 @@ export type PageSources = {
 };
 
 /**
- * Read-only data sources, by the name page schemas use in "provider". The ledger's pages (turns, the audit trail,
- * costs, the admin-change log) read from the read replica where there is one: rows written by calls, never by the
+ * Read-only data sources, by the name page schemas use in "provider". The ledger's pages (turns, runs, the audit
+ * trail, costs, the admin-change log) read from the read replica where there is one: rows written by calls, never by the
  * page itself. Pages whose rows their own admins edit (prompts, evaluations, tenants, members, invitations) read
  * the primary, so an edit shows at once.
  */
 export const PROVIDERS: Record<string, (sources: PageSources) => PageProvider> = {
   agentTurns: (s) => onReadReplica(s.reads, agentTurnsProvider),
+  agentRuns: (s) => onReadReplica(s.reads, agentRunsProvider),
   agentAudit: (s) => onReadReplica(s.reads, agentAuditProvider),
   agentCost: (s) => onReadReplica(s.reads, agentCostProvider),
   agentPrompts: () => agentPromptsProvider(),
@@ -89,6 +91,7 @@ export class PageCatalog {
     };
   }
 }
+export { runSummary } from "./providers/agent-runs";
 export * from "./providers/agent-turns";
 export * from "./query";
 export { readFromReplica } from "./replica-reads";

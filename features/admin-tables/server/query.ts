@@ -153,7 +153,7 @@ function checkTimeRanges(filters: Record<string, string>) {
   }
 }
 
-const invalidCursor = () =>
+export const invalidCursor = () =>
   new AppError("bad_request", "invalid cursor: start again from the first page", {
     fields: { cursor: ["not a cursor this page gave out"] },
   });

@@ -1,6 +1,6 @@
 "use client";
 
-import type { ReactNode } from "react";
+import { createContext, type ReactNode, useContext } from "react";
 import { useI18n } from "@/components/i18n";
 import { JsonView, MaskedText } from "@/components/ui/json-view";
 import { MarkdownText } from "@/components/ui/markdown";
@@ -21,12 +21,19 @@ const CARD =
 const BORDER = "border-slate-200 dark:border-slate-800";
 const HIGHLIGHT = "ring-2 ring-amber-400 bg-amber-50/60 dark:bg-amber-950/30";
 
+/**
+ * What a step's anchor id starts with: `event-` on a turn's replay; a run's replay gives each call its own
+ * (`call-<n>-event-`), so the calls' events, numbered from 1 each, do not share ids.
+ */
+export const AnchorPrefix = createContext("event-");
+
 /** A step's permalink: `#event-<seq>` (the page scrolls to it and marks it). */
 function Anchor({ seq }: { seq: number }) {
   const { t } = useI18n();
+  const prefix = useContext(AnchorPrefix);
   return (
     <a
-      href={`#event-${seq}`}
+      href={`#${prefix}${seq}`}
       data-testid="event-permalink"
       title={t("replay.permalinkEvent")}
       className="font-mono text-xs text-slate-400 hover:text-indigo-600 hover:underline dark:hover:text-indigo-400"
@@ -91,6 +98,7 @@ function RequestCard({ step }: { step: RequestStep }) {
 }
 
 function ModelCard({ step }: { step: ModelStep }) {
+  const prefix = useContext(AnchorPrefix);
   const { t, locale } = useI18n();
   const title = step.lastCall
     ? t("replay.modelCallLast", { round: String(step.round) })
@@ -191,7 +199,7 @@ function ModelCard({ step }: { step: ModelStep }) {
           {step.toolCalls.map((c) => (
             <a
               key={c.seq}
-              href={`#event-${c.seq}`}
+              href={`#${prefix}${c.seq}`}
               className="rounded bg-emerald-50 px-1.5 py-0.5 font-mono text-emerald-800 hover:underline dark:bg-emerald-950/50 dark:text-emerald-200"
             >
               {c.name}
@@ -204,6 +212,7 @@ function ModelCard({ step }: { step: ModelStep }) {
 }
 
 function ToolCard({ step, highlighted }: { step: ToolStep; highlighted: number | null }) {
+  const prefix = useContext(AnchorPrefix);
   const { t } = useI18n();
   return (
     <>
@@ -236,7 +245,7 @@ function ToolCard({ step, highlighted }: { step: ToolStep; highlighted: number |
         </div>
         <div
           className={`min-w-0 scroll-mt-20 rounded-md ${step.resultSeq !== null && highlighted === step.resultSeq ? HIGHLIGHT : ""}`}
-          id={step.resultSeq !== null && step.callSeq !== null ? `event-${step.resultSeq}` : undefined}
+          id={step.resultSeq !== null && step.callSeq !== null ? `${prefix}${step.resultSeq}` : undefined}
           data-testid="tool-result-part"
           data-highlighted={step.resultSeq !== null && highlighted === step.resultSeq ? "true" : undefined}
         >
@@ -322,6 +331,7 @@ const seqOf = (step: Step): number | null =>
 
 /** The turn's steps in the order they happened; each recorded event has its `#event-<seq>` anchor. */
 export function Steps({ steps, highlighted }: { steps: Step[]; highlighted: number | null }) {
+  const prefix = useContext(AnchorPrefix);
   return (
     <ol data-testid="replay-steps" className="space-y-3">
       {steps.map((step, i) => {
@@ -342,7 +352,7 @@ export function Steps({ steps, highlighted }: { steps: Step[]; highlighted: numb
           <li
             // biome-ignore lint/suspicious/noArrayIndexKey: inferred steps have no seq; the order is fixed
             key={`${step.kind}-${seq ?? i}-${i}`}
-            id={seq !== null ? `event-${seq}` : undefined}
+            id={seq !== null ? `${prefix}${seq}` : undefined}
             data-testid={`step-${step.kind}`}
             data-seq={seq ?? undefined}
             data-highlighted={seq !== null && highlighted === seq ? "true" : undefined}

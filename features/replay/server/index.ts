@@ -1,2 +1,3 @@
 export * from "./archived";
 export * from "./replay";
+export * from "./run-replay";

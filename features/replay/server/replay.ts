@@ -11,7 +11,7 @@ const t = sysAgentTurn;
 const a = sysAgentAudit;
 
 /** What the replay shows of the ledger row: the ledger page's own fields, by name. */
-const REPLAY_FIELDS = [
+export const REPLAY_FIELDS = [
   "id",
   "tenantId",
   "tenantName",
@@ -48,7 +48,7 @@ const REPLAY_FIELDS = [
   "startedAt",
 ] as const;
 
-const pickFields = <T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> =>
+export const pickFields = <T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> =>
   Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
 
 /**

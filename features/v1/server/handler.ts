@@ -24,7 +24,7 @@ import { rateLimitHeaders } from "@/lib/pipeline/rate-limit-headers";
 import type { PipelineEvent } from "@/lib/pipeline/types";
 import { callSummary, contentFilterEvent, type TurnError, type TurnStatus } from "@/lib/turns/events";
 import type { ApiAttribution, TurnObserver, TurnPrompt } from "@/lib/turns/observer";
-import { attributionOf } from "./attribution";
+import { attributionOf, runIdOf } from "./attribution";
 import { budgetView } from "./budget-view";
 import { ANTHROPIC, type Dialect, OPENAI } from "./dialects";
 import { mediaProblemOf } from "./media-checks";
@@ -252,6 +252,14 @@ async function governedCall(
       problem.code ?? "invalid_request",
       problem.param,
     );
+  const run = runIdOf(format, body, (name) => headerOf(req, name));
+  if ("refused" in run)
+    return dialect.error(
+      400,
+      `${run.refused.param}: ${run.refused.message}`,
+      "invalid_request",
+      run.refused.param,
+    );
   const alias = body.model as string;
   const gateway = deps.gateway();
   if (!gateway.hasModel(alias)) {
@@ -288,6 +296,7 @@ async function governedCall(
     startedAt,
     attribution,
     prompt,
+    ...(run.runId ? { runId: run.runId } : {}),
   });
   call.turn = true;
   let closed = false;

@@ -5,6 +5,7 @@
 export const en = {
   "nav.home": "Home",
   "nav.turns": "Usage ledger",
+  "nav.runs": "Runs",
   "nav.audit": "Audit replay",
   "nav.cost": "Cost dashboard",
   "nav.tools": "Tool catalog",
@@ -28,6 +29,7 @@ export const en = {
 export const zh: Record<keyof typeof en, string> = {
   "nav.home": "首页",
   "nav.turns": "用量台账",
+  "nav.runs": "运行",
   "nav.audit": "审计回放",
   "nav.cost": "成本看板",
   "nav.tools": "工具目录",

@@ -20,6 +20,7 @@ export const ledgerFields = {
   userId: t.userId,
   userEmail: appUser.email,
   conversationId: t.conversationId,
+  runId: t.runId,
   source: t.source,
   status: t.status,
   requestedModel: t.requestedModel,
@@ -155,6 +156,8 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       // A tool whose name contains the text, among the turn's calls (a turn's trace is a few entries).
       tool: (v) =>
         sql`exists (select 1 from jsonb_array_elements(${t.toolTrace}) x where x->>'name' ilike ${likeContains(v)})`,
+      // A run's calls: the run id exactly, so the (tenant, run_id, started_at) index serves it.
+      runId: (v) => eq(t.runId, v.trim()),
       // The end user exactly as stored (the list shows it), so the (tenant, end_user, started_at) index serves it.
       endUser: (v) => eq(t.endUser, v.trim()),
       // `cardinality(…) > 0` is the tag index's own predicate: without it PostgreSQL cannot use the partial index.
@@ -189,6 +192,7 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       user: { value: appUser.email, recent: t.startedAt },
       apiKey: { table: apiKey, tenantColumn: apiKey.tenantId, value: apiKey.name },
       endUser: { value: t.endUser, recent: t.startedAt },
+      runId: { value: t.runId, recent: t.startedAt },
       tag: { value: sql`unnest(${t.tags})`, recent: t.startedAt },
       tool: { value: sql`jsonb_array_elements(${t.toolTrace})->>'name'`, recent: t.startedAt },
       promptName: { table: prompt, tenantColumn: prompt.tenantId, value: prompt.name },

@@ -77,6 +77,14 @@ const callHeaders = z.object({
     .optional()
     .describe("who in the calling app asked, for spend attribution"),
   "x-tollgate-tags": z.string().optional().describe("comma-separated tags for the ledger row"),
+  "x-tollgate-run-id": z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .describe(
+      "the run the call belongs to (1 to 128 printable ASCII characters; else 400); OpenAI formats may send metadata.run_id instead",
+    ),
   "cache-control": z.string().optional().describe("`no-cache` or `no-store` skips the response cache"),
 });
 const anthropicHeaders = callHeaders.extend({

@@ -6,7 +6,14 @@ import type { FilterDef, PageSchema, TimePreset } from "@/features/admin-tables/
  * list's URL parameters carry when it shares a page with another list, and, for a page of aggregates, the page
  * that lists the rows behind them (the cost dashboard's rows are the ledger's turns).
  */
-type PagePlace = { path: string; entity: string; prefix?: string; rowsIn?: string };
+type PagePlace = {
+  path: string;
+  entity: string;
+  prefix?: string;
+  rowsIn?: string;
+  /** false: left out of the schema context, because a tool of its own (governance_runs) describes the page. */
+  summarised?: false;
+};
 
 /** In order of how often admins ask about them: the schema context keeps the first when it must cut. */
 export const PAGE_PLACES: Record<string, PagePlace> = {
@@ -15,6 +22,11 @@ export const PAGE_PLACES: Record<string, PagePlace> = {
     path: "/dev/agent/cost",
     entity: "daily usage rollup (per day, user, source, adapter and model)",
     rowsIn: "agent-turns",
+  },
+  "agent-runs": {
+    path: "/dev/agent/runs",
+    entity: "run (the ledger's calls grouped by run id: x-tollgate-run-id, or one drawer turn)",
+    summarised: false,
   },
   "agent-audit": { path: "/dev/agent/audit", entity: "audit event (a turn's ordered trail)" },
   "agent-prompts": { path: "/dev/agent/prompts", entity: "prompt (versioned, labelled)" },

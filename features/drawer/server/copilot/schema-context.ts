@@ -82,7 +82,7 @@ function pagesFor(catalog: PageCatalog, viewer: SchemaViewer): PageSchema[] {
   const order = Object.keys(PAGE_PLACES);
   const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
   return [...catalog.schemas.values()]
-    .filter((p) => p.roles.some((r) => roles.has(r)))
+    .filter((p) => p.roles.some((r) => roles.has(r)) && PAGE_PLACES[p.key]?.summarised !== false)
     .sort((a, b) => rank(a.key) - rank(b.key) || a.key.localeCompare(b.key));
 }
 

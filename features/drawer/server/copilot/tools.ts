@@ -8,8 +8,14 @@ import { chartTool } from "./chart-tool";
 import { metricsTool } from "./metrics-tool";
 import { governedPages } from "./pages";
 import { queryTool } from "./query-tool";
+import { runsTool } from "./run-tool";
 
-export const GOVERNANCE_TOOLS = ["governance_query", "governance_metrics", "governance_chart"] as const;
+export const GOVERNANCE_TOOLS = [
+  "governance_query",
+  "governance_metrics",
+  "governance_chart",
+  "governance_runs",
+] as const;
 
 export type GovernanceToolOptions = { now?: () => Date };
 
@@ -27,6 +33,7 @@ export function governanceToolSet(catalog: PageCatalog, options: GovernanceToolO
     queryTool(pages, open, now),
     metricsTool(pages, open, now),
     chartTool(catalog, pages, open, now),
+    runsTool(pages, open, now),
   ].filter((t): t is Tool => t !== null);
   return new StaticToolSet("governance", tools);
 }

@@ -54,7 +54,7 @@ export async function callTool(
   deps: McpCallDeps,
   key: ResolvedKey,
   offer: McpOffer,
-  call: { name: string; args: Record<string, unknown> },
+  call: { name: string; args: Record<string, unknown>; runId?: string },
   signal: AbortSignal,
 ): Promise<McpCallOutcome> {
   const turnId = uuidv7();
@@ -75,6 +75,7 @@ export async function callTool(
     toolsOffered: tool ? [call.name] : [],
     startedAt: new Date(),
     inputs: { tool: call.name },
+    ...(call.runId ? { runId: call.runId } : {}),
   });
   const close = async (status: TurnStatus, trace: ApiTurnSummary["toolTrace"], error?: TurnError) =>
     recorder.end({

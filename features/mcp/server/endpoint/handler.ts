@@ -20,6 +20,7 @@ import { appBodyLimits, BodyRefused, parseJsonWithin, readBodyText } from "@/lib
 import { expectedOrigin, sameOrigin } from "@/lib/http/same-origin";
 import type { Pipeline } from "@/lib/pipeline/pipeline";
 import type { TurnObserver } from "@/lib/turns/observer";
+import { RUN_ID_HEADER, RUN_ID_RULE, validRunId } from "@/lib/turns/run-id";
 import pkg from "@/package.json";
 import { callTool } from "./call";
 import { type McpOffer, mcpOffer } from "./offer";
@@ -87,6 +88,10 @@ async function answer(req: Request, deps: McpServerDeps, requestId: string): Pro
         : "Unauthorized: send a tenant API key as Authorization: Bearer tg_…",
       { "www-authenticate": `Bearer realm="tollgate"${secret ? ', error="invalid_token"' : ""}` },
     );
+  // A run groups an outside agent's calls with its /v1 calls; a value that is not a run id is refused, not dropped.
+  const sentRunId = req.headers.get(RUN_ID_HEADER);
+  const runId = sentRunId === null ? undefined : validRunId(sentRunId);
+  if (runId === null) return rpcError(400, -32000, `Bad request: ${RUN_ID_HEADER} ${RUN_ID_RULE}.`);
   if (req.method !== "POST")
     return rpcError(
       405,
@@ -104,7 +109,7 @@ async function answer(req: Request, deps: McpServerDeps, requestId: string): Pro
       ? rpcError(413, -32000, `Payload too large: ${error.message}.`)
       : rpcError(400, ErrorCode.ParseError, `Parse error: ${error.message}.`);
   }
-  const server = mcpServer(key, deps, { signal: req.signal, requestId });
+  const server = mcpServer(key, deps, { signal: req.signal, requestId, runId });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -122,7 +127,7 @@ async function answer(req: Request, deps: McpServerDeps, requestId: string): Pro
 function mcpServer(
   key: ResolvedKey,
   deps: McpServerDeps,
-  http: { signal: AbortSignal; requestId: string },
+  http: { signal: AbortSignal; requestId: string; runId: string | undefined },
 ): Server {
   const server = new Server(
     { name: "tollgate", title: "Tollgate", version: pkg.version },
@@ -173,7 +178,7 @@ function mcpServer(
         },
         key,
         await offerOnce(),
-        { name: request.params.name, args: request.params.arguments ?? {} },
+        { name: request.params.name, args: request.params.arguments ?? {}, runId: http.runId },
         // The caller hanging up, or cancelling the request (notifications/cancelled), stops the tool.
         AbortSignal.any([http.signal, extra.signal]),
       );

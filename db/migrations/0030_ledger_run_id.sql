@@ -1,0 +1,2 @@
+ALTER TABLE "sys_agent_turn" ADD COLUMN "run_id" text;--> statement-breakpoint
+CREATE INDEX "sys_agent_turn_tenant_run_idx" ON "sys_agent_turn" USING btree ("tenant_id","run_id","started_at") WHERE "sys_agent_turn"."run_id" is not null;
