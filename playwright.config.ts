@@ -18,7 +18,7 @@ export const FAKE_ANTHROPIC = `http://127.0.0.1:${process.env.E2E_ANTHROPIC_PORT
 
 export default defineConfig({
   testDir: "tests/e2e",
-  // The docs' screenshots (46 views, several minutes) are taken on request: E2E_SCREENSHOTS=1 npm run test:e2e.
+  // The docs' screenshots (52 views, several minutes) are taken on request: E2E_SCREENSHOTS=1 npm run test:e2e.
   // The feature specs' own shots (administration, charts-nav…) render into test-results/screens on every run.
   testIgnore: process.env.E2E_SCREENSHOTS === "1" ? [] : ["screenshots.spec.ts"],
   // One server and one database for the suite; tests sign in as different users, so they run in order.

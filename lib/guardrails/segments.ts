@@ -139,7 +139,29 @@ const ANSWER_TEXTS: Partial<Record<WireFormat, Collect>> = {
       if (item.type === "message")
         collectContent(item.content, "output", ["output", index, "content"], add, ["output_text"]);
     }),
+  // A transcript's text, and verbose_json's segments and words, which repeat it piece by piece.
+  "openai-transcriptions": transcript,
+  "openai-translations": transcript,
+  // The prompt an image model says it drew from (dall-e-3's revised_prompt).
+  "openai-image-generations": revisedPrompts,
+  "openai-image-edits": revisedPrompts,
 };
+
+function transcript(answer: Json, add: Parameters<Collect>[1]) {
+  add(answer.text, "output", ["text"]);
+  each(answer.segments, (segment, index) => add(segment.text, "output", ["segments", index, "text"]));
+  each(answer.words, (word, index) => add(word.word, "output", ["words", index, "word"]));
+}
+
+function revisedPrompts(answer: Json, add: Parameters<Collect>[1]) {
+  each(answer.data, (image, index) => add(image.revised_prompt, "output", ["data", index, "revised_prompt"]));
+}
+
+/** Formats whose answer may be plain text rather than JSON (a transcript as text, srt or vtt): read whole. */
+export const TEXT_ANSWER_FORMATS: ReadonlySet<WireFormat> = new Set<WireFormat>([
+  "openai-transcriptions",
+  "openai-translations",
+]);
 
 function collect(collector: Collect | undefined, body: Json): Segment[] {
   const segments: Segment[] = [];

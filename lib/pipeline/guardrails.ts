@@ -7,7 +7,13 @@ import { type GuardrailEngine, isDeterministic } from "@/lib/guardrails/engine";
 import { Pseudonyms } from "@/lib/guardrails/pseudonymise";
 import { GUARDRAIL_HEADER } from "@/lib/guardrails/report";
 import { rulesFor } from "@/lib/guardrails/scope";
-import { answerSegments, applySegments, requestSegments, userTextPieces } from "@/lib/guardrails/segments";
+import {
+  answerSegments,
+  applySegments,
+  requestSegments,
+  TEXT_ANSWER_FORMATS,
+  userTextPieces,
+} from "@/lib/guardrails/segments";
 import type { BlockedBy, RuleResult, StageResult, TextSegment } from "@/lib/guardrails/stage-result";
 import { createStreamGuard, type StreamGuard } from "@/lib/guardrails/stream-guard";
 import type { GuardrailPolicy, GuardrailRule, GuardrailSource, GuardrailStage } from "@/lib/guardrails/types";
@@ -279,8 +285,14 @@ async function* wholeAnswer(
     } catch {
       answer = undefined;
     }
-    const segments = answer ? answerSegments(format, answer) : [];
-    if (answer && segments.length) {
+    // A transcript in a text format (text, srt, vtt) is read whole; JSON answers by their text fields.
+    const plain = answer === undefined && TEXT_ANSWER_FORMATS.has(format);
+    const segments = answer
+      ? answerSegments(format, answer)
+      : plain
+        ? [{ text, origin: "output" as const, path: [] }]
+        : [];
+    if (segments.length) {
       const result = output.length
         ? await engine.evaluate("output", segments, output, { responseSchema, caller: callerOf(call) })
         : undefined;
@@ -292,12 +304,14 @@ async function* wholeAnswer(
         pseudonyms.restore(result?.texts[index] ?? segment.text),
       );
       if (texts.some((t, index) => t !== segments[index]!.text))
-        text = JSON.stringify(
-          applySegments(
-            answer,
-            segments.map((segment, index) => ({ path: segment.path, text: texts[index]! })),
-          ),
-        );
+        text = !answer
+          ? texts[0]!
+          : JSON.stringify(
+              applySegments(
+                answer,
+                segments.map((segment, index) => ({ path: segment.path, text: texts[index]! })),
+              ),
+            );
     }
     yield { type: "bytes", data: text };
     yield event;

@@ -63,6 +63,29 @@ async function unpricedCall(p: Page, endUser?: string) {
   });
 }
 
+/** A run of three /v1 calls under one run id (x-tollgate-run-id), for the Runs page and its replay. */
+async function runOfCalls(p: Page, runId: string) {
+  const key = await p.request.post("/api/keys", { data: { name: `screenshot run ${Date.now()}` } });
+  const { secret, key: made } = (await key.json()) as { secret: string; key: { id: string } };
+  keysMade.ids.push(made.id);
+  for (const content of ["Find order 4711", "Check its refund policy", "Draft the refund note"])
+    await p.request.post("/v1/chat/completions", {
+      data: { model: "house-model", messages: [{ role: "user", content }] },
+      headers: { authorization: `Bearer ${secret}`, "x-tollgate-run-id": runId },
+    });
+}
+
+/** A key rotated with a day's overlap: both listed, linked, the old one expiring. */
+async function rotatedKey(p: Page) {
+  const key = await p.request.post("/api/keys", { data: { name: "billing app", expiresInDays: 90 } });
+  const { key: made } = (await key.json()) as { key: { id: string } };
+  keysMade.ids.push(made.id);
+  const rotated = await p.request.post(`/api/keys/${made.id}/rotate`, { data: { overlapHours: 24 } });
+  keysMade.ids.push(((await rotated.json()) as { key: { id: string } }).key.id);
+  await p.goto("/dev/admin/keys");
+  await p.getByTestId("key-rotated-to").first().waitFor();
+}
+
 /** A demo turn worth replaying: it succeeded after two or more rounds, one of them with tools in parallel. */
 async function demoTurnWithTools(p: Page): Promise<string> {
   const res = await p.request.get("/api/schema/agent-audit/rows?segment=tool_call&limit=200");
@@ -519,6 +542,48 @@ const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] 
       await unpricedCall(p, "customer-4711");
       await p.goto("/dev/agent/turns?f.endUser=customer-4711");
       await p.getByTestId("data-row").first().waitFor();
+    },
+  ],
+  [
+    "admin-runs",
+    "admin@acme.test",
+    {},
+    async (p) => {
+      await runOfCalls(p, "refund-4711");
+      await p.goto("/dev/agent/runs");
+      await p.getByTestId("data-row").first().waitFor();
+    },
+  ],
+  [
+    "admin-run-replay",
+    "admin@acme.test",
+    {},
+    async (p) => {
+      await runOfCalls(p, "refund-4712");
+      await p.goto("/dev/agent/runs/refund-4712");
+      await p.getByTestId("run-call").first().waitFor();
+    },
+  ],
+  [
+    "admin-runs-360",
+    "admin@acme.test",
+    PHONE,
+    async (p) => {
+      await runOfCalls(p, "refund-4713");
+      await p.goto("/dev/agent/runs");
+      await p.getByTestId("data-row").first().waitFor();
+    },
+  ],
+  ["admin-keys-rotation", "admin@acme.test", {}, rotatedKey],
+  ["admin-keys-rotation-360", "admin@acme.test", PHONE, rotatedKey],
+  [
+    "admin-limits-end-users",
+    "admin@acme.test",
+    { height: 1000 },
+    async (p) => {
+      await unpricedCall(p, "customer-4711");
+      await p.goto("/dev/admin/limits");
+      await p.getByTestId("end-user-limits").scrollIntoViewIfNeeded();
     },
   ],
   ["admin-guardrails", "admin@acme.test", {}, guardrailsPage],

@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
+import OpenAI, { toFile } from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApiKey } from "@/features/keys/server/keys";
 import { CONTEXT_PREFACE, contextBlock } from "@/lib/core/text/context-block";
@@ -76,6 +76,7 @@ describe.each(testDbKinds)("/v1 guardrails on %s", (kind) => {
           models: {
             gpt: { candidates: [{ provider: "oa", model: "gpt-4o-mini" }] },
             claude: { candidates: [{ provider: "an", model: "claude-sonnet-4-5" }] },
+            whisper: { candidates: [{ provider: "oa", model: "whisper-1" }] },
           },
           retry: { maxRetries: 0 },
         },
@@ -293,6 +294,38 @@ describe.each(testDbKinds)("/v1 guardrails on %s", (kind) => {
     }
     expect(fromResponses).toBe(redacted);
     expect(completed).toBe(redacted);
+  });
+
+  it("output rules read a transcript too: JSON (text and segments) and the text formats", async () => {
+    policy = {
+      rules: [
+        rule({
+          id: "out-emails",
+          stage: "output",
+          check: { type: "pii", entities: ["email"] },
+          action: "redact",
+        }),
+      ],
+    };
+    const audio = await toFile(Buffer.alloc(4000, 1), "ada.lovelace@example.com.wav", { type: "audio/wav" });
+    const json = await oa().audio.transcriptions.create({ model: "whisper", file: audio });
+    expect(json.text).not.toContain("ada.lovelace@example.com");
+    expect(json.text).toContain("[EMAIL]");
+    const verbose = await oa().audio.transcriptions.create({
+      model: "whisper",
+      file: await toFile(Buffer.alloc(4000, 1), "ada.lovelace@example.com.wav", { type: "audio/wav" }),
+      response_format: "verbose_json",
+    });
+    expect(JSON.stringify(verbose)).not.toContain("ada.lovelace@example.com");
+    for (const format of ["text", "srt", "vtt"] as const) {
+      const plain = await oa().audio.transcriptions.create({
+        model: "whisper",
+        file: await toFile(Buffer.alloc(4000, 1), "ada.lovelace@example.com.wav", { type: "audio/wav" }),
+        response_format: format,
+      });
+      expect(String(plain)).not.toContain("ada.lovelace@example.com");
+      expect(String(plain)).toContain("[EMAIL]");
+    }
   });
 
   it("restores reversible placeholders in the answer the caller gets, JSON and streamed", async () => {

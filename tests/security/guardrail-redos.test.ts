@@ -34,8 +34,10 @@ function fastestMs(check: TextCheck, text: string): number {
 }
 
 describe("ReDoS: the guardrail checks stay linear on their worst inputs", () => {
-  const half = worstGuardrailInputs(50_000);
-  const full = worstGuardrailInputs(100_000);
+  // Large enough that one call takes milliseconds: at 50 KB a round was about a millisecond, and on a loaded CI core
+  // one collection pause in it read as a ratio of 5 for a scan that doubles (measured 2.0× from 200 to 400 KB).
+  const half = worstGuardrailInputs(150_000);
+  const full = worstGuardrailInputs(300_000);
   for (const name of Object.keys(full)) {
     it.each(full[name]!.map((input, index) => [input.slice(0, 12), index] as const))(
       `${name}: twice the input (%j…) costs about twice the time`,
