@@ -180,6 +180,7 @@ test.describe("navigation", () => {
     await expect(usageMenu).toBeVisible();
     await expect(usageMenu.getByRole("menuitem")).toHaveText([
       "Usage ledger",
+      "Runs",
       "Audit replay",
       "Cost dashboard",
       "Tool catalog",
