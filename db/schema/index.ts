@@ -1,5 +1,6 @@
 // The database schema, one file per domain; `@/db/schema` and drizzle-kit (drizzle.config.ts) read it from here.
 export * from "./agent-tools";
+export * from "./alerts";
 export * from "./archive";
 export * from "./auth";
 export * from "./changes";

@@ -98,3 +98,39 @@ export const responseCache = pgTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index("response_cache_expires_idx").on(t.expiresAt)],
 );
+
+export const RUN_CEILING_SCOPES = ["tenant", "key"] as const;
+export type RunCeilingScope = (typeof RUN_CEILING_SCOPES)[number];
+
+// Ceilings on one agent run (the calls that share a run id: a drawer turn, or the /v1 and /mcp calls sent with
+// one x-tollgate-run-id), set for every run of the tenant or of one API key: USD, model calls, tokens and wall
+// time from the run's first call. A null column is no ceiling. Enforced on shared counters per run, like budgets.
+export const runCeiling = pgTable(
+  "run_ceiling",
+  {
+    tenantId: tenantRef(),
+    scope: text("scope", { enum: RUN_CEILING_SCOPES }).notNull(),
+    // The tenant's id for the tenant scope, else the key's id.
+    subjectId: uuid("subject_id").notNull(),
+    maxUsd: numeric("max_usd", { precision: 20, scale: 10 }),
+    maxCalls: integer("max_calls"),
+    maxTokens: bigint("max_tokens", { mode: "number" }),
+    maxSeconds: integer("max_seconds"),
+    updatedAt: updatedAt(),
+    updatedBy: uuid("updated_by"),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.scope, t.subjectId] })],
+);
+export type RunCeiling = typeof runCeiling.$inferSelect;
+
+// When each run under a wall-time ceiling began: the first call of the run id to reach any instance inserts it
+// (ON CONFLICT DO NOTHING), so every replica measures the run from the same instant. Swept after a week.
+export const runStart = pgTable(
+  "run_start",
+  {
+    tenantId: uuid("tenant_id").notNull(),
+    runId: text("run_id").notNull(),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.runId] }), index("run_start_started_idx").on(t.startedAt)],
+);
