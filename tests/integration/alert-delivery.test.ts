@@ -31,7 +31,11 @@ const LOOPBACK = "127.0.0.0/8";
 type Received = { headers: IncomingHttpHeaders; body: string };
 
 /** An HTTP receiver on 127.0.0.1 answering each request with `answer(n)` (n from 1). */
-async function receiver(answer: (n: number, req: Received) => number | Promise<number>, text = "ok") {
+async function receiver(
+  answer: (n: number, req: Received) => number | Promise<number>,
+  text = "ok",
+  errorText = (status: number) => `nope ${status}`,
+) {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -40,7 +44,7 @@ async function receiver(answer: (n: number, req: Received) => number | Promise<n
       const got = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
       received.push(got);
       const status = await answer(received.length, got);
-      res.writeHead(status, { "content-type": "text/plain" }).end(status === 200 ? text : `nope ${status}`);
+      res.writeHead(status, { "content-type": "text/plain" }).end(status === 200 ? text : errorText(status));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -340,7 +344,12 @@ describe.each(testDbKinds)("alert delivery (%s)", (kind) => {
 
   it("a webhook that always fails is dead after the channel's tries; a 400 is dead at once", async () => {
     await setup();
-    const down = await receiver(() => 500);
+    // A failing endpoint that answers a long page: only its start is read and kept as the error.
+    const down = await receiver(
+      () => 500,
+      "ok",
+      () => `<html>${"Internal error. ".repeat(20_000)}</html>`,
+    );
     const refuses = await receiver(() => 400);
     cleanup.push(down.close, refuses.close);
     const acme = await newTenant("acme");
@@ -356,6 +365,7 @@ describe.each(testDbKinds)("alert delivery (%s)", (kind) => {
     const byChannel = new Map((await rows()).map((d) => [d.channelId, d]));
     expect(byChannel.get(flaky.id)).toMatchObject({ status: "dead", attempts: 3, lastStatus: 500 });
     expect(byChannel.get(flaky.id)!.lastError).toMatch(/HTTP 500.*\(dead after 3 tries\)/);
+    expect(byChannel.get(flaky.id)!.lastError!.length).toBeLessThan(400);
     expect(byChannel.get(strict.id)).toMatchObject({ status: "dead", attempts: 1, lastStatus: 400 });
     expect(byChannel.get(strict.id)!.lastError).toMatch(/HTTP 400.*client error: not tried again/);
     expect(down.received).toHaveLength(3);
