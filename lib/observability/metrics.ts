@@ -104,6 +104,11 @@ export class TollgateMetrics {
     "tool",
     "outcome",
   ]);
+  readonly alertDeliveries = this.counter(
+    "tollgate_alert_deliveries_total",
+    "Tries to deliver a fired alert, by channel kind and outcome (delivered, retry, dead)",
+    ["kind", "outcome"],
+  );
 
   constructor(options: { defaultMetrics?: boolean; reads?: () => ReadStats } = {}) {
     const reads = options.reads;

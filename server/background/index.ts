@@ -26,7 +26,8 @@ export function workerModeFromEnv(env: Record<string, string | undefined> = proc
 
 /**
  * The background work of a process built on `app`: the maintenance jobs (sweeps, retention, reconciliation) and
- * the services (clock schedules, background tasks, evaluation runs), under the leader lock on its database.
+ * the services (clock schedules, background tasks, evaluation runs, alert deliveries), under the leader lock on
+ * its database.
  * Stopping a service stops its claiming and waits for what it runs (a shutdown waits only until its cut; what
  * was not finished then is recorded as interrupted, or claimed again elsewhere once its lease expires).
  */
@@ -55,6 +56,11 @@ export function backgroundWork(
         app.evals.stop();
         await app.evals.idle();
       },
+    },
+    {
+      name: "alert deliveries",
+      start: () => app.alerts.start(),
+      stop: () => app.alerts.stop(),
     },
   ];
   return new LeaderWork({

@@ -2,6 +2,7 @@ import "server-only";
 import { type Database, type DatabaseHandle, openAppDatabase } from "@/db";
 import { openReadRouter, type ReadRouter, type ReadStats, readRouterOptionsFromEnv } from "@/db/read-replica";
 import { PageCatalog } from "@/features/admin-tables/server";
+import { AlertSender, transportsFromEnv } from "@/features/alerts/server/delivery";
 import { demoFromEnv, demoPreparation } from "@/features/demo/server";
 import { ordersToolSet } from "@/features/demo/server/orders-tools";
 import { SchemaContext } from "@/features/drawer/server/copilot/schema-context";
@@ -85,6 +86,11 @@ export type Container = {
   readonly mcpServer: (req: Request) => Promise<Response>;
   /** This process's evaluation runner (start-up starts it; SIGTERM stops its claiming). */
   readonly evals: EvalRunner;
+  /**
+   * Sends fired alerts' deliveries (the leader's background service); `wake()` after firing, `sendTest(channel)`
+   * for the Alerts page's button.
+   */
+  readonly alerts: AlertSender;
   /** Secret → live key; revocations from every instance reach it once start-up starts its feed. */
   readonly keyCache: ApiKeyCache;
   readonly pages: PageCatalog;
@@ -246,6 +252,15 @@ export function createContainer(options: ContainerOptions = {}): Container {
         owner: instance().id,
       }),
   );
+  // Webhooks and Slack go out through the same address guard (WEB_FETCH_ALLOW opens ranges); email by SMTP.
+  const alerts = once(
+    () =>
+      new AlertSender({
+        db,
+        transports: transportsFromEnv(env),
+        onOutcome: (kind, outcome) => telemetry().metrics.alertDeliveries.inc({ kind, outcome }),
+      }),
+  );
   const schemaContext = once(() => new SchemaContext(pages()));
   return {
     database,
@@ -292,6 +307,9 @@ export function createContainer(options: ContainerOptions = {}): Container {
     get evals() {
       return evals();
     },
+    get alerts() {
+      return alerts();
+    },
     get keyCache() {
       return processKeyCache();
     },
@@ -310,6 +328,7 @@ export function createContainer(options: ContainerOptions = {}): Container {
       if (gateway.built()) gateway().close();
       if (router) await (router as ReadRouter).close();
       if (evals.built()) evals().stop();
+      if (alerts.built()) await alerts().stop();
       if (stores.built()) await stores().close();
       if (mcp.built()) await mcp().clients.close();
       // A bus the caller handed in is the caller's to close.
