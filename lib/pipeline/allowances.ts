@@ -48,6 +48,12 @@ const DEFAULTS: AllowanceOptions = {
   now: () => performance.now(),
 };
 
+/**
+ * The least a lease is sized for beyond what runs, in calls (each its largest reservation seen), when the room
+ * allows it (the room's share caps it, as it caps every lease).
+ */
+const MIN_LEASE_CALLS = 32;
+
 /** One counter as this process holds it. */
 class Counter {
   /** Unspent allowance the store says this process holds (from the last answer). */
@@ -84,6 +90,8 @@ class Counter {
    */
   burst = 0;
   ranShort = false;
+  /** The largest amount one call reserved on this counter (the floor of a lease: MIN_LEASE_CALLS of them). */
+  largestNeed = 0;
   /** Use per ms, smoothed, and what was used since it was last updated. */
   rate = 0;
   usedSince = 0;
@@ -192,6 +200,7 @@ export class Allowances {
     for (const [c, amount] of needs) {
       c.inflight += amount;
       if (c.inflight > c.peakSince) c.peakSince = c.inflight;
+      if (amount > c.largestNeed) c.largestNeed = amount;
       c.lastUse = now;
     }
     const values = counters.map((c) => c.used);
@@ -292,6 +301,9 @@ export class Allowances {
     const byRate = Math.max(
       Math.ceil(c.rate * this.options.horizonMs) + Math.max(c.peak, c.peakSince),
       c.burst,
+      // A quiet counter (one end user's of many, used by one call in fifty) would be sized for a call or two by
+      // its rate, and renewed every few calls: a floor of a few calls' worth lets it spend from memory too.
+      MIN_LEASE_CALLS * c.largestNeed,
     );
     return Math.max(0, Math.min(byRate, Math.floor(c.room / (4 * (c.holders + 1)))));
   }

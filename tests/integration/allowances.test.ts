@@ -187,6 +187,44 @@ describe.each(stores)("leased allowances on %s", (kind) => {
     expect(store.operations - steady.operations).toBeLessThan((calls - steady.calls) / 100);
   });
 
+  it("many quiet counters (50 end users' templates, one call each in turn, 16 at once) seldom ask the store", async () => {
+    const store = new Flaky(real);
+    const manager = new Allowances(store, { ...fast, tickMs: 200, idleMs: 2_000, horizonMs: 500 });
+    const tenantId = randomUUID();
+    const shared = [
+      { key: `rpm:${randomUUID()}`, amount: 1, limit: 1_000_000, ttlSeconds: 60 },
+      { key: `usd:${randomUUID()}`, amount: 40_000, limit: 1_000_000_000_000, ttlSeconds: 60 },
+    ];
+    // Each end user's own counters, as a template gives them: far from their limits, each used by one call in 50.
+    const users = Array.from({ length: 50 }, () => [
+      { key: `rpm:${randomUUID()}`, amount: 1, limit: 100_000, ttlSeconds: 60 },
+      { key: `usd:${randomUUID()}`, amount: 40_000, limit: 100_000_000_000, ttlSeconds: 60 },
+    ]);
+    let calls = 0;
+    const until = performance.now() + 3_000;
+    let steady = { calls: 0, operations: 0 };
+    const learnt = setTimeout(() => {
+      steady = { calls, operations: store.operations };
+    }, 1_000);
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (performance.now() < until) {
+          const lines = [...shared, ...users[calls % users.length]!];
+          const held = await manager.reserve(tenantId, lines);
+          if (!held.ok) throw new Error("refused");
+          calls++;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          held.settle([1, 35, 1, 35]);
+        }
+      }),
+    );
+    await manager.release();
+    clearTimeout(learnt);
+    const spent = await real.read(tenantId, [shared[0]!.key, shared[1]!.key]);
+    expect(spent).toEqual([calls, 35 * calls]);
+    expect(store.operations - steady.operations).toBeLessThan((calls - steady.calls) / 20);
+  });
+
   it("a counter that paused (its allowance given back) and a new one both reach their pace in a few operations", async () => {
     const store = new Flaky(real);
     const manager = new Allowances(store, { ...fast, tickMs: 50, idleMs: 300, horizonMs: 500 });
