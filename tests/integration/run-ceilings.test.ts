@@ -8,16 +8,18 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import Big from "big.js";
 import { and, eq } from "drizzle-orm";
+import Redis from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminChange, appUser, runStart, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
+import { saveRunCeilings } from "@/features/limits/server/run-ceilings";
 import { TURN_ID_META } from "@/features/mcp/server/endpoint/handler";
 import { createV1Core } from "@/features/v1/server/handler";
 import { configFromEnvironment, parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
-import { PostgresCounters } from "@/lib/pipeline/counters";
+import { PostgresCounters, RedisCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
 import { sweepRunStarts } from "@/lib/pipeline/run-ceiling";
 import { serveApi } from "@/server/serve";
@@ -25,6 +27,7 @@ import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { startLeanApi } from "../helpers/lean-api";
 import { session } from "../helpers/session";
 import { readSse } from "../helpers/sse";
 import { postTurn } from "../helpers/turns";
@@ -322,5 +325,96 @@ describe.each(testDbKinds)("run ceilings on %s", (kind) => {
       ["run_ceiling.removed", acme, acmeAdmin],
     ]);
     expect(changes[0]!.after).toMatchObject({ scope: "key", maxUsd: "2.5", maxSeconds: 600 });
+  });
+});
+
+/** Redis for the counters, when the run has one (CI sets TEST_REDIS_URL). */
+const redisUrl = process.env.TEST_REDIS_URL ?? "";
+
+describe.each(redisUrl ? ["pglite"] : [])("run ceilings with counters in redis (%s)", (kind) => {
+  let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;
+  let upstream: FakeProvider;
+  let redis: Redis;
+  let api: Awaited<ReturnType<typeof startLeanApi>>;
+  let other: Awaited<ReturnType<typeof startLeanApi>>;
+  let acme: string;
+  let admin: string;
+
+  beforeAll(async () => {
+    app = await useSeededAppDatabase(kind as "pglite");
+    upstream = await startFakeOpenAI();
+    upstream.setDefault({
+      kind: "text",
+      text: "done",
+      usage: { input: 1_000, output: 500 },
+      model: "gpt-4o-mini",
+    });
+    const gateway = new Gateway(
+      parseGatewayConfig(
+        {
+          providers: { up: { type: "openai", baseUrl: upstream.url } },
+          models: { "team-gpt": { candidates: [{ provider: "up", model: "gpt-4o-mini" }] } },
+          prices: { "up/gpt-4o-mini": { input: "0", output: "2" } },
+          retry: { maxRetries: 0 },
+        },
+        "test",
+        {},
+      ),
+    );
+    redis = new Redis(redisUrl);
+    const prefix = `tollgate-runceil-test-${process.pid}-${Date.now()}:`;
+    // Two servers, each with its own store client over the one Redis: two replicas.
+    api = await startLeanApi(app.db, gateway, new RedisCounters(redis, prefix));
+    other = await startLeanApi(app.db, gateway, new RedisCounters(redis, prefix));
+    acme = await app.tenantId("acme");
+    admin = await app.userId("admin@acme.test");
+  });
+  afterAll(async () => {
+    await api.close();
+    await other.close();
+    await upstream.close();
+    await app.close();
+    await redis.quit();
+  });
+
+  it("holds a USD ceiling exactly under 32 concurrent calls of one run spread over two replicas", async () => {
+    const { key, secret } = await createApiKey(app.db, {
+      tenantId: acme,
+      name: "redis-run",
+      createdBy: admin,
+    });
+    await saveRunCeilings(
+      app.db,
+      acme,
+      {
+        scope: "key",
+        subjectId: key.id,
+        maxUsd: "0.0125",
+        maxCalls: null,
+        maxTokens: null,
+        maxSeconds: null,
+      },
+      { id: admin, email: "admin@acme.test" },
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 32 }, (_, i) =>
+        fetch(`${(i % 2 ? api : other).root}/v1/chat/completions`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${secret}`,
+            "content-type": "application/json",
+            "x-tollgate-run-id": "r",
+          },
+          body: JSON.stringify({
+            model: "team-gpt",
+            max_tokens: 500,
+            messages: [{ role: "user", content: "go" }],
+          }),
+        }),
+      ),
+    );
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(12);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(20);
+    expect(upstream.requests).toHaveLength(12);
   });
 });
