@@ -206,8 +206,17 @@ export function runCeilingStep(deps: RunCeilingDeps, options: { toolCall?: boole
         shown(line.measure, values[i]! - line.amount),
         shown(line.measure, values[i]!),
       );
-    if (call.caller.source === "api")
+    if (call.caller.source === "api") {
+      // The request is changed upstream: an API caller is told (a header and the audit), as the budget step does.
+      if (call !== given)
+        yield {
+          type: "guardrail",
+          code: "max_tokens_applied",
+          message: `max_tokens was not set, so this tenant's output ceiling of ${outputCeiling} tokens was sent to the provider (a USD or tokens ceiling of the run "${runId}" covers this call, and its reservation must bound what the call can use).`,
+          blocking: false,
+        };
       yield { type: "rate_limit_state", run: remaining(lines, values, timed, elapsed) };
+    }
 
     let cost: string | null = null;
     let tokens: number | null = null;

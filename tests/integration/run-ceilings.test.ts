@@ -255,6 +255,21 @@ describe.each(testDbKinds)("run ceilings on %s", (kind) => {
       expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
         `The run "headers-run" has used 3 of its 3 calls (the tenant's run ceiling).`,
       );
+      // A call that sets no max_tokens under a USD ceiling is sent with the tenant's output ceiling, and told so.
+      const capped = await fetch(`${baseURL}/chat/completions`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${secret}`,
+          "content-type": "application/json",
+          "x-tollgate-run-id": "capped",
+        },
+        body: JSON.stringify({ model: "team-gpt", messages: [{ role: "user", content: "step" }] }),
+      });
+      expect(capped.status).toBe(200);
+      expect(capped.headers.get("x-tollgate-warning")).toContain("max_tokens was not set");
+      expect(
+        upstream.requests.at(-1)!.body.max_tokens ?? upstream.requests.at(-1)!.body.max_completion_tokens,
+      ).toBe(4096);
     } finally {
       expect(await put({ scope: "tenant" })).toMatchObject({ status: 200, body: { ceilings: null } });
     }
