@@ -22,6 +22,7 @@ import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { PostgresCounters, RedisCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
 import { sweepRunStarts } from "@/lib/pipeline/run-ceiling";
+import { container } from "@/server/container";
 import { serveApi } from "@/server/serve";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
@@ -277,6 +278,21 @@ describe.each(testDbKinds)("run ceilings on %s", (kind) => {
 
   it("stops a drawer turn at the tenant's run ceiling with the reason in the drawer and on its ledger row", async () => {
     expect(await put({ scope: "tenant", maxTokens: 10 })).toMatchObject({ status: 200 });
+    const refusals = async () => {
+      const text = await container().telemetry.metrics.registry.getSingleMetricAsString(
+        "tollgate_budget_refusals_total",
+      );
+      const line = text
+        .split("\n")
+        .find(
+          (l) =>
+            l.includes(`tenant="${acme}"`) &&
+            l.includes('source="drawer"') &&
+            l.includes('reason="run_ceiling"'),
+        );
+      return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : 0;
+    };
+    const before = await refusals();
     try {
       const frames = await readSse(await postTurn({ message: "hello" }));
       const turnId = frames.find((f) => f.event === "turn")!.data.turnId as string;
@@ -294,6 +310,8 @@ describe.each(testDbKinds)("run ceilings on %s", (kind) => {
         runId: turnId,
         errorClass: "run_budget_exceeded",
       });
+      // Counted with the budget refusals, under its own reason.
+      expect(await refusals()).toBe(before + 1);
     } finally {
       await put({ scope: "tenant" });
     }
