@@ -166,3 +166,39 @@ export type GovernanceSettingsAnswer = GovernanceSettings & {
 
 /** PUT /api/governance/limits: the values saved, null when every one was empty (the limits removed). */
 export type SavedLimits = { limits: LimitValues | null };
+
+const positiveCount = (max: number) =>
+  z.number().int().min(1, "at least 1 (leave empty for no ceiling)").max(max).nullable().default(null);
+
+/**
+ * The ceilings of every run of the tenant or of one API key (PUT /api/governance/run-ceilings): USD, model calls
+ * (and /mcp tool calls), tokens, and seconds of wall time from the run's first call; each may be empty (none).
+ */
+export const runCeilingValuesInput = z.object({
+  maxUsd: z
+    .string()
+    .trim()
+    .regex(USD_AMOUNT, "an amount in USD, such as 25 or 0.50")
+    // Zod still runs this when the pattern failed: compare only an amount.
+    .refine((v) => !USD_AMOUNT.test(v) || new Big(v).gt(0), "more than 0 (leave empty for no ceiling)")
+    .nullable()
+    .default(null),
+  maxCalls: positiveCount(1_000_000_000),
+  maxTokens: positiveCount(1_000_000_000_000),
+  maxSeconds: positiveCount(8 * 86_400),
+});
+export type RunCeilingValues = z.output<typeof runCeilingValuesInput>;
+
+export const runCeilingInput = z.intersection(
+  z.object({
+    scope: z.enum(["tenant", "key"]),
+    subjectId: z.uuid("the id of an API key of this tenant").optional(),
+  }),
+  runCeilingValuesInput,
+);
+
+/** GET /api/governance/run-ceilings: the tenant's ceilings and each live key's (null: none set). */
+export type RunCeilingsAnswer = {
+  tenant: RunCeilingValues | null;
+  keys: { id: string; name: string; prefix: string; ceilings: RunCeilingValues | null }[];
+};

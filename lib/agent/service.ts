@@ -382,7 +382,7 @@ export class AgentService {
       tools: lastCall || !turn.offered.length ? undefined : turn.offered.map((t) => t.schema),
       signal: turn.signal,
     };
-    for await (const event of this.modelEvents(turn, call)) {
+    for await (const event of this.modelEvents(turn, progress.turnId, call)) {
       if (event.type === "text") {
         firstToken();
         text += event.delta;
@@ -440,12 +440,20 @@ export class AgentService {
   /** Without a pipeline the call goes straight to the gateway. */
   private modelEvents(
     turn: PreparedTurn,
+    turnId: string,
     call: ChatRequest & { model: string },
   ): AsyncIterable<PipelineEvent> {
     const { ctx, request } = turn;
     return this.deps.pipeline
       ? this.deps.pipeline.run(
-          { tenantId: ctx.tenantId, userId: ctx.userId, apiKeyId: null, source: request.source ?? "drawer" },
+          {
+            tenantId: ctx.tenantId,
+            userId: ctx.userId,
+            apiKeyId: null,
+            source: request.source ?? "drawer",
+            // A turn is its own run: the tenant's run ceilings hold its model calls together.
+            runId: turnId,
+          },
           call,
           { stream: true },
         )

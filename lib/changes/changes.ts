@@ -23,7 +23,8 @@ export type ChangeObject =
   | "eval_dataset"
   | "eval_run"
   | "mcp_server"
-  | "guardrail_policy";
+  | "guardrail_policy"
+  | "run_ceiling";
 
 export type Change = {
   tenantId: string;

@@ -3,6 +3,7 @@ import { type Database, getDatabase } from "@/db";
 import { compactPartitions, ensurePartitions } from "@/db/partitions";
 import { log } from "@/lib/core/process/log";
 import { sweepExpiredPipelineRows } from "@/lib/pipeline/cache-store";
+import { sweepRunStarts } from "@/lib/pipeline/run-ceiling";
 import { runArchiveOnce } from "./archive";
 import {
   forgetDeadInstances,
@@ -91,6 +92,7 @@ export function maintenanceJobs(): MaintenanceJob[] {
       run: async () => {
         const { db } = await getDatabase();
         await sweepExpiredPipelineRows(db);
+        await sweepRunStarts(db);
         await forgetDeadInstances(db);
       },
     },

@@ -91,7 +91,7 @@ export class TollgateMetrics {
   );
   readonly budgetRefusals = this.counter(
     "tollgate_budget_refusals_total",
-    "Calls refused by a hard budget (reason: budget_hard, budget_unpriced_model)",
+    "Calls refused by a hard budget or a run ceiling (reason: budget_hard, budget_unpriced_model, run_ceiling)",
     ["tenant", "source", "reason"],
   );
   readonly cacheHits = this.counter(

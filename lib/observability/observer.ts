@@ -134,7 +134,11 @@ export class TelemetryObserver implements TurnObserver {
       case "guardrail":
         if (event.code === "rate_limit")
           metrics.rateLimitRefusals.inc({ tenant: turn.tenantId, source: turn.source });
-        else if (event.code === "budget_hard" || event.code === "budget_unpriced_model")
+        else if (
+          event.code === "budget_hard" ||
+          event.code === "budget_unpriced_model" ||
+          event.code === "run_ceiling"
+        )
           metrics.budgetRefusals.inc({ tenant: turn.tenantId, source: turn.source, reason: event.code });
         else if (event.code.startsWith("guardrail_"))
           metrics.guardrailActions.inc({

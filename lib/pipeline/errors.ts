@@ -5,6 +5,8 @@ export type PipelineRefusal =
   | "rate_limit_exceeded"
   | "budget_exceeded"
   | "budget_unpriced_model"
+  /** A run ceiling (USD, calls, tokens or wall time of one run id) would be passed: lib/pipeline/run-ceiling.ts. */
+  | "run_budget_exceeded"
   /** A hard limit's counters cannot be reached and this instance's leased allowance is spent: fail closed. */
   | "limits_unavailable"
   /** A tenant's guardrail rule blocked the request or the answer (or its check could not run and it fails closed). */
@@ -50,6 +52,7 @@ export const CALL_ERROR_STATUS = {
   rate_limit_exceeded: 429,
   budget_exceeded: 429,
   budget_unpriced_model: 429,
+  run_budget_exceeded: 429,
   limits_unavailable: 429,
   guardrail_blocked: 400,
   guardrails_unavailable: 503,

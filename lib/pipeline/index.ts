@@ -6,6 +6,13 @@ import { PostgresResponseCache, RedisResponseCache, type ResponseCacheStore } fr
 import { type CounterStore, PostgresCounters, RedisCounters } from "./counters";
 
 export { Pipeline, type PipelineDeps } from "./pipeline";
+export {
+  notifyCrossings,
+  onRunCeilingCrossed,
+  type RunCeilingCrossing,
+  type RunCeilingListener,
+  runCeilingKey,
+} from "./run-ceiling";
 
 /** The shared counters and response cache, and how to let go of the connection they hold. */
 export type PipelineStores = { counters: CounterStore; cache: ResponseCacheStore; close(): Promise<void> };

@@ -16,6 +16,7 @@ import type { CounterStore } from "./counters";
 import { guardrailStep, redactedForAudit } from "./guardrails";
 import { type Caller, DEFAULT_MAX_OUTPUT_TOKENS, loadPolicy, type Policy } from "./policy";
 import { rateLimitStep } from "./rate-limit";
+import { runCeilingStep } from "./run-ceiling";
 import { tracedStep } from "./traced-step";
 import { type Call, emptyStamp, labelled, type Next, type PipelineEvent, type Step } from "./types";
 
@@ -72,6 +73,7 @@ const inference: Next = async function* (call) {
 export class Pipeline {
   private readonly steps: Step[];
   private readonly requestRate: Step;
+  private readonly toolCallRun: Step;
   constructor(
     private readonly deps: PipelineDeps,
     steps: Step[] = [
@@ -80,18 +82,23 @@ export class Pipeline {
       labelled("cache", cacheStep(deps.cache)),
       labelled("rate_limit", rateLimitStep(deps.counters, deps.now)),
       labelled("budget", budgetStep(deps.counters, deps.now)),
+      // Inside the budget step (which may cap max_tokens), outside assumed prices (so it settles their cost).
+      labelled("run_ceiling", runCeilingStep(deps)),
       // Inside the budget step, so the budget settles what the tenant's assumed price makes of the call.
       labelled("assumed_price", assumedPriceStep()),
     ],
   ) {
     this.steps = steps;
     this.requestRate = labelled("rate_limit", rateLimitStep(deps.counters, deps.now));
+    this.toolCallRun = labelled("run_ceiling", runCeilingStep(deps, { toolCall: true }));
   }
 
   /**
    * A request that calls no model (a tool called over /mcp) through the rate-limit step alone: it counts against
    * the caller's requests per minute (the tenant's, and the key's or the user's), and is refused while one of
-   * those is used up or a tokens-per-minute window is spent. Budgets do not apply: it costs nothing. Answers the
+   * those is used up or a tokens-per-minute window is spent. Budgets do not apply: it costs nothing. With a run id,
+   * its run's ceilings do: it counts one call, and is refused once the run's calls, USD, tokens or wall time are
+   * used up. Answers the
    * step's events: a refusal is a blocking `guardrail` and an `error`; an admitted request may have a
    * `rate_limit_state`.
    */
@@ -105,9 +112,14 @@ export class Pipeline {
       gateway: this.deps.gateway(),
     };
     const events: PipelineEvent[] = [];
-    if (!this.requestRate.applies?.(call)) return events;
-    const step = tracing() ? tracedStep(this.requestRate) : this.requestRate;
-    for await (const event of step(call, async function* () {})) events.push(event);
+    const applying = [this.requestRate, this.toolCallRun].filter((step) => step.applies?.(call));
+    if (!applying.length) return events;
+    const active = tracing() ? applying.map(tracedStep) : applying;
+    const chain = active.reduceRight<Next>(
+      (next, step) => (c) => step(c, next),
+      async function* () {},
+    );
+    for await (const event of chain(call)) events.push(event);
     return events;
   }
 

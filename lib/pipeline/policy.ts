@@ -2,7 +2,16 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { and, eq, inArray, or } from "drizzle-orm";
 import type { Database } from "@/db";
-import { apiKey, type LimitScope, tenant, tenantModelPrice, type UsageLimit, usageLimit } from "@/db/schema";
+import {
+  apiKey,
+  type LimitScope,
+  type RunCeiling,
+  runCeiling,
+  tenant,
+  tenantModelPrice,
+  type UsageLimit,
+  usageLimit,
+} from "@/db/schema";
 import { normalizeDecimal } from "@/lib/core/format/money";
 import { processSlot } from "@/lib/core/process/process-state";
 import type { ModelPrice, PriceTable } from "@/lib/gateway/pricing";
@@ -14,6 +23,9 @@ import type { ModelPrice, PriceTable } from "@/lib/gateway/pricing";
 export type ScopedLimit = Omit<UsageLimit, "tenantId" | "updatedAt" | "updatedBy"> & {
   endUser?: { name: string; template: string };
 };
+
+/** One run_ceiling row as a call meets it (lib/pipeline/run-ceiling.ts): whose ceilings, and their values. */
+export type ScopedRunCeiling = Omit<RunCeiling, "tenantId" | "updatedAt" | "updatedBy">;
 
 /** A per-end-user template (scope `end_user_template`), and whose it is as a refusal says it ("key 'x'"). */
 export type EndUserTemplate = ScopedLimit & { template: string };
@@ -29,6 +41,8 @@ export type Policy = {
   /** The templates each end user of the call's key, and of the tenant, is held to (API calls only). */
   endUserTemplates?: EndUserTemplate[];
   maxOutputTokensDefault: number;
+  /** The ceilings of every run of the tenant and of the call's key (lib/pipeline/run-ceiling.ts); absent: none. */
+  runCeilings?: ScopedRunCeiling[];
   /** Prices the tenant admin assumed for models without one, keyed `provider/model` (USD per 1M tokens). */
   assumedPrices: PriceTable;
 };
@@ -40,7 +54,14 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
  * Who makes a call: the tenant, and the API key (API calls) or the user (drawer and scheduled turns); for an API
  * call, the end user its app named (`user`, `x-tollgate-end-user`…), when it named one.
  */
-export type Caller = { tenantId: string; apiKeyId: string | null; userId: string | null; endUser?: string };
+export type Caller = {
+  tenantId: string;
+  apiKeyId: string | null;
+  userId: string | null;
+  endUser?: string;
+  /** The run the call belongs to (lib/turns/run-id.ts): its run ceilings apply (not part of the policy's key). */
+  runId?: string;
+};
 
 const POLICY_CACHE_MS = 5_000;
 // Once per process, so every bundle of the app (Next builds one per route) clears and reads the same cache.
@@ -147,11 +168,34 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
     .select()
     .from(tenantModelPrice)
     .where(eq(tenantModelPrice.tenantId, caller.tenantId));
+  // The tenant's run ceilings and the key's (a drawer turn has no key: the tenant's alone).
+  const ceilings = await db
+    .select({
+      scope: runCeiling.scope,
+      subjectId: runCeiling.subjectId,
+      maxUsd: runCeiling.maxUsd,
+      maxCalls: runCeiling.maxCalls,
+      maxTokens: runCeiling.maxTokens,
+      maxSeconds: runCeiling.maxSeconds,
+    })
+    .from(runCeiling)
+    .where(
+      and(
+        eq(runCeiling.tenantId, caller.tenantId),
+        caller.apiKeyId
+          ? or(
+              eq(runCeiling.scope, "tenant"),
+              and(eq(runCeiling.scope, "key"), eq(runCeiling.subjectId, caller.apiKeyId)),
+            )
+          : eq(runCeiling.scope, "tenant"),
+      ),
+    );
   const policy: Policy = {
     cacheAliases: settings?.cacheAliases ?? [],
     cacheTtlSeconds: settings?.cacheTtlSeconds ?? 3600,
     limits,
     ...(endUserTemplates.length ? { endUserTemplates } : {}),
+    ...(ceilings.length ? { runCeilings: ceilings } : {}),
     maxOutputTokensDefault: settings?.maxOutputTokensDefault ?? DEFAULT_MAX_OUTPUT_TOKENS,
     assumedPrices: Object.fromEntries(
       assumed.map((row) => [`${row.provider}/${row.model}`, priceOfRow(row)]),

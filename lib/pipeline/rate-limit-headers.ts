@@ -3,7 +3,8 @@ import type { RateLimitState } from "./types";
 /**
  * OpenAI's rate-limit headers for the windows that applied to a call, in the order OpenAI sends them:
  * `x-ratelimit-limit-*`, then `-remaining-*`, then `-reset-*` (requests before tokens). A kind no limit
- * covers is left out, as OpenAI leaves out what it does not limit.
+ * covers is left out, as OpenAI leaves out what it does not limit. Then what the call's run has left under its
+ * ceilings (`x-tollgate-run-remaining-{usd,calls,tokens,seconds}`), for the measures a ceiling sets.
  */
 export function rateLimitHeaders(state: RateLimitState): [string, string][] {
   const r = state.requests;
@@ -15,6 +16,11 @@ export function rateLimitHeaders(state: RateLimitState): [string, string][] {
   if (t) headers.push(["x-ratelimit-remaining-tokens", String(t.remaining)]);
   if (r) headers.push(["x-ratelimit-reset-requests", resetDuration(r.resetSeconds)]);
   if (t) headers.push(["x-ratelimit-reset-tokens", resetDuration(t.resetSeconds)]);
+  const run = state.run;
+  if (run?.usd !== undefined) headers.push(["x-tollgate-run-remaining-usd", run.usd]);
+  if (run?.calls !== undefined) headers.push(["x-tollgate-run-remaining-calls", String(run.calls)]);
+  if (run?.tokens !== undefined) headers.push(["x-tollgate-run-remaining-tokens", String(run.tokens)]);
+  if (run?.seconds !== undefined) headers.push(["x-tollgate-run-remaining-seconds", String(run.seconds)]);
   return headers;
 }
 

@@ -36,7 +36,16 @@ export type RateLimitState = {
   type: "rate_limit_state";
   requests?: RateLimitWindow;
   tokens?: RateLimitWindow;
+  /** What the call's run has left under its ceilings (the run-ceiling step): `x-tollgate-run-remaining-*`. */
+  run?: RunRemaining;
 };
+
+/**
+ * What a run has left under the tightest of its ceilings of each measure, after this call's reservation (its
+ * worst case): USD (a decimal string), calls, tokens, and whole seconds of wall time. A measure no ceiling sets is
+ * absent.
+ */
+export type RunRemaining = { usd?: string; calls?: number; tokens?: number; seconds?: number };
 
 /** One model call going through the pipeline. */
 export type Call = {

@@ -33,6 +33,8 @@ export type GuardrailCode =
   | "budget_soft"
   /** A hard budget covers the call and a model that could serve it has no price (and no assumed one). */
   | "budget_unpriced_model"
+  /** A ceiling of the call's run (USD, calls, tokens, wall time) refused it. */
+  | "run_ceiling"
   /** The call set no max_tokens; the tenant's ceiling was sent upstream so its budget reservation bounds it. */
   | "max_tokens_applied"
   /** The provider billed more than the call's reservation; the spend counts in full (the next call may be refused). */

@@ -21,6 +21,7 @@ const ANSWERS: Record<CallErrorClass, [number, string]> = {
   rate_limit_exceeded: [429, "rate_limit_error"],
   budget_exceeded: [429, "insufficient_quota"],
   budget_unpriced_model: [429, "insufficient_quota"],
+  run_budget_exceeded: [429, "insufficient_quota"],
   limits_unavailable: [429, "rate_limit_error"],
   guardrail_blocked: [400, "invalid_request_error"],
   guardrails_unavailable: [503, "server_error"],

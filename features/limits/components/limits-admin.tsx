@@ -11,6 +11,7 @@ import { limitsApi } from "../client";
 import type { EndUserSpend, GovernanceSettingsAnswer, LimitView } from "../contracts";
 import { AssumedPrices } from "./assumed-prices";
 import { LimitsForm, limitsSummary } from "./limits-form";
+import { RunCeilings } from "./run-ceilings";
 import { TenantSettingsForm } from "./tenant-settings-form";
 
 const TH = "px-3 py-2 text-left font-medium whitespace-nowrap";
@@ -222,6 +223,9 @@ export function LimitsAdmin() {
           onSaved={reload}
         />
         <TopEndUsers rows={data.topEndUsers} loading={loading} />
+      </Section>
+      <Section title={t("gov.runs.title")} lead={t("gov.runs.lead")} testId="run-ceilings">
+        <RunCeilings />
       </Section>
       <Section title={t("gov.assumed.title")} lead={t("gov.assumed.lead")} testId="assumed-prices-section">
         <AssumedPrices data={data} onSaved={reload} />

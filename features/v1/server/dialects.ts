@@ -1,7 +1,7 @@
 import { type ApiAnswer, jsonAnswer } from "@/lib/http/exchange";
 import type { CallError } from "@/lib/pipeline/errors";
 import { CALL_ERROR_STATUS } from "@/lib/pipeline/errors";
-import { callErrorResponse, openAIError } from "./openai-shapes";
+import { callErrorResponse, NO_RETRY, openAIError } from "./openai-shapes";
 
 /** How /v1 speaks to a caller: OpenAI's error bodies, or Anthropic's on /v1/messages. */
 export type Dialect = {
@@ -41,8 +41,7 @@ export const ANTHROPIC: Dialect = {
   error: (status, message) => anthropicError(status, message),
   callError(error, headers) {
     if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
-    if (error.class === "budget_exceeded" || error.class === "budget_unpriced_model")
-      headers["x-should-retry"] = "false";
+    if (NO_RETRY.has(error.class)) headers["x-should-retry"] = "false";
     return anthropicError(CALL_ERROR_STATUS[error.class], error.message, headers);
   },
   streamError: (error) =>

@@ -281,6 +281,8 @@ async function governedCall(
     source: "api",
     // Its end user is held to the key's and the tenant's per-end-user templates (lib/pipeline/policy.ts).
     ...(attribution.endUser ? { endUser: attribution.endUser } : {}),
+    // Its run's ceilings apply (lib/pipeline/run-ceiling.ts).
+    ...(run.runId ? { runId: run.runId } : {}),
   };
   await deps.recorder.start({
     turnId,

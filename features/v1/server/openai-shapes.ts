@@ -26,16 +26,23 @@ export function openAIError(
 const OPENAI_ERROR_TYPE: Partial<Record<CallErrorClass, string>> = {
   budget_exceeded: "insufficient_quota",
   budget_unpriced_model: "insufficient_quota",
+  run_budget_exceeded: "insufficient_quota",
   rate_limit_exceeded: "rate_limit_error",
   limits_unavailable: "rate_limit_error",
 };
+
+/** Refusals that do not come back in seconds (a spent budget, a run at its ceiling): `x-should-retry: false`. */
+export const NO_RETRY: ReadonlySet<CallErrorClass> = new Set([
+  "budget_exceeded",
+  "budget_unpriced_model",
+  "run_budget_exceeded",
+]);
 
 /** The answer to a call that failed before its first token: its status from the one table, OpenAI's body. */
 export function callErrorResponse(error: CallError, headers: Record<string, string>): ApiAnswer {
   if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
   // A spent budget does not come back in seconds: OpenAI's clients must not sit retrying it.
-  if (error.class === "budget_exceeded" || error.class === "budget_unpriced_model")
-    headers["x-should-retry"] = "false";
+  if (NO_RETRY.has(error.class)) headers["x-should-retry"] = "false";
   return openAIError(
     CALL_ERROR_STATUS[error.class],
     error.message,

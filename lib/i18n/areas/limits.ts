@@ -84,6 +84,24 @@ export const en = {
   "gov.members.limitsOf": "Limits for {name}",
   "gov.members.editLimitsOf": "Edit limits of {name}",
   "gov.members.none": "No members.",
+  "gov.runs.title": "Run ceilings",
+  "gov.runs.lead":
+    "The most one run may use: a drawer turn, or the /v1 and /mcp calls an agent sends with one x-tollgate-run-id. The tenant's hold every run (drawer turns included); a key's hold the runs of its calls. Past one, the run's next call is refused (429 run_budget_exceeded).",
+  "gov.runs.maxUsd": "USD per run",
+  "gov.runs.maxCalls": "Calls per run",
+  "gov.runs.maxTokens": "Tokens per run",
+  "gov.runs.maxSeconds": "Seconds per run",
+  "gov.runs.hint":
+    "Leave a field empty for no ceiling. Calls count model calls and /mcp tool calls; seconds run from the run's first call.",
+  "gov.runs.keys": "Each key's run ceilings",
+  "gov.runs.key": "API key",
+  "gov.runs.ceilingsOf": "Run ceilings of {name}",
+  "gov.runs.edit": "Edit",
+  "gov.runs.editOf": "Edit the run ceilings of {name}",
+  "gov.runs.noKeys": "No API keys.",
+  "gov.runs.callsShort": "{n} calls",
+  "gov.runs.tokensShort": "{n} tokens",
+  "gov.runs.secondsShort": "{n} s",
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
@@ -163,4 +181,21 @@ export const zh: Record<keyof typeof en, string> = {
   "gov.members.limitsOf": "{name} 的限额",
   "gov.members.editLimitsOf": "编辑 {name} 的限额",
   "gov.members.none": "没有成员。",
+  "gov.runs.title": "运行上限",
+  "gov.runs.lead":
+    "单次运行最多可用的量：一次抽屉对话轮次，或智能体以同一个 x-tollgate-run-id 发出的 /v1 与 /mcp 调用。租户的上限约束每次运行（含抽屉轮次）；密钥的上限约束其调用的运行。超过后，该运行的下一次调用会被拒绝（429 run_budget_exceeded）。",
+  "gov.runs.maxUsd": "每次运行的美元",
+  "gov.runs.maxCalls": "每次运行的调用数",
+  "gov.runs.maxTokens": "每次运行的 token 数",
+  "gov.runs.maxSeconds": "每次运行的秒数",
+  "gov.runs.hint": "留空表示不设上限。调用数包括模型调用和 /mcp 工具调用；秒数从运行的第一次调用开始计。",
+  "gov.runs.keys": "各密钥的运行上限",
+  "gov.runs.key": "API 密钥",
+  "gov.runs.ceilingsOf": "{name} 的运行上限",
+  "gov.runs.edit": "编辑",
+  "gov.runs.editOf": "编辑 {name} 的运行上限",
+  "gov.runs.noKeys": "没有 API 密钥。",
+  "gov.runs.callsShort": "{n} 次调用",
+  "gov.runs.tokensShort": "{n} 个 token",
+  "gov.runs.secondsShort": "{n} 秒",
 };

@@ -29,6 +29,19 @@ describe("rateLimitHeaders", () => {
     ]);
     expect(rateLimitHeaders({ type: "rate_limit_state" })).toEqual([]);
   });
+
+  it("says what a run has left, for the measures its ceilings set only", () => {
+    expect(
+      rateLimitHeaders({ type: "rate_limit_state", run: { usd: "0.25", calls: 3, seconds: 40 } }),
+    ).toEqual([
+      ["x-tollgate-run-remaining-usd", "0.25"],
+      ["x-tollgate-run-remaining-calls", "3"],
+      ["x-tollgate-run-remaining-seconds", "40"],
+    ]);
+    expect(rateLimitHeaders({ type: "rate_limit_state", run: { tokens: 0 } })).toEqual([
+      ["x-tollgate-run-remaining-tokens", "0"],
+    ]);
+  });
 });
 
 describe("resetDuration writes a reset as OpenAI does (Go durations)", () => {

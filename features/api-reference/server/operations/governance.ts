@@ -6,7 +6,12 @@ import {
   LEDGER_EXPORT_MAX_DAYS,
   ledgerExportQuery,
 } from "@/features/ledger-export/contracts";
-import { assumedPriceInput, limitsInput, tenantSettingsInput } from "@/features/limits/contracts";
+import {
+  assumedPriceInput,
+  limitsInput,
+  runCeilingInput,
+  tenantSettingsInput,
+} from "@/features/limits/contracts";
 import { AT, ID, LATER } from "../examples";
 import { answer, json, type Operation, raw } from "../registry";
 import { isoTime, keyView, usd } from "../shapes";
@@ -36,6 +41,13 @@ const limitValues = z.looseObject({
   monthlySoftUsd: usd.nullable(),
   monthlyHardUsd: usd.nullable(),
 });
+const runCeilingValues = z.looseObject({
+  maxUsd: usd.nullable(),
+  maxCalls: z.number().int().nullable(),
+  maxTokens: z.number().int().nullable(),
+  maxSeconds: z.number().int().nullable(),
+});
+const ceilingsExample = { maxUsd: "2", maxCalls: 50, maxTokens: null, maxSeconds: 600 };
 const limitView = limitValues.extend({ spentToday: usd, spentThisMonth: usd });
 const noLimits = {
   requestsPerMinute: 60,
@@ -271,6 +283,64 @@ export const governanceOperations: Operation[] = [
     },
     errorDialect: "app",
     errors: { 404: "no such key or user in this tenant" },
+  },
+  {
+    method: "GET",
+    path: "/api/governance/run-ceilings",
+    route: "app/api/governance/run-ceilings/route.ts",
+    operationId: "getRunCeilings",
+    tag: LIMITS,
+    summary: "The tenant's run ceilings, and each API key's",
+    description: "Null where none is set. Only keys not revoked are listed.",
+    guard: "tenant-admin",
+    tenant: true,
+    answers: {
+      200: answer(
+        "The ceilings.",
+        z.object({
+          tenant: runCeilingValues.nullable(),
+          keys: z.array(
+            z.object({
+              id: z.uuid(),
+              name: z.string(),
+              prefix: z.string(),
+              ceilings: runCeilingValues.nullable(),
+            }),
+          ),
+        }),
+        {
+          tenant: ceilingsExample,
+          keys: [{ id: ID.key, name: "support-bot", prefix: "tg_4f2a", ceilings: null }],
+        },
+      ),
+    },
+    errorDialect: "app",
+  },
+  {
+    method: "PUT",
+    path: "/api/governance/run-ceilings",
+    route: "app/api/governance/run-ceilings/route.ts",
+    operationId: "saveRunCeilings",
+    tag: LIMITS,
+    summary: "Set run ceilings",
+    description:
+      "For every run of the tenant (`scope: tenant`) or of one of its API keys (`scope: key` with `subjectId`): " +
+      "`maxUsd`, `maxCalls`, `maxTokens`, `maxSeconds` (wall time from the run's first call). Every value empty " +
+      "removes them. A call of a run that would pass one is refused with 429 `run_budget_exceeded`.",
+    guard: "tenant-admin",
+    tenant: true,
+    body: json(runCeilingInput, { scope: "key", subjectId: ID.key, ...ceilingsExample }, "RunCeilingInput"),
+    answers: {
+      200: answer(
+        "The values saved; null when all were empty.",
+        z.object({ ceilings: runCeilingValues.nullable() }),
+        {
+          ceilings: ceilingsExample,
+        },
+      ),
+    },
+    errorDialect: "app",
+    errors: { 404: "no such key in this tenant" },
   },
   {
     method: "PUT",

@@ -98,12 +98,13 @@ export async function callTool(
       ...(error ? { error } : {}),
     });
 
-  // The key's (and the tenant's) requests per minute, counted first so refused calls count too.
+  // The key's (and the tenant's) requests per minute, and its run's ceilings, counted first so refused calls count too.
   for (const event of await deps.pipeline.admit({
     tenantId: key.tenantId,
     userId: key.createdBy,
     apiKeyId: key.id,
     source: "mcp",
+    ...(call.runId ? { runId: call.runId } : {}),
   })) {
     if (event.type === "guardrail")
       recorder.event(turnId, {
