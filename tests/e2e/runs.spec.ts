@@ -23,7 +23,7 @@ async function runRow(page: Page, runId: string): Promise<RunRow | null> {
 async function seedRun(page: Page, runId: string): Promise<string[]> {
   const created = await page.request.post("/api/keys", { data: { name: `e2e run ${runId}` } });
   expect(created.status()).toBe(201);
-  const { secret } = (await created.json()) as { secret: string };
+  const { secret, key } = (await created.json()) as { secret: string; key: { id: string } };
   await page.request.post(`${FAKE_UPSTREAM}/__control/reset`);
   await page.request.post(`${FAKE_UPSTREAM}/__control/enqueue`, {
     data: {
@@ -44,6 +44,8 @@ async function seedRun(page: Page, runId: string): Promise<string[]> {
     turnIds.push(res.headers()["x-request-id"]!);
   }
   await expect.poll(async () => (await runRow(page, runId))?.calls, { timeout: 15_000 }).toBe(3);
+  // The run outlives its key: revoked, it leaves the keys page as other specs expect it.
+  expect((await page.request.delete(`/api/keys/${key.id}`)).status()).toBe(200);
   return turnIds;
 }
 
