@@ -1,6 +1,7 @@
 // What each way of reaching the fake upstream adds per call, side by side in one run: directly; through a raw
 // node:http proxy (bench/raw-proxy.ts, the floor); through Tollgate's lean server (server/gateway.ts) with a key
-// without limits, and with a governed key (all six limits, none reached) whose counters are in PostgreSQL, and
+// without limits, and with a governed key (all six limits, none reached) whose counters are in PostgreSQL (also with
+// a template for each end user, the calls naming 50 end users in turn), and
 // on a second lean server, in Redis; through Portkey's open-source gateway; through a bare Next app whose one
 // route only forwards (bench/bare-next, the baseline for /v1); and through the production Next server's /v1.
 // Ledger and audit are on, as always. Non-streamed calls are made with both a plain fetch client and the official
@@ -25,7 +26,7 @@ import path from "node:path";
 import { BenchDatabase, type BenchKeys, countLedger, rowsOfKey, storedRows } from "./overhead/database";
 import { loadRun } from "./overhead/load-run";
 import { measure } from "./overhead/measure";
-import type { PerPath, Target } from "./overhead/plan";
+import { END_USERS, type PerPath, type Target } from "./overhead/plan";
 import { ChildProcesses, sleep } from "./overhead/processes";
 import { profileSection } from "./overhead/profile";
 import { type LedgerCheck, reportSection } from "./overhead/report-section";
@@ -85,6 +86,7 @@ async function main() {
     byKey: {
       lean: await rowsOfKey(handle, keys.lean),
       pg: await rowsOfKey(handle, keys.pg),
+      endUsers: await rowsOfKey(handle, keys.endUsers),
       guarded: await rowsOfKey(handle, keys.guarded),
       leanRedis: await rowsOfKey(handle, keys.leanRedis),
       redis: await rowsOfKey(handle, keys.redis),
@@ -125,7 +127,7 @@ async function main() {
   process.stdout.write(body);
 }
 
-/** The nine paths to the same upstream, in the order the report lists them. */
+/** The eleven paths to the same upstream, in the order the report lists them. */
 function pathsThrough(servers: Servers, keys: BenchKeys): PerPath<Target> {
   const target = (
     label: string,
@@ -151,6 +153,22 @@ function pathsThrough(servers: Servers, keys: BenchKeys): PerPath<Target> {
     raw: target("raw node:http proxy (floor)", raw, `${raw.url}/v1`, "bench"),
     lean: target("lean server", lean, `${lean.url}/v1`, "bench", keys.lean.secret),
     pg: target("governed (PostgreSQL counters)", lean, `${lean.url}/v1`, "bench", keys.pg.secret),
+    endUsers: {
+      ...target(
+        `governed + end-user template (${END_USERS} end users)`,
+        lean,
+        `${lean.url}/v1`,
+        "bench",
+        keys.endUsers.secret,
+      ),
+      endpoint: {
+        baseURL: `${lean.url}/v1`,
+        apiKey: keys.endUsers.secret,
+        headers: {},
+        model: "bench",
+        endUsers: END_USERS,
+      },
+    },
     guarded: target("guardrails on", lean, `${lean.url}/v1`, "bench", keys.guarded.secret),
     leanRedis: target(
       "lean server with Redis, key without limits",

@@ -7,8 +7,18 @@ import OpenAI from "openai";
 export const CLIENTS = ["fetch", "openai"] as const;
 export type Client = (typeof CLIENTS)[number];
 
-/** Where a path's chat completions go: its base URL (ending in /v1 or the route's own), key, extra headers, model. */
-export type Endpoint = { baseURL: string; apiKey: string; headers: Record<string, string>; model: string };
+/**
+ * Where a path's chat completions go: its base URL (ending in /v1 or the route's own), key, extra headers, model;
+ * with `endUsers`, each call names the next of that many end users (`bench-user-<n>`): the fetch client in the
+ * x-tollgate-end-user header, the openai client in the body's `user` field, as an app would with either.
+ */
+export type Endpoint = {
+  baseURL: string;
+  apiKey: string;
+  headers: Record<string, string>;
+  model: string;
+  endUsers?: number;
+};
 
 /** One chat completion ("Say ok."): resolves when the answer says "ok", throws otherwise. */
 export type OneCall = () => Promise<void>;
@@ -18,6 +28,8 @@ export function callerOf(client: Client, endpoint: Endpoint): OneCall {
   const check = (content: unknown, whole: unknown) => {
     if (content !== "ok") throw new Error(`unexpected answer: ${JSON.stringify(whole).slice(0, 300)}`);
   };
+  let calls = 0;
+  const nextEndUser = () => (endpoint.endUsers ? `bench-user-${calls++ % endpoint.endUsers}` : undefined);
   if (client === "openai") {
     const sdk = new OpenAI({
       apiKey: endpoint.apiKey,
@@ -26,7 +38,12 @@ export function callerOf(client: Client, endpoint: Endpoint): OneCall {
       defaultHeaders: endpoint.headers,
     });
     return async () => {
-      const res = await sdk.chat.completions.create({ model: endpoint.model, messages });
+      const user = nextEndUser();
+      const res = await sdk.chat.completions.create({
+        model: endpoint.model,
+        messages,
+        ...(user ? { user } : {}),
+      });
       check(res.choices[0]?.message.content, res);
     };
   }
@@ -37,9 +54,10 @@ export function callerOf(client: Client, endpoint: Endpoint): OneCall {
     authorization: `Bearer ${endpoint.apiKey}`,
   };
   return async () => {
+    const user = nextEndUser();
     const res = await fetch(url, {
       method: "POST",
-      headers,
+      headers: user ? { ...headers, "x-tollgate-end-user": user } : headers,
       body: JSON.stringify({ model: endpoint.model, messages }),
     });
     const text = await res.text();

@@ -18,11 +18,13 @@ export type LedgerCount = { total: number; byStatus: Record<string, number>; req
 export type BenchKey = { secret: string; id: string; tenantId: string };
 /**
  * The run's keys: one per Tollgate path, so each path's rows can be counted while it runs (`pg` and `redis` under
- * all six limits, their counters in PostgreSQL and in Redis); one for the load run.
+ * all six limits, their counters in PostgreSQL and in Redis; `endUsers` under them and a template for each end
+ * user of its calls); one for the load run.
  */
 export type BenchKeys = {
   lean: BenchKey;
   pg: BenchKey;
+  endUsers: BenchKey;
   guarded: BenchKey;
   leanRedis: BenchKey;
   redis: BenchKey;
@@ -126,6 +128,7 @@ export class BenchDatabase {
     const keys = {
       lean: await key("bench lean"),
       pg: await key("bench governed, PostgreSQL counters"),
+      endUsers: await key("bench governed with an end-user template"),
       guarded: { secret: guarded.secret, id: guarded.key.id, tenantId: globex!.id },
       leanRedis: await key("bench lean, Redis server"),
       redis: await key("bench governed, Redis counters"),
@@ -134,19 +137,26 @@ export class BenchDatabase {
     };
     // The governed keys' own limits: requests and tokens per minute and daily and monthly budgets, soft and hard,
     // far above what the run spends, so every call passes every check and pays for it.
-    for (const governed of [keys.pg, keys.redis])
-      await db.insert(usageLimit).values({
-        tenantId: acme!.id,
-        scope: "key",
-        subjectId: governed.id,
-        requestsPerMinute: 10_000_000,
-        tokensPerMinute: 1_000_000_000,
-        dailySoftUsd: "100000",
-        dailyHardUsd: "1000000",
-        monthlySoftUsd: "1000000",
-        monthlyHardUsd: "10000000",
-        updatedBy: user!.id,
-      });
+    const allSix = {
+      requestsPerMinute: 10_000_000,
+      tokensPerMinute: 1_000_000_000,
+      dailySoftUsd: "100000",
+      dailyHardUsd: "1000000",
+      monthlySoftUsd: "1000000",
+      monthlyHardUsd: "10000000",
+      updatedBy: user!.id,
+    };
+    for (const governed of [keys.pg, keys.endUsers, keys.redis])
+      await db
+        .insert(usageLimit)
+        .values({ tenantId: acme!.id, scope: "key", subjectId: governed.id, ...allSix });
+    // The same six for each end user of the endUsers key's calls, on each end user's own counters.
+    await db.insert(usageLimit).values({
+      tenantId: acme!.id,
+      scope: "end_user_template",
+      subjectId: keys.endUsers.id,
+      ...allSix,
+    });
     return { handle, keys };
   }
 

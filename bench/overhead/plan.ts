@@ -24,12 +24,15 @@ export const PLAN = {
 // "pg" and "redis": a governed key (all six limits, none reached), on the lean server with its counters in
 // PostgreSQL, and on a second lean server with REDIS_URL, for what governing a call costs beside "lean";
 // "leanRedis": a key without limits on that second server, the Redis column's baseline in its own process;
-// "guarded": a key of another tenant whose guardrail policy has every deterministic rule on, on the lean server.
+// "endUsers": the "pg" key's limits plus a template for each end user of its calls, the calls naming one of
+// END_USERS end users in turn; "guarded": a key of another tenant whose guardrail policy has every deterministic
+// rule on, on the lean server.
 export const PATHS = [
   "direct",
   "raw",
   "lean",
   "pg",
+  "endUsers",
   "guarded",
   "leanRedis",
   "redis",
@@ -38,6 +41,8 @@ export const PATHS = [
   "next",
 ] as const;
 export type Path = (typeof PATHS)[number];
+/** How many end users the "endUsers" column's calls name, one after another. */
+export const END_USERS = 50;
 /** The paths a stream is measured on: the bare Next route reads the upstream's whole answer before it replies. */
 export const STREAM_PATHS = ["direct", "raw", "lean", "portkey", "next"] as const satisfies readonly Path[];
 export type StreamPath = (typeof STREAM_PATHS)[number];
@@ -45,6 +50,7 @@ export type StreamPath = (typeof STREAM_PATHS)[number];
 export const LEDGER_PATHS = [
   "lean",
   "pg",
+  "endUsers",
   "guarded",
   "leanRedis",
   "redis",

@@ -12,6 +12,7 @@ import { loadRunSection } from "./load-report";
 import type { LoadRun } from "./load-run";
 import type { Measurements } from "./measure";
 import {
+  END_USERS,
   LEDGER_PATHS,
   type LedgerPath,
   PATHS,
@@ -111,7 +112,7 @@ ${row(`sequential, median of ${ROUNDS}×${PER_ROUND} calls (ms)`, (p) => f(seq[p
 ${row("added over direct (ms)", (p) => (p === "direct" ? "" : p === "lean" ? `**${f(seq[p] - seq.direct)}**` : f(seq[p] - seq.direct)))}
 ${row(
   "added over the raw proxy (ms): the lean server's own work",
-  only(["lean", "pg", "guarded", "leanRedis", "redis"], (p) => f(seq[p] - seq.raw)),
+  only(["lean", "pg", "endUsers", "guarded", "leanRedis", "redis"], (p) => f(seq[p] - seq.raw)),
 )}
 ${row(
   "added over the bare Next route (ms)",
@@ -159,10 +160,10 @@ The bare Next route is not in it: it reads the upstream's whole answer before it
     const { seq, load } = by[c];
     const added = (p: Path) => seq[p] - seq.direct;
     // Each governed key against the key without limits on its own server (the same process, the same setup).
-    const baseOf = { pg: "lean", guarded: "lean", redis: "leanRedis" } as const;
-    return (["lean", "pg", "guarded", "leanRedis", "redis"] as const).map((p) => {
+    const baseOf = { pg: "lean", endUsers: "lean", guarded: "lean", redis: "leanRedis" } as const;
+    return (["lean", "pg", "endUsers", "guarded", "leanRedis", "redis"] as const).map((p) => {
       const x = load[p];
-      const b = p === "pg" || p === "guarded" || p === "redis" ? baseOf[p] : undefined;
+      const b = p === "lean" || p === "leanRedis" ? undefined : baseOf[p];
       const base = b ? load[b] : undefined;
       const cells =
         !b || !base
@@ -181,7 +182,10 @@ The bare Next route is not in it: it reads the upstream's whole answer before it
 The governed keys have requests and tokens per minute and daily and monthly budgets, soft and hard, all far above
 what the run spends (none is reached, so every check passes and is paid for). "PostgreSQL counters": the same lean
 server as the key without limits ("lean server"); "Redis counters": a second lean server started with \`REDIS_URL\`
-and a \`REDIS_PREFIX\` of the run's own, set against a key without limits on that same server. "Guardrails on": a key of
+and a \`REDIS_PREFIX\` of the run's own, set against a key without limits on that same server. "Governed + end-user
+template": the PostgreSQL-counted key's six limits plus the same six as a template for each end user of its calls,
+each call naming the next of ${END_USERS} end users (the fetch client in \`x-tollgate-end-user\`, the openai client in
+\`user\`), so each call also reserves and settles that end user's own counters. "Guardrails on": a key of
 another tenant whose guardrail policy runs every deterministic check on each call (PII and secrets redacted, injection
 warned, a 50-term deny list, PII redacted in the answer), on the same lean server, set against the key without limits
 (whose tenant has no rules); the bounds below are the governed keys', shown for comparison. The bounds: server CPU per call at most ${GOVERNED.cpuRatio}× the unlimited key's,
@@ -204,6 +208,12 @@ ${governedRows.join("\n")}`;
   const rawAdded = (c: Client) => by[c].seq.raw - by[c].seq.direct;
   const cpu = (c: Client, p: Path) => by[c].load[p].serverCpu;
   const targetsList = [
+    perClient(
+      `governed key with an end-user template: server CPU per call at most ${GOVERNED.cpuRatio}× the unlimited key's`,
+      (c) => cpu(c, "endUsers") / cpu(c, "lean"),
+      "×",
+      (v) => v <= GOVERNED.cpuRatio,
+    ),
     perClient(
       "lean server CPU per call at most 1/3 of Portkey's",
       (c) => cpu(c, "lean") / cpu(c, "portkey"),

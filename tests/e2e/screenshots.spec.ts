@@ -84,6 +84,12 @@ async function rotatedKey(p: Page) {
   keysMade.ids.push(((await rotated.json()) as { key: { id: string } }).key.id);
   await p.goto("/dev/admin/keys");
   await p.getByTestId("key-rotated-to").first().waitFor();
+  // Both keys of the rotation (the newest two rows) in view, below the create form.
+  await p
+    .getByTestId("keys-table")
+    .locator("tbody tr")
+    .first()
+    .evaluate((e) => e.scrollIntoView({ block: "center" }));
 }
 
 /** A demo turn worth replaying: it succeeded after two or more rounds, one of them with tools in parallel. */
@@ -571,7 +577,11 @@ const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] 
     async (p) => {
       await runOfCalls(p, "refund-4713");
       await p.goto("/dev/agent/runs");
-      await p.getByTestId("data-row").first().waitFor();
+      // Below the filters: the table, scrolled inside its own box.
+      await p
+        .getByTestId("data-row")
+        .first()
+        .evaluate((e) => e.scrollIntoView({ block: "center" }));
     },
   ],
   ["admin-keys-rotation", "admin@acme.test", {}, rotatedKey],

@@ -29,7 +29,7 @@ export function MetricCards(props: { schemaKey: string; metrics: MetricDef[]; fi
               </p>
               <p
                 data-testid="metric-value"
-                className={`mt-1 truncate text-xl font-semibold tabular-nums ${loading ? "opacity-60" : ""}`}
+                className={`mt-1 text-base font-semibold [overflow-wrap:anywhere] tabular-nums sm:text-xl ${loading ? "opacity-60" : ""}`}
                 title={
                   value === undefined
                     ? undefined

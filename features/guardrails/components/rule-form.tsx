@@ -24,6 +24,8 @@ const CHECK_TYPES: GuardrailCheckType[] = [
   "webhook",
 ];
 
+const ON_ERROR = ["closed", "open"] as const satisfies readonly RuleDraft["onError"][];
+
 function Checkbox(props: {
   label: ReactNode;
   checked: boolean;
@@ -41,6 +43,34 @@ function Checkbox(props: {
       />
       {props.label}
     </label>
+  );
+}
+
+/** The wiring of one field of the form: the form's id, the field's name, what was said about it. */
+type Wiring = { id: string; name: string; messages: string[] | undefined };
+
+/** A select of one of a closed list of values, each shown by its own label. */
+function ChoiceField<T extends string>(props: {
+  wiring: Wiring;
+  label: string;
+  options: readonly T[];
+  optionLabel: (value: T) => string;
+  value: T;
+  onChange: (value: T) => void;
+}) {
+  return (
+    <SelectField
+      {...props.wiring}
+      label={props.label}
+      value={props.value}
+      onChange={(v) => props.onChange(v as T)}
+    >
+      {props.options.map((option) => (
+        <option key={option} value={option}>
+          {props.optionLabel(option)}
+        </option>
+      ))}
+    </SelectField>
   );
 }
 
@@ -111,8 +141,17 @@ export function RuleForm(props: {
     }
     props.onApply(result.listed);
   };
-  const common = { id, messages: undefined as string[] | undefined };
-  const f = (name: string) => ({ ...common, name, messages: fields[name] });
+  const f = (name: string): Wiring => ({ id, name, messages: fields[name] });
+  // The name a match is reported under, for the regex and deny-list checks alike.
+  const labelField = (
+    <TextField
+      {...f("label")}
+      label={t("gr.form.label")}
+      hint={t("gr.form.labelHint")}
+      value={d.label}
+      onChange={set("label")}
+    />
+  );
 
   return (
     <form
@@ -136,30 +175,22 @@ export function RuleForm(props: {
           onChange={set("id")}
           controlClassName="font-mono"
         />
-        <SelectField
-          {...f("stage")}
+        <ChoiceField
+          wiring={f("stage")}
           label={t("gr.form.stage")}
+          options={GUARDRAIL_STAGES}
+          optionLabel={(s) => t(`gr.stage.${s}`)}
           value={d.stage}
-          onChange={(v) => set("stage")(v as RuleDraft["stage"])}
-        >
-          {GUARDRAIL_STAGES.map((s) => (
-            <option key={s} value={s}>
-              {t(`gr.stage.${s}`)}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField
-          {...f("type")}
+          onChange={set("stage")}
+        />
+        <ChoiceField
+          wiring={f("type")}
           label={t("gr.form.check")}
+          options={CHECK_TYPES}
+          optionLabel={(c) => t(`gr.check.${c}`)}
           value={d.type}
-          onChange={(v) => set("type")(v as GuardrailCheckType)}
-        >
-          {CHECK_TYPES.map((c) => (
-            <option key={c} value={c}>
-              {t(`gr.check.${c}`)}
-            </option>
-          ))}
-        </SelectField>
+          onChange={set("type")}
+        />
       </div>
 
       <div data-testid="gr-check-settings" className="min-w-0 space-y-3">
@@ -192,13 +223,7 @@ export function RuleForm(props: {
               onChange={set("flags")}
               controlClassName="font-mono"
             />
-            <TextField
-              {...f("label")}
-              label={t("gr.form.label")}
-              hint={t("gr.form.labelHint")}
-              value={d.label}
-              onChange={set("label")}
-            />
+            {labelField}
           </div>
         )}
         {d.type === "deny_list" && (
@@ -213,13 +238,7 @@ export function RuleForm(props: {
               listMessages
               onChange={set("terms")}
             />
-            <TextField
-              {...f("label")}
-              label={t("gr.form.label")}
-              hint={t("gr.form.labelHint")}
-              value={d.label}
-              onChange={set("label")}
-            />
+            {labelField}
           </div>
         )}
         {d.type === "json_schema" && (
@@ -287,27 +306,22 @@ export function RuleForm(props: {
       </div>
 
       <div className="grid min-w-0 gap-3 sm:grid-cols-2">
-        <SelectField
-          {...f("action")}
+        <ChoiceField
+          wiring={f("action")}
           label={t("gr.form.action")}
+          options={GUARDRAIL_ACTIONS}
+          optionLabel={(a) => t(`gr.action.${a}`)}
           value={d.action}
-          onChange={(v) => set("action")(v as RuleDraft["action"])}
-        >
-          {GUARDRAIL_ACTIONS.map((a) => (
-            <option key={a} value={a}>
-              {t(`gr.action.${a}`)}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField
-          {...f("onError")}
+          onChange={set("action")}
+        />
+        <ChoiceField
+          wiring={f("onError")}
           label={t("gr.form.onError")}
+          options={ON_ERROR}
+          optionLabel={(o) => t(`gr.onError.${o}`)}
           value={d.onError}
-          onChange={(v) => set("onError")(v as RuleDraft["onError"])}
-        >
-          <option value="closed">{t("gr.onError.closed")}</option>
-          <option value="open">{t("gr.onError.open")}</option>
-        </SelectField>
+          onChange={set("onError")}
+        />
       </div>
       {d.action === "redact" && (
         <div>

@@ -36,8 +36,10 @@ async function loadKeys(signal: AbortSignal): Promise<{ keys: KeyRow[]; aliases:
   };
 }
 
-const TH = "px-3 py-2 text-left font-medium whitespace-nowrap";
-const TD = "px-3 py-2 align-middle";
+// Eleven columns in the page's width: narrow padding, and the long headers and dates wrap rather than overflow.
+const TH = "px-2 py-2 text-left font-medium whitespace-nowrap";
+const TH_WRAP = "px-2 py-2 text-left font-medium";
+const TD = "px-2 py-2 align-middle";
 const COLUMNS = 11;
 
 /** A key's expiry in words: never, expired, within a day, in N days. */
@@ -120,7 +122,8 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
         </h2>
         {error && <ErrorNote message={error.message} />}
         {actionError && <ErrorNote message={actionError} />}
-        <div className={`${CARD} overflow-x-auto`}>
+        {/* relative: the actions header's sr-only label is positioned inside the scroll box, not past the page */}
+        <div className={`${CARD} relative overflow-x-auto`}>
           <table aria-busy={loading} data-testid="keys-table" className="min-w-full text-sm">
             <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-800/50 dark:text-slate-300">
               <tr>
@@ -141,14 +144,14 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                 </th>
                 <th
                   scope="col"
-                  className={`${TH} hidden text-right sm:table-cell`}
+                  className={`${TH_WRAP} hidden text-right sm:table-cell`}
                   title={t("gov.keys.spendNote")}
                 >
                   {t("gov.keys.spentToday")}
                 </th>
                 <th
                   scope="col"
-                  className={`${TH} hidden text-right sm:table-cell`}
+                  className={`${TH_WRAP} hidden text-right sm:table-cell`}
                   title={t("gov.keys.spendNote")}
                 >
                   {t("gov.keys.spentThisMonth")}
@@ -185,7 +188,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                 return (
                   <Fragment key={key.id}>
                     <tr data-testid="key-row" data-key-id={key.id} data-key-name={key.name}>
-                      <td className={`${TD} max-w-[11rem] sm:max-w-xs`}>
+                      <td className={`${TD} max-w-[10rem] sm:max-w-[14rem]`}>
                         <Link
                           href={`/dev/agent/turns?f.apiKeyId=${encodeURIComponent(key.id)}`}
                           data-testid="key-ledger-link"
@@ -233,7 +236,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                       <td className={`${TD} hidden font-mono text-xs whitespace-nowrap sm:table-cell`}>
                         <span data-testid="key-prefix">{key.prefix}…</span>
                       </td>
-                      <td className={`${TD} hidden whitespace-nowrap md:table-cell`}>
+                      <td className={`${TD} hidden min-w-24 md:table-cell`}>
                         <DateText value={key.createdAt} fallback="—" />
                       </td>
                       <td className={`${TD} hidden whitespace-nowrap md:table-cell`}>

@@ -5,11 +5,12 @@ import { useEffect, useMemo, useState } from "react";
 import { useCopyText } from "@/components/admin-kit/use-copy-text";
 import { useI18n } from "@/components/i18n";
 import { Money } from "@/components/ui/money";
-import { Badge, formatDateTime, formatDuration, formatTokens } from "@/features/admin-tables/components";
+import { formatDateTime, formatDuration, formatTokens } from "@/features/admin-tables/components";
 import { AskAssistantButton, shortId } from "@/features/drawer/components";
 import { AddToDatasetButton } from "@/features/evals/components";
 import type { ReplayResponse } from "@/features/replay/contracts";
 import { buildReplay } from "@/features/replay/replay-view";
+import { ReplayHeader } from "./replay-header";
 import { Steps } from "./steps";
 import { Waterfall } from "./waterfall";
 
@@ -161,12 +162,10 @@ export function ReplayView({ data, superAdmin }: { data: ReplayResponse; superAd
   const { turn } = data;
   return (
     <div data-testid="replay-page" data-turn-id={turn.id} className="min-w-0 space-y-6">
-      <header className="space-y-3">
-        <nav className="flex flex-wrap items-center gap-2 text-sm">
-          <Link href="/dev/agent/audit" className="text-indigo-600 hover:underline dark:text-indigo-400">
-            ← {t("replay.backToAudit")}
-          </Link>
-          <span className="ml-auto flex flex-wrap gap-2">
+      <ReplayHeader
+        back={{ href: "/dev/agent/audit", label: t("replay.backToAudit") }}
+        links={
+          <>
             {data.prev ? (
               <Link data-testid="replay-prev" href={`/dev/agent/audit/${data.prev}`} className={BUTTON}>
                 ← {t("replay.prev")}
@@ -186,16 +185,13 @@ export function ReplayView({ data, superAdmin }: { data: ReplayResponse; superAd
               </span>
             )}
             <PermalinkButton turnId={turn.id} />
-          </span>
-        </nav>
-        <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-          <h1 className="text-2xl font-bold">{t("replay.title")}</h1>
-          <Badge value={turn.status} />
-          {data.events.length > 0 && <ChainBadge chain={data.chain} />}
-          <span data-testid="replay-turn-id" className="font-mono text-xs break-all text-slate-500">
-            {turn.id}
-          </span>
-        </div>
+          </>
+        }
+        title={t("replay.title")}
+        status={turn.status}
+        badges={data.events.length > 0 && <ChainBadge chain={data.chain} />}
+        id={{ value: turn.id, testId: "replay-turn-id" }}
+      >
         {/* A tenant's turn becomes a case of one of its datasets (the platform view has no tenant to add to). */}
         {!superAdmin && (
           <div className="flex flex-wrap items-start gap-2">
@@ -215,7 +211,7 @@ export function ReplayView({ data, superAdmin }: { data: ReplayResponse; superAd
             {turn.errorMessage ? `: ${turn.errorMessage}` : ""}
           </p>
         )}
-      </header>
+      </ReplayHeader>
       <Summary data={data} superAdmin={superAdmin} />
       {replay.missing.length > 0 && (
         <ul

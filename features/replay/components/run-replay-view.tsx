@@ -8,6 +8,7 @@ import { Badge, formatDateTime, formatDuration, formatTokens } from "@/features/
 import type { RunCall, RunReplayResponse } from "@/features/replay/contracts";
 import { buildReplay } from "@/features/replay/replay-view";
 import { buildRunTimeline } from "@/features/replay/run-view";
+import { ReplayHeader } from "./replay-header";
 import { AnchorPrefix, Steps } from "./steps";
 import { Waterfall } from "./waterfall";
 
@@ -96,26 +97,20 @@ export function RunReplayView({ data, superAdmin }: { data: RunReplayResponse; s
   const { run } = data;
   return (
     <div data-testid="run-replay-page" data-run-id={run.runId} className="min-w-0 space-y-6">
-      <header className="space-y-3">
-        <nav className="flex flex-wrap items-center gap-2 text-sm">
-          <Link href="/dev/agent/runs" className="text-indigo-600 hover:underline dark:text-indigo-400">
-            ← {t("replay.run.back")}
-          </Link>
+      <ReplayHeader
+        back={{ href: "/dev/agent/runs", label: t("replay.run.back") }}
+        links={
           <Link
             href={`/dev/agent/turns?f.runId=${encodeURIComponent(run.runId)}`}
-            className="ml-auto text-indigo-600 hover:underline dark:text-indigo-400"
+            className="text-indigo-600 hover:underline dark:text-indigo-400"
           >
             {t("replay.run.inLedger")}
           </Link>
-        </nav>
-        <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-          <h1 className="text-2xl font-bold">{t("replay.run.title")}</h1>
-          <Badge value={run.status} />
-          <span data-testid="run-id" className="font-mono text-xs break-all text-slate-500">
-            {run.runId}
-          </span>
-        </div>
-      </header>
+        }
+        title={t("replay.run.title")}
+        status={run.status}
+        id={{ value: run.runId, testId: "run-id" }}
+      />
       <RunTotals data={data} superAdmin={superAdmin} />
       {data.truncated && (
         <p

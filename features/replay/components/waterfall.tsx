@@ -23,7 +23,7 @@ export function Waterfall({ rows, totalMs }: { rows: WaterfallRow[]; totalMs: nu
   const ticks = [0, 0.25, 0.5, 0.75, 1];
   return (
     <div data-testid="replay-waterfall" className="space-y-1 text-xs">
-      <div className="grid grid-cols-[6.5rem_minmax(0,1fr)_3.5rem] gap-2 sm:grid-cols-[11rem_minmax(0,1fr)_4.5rem]">
+      <div className="grid grid-cols-[6.5rem_minmax(0,1fr)_3.5rem] gap-2 sm:grid-cols-[11rem_minmax(0,1fr)_4.5rem] lg:grid-cols-[16rem_minmax(0,1fr)_4.5rem]">
         <span />
         <div className="relative h-4 text-slate-500">
           {ticks.map((f) => (
@@ -80,7 +80,7 @@ export function Waterfall({ rows, totalMs }: { rows: WaterfallRow[]; totalMs: nu
           </>
         );
         const grid =
-          "grid grid-cols-[6.5rem_minmax(0,1fr)_3.5rem] items-center gap-2 rounded px-0.5 sm:grid-cols-[11rem_minmax(0,1fr)_4.5rem]";
+          "grid grid-cols-[6.5rem_minmax(0,1fr)_3.5rem] items-center gap-2 rounded px-0.5 sm:grid-cols-[11rem_minmax(0,1fr)_4.5rem] lg:grid-cols-[16rem_minmax(0,1fr)_4.5rem]";
         return row.seq !== null ? (
           <a
             key={row.key}
