@@ -65,6 +65,11 @@ export type SendRequest = {
   replaces?: TurnReplacement;
   /** What the route resolved beside the text: context items, attachments, the schema context (admins). */
   extras?: TurnExtras;
+  /**
+   * The run this turn's calls belong to: a sub-agent's turn is part of the run of the turn that delegated to it
+   * (the same run ceilings hold both). Absent: the turn is a run of its own (its id).
+   */
+  runId?: string;
 };
 
 /**
@@ -141,8 +146,9 @@ export class AgentService {
           userId: ctx.userId,
           conversationId: ctx.conversationId,
           source: request.source ?? "drawer",
-          // A turn of the loop is one run of its own: its calls (model rounds, tools) are one piece of work.
-          runId: info.turnId,
+          // A turn of the loop is one run of its own (its calls, model rounds and tools, are one piece of work),
+          // or part of the run that delegated to it.
+          runId: request.runId ?? info.turnId,
           message: request.message,
           ...(request.replaces ? { replaces: request.replaces } : {}),
           ...(request.extras?.audit ? { inputs: request.extras.audit } : {}),
@@ -451,8 +457,8 @@ export class AgentService {
             userId: ctx.userId,
             apiKeyId: null,
             source: request.source ?? "drawer",
-            // A turn is its own run: the tenant's run ceilings hold its model calls together.
-            runId: turnId,
+            // A turn is its own run (or its delegator's): the tenant's run ceilings hold its model calls together.
+            runId: request.runId ?? turnId,
           },
           call,
           { stream: true },

@@ -317,6 +317,26 @@ describe.each(testDbKinds)("run ceilings on %s", (kind) => {
     }
   });
 
+  it("stops a drawer turn between rounds at its run ceiling, counting the calls of the sub-agent it delegated to", async () => {
+    expect(await put({ scope: "tenant", maxCalls: 2 })).toMatchObject({ status: 200 });
+    try {
+      // Round 1 delegates (call 1); the sub-agent's first round (call 2) is in the same run, so its next one and
+      // the turn's own round 2 are past the ceiling.
+      const frames = await readSse(await postTurn({ message: "delegate: what time is it now?" }));
+      const turnId = frames.find((f) => f.event === "turn")!.data.turnId as string;
+      expect(frames.some((f) => f.event === "tool_call" || f.event === "tool_start")).toBe(true);
+      const error = frames.find((f) => f.event === "error");
+      expect(error?.data).toMatchObject({ class: "run_budget_exceeded" });
+      expect(error?.data.message).toBe(
+        `The run "${turnId}" has used 2 of its 2 calls (the tenant's run ceiling).`,
+      );
+      const [row] = await app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.id, turnId));
+      expect(row).toMatchObject({ status: "failed", runId: turnId, errorClass: "run_budget_exceeded" });
+    } finally {
+      await put({ scope: "tenant" });
+    }
+  });
+
   it("validates ceilings with a 422 naming the field, records each change, and does not reach another tenant's key", async () => {
     const bad = [
       [{ scope: "tenant", maxCalls: 0 }, "maxCalls"],

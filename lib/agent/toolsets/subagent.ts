@@ -28,7 +28,7 @@ const SUBAGENT_PROMPT =
 export async function runSubagent(
   options: SubagentOptions,
   task: string,
-  ctx: Pick<ToolContext, "tenantId" | "userId" | "role" | "signal" | "addUsage">,
+  ctx: Pick<ToolContext, "tenantId" | "userId" | "role" | "signal" | "addUsage"> & { turnId?: string },
 ): Promise<{ status: TurnSummary["status"]; answer: string; rounds: number; toolCalls: number }> {
   const agent = new AgentService(
     {
@@ -46,7 +46,8 @@ export async function runSubagent(
   try {
     for await (const event of agent.send(
       { tenantId: ctx.tenantId, userId: ctx.userId, role: ctx.role, conversationId },
-      { message: task, model: options.model },
+      // Part of the delegating turn's run: its calls count against the same run ceilings.
+      { message: task, model: options.model, ...(ctx.turnId ? { runId: ctx.turnId } : {}) },
       ctx.signal,
     )) {
       if (event.type === "text") answer += event.delta;
