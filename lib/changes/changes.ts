@@ -23,7 +23,9 @@ export type ChangeObject =
   | "eval_dataset"
   | "eval_run"
   | "mcp_server"
-  | "guardrail_policy";
+  | "guardrail_policy"
+  | "alert_rule"
+  | "alert_channel";
 
 export type Change = {
   tenantId: string;

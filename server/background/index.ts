@@ -1,4 +1,5 @@
 import "server-only";
+import { alertEvaluationService } from "@/features/alerts/server/service";
 import { maintenanceJobs } from "@/lib/governance/maintenance";
 import type { Container } from "@/server/container";
 import { type BackgroundService, type LeaderOptions, LeaderWork } from "./leader";
@@ -56,6 +57,12 @@ export function backgroundWork(
         await app.evals.idle();
       },
     },
+    // The alert rules, evaluated every minute (their deliveries are the delivery service's).
+    alertEvaluationService({
+      db: () => app.db(),
+      counters: () => app.stores.counters,
+      routes: () => app.gateway.routingTable(),
+    }),
   ];
   return new LeaderWork({
     acquire: async () => (await app.database()).holdAdvisoryLock(BACKGROUND_LEADER_LOCK_ID),
