@@ -4,7 +4,7 @@
  * Probes: /health/live and /health/ready. It runs no background work (the app or `npm run worker` does).
  */
 import { createServer, type RequestListener } from "node:http";
-import { installBudgetAlerts } from "@/features/alerts/server/hooks";
+import { installBudgetAlerts } from "@/features/alerts/server";
 import { startKeyEvents } from "@/lib/auth/key-events";
 import { listenBeforeReady } from "@/lib/cluster";
 import {

@@ -1,5 +1,5 @@
 import "server-only";
-import { alertEvaluationService } from "@/features/alerts/server/service";
+import { alertEvaluationService } from "@/features/alerts/server";
 import { maintenanceJobs } from "@/lib/governance/maintenance";
 import type { Container } from "@/server/container";
 import { type BackgroundService, type LeaderOptions, LeaderWork } from "./leader";
