@@ -128,16 +128,16 @@ describe.each(testDbKinds)("alerts routes on %s", (kind) => {
     const hook = (await newChannel()).body.channel.id as string;
     const patched = await call(channelRoute.PATCH as Handler, "PATCH", {
       params: { id: hook },
-      body: { name: "Renamed", config: { url: "https://ops.example.com/v2" } },
+      body: { name: "Renamed", config: { url: "https://ops.example.com/v2?token=t0k3n" } },
     });
     expect(patched.status).toBe(200);
     expect(patched.body.channel).toMatchObject({
       name: "Renamed",
       secretSet: true,
-      target: "https://ops.example.com/v2",
+      target: "https://ops.example.com/v2?…",
     });
     const [row] = await app.db.select().from(alertChannel).where(eq(alertChannel.id, hook));
-    expect(row!.config).toMatchObject({ url: "https://ops.example.com/v2", secret: SECRET });
+    expect(row!.config).toMatchObject({ url: "https://ops.example.com/v2?token=t0k3n", secret: SECRET });
 
     const slack = await newChannel({ kind: "slack", name: "Slack", config: { url: SLACK } });
     expect(slack.body.channel).toMatchObject({

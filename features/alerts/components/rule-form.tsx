@@ -6,7 +6,7 @@ import { BUTTON, CARD, ErrorNote, LABEL, messagesOf, PRIMARY } from "@/component
 import { explainWithFields, useFormSubmit } from "@/components/admin-kit/use-form-submit";
 import { useI18n } from "@/components/i18n";
 import type { AlertChannelView, AlertRuleKind, AlertRuleView } from "../contracts";
-import { FIELDS_OF, kindsFor, type RuleDraft } from "../page-view";
+import { emptyRuleDraft, FIELDS_OF, kindsFor, type RuleDraft } from "../page-view";
 
 const SHOWN = [
   "name",
@@ -73,7 +73,15 @@ export function RuleForm(props: {
           label={t("al.col.kind")}
           value={d.kind}
           disabled={!!props.editing}
-          onChange={(v) => set("kind", v as AlertRuleKind)}
+          onChange={(v) =>
+            // A new kind starts from its own defaults; the name, channels and switch stay.
+            setD((prev) => ({
+              ...emptyRuleDraft(v as AlertRuleKind),
+              name: prev.name,
+              channelIds: prev.channelIds,
+              enabled: prev.enabled,
+            }))
+          }
           messages={messagesOf(fields, "kind")}
         >
           {kindsFor(props.platform).map((k) => (

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, gt, gte, isNull, lte, ne, sql } from "drizzle-orm";
+import { and, eq, gt, gte, isNull, lte, ne, sql } from "drizzle-orm";
 import type { Executor } from "@/db";
 import {
   type AlertRule,
@@ -498,14 +498,4 @@ export async function evaluateBudgetRules(
   for (const rule of await enabledRules(db, ["budget_threshold"], tenantId))
     fired += await evaluateRule(db, rule, now, { counters: () => counters });
   return fired;
-}
-
-/** The most recent alert events of an owner (for tests and the page's "last fired"). */
-export function recentEvents(db: Executor, tenantId: string | null, limit = 50) {
-  return db
-    .select()
-    .from(alertEvent)
-    .where(tenantId === null ? isNull(alertEvent.tenantId) : eq(alertEvent.tenantId, tenantId))
-    .orderBy(desc(alertEvent.firedAt))
-    .limit(limit);
 }

@@ -209,6 +209,9 @@ export async function deleteRule(db: Executor, owner: AlertOwner, id: string, ac
 /** A URL's scheme and host only: a Slack webhook's path is its secret. */
 const hostOf = (url: string) =>
   URL.canParse(url) ? `${new URL(url).protocol}//${new URL(url).host}/…` : "…";
+/** A webhook's URL without its query (where a receiver's token may sit). */
+const withoutQuery = (url: string) =>
+  URL.canParse(url) && new URL(url).search ? `${url.slice(0, url.indexOf("?"))}?…` : url;
 
 export function channelView(c: AlertChannel): AlertChannelView {
   const config = c.config;
@@ -222,7 +225,7 @@ export function channelView(c: AlertChannel): AlertChannelView {
   if (c.kind === "webhook")
     return {
       ...base,
-      target: String(config.url),
+      target: withoutQuery(String(config.url)),
       config: { url: config.url, maxAttempts: config.maxAttempts },
       secretSet: typeof config.secret === "string" && config.secret.length > 0,
     };
