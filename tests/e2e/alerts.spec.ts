@@ -147,6 +147,9 @@ test.describe
       const alerts = new AlertsPage(page);
       await alerts.goto();
       await expect(alerts.channel(CHANNEL)).toBeVisible();
+      // With the rule form open, its widest state.
+      await page.getByTestId("al-rule-add").click();
+      await expect(page.getByTestId("al-rule-form")).toBeVisible();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);
     });
