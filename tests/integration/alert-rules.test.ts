@@ -206,18 +206,16 @@ describe.each(testDbKinds)("alert rules on %s", (kind) => {
     const today = windowsAt(Date.now()).day;
     const key = budgetKey("tenant", acme, "daily", today);
     await counters.take(acme, [{ key, amount: toNano("1.2"), limit: null, ttlSeconds: 60 }]);
+    /** Counts the evaluations the notices caused: each reads the budget counters once. */
     let heard = 0;
-    const stop = installBudgetAlerts({
-      db: async () => db,
-      counters: () =>
-        ({
-          ...counters,
-          read: (...args: Parameters<PostgresCounters["read"]>) => {
-            heard++;
-            return counters.read(...args);
-          },
-        }) as unknown as PostgresCounters,
-    });
+    class CountedCounters extends PostgresCounters {
+      override read(tenantId: string, keys: string[]) {
+        heard++;
+        return super.read(tenantId, keys);
+      }
+    }
+    const counted = new CountedCounters(async () => db);
+    const stop = installBudgetAlerts({ db: async () => db, counters: () => counted });
     try {
       noticeBudgetUse(acme, key, toNano("0.9"), toNano("2"));
       noticeBudgetUse(acme, key, toNano("1.2"), toNano("2"));
