@@ -9,7 +9,7 @@ import { breakerFindings, failureFindings, hourlyCountFindings, keyFindings } fr
 import { type Finding, paramsOf } from "./findings/common";
 import { anomalyFindings, budgetFindings } from "./findings/spend";
 import { fireAlert } from "./fire";
-import { enabledRules } from "./store";
+import { enabledRules } from "./rule-store";
 
 export { FAILURE_WINDOW_MS } from "./findings/calls";
 export { median } from "./findings/spend";

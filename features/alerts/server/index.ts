@@ -1,5 +1,6 @@
 import "server-only";
 
+export * from "./channel-store";
 export {
   evaluateAlerts,
   evaluateBudgetRules,
@@ -8,7 +9,7 @@ export {
 } from "./evaluate";
 export { fireAlert } from "./fire";
 export { installBudgetAlerts } from "./hooks";
-export { alertOwnerOf } from "./owner";
+export { type AlertOwner, alertOwnerOf, PLATFORM_CHANGE_TENANT } from "./owner";
+export * from "./rule-store";
 export { listDeliveries, sendTestAlert } from "./sending";
 export { alertEvaluationService } from "./service";
-export * from "./store";
