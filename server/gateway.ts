@@ -4,6 +4,7 @@
  * Probes: /health/live and /health/ready. It runs no background work (the app or `npm run worker` does).
  */
 import { createServer, type RequestListener } from "node:http";
+import { installBudgetAlerts } from "@/features/alerts/server";
 import { startKeyEvents } from "@/lib/auth/key-events";
 import { listenBeforeReady } from "@/lib/cluster";
 import {
@@ -43,6 +44,8 @@ server.listen(port, "0.0.0.0", () => log.info({ port, maxBodyBytes }, "tollgate 
 try {
   void app.gateway;
   await app.database();
+  // A budget moving past 50, 80 or 100 % evaluates its tenant's budget alert rules at once.
+  installBudgetAlerts({ db: () => app.db(), counters: () => app.stores.counters });
   // The line to the other instances: revoked keys and disabled tenants are refused at once on every instance,
   // and a deployment one instance finds failing is skipped by all of them.
   startKeyEvents(app.keyCache, app.cluster.start());

@@ -2,6 +2,7 @@ import "server-only";
 import { DatabaseUnavailableError } from "@/db/client";
 import { migrationStatus } from "@/db/migrate";
 import { PageSchemaError } from "@/features/admin-tables/server/load";
+import { installBudgetAlerts } from "@/features/alerts/server";
 import { warnIfDemoPasswordsRemain } from "@/features/demo/server";
 import { startKeyEvents } from "@/lib/auth/key-events";
 import { listenBeforeReady } from "@/lib/cluster";
@@ -48,6 +49,8 @@ export async function startServer(): Promise<void> {
     if (app.reads) await app.reads();
     // This process's heartbeat first, so its turns never look orphaned to another instance's sweep.
     await startHeartbeat(app.instance);
+    // A budget moving past 50, 80 or 100 % evaluates its tenant's budget alert rules at once.
+    installBudgetAlerts({ db: () => app.db(), counters: () => app.stores.counters });
     // Tool sets are registered here, so a tool name clash stops the start.
     void app.agent;
     // The line to the other instances: Stop and Approve / Deny reach the turn wherever it runs, cooldowns are

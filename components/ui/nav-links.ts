@@ -15,6 +15,7 @@ const USAGE: NavLink[] = [
 const ADMIN: (NavLink & { superAdminOnly?: true })[] = [
   { href: "/dev/admin/keys", label: "nav.keys" },
   { href: "/dev/admin/limits", label: "nav.limits" },
+  { href: "/dev/admin/alerts", label: "nav.alerts" },
   { href: "/dev/admin/guardrails", label: "nav.guardrails" },
   { href: "/dev/admin/routing", label: "nav.routing" },
   { href: "/dev/admin/mcp", label: "nav.mcp" },

@@ -24,7 +24,9 @@ export type ChangeObject =
   | "eval_run"
   | "mcp_server"
   | "guardrail_policy"
-  | "run_ceiling";
+  | "run_ceiling"
+  | "alert_rule"
+  | "alert_channel";
 
 export type Change = {
   tenantId: string;

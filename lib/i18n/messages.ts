@@ -2,6 +2,7 @@
 // area's Chinese must have every one of its keys.
 import * as account from "./areas/account";
 import * as admin from "./areas/admin";
+import * as alerts from "./areas/alerts";
 import * as charts from "./areas/charts";
 import * as context from "./areas/context";
 import * as cost from "./areas/cost";
@@ -27,6 +28,7 @@ import * as webFetch from "./areas/web-fetch";
 export const en = {
   ...account.en,
   ...admin.en,
+  ...alerts.en,
   ...charts.en,
   ...context.en,
   ...cost.en,
@@ -55,6 +57,7 @@ export type MessageKey = keyof typeof en;
 export const zh: Record<MessageKey, string> = {
   ...account.zh,
   ...admin.zh,
+  ...alerts.zh,
   ...charts.zh,
   ...context.zh,
   ...cost.zh,

@@ -3,6 +3,7 @@ import type { LimitScope } from "@/db/schema";
 import { log } from "@/lib/core/process/log";
 import { allowancesOf } from "./allowances";
 import { unpricedCandidateOf } from "./assumed-prices";
+import { noticeBudgetUse } from "./budget-alerts";
 import type { CounterStore, Take } from "./counters";
 import { estimateCost } from "./estimate";
 import { fromNano, toNano, usd } from "./money";
@@ -112,6 +113,10 @@ export function budgetStep(counters: () => CounterStore, now: () => number = Dat
       );
     }
     const values = held.values;
+    // Past 50, 80 or 100 % of a limit, the alerts hear of it (throttled, never awaited).
+    for (const [i, line] of lines.entries())
+      for (const limit of [line.soft, line.hard])
+        if (limit !== null) noticeBudgetUse(tenantId, line.key, values[i]!, toNano(limit));
     if (held.degraded && lines.some((l) => l.soft !== null))
       yield {
         type: "guardrail",

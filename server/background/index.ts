@@ -1,4 +1,5 @@
 import "server-only";
+import { alertEvaluationService } from "@/features/alerts/server";
 import { maintenanceJobs } from "@/lib/governance/maintenance";
 import type { Container } from "@/server/container";
 import { type BackgroundService, type LeaderOptions, LeaderWork } from "./leader";
@@ -62,6 +63,13 @@ export function backgroundWork(
       start: () => app.alerts.start(),
       stop: () => app.alerts.stop(),
     },
+    // The alert rules, evaluated every minute (their deliveries are the delivery service's).
+    alertEvaluationService({
+      db: () => app.db(),
+      counters: () => app.stores.counters,
+      routes: () => app.gateway.routingTable(),
+      wake: () => app.alerts.wake(),
+    }),
   ];
   return new LeaderWork({
     acquire: async () => (await app.database()).holdAdvisoryLock(BACKGROUND_LEADER_LOCK_ID),

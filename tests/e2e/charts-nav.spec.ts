@@ -141,6 +141,7 @@ test.describe("navigation", () => {
     ["/dev/agent/tools", "Tool catalog · Tollgate", "工具目录 · Tollgate"],
     ["/dev/admin/keys", "Keys · Tollgate", "密钥 · Tollgate"],
     ["/dev/admin/limits", "Limits & budgets · Tollgate", "限额与预算 · Tollgate"],
+    ["/dev/admin/alerts", "Alerts · Tollgate", "告警 · Tollgate"],
     ["/dev/admin/members", "Members · Tollgate", "成员 · Tollgate"],
     ["/dev/admin/changes", "Admin changes · Tollgate", "管理变更 · Tollgate"],
     ["/dev/admin/tenants", "Tenants · Tollgate", "租户 · Tollgate"],

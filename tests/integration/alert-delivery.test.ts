@@ -1,10 +1,4 @@
-// Alert delivery: fired alerts reach webhooks (signed), Slack and email, durably: retried with backoff, dead after
-// the channel's tries, never lost across a restart, never sent twice by two senders, listed per tenant.
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { eq, sql } from "drizzle-orm";
-import { SMTPServer } from "smtp-server";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Database, DatabaseHandle } from "@/db";
 import { openDatabase } from "@/db/client";
@@ -22,51 +16,12 @@ import { fireAlert } from "@/features/alerts/server/fire";
 import { parseAllowList } from "@/lib/agent/toolsets/web/net-guard";
 import { backgroundWork, type LeaderWork } from "@/server/background";
 import { type Container, createContainer } from "@/server/container";
+import { receiver, smtpSink, verifySignature } from "../helpers/alert-receivers";
 import { createMigratedDatabase, type TestDatabase, testDbKinds } from "../helpers/db";
 
 const SECRET = "whsec_0123456789abcdef";
 /** The same allowance every guarded fetch's tests use: WEB_FETCH_ALLOW opening loopback. */
 const LOOPBACK = "127.0.0.0/8";
-
-type Received = { headers: IncomingHttpHeaders; body: string };
-
-/** An HTTP receiver on 127.0.0.1 answering each request with `answer(n)` (n from 1). */
-async function receiver(
-  answer: (n: number, req: Received) => number | Promise<number>,
-  text = "ok",
-  errorText = (status: number) => `nope ${status}`,
-) {
-  const received: Received[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", async () => {
-      const got = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
-      received.push(got);
-      const status = await answer(received.length, got);
-      res.writeHead(status, { "content-type": "text/plain" }).end(status === 200 ? text : errorText(status));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return {
-    url,
-    received,
-    /** Delivery ids as a receiver that dedupes on x-tollgate-delivery sees them. */
-    deliveryIds: () => received.map((r) => String(r.headers["x-tollgate-delivery"])),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** What a receiver does with `x-tollgate-signature`: recompute over the raw body, compare in constant time. */
-function verifySignature(header: string, rawBody: string, secret: string, nowMs = Date.now()): boolean {
-  const parts = Object.fromEntries(header.split(",").map((kv) => kv.split("=", 2) as [string, string]));
-  const t = Number(parts.t);
-  if (!Number.isInteger(t) || Math.abs(nowMs / 1000 - t) > 300) return false;
-  const expected = Buffer.from(createHmac("sha256", secret).update(`${t}.${rawBody}`).digest("hex"));
-  const given = Buffer.from(parts.v1 ?? "");
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
 
 /** A raw statement's rows, whichever driver answered (postgres-js: an array; PGlite: `rows`). */
 const rowsOf = <T>(result: unknown): T[] =>
@@ -251,27 +206,8 @@ describe.each(testDbKinds)("alert delivery (%s)", (kind) => {
 
   it("email goes through the SMTP server with the subject, the recipients and a plain-text body", async () => {
     await setup();
-    const messages: { to: string[]; from: string; raw: string }[] = [];
-    const smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ["STARTTLS"],
-      logger: false,
-      onData(stream, session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on("data", (c: Buffer) => chunks.push(c));
-        stream.on("end", () => {
-          messages.push({
-            to: session.envelope.rcptTo.map((r) => r.address),
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
-            raw: Buffer.concat(chunks).toString("utf8"),
-          });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-    cleanup.push(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
-    const port = (smtp.server.address() as AddressInfo).port;
+    const { messages, port, close } = await smtpSink();
+    cleanup.push(close);
     const acme = await newTenant("acme");
     const channel = await newChannel(acme, "email", { to: ["ops@acme.test", "cfo@acme.test"] });
     await fire(acme, [channel.id], "k1");

@@ -12,6 +12,7 @@ import { createV1Core } from "@/features/v1/server/handler";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
 import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
+import { type BudgetCrossing, onBudgetThreshold } from "@/lib/pipeline/budget-alerts";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { type CounterStore, PostgresCounters, RedisCounters } from "@/lib/pipeline/counters";
 import { estimateCost } from "@/lib/pipeline/estimate";
@@ -243,6 +244,29 @@ describe.each(setups)(
       }
       const id = response.headers.get("x-request-id")!;
       await expect.poll(async () => auditCodes(id)).toEqual(["budget_overrun"]);
+    });
+
+    it("a reservation past 50 % of a hard budget is told to the alerts' listener, which cannot fail the call", async () => {
+      upstream.setDefault({ kind: "text", text: "ok", usage: { input: 10, output: 10 } });
+      // One call's reservation (the 4,096-token ceiling) is about $0.0025: past half of $0.004.
+      const { secret, key } = await keyWithHardBudget("alerting", "0.004");
+      const heard: BudgetCrossing[] = [];
+      const stop = onBudgetThreshold((crossing) => {
+        heard.push(crossing);
+        throw new Error("a listener that fails");
+      });
+      try {
+        const answer = await client(secret).chat.completions.create({
+          model: "team-gpt",
+          messages: [{ role: "user", content: "hi" }],
+        });
+        expect(answer.choices[0]!.message.content).toBe("ok");
+        await expect.poll(() => heard.length).toBe(1);
+        expect(heard[0]).toMatchObject({ tenantId: acme, mark: 50 });
+        expect(heard[0]!.key).toContain(key.id);
+      } finally {
+        stop();
+      }
     });
   },
 );

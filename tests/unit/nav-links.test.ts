@@ -25,6 +25,7 @@ describe("the top bar's menus", () => {
       admin: [
         "/dev/admin/keys",
         "/dev/admin/limits",
+        "/dev/admin/alerts",
         "/dev/admin/guardrails",
         "/dev/admin/routing",
         "/dev/admin/mcp",

@@ -40,6 +40,8 @@ const TAGS: Record<string, string> = {
   "Limits and settings": "Rate limits, budgets, assumed prices, retention and the response cache.",
   Guardrails:
     "A tenant's ordered rules that check, redact or block what goes to a model, to a tool and back.",
+  Alerts:
+    "Rules that watch budgets, spend, failures and the gateway, the channels they are sent to, and the deliveries.",
   Ledger: "The tenant's usage ledger and audit trail as one file (the months still in the database).",
   "Members and tenants":
     "A tenant's members and invitations, its sign-in and web_fetch settings; tenants (super admin).",

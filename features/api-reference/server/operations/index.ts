@@ -1,6 +1,7 @@
 import "server-only";
 import type { Operation } from "../registry";
 import { adminOperations } from "./admin";
+import { alertOperations } from "./alerts";
 import { drawerOperations } from "./drawer";
 import { evalOperations } from "./evals";
 import { governanceOperations } from "./governance";
@@ -20,6 +21,7 @@ export const operations: readonly Operation[] = [
   ...evalOperations,
   ...governanceOperations,
   ...guardrailOperations,
+  ...alertOperations,
   ...adminOperations,
   ...mcpServerOperations,
   ...v1Operations,
