@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, type Page, test } from "@playwright/test";
+import { verifySignature } from "../helpers/alert-receivers";
 import { signInAs } from "./pages";
 
 // Acme's alert rules and channels made here are deleted before and after (by name), so a rerun starts clean and
@@ -126,16 +127,19 @@ test.describe
         await expect(rule).toContainText(CHANNEL);
 
         await channel.getByTestId("al-channel-test").click();
-        await expect(channel.getByTestId("al-channel-test-result")).toBeVisible();
-        const delivery = page
-          .getByTestId("al-delivery")
-          .filter({ hasText: `Test alert to ${CHANNEL}` })
-          .first();
+        // A test is tried at once: the receiver has it, signed with the channel's secret, when the result shows.
+        await expect(channel.getByTestId("al-channel-test-result")).toHaveAttribute(
+          "data-status",
+          "delivered",
+        );
+        expect(receiver.received).toHaveLength(1);
+        const got = receiver.received[0]!;
+        expect(verifySignature(String(got.headers["x-tollgate-signature"]), got.body, SECRET)).toBe(true);
+        expect(JSON.parse(got.body)).toMatchObject({ type: "alert", test: true, rule: null });
+        const delivery = page.getByTestId("al-delivery").filter({ hasText: CHANNEL }).first();
         await expect(delivery).toBeVisible();
-        // Pending with the temporary delivery port; "delivered" (and the receiver's one body) once the sending side
-        // is merged.
-        await expect(delivery).toHaveAttribute("data-status", /^(pending|delivered)$/);
-        await expect(delivery).toContainText(CHANNEL);
+        await expect(delivery).toHaveAttribute("data-status", "delivered");
+        await expect(delivery).toContainText("Test alert from Tollgate");
       } finally {
         await receiver.close();
       }

@@ -240,6 +240,52 @@ async function belowTopBar(p: Page, testId: string) {
   });
 }
 
+/** A receiver on 127.0.0.1 for the Alerts page's shots, kept for the run (WEB_FETCH_ALLOW lets the server reach it). */
+let alertReceiver: { url: string; close(): Promise<unknown> } | null = null;
+
+/** The Alerts page with two channels (one answering, one not), two rules, and a test sent to each channel. */
+async function alertsPage(p: Page) {
+  const existing = (await (await p.request.get("/api/alerts/channels")).json()) as {
+    channels: { id: string; name: string }[];
+  };
+  if (!existing.channels.some((c) => c.name === "Ops webhook")) {
+    if (!alertReceiver) {
+      const { receiver } = await import("../helpers/alert-receivers");
+      alertReceiver = await receiver(() => 200);
+    }
+    const hook = await p.request.post("/api/alerts/channels", {
+      data: {
+        kind: "webhook",
+        name: "Ops webhook",
+        config: { url: alertReceiver.url, secret: "shot-signing-secret-0123456789" },
+      },
+    });
+    const slack = await p.request.post("/api/alerts/channels", {
+      // Nothing listens on port 9 here: its test is dead, with the reason in the log.
+      data: {
+        kind: "slack",
+        name: "Team Slack",
+        config: { url: "http://127.0.0.1:9/services/T000/B000/XXXX" },
+      },
+    });
+    const ids = [(await hook.json()).channel.id, (await slack.json()).channel.id] as string[];
+    await p.request.post("/api/alerts/rules", {
+      data: {
+        name: "Monthly budget",
+        kind: "budget_threshold",
+        params: { thresholds: [50, 80, 100], period: "monthly" },
+        channelIds: ids,
+      },
+    });
+    await p.request.post("/api/alerts/rules", {
+      data: { name: "Keys expiring", kind: "key_expiring", params: { days: 14 }, channelIds: [ids[0]] },
+    });
+    for (const id of ids) await p.request.post(`/api/alerts/channels/${id}/test`);
+  }
+  await p.goto("/dev/admin/alerts");
+  await p.getByTestId("al-delivery").first().waitFor();
+}
+
 /** Whether a shot saved a guardrail policy for Acme (emptied when the shots are done). */
 const guardrails = { saved: false };
 
@@ -596,6 +642,8 @@ const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] 
       await p.getByTestId("end-user-limits").scrollIntoViewIfNeeded();
     },
   ],
+  ["admin-alerts", "admin@acme.test", { height: 1100 }, alertsPage],
+  ["admin-alerts-360", "admin@acme.test", PHONE, alertsPage],
   ["admin-guardrails", "admin@acme.test", {}, guardrailsPage],
   ["admin-guardrails-360", "admin@acme.test", PHONE, guardrailsPage],
   [
