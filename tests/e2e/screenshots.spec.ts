@@ -284,6 +284,9 @@ async function alertsPage(p: Page) {
   }
   await p.goto("/dev/admin/alerts");
   await p.getByTestId("al-delivery").first().waitFor();
+  // On a phone the delivery log is far down: the shot shows it.
+  if ((p.viewportSize()?.width ?? 1280) < 500)
+    await p.getByTestId("al-delivery").first().scrollIntoViewIfNeeded();
 }
 
 /** Whether a shot saved a guardrail policy for Acme (emptied when the shots are done). */
@@ -642,7 +645,7 @@ const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] 
       await p.getByTestId("end-user-limits").scrollIntoViewIfNeeded();
     },
   ],
-  ["admin-alerts", "admin@acme.test", { height: 1100 }, alertsPage],
+  ["admin-alerts", "admin@acme.test", { height: 1560 }, alertsPage],
   ["admin-alerts-360", "admin@acme.test", PHONE, alertsPage],
   ["admin-guardrails", "admin@acme.test", {}, guardrailsPage],
   ["admin-guardrails-360", "admin@acme.test", PHONE, guardrailsPage],
