@@ -84,7 +84,9 @@ async function rotatedKey(p: Page) {
   keysMade.ids.push(((await rotated.json()) as { key: { id: string } }).key.id);
   await p.goto("/dev/admin/keys");
   await p.getByTestId("key-rotated-to").first().waitFor();
-  // Both keys of the rotation (the newest two rows) in view, below the create form.
+  // The newest key's actions open (one line of small buttons under its row); both keys of the rotation in view.
+  await p.getByTestId("key-actions-toggle").first().click();
+  await p.getByTestId("key-actions-row").waitFor();
   await p
     .getByTestId("keys-table")
     .locator("tbody tr")
