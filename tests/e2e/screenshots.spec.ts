@@ -557,7 +557,8 @@ const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] 
     "admin@acme.test",
     {},
     async (p) => {
-      await runOfCalls(p, "refund-4711");
+      // A long id (a client's own trace id) is cut with an ellipsis; the replay button stays in the box.
+      await runOfCalls(p, "refund-4711-checkout-session-7f3c2a9e4b1d4e8a9c6f2d5b8e1a0c47");
       await p.goto("/dev/agent/runs");
       await p.getByTestId("data-row").first().waitFor();
     },
