@@ -107,6 +107,10 @@ test.describe("the tenant admin screens for keys, limits and budgets", () => {
     await expect(keys.row(name).getByTestId("key-status")).toHaveAttribute("data-status", "revoked");
     // A revoked key has no actions left to open.
     await expect(keys.row(name).getByTestId("key-actions-toggle")).toHaveCount(0);
+    // With revoked and last-used dates in it, the table still fits its box at 1280 px: nothing to scroll sideways.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const box = page.getByTestId("keys-table").locator("..");
+    expect(await box.evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(0);
     expect(
       (await page.request.get("/v1/models", { headers: { authorization: `Bearer ${secret}` } })).status(),
     ).toBe(401);
