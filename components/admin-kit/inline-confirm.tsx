@@ -1,7 +1,7 @@
 "use client";
 
 import type { ReactNode } from "react";
-import { BUTTON, DANGER } from "@/components/admin-kit/ui";
+import { BUTTON, BUTTON_SM, DANGER, DANGER_SM } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
 
 /** One button of the pair: what it says, its accessible name when that must name the row, its test id. */
@@ -24,9 +24,13 @@ export function InlineConfirm(props: {
   /** Confirm is disabled while this is true (the action is running). */
   busy?: boolean;
   warning?: string;
+  /** Small buttons, for a row's line of actions in a dense table. */
+  small?: boolean;
   children?: ReactNode;
 }) {
   const { t } = useI18n();
+  const button = props.small ? BUTTON_SM : BUTTON;
+  const danger = props.small ? DANGER_SM : DANGER;
   if (!props.asking)
     return (
       <>
@@ -36,7 +40,7 @@ export function InlineConfirm(props: {
           data-testid={props.action.testId}
           aria-label={props.action.ariaLabel}
           onClick={props.onAsk}
-          className={`${BUTTON} text-red-700 dark:text-red-300`}
+          className={`${button} text-red-700 dark:text-red-300`}
         >
           {props.action.label}
         </button>
@@ -55,11 +59,11 @@ export function InlineConfirm(props: {
         aria-label={props.confirm.ariaLabel}
         disabled={props.busy}
         onClick={props.onConfirm}
-        className={DANGER}
+        className={danger}
       >
         {props.confirm.label}
       </button>
-      <button type="button" data-testid={props.cancelTestId} onClick={props.onCancel} className={BUTTON}>
+      <button type="button" data-testid={props.cancelTestId} onClick={props.onCancel} className={button}>
         {t("gov.cancel")}
       </button>
     </>

@@ -12,6 +12,11 @@ export const PRIMARY =
   "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium whitespace-nowrap text-white hover:bg-indigo-700 disabled:cursor-not-allowed disabled:opacity-50 dark:bg-indigo-500 dark:hover:bg-indigo-400";
 export const DANGER =
   "rounded-md bg-red-600 px-3 py-1.5 text-sm font-medium whitespace-nowrap text-white hover:bg-red-700 disabled:cursor-not-allowed disabled:opacity-50";
+/** BUTTON and DANGER in the small size of a dense table's row actions. */
+export const BUTTON_SM =
+  "rounded-md border border-slate-300 px-2 py-0.5 text-xs whitespace-nowrap hover:bg-slate-100 disabled:cursor-not-allowed disabled:opacity-50 aria-expanded:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800 dark:aria-expanded:bg-slate-800";
+export const DANGER_SM =
+  "rounded-md bg-red-600 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-white hover:bg-red-700 disabled:cursor-not-allowed disabled:opacity-50";
 export const CARD = "rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900";
 
 /** A titled block of the page. */

@@ -133,8 +133,16 @@ export type UnpricedModel = { provider: string; model: string; aliases: string[]
 /** One scope's limits with what it spent so far (USD decimal strings). */
 export type LimitView = LimitValues & { spentToday: string; spentThisMonth: string };
 
-/** An end user's calls and cost today (UTC) under any key of the tenant, from the ledger. */
-export type EndUserSpend = { endUser: string; calls: number; costToday: string };
+/**
+ * An end user's calls and cost today (UTC) under any key of the tenant, from the ledger: `costToday` is the
+ * priced calls' sum (null when none was priced), `unpricedCalls` the calls whose cost is unknown.
+ */
+export type EndUserSpend = {
+  endUser: string;
+  calls: number;
+  unpricedCalls: number;
+  costToday: string | null;
+};
 
 /** Everything the limits screen shows for a tenant: its settings, and the limits and spend of each scope. */
 export type GovernanceSettings = {

@@ -20,6 +20,13 @@ class KeysScreen {
   row(name: string) {
     return this.page.locator(`[data-testid="key-row"][data-key-name="${name}"]`);
   }
+  /** Opens the key's actions (one small toggle in its row) and gives the line they show in, under the row. */
+  async actions(name: string) {
+    await this.row(name).getByTestId("key-actions-toggle").click();
+    const line = this.page.locator(`[data-testid="key-actions-row"][data-key-name="${name}"]`);
+    await expect(line).toBeVisible();
+    return line;
+  }
   async create(name: string) {
     await this.page.getByTestId("create-key-name").fill(name);
     await this.page.getByTestId("create-key-submit").click();
@@ -79,7 +86,7 @@ test.describe("the tenant admin screens for keys, limits and budgets", () => {
     await expect(keys.row(name)).toBeVisible();
 
     // A per-key rate limit, saved and shown in the list after a reload.
-    await keys.row(name).getByTestId("key-limits-toggle").click();
+    await (await keys.actions(name)).getByTestId("key-limits-toggle").click();
     const form = page.getByTestId("key-limits-form");
     await form.getByTestId("limit-requestsPerMinute").fill("30");
     await form.getByTestId("limits-save").click();
@@ -91,13 +98,19 @@ test.describe("the tenant admin screens for keys, limits and budgets", () => {
     expect(stored?.limits?.requestsPerMinute).toBe(30);
 
     // Revoking asks first, then the key shows as revoked (and stays so after a reload).
-    await keys.row(name).getByTestId("key-revoke").click();
+    const actions = await keys.actions(name);
+    await actions.getByTestId("key-revoke").click();
     await expect(keys.row(name).getByTestId("key-status")).toHaveAttribute("data-status", "active");
-    await keys.row(name).getByTestId("key-revoke-confirm").click();
+    await actions.getByTestId("key-revoke-confirm").click();
     await expect(keys.row(name).getByTestId("key-status")).toHaveAttribute("data-status", "revoked");
     await keys.goto();
     await expect(keys.row(name).getByTestId("key-status")).toHaveAttribute("data-status", "revoked");
-    await expect(keys.row(name).getByTestId("key-revoke")).toHaveCount(0);
+    // A revoked key has no actions left to open.
+    await expect(keys.row(name).getByTestId("key-actions-toggle")).toHaveCount(0);
+    // With revoked and last-used dates in it, the table still fits its box at 1280 px: nothing to scroll sideways.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const box = page.getByTestId("keys-table").locator("..");
+    expect(await box.evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(0);
     expect(
       (await page.request.get("/v1/models", { headers: { authorization: `Bearer ${secret}` } })).status(),
     ).toBe(401);
@@ -187,7 +200,7 @@ test.describe("the tenant admin screens for keys, limits and budgets", () => {
       await keys.goto();
       await keys.create("mobile app");
       await expect(page.getByTestId("key-secret-panel")).toBeVisible();
-      await keys.row("mobile app").getByTestId("key-limits-toggle").click();
+      await (await keys.actions("mobile app")).getByTestId("key-limits-toggle").click();
       await shot(page, "admin-keys-mobile");
     } finally {
       await page.request.put("/api/governance/limits", { data: { scope: "tenant" } });

@@ -63,6 +63,18 @@ async function unpricedCall(p: Page, endUser?: string) {
   });
 }
 
+/** One /v1 call that a priced model answers (the fake's default reply), for an end user. */
+async function pricedCall(p: Page, endUser: string) {
+  const key = await p.request.post("/api/keys", { data: { name: `screenshot priced ${Date.now()}` } });
+  const { secret, key: made } = (await key.json()) as { secret: string; key: { id: string } };
+  keysMade.ids.push(made.id);
+  await p.request.post(`${FAKE_UPSTREAM}/__control/reset`);
+  await p.request.post("/v1/chat/completions", {
+    data: { model: "house-model", messages: [{ role: "user", content: "hello" }], user: endUser },
+    headers: { authorization: `Bearer ${secret}` },
+  });
+}
+
 /** A run of three /v1 calls under one run id (x-tollgate-run-id), for the Runs page and its replay. */
 async function runOfCalls(p: Page, runId: string) {
   const key = await p.request.post("/api/keys", { data: { name: `screenshot run ${Date.now()}` } });
@@ -84,7 +96,9 @@ async function rotatedKey(p: Page) {
   keysMade.ids.push(((await rotated.json()) as { key: { id: string } }).key.id);
   await p.goto("/dev/admin/keys");
   await p.getByTestId("key-rotated-to").first().waitFor();
-  // Both keys of the rotation (the newest two rows) in view, below the create form.
+  // The newest key's actions open (one line of small buttons under its row); both keys of the rotation in view.
+  await p.getByTestId("key-actions-toggle").first().click();
+  await p.getByTestId("key-actions-row").waitFor();
   await p
     .getByTestId("keys-table")
     .locator("tbody tr")
@@ -316,6 +330,38 @@ async function guardrailsPage(p: Page) {
   await p.getByTestId("gr-test-text").fill("Write to jane.doe@example.com about her order.");
   await p.getByTestId("gr-test-run").click();
   await p.getByTestId("gr-test-result").waitFor();
+}
+
+/** Whether a shot set Acme's run ceilings (removed when the shots are done). */
+const runCeilings = { saved: false };
+
+/**
+ * The Limits page's run ceilings: the tenant's set, and a key's, its form open under its row (at 360 px, the
+ * key table and that form in view). One "support bot" key for both shots.
+ */
+async function runCeilingsPage(p: Page, phone = false) {
+  const listed = (await (await p.request.get("/api/governance/run-ceilings")).json()) as {
+    keys: { id: string; name: string }[];
+  };
+  let made = listed.keys.find((k) => k.name === "support bot");
+  if (!made) {
+    const key = await p.request.post("/api/keys", { data: { name: "support bot" } });
+    made = ((await key.json()) as { key: { id: string; name: string } }).key;
+    keysMade.ids.push(made.id);
+  }
+  runCeilings.saved = true;
+  const put = (data: object) => p.request.put("/api/governance/run-ceilings", { data });
+  for (const res of [
+    await put({ scope: "tenant", maxUsd: "5", maxCalls: 200, maxSeconds: 900 }),
+    await put({ scope: "key", subjectId: made.id, maxUsd: "0.5", maxCalls: 25, maxTokens: 200000 }),
+  ])
+    if (!res.ok()) throw new Error(`saving run ceilings failed: ${res.status()}`);
+  await p.goto("/dev/admin/limits");
+  const row = p.locator(`[data-testid="key-run-ceiling-row"][data-key-id="${made.id}"]`);
+  await row.getByRole("button").click();
+  await p.getByTestId("key-run-ceilings-form").waitFor();
+  if (phone) await p.getByTestId("key-run-ceilings-form").evaluate((e) => e.scrollIntoView({ block: "end" }));
+  else await belowTopBar(p, "run-ceilings");
 }
 
 const PHONE = { width: 360, height: 780 };
@@ -604,7 +650,8 @@ const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] 
     "admin@acme.test",
     {},
     async (p) => {
-      await runOfCalls(p, "refund-4711");
+      // A long id (a client's own trace id) is cut with an ellipsis; the replay button stays in the box.
+      await runOfCalls(p, "refund-4711-checkout-session-7f3c2a9e4b1d4e8a9c6f2d5b8e1a0c47");
       await p.goto("/dev/agent/runs");
       await p.getByTestId("data-row").first().waitFor();
     },
@@ -640,13 +687,18 @@ const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] 
     "admin@acme.test",
     { height: 1000 },
     async (p) => {
+      // One end user with nothing priced ("unpriced"), one with a priced call and an unpriced one ("$… + 1 unpriced call").
       await unpricedCall(p, "customer-4711");
+      await unpricedCall(p, "customer-4712");
+      await pricedCall(p, "customer-4712");
       await p.goto("/dev/admin/limits");
       await p.getByTestId("end-user-limits").scrollIntoViewIfNeeded();
     },
   ],
   ["admin-alerts", "admin@acme.test", { height: 1560 }, alertsPage],
   ["admin-alerts-360", "admin@acme.test", PHONE, alertsPage],
+  ["admin-limits-run-ceilings", "admin@acme.test", { height: 1000 }, runCeilingsPage],
+  ["admin-limits-run-ceilings-360", "admin@acme.test", PHONE, (p) => runCeilingsPage(p, true)],
   ["admin-guardrails", "admin@acme.test", {}, guardrailsPage],
   ["admin-guardrails-360", "admin@acme.test", PHONE, guardrailsPage],
   [
@@ -744,11 +796,13 @@ test.describe("the docs' screenshots", () => {
   }
 
   test.afterAll(async ({ browser, baseURL }) => {
-    if (mcp.registered || keysMade.ids.length || guardrails.saved) {
+    if (mcp.registered || keysMade.ids.length || guardrails.saved || runCeilings.saved) {
       const { context, page } = await shotSession(browser, baseURL!, "admin@acme.test");
       if (mcp.registered) await page.request.delete(`/api/mcp/servers/${mcp.registered}`);
       for (const id of keysMade.ids) await page.request.delete(`/api/keys/${id}`);
       if (guardrails.saved) await page.request.put("/api/governance/guardrails", { data: { rules: [] } });
+      if (runCeilings.saved)
+        await page.request.put("/api/governance/run-ceilings", { data: { scope: "tenant" } });
       await context.close();
     }
     await mcp.server?.close();

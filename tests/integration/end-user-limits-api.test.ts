@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { appUser, usageLimit } from "@/db/schema";
+import { appUser, sysAgentTurn, usageLimit } from "@/db/schema";
 import { createApiKey, revokeApiKey } from "@/features/keys/server/keys";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
@@ -77,6 +77,45 @@ describe.each(testDbKinds)("PUT /api/governance/limits with scope end_user on %s
       body: { limits: null },
     });
     expect(await templateRow(key.id)).toHaveLength(0);
+  });
+
+  it("sums only the priced calls of today's top end users, and counts the unpriced ones apart (never as free)", async () => {
+    const turn = (endUser: string, cost: string | null, startedAt = new Date()) => ({
+      id: crypto.randomUUID(),
+      tenantId: acme,
+      userId: admin,
+      source: "api" as const,
+      requestedModel: "house-model",
+      status: "success" as const,
+      endUser,
+      cost,
+      costStatus: cost === null ? ("unpriced" as const) : ("priced" as const),
+      startedAt,
+    });
+    await app.db.insert(sysAgentTurn).values([
+      turn("mixed-user", "0.12"),
+      turn("mixed-user", null),
+      turn("mixed-user", null),
+      turn("mixed-user", null),
+      turn("unpriced-user", null),
+      turn("unpriced-user", null),
+      turn("priced-user", "0.05"),
+      turn("priced-user", "0.0000001"),
+      // Yesterday's call is not today's.
+      turn("priced-user", "9", new Date(Date.now() - 2 * 86_400_000)),
+      // Another tenant's end user of the same name is not Acme's.
+      { ...turn("mixed-user", "5"), tenantId: globex },
+    ]);
+    const settings = await call(settingsRoute.GET as Handler, "GET");
+    expect(settings.status).toBe(200);
+    const top = settings.body.topEndUsers as { endUser: string }[];
+    const mine = top.filter((u) => u.endUser.endsWith("-user"));
+    // Most priced spend first; a user with nothing priced is last, not ranked as $0.
+    expect(mine).toEqual([
+      { endUser: "mixed-user", calls: 4, unpricedCalls: 3, costToday: "0.12" },
+      { endUser: "priced-user", calls: 2, unpricedCalls: 0, costToday: "0.0500001" },
+      { endUser: "unpriced-user", calls: 2, unpricedCalls: 2, costToday: null },
+    ]);
   });
 
   it("refuses a template whose soft budget is above its hard one, or whose rate is not a whole number", async () => {

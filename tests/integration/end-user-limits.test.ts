@@ -228,8 +228,8 @@ describe.each(setups)("per-end-user templates (limits and budgets) on $name", ({
       endUserLimits: { ...NO_LIMITS, dailyHardUsd: room },
     });
     const spent = new Map(settings.topEndUsers.map((u) => [u.endUser, u]));
-    expect(spent.get("bobby")).toEqual({ endUser: "bobby", calls: 16, costToday: room });
-    expect(new Big(spent.get("alice")!.costToday).gte(room)).toBe(true);
+    expect(spent.get("bobby")).toEqual({ endUser: "bobby", calls: 16, unpricedCalls: 0, costToday: room });
+    expect(new Big(spent.get("alice")!.costToday!).gte(room)).toBe(true);
     expect(settings.topEndUsers.length).toBeLessThanOrEqual(10);
   });
 

@@ -52,7 +52,7 @@ export function FilterBar(props: {
       value={asDay(draft[name])}
       aria-label={label}
       onChange={(e) => set(name, e.target.value)}
-      className={INPUT}
+      className={`${INPUT} min-w-0 flex-1`}
     />
   );
   const textInput = (name: string, label: string, suggest: boolean, placeholder?: string) =>
@@ -96,9 +96,10 @@ export function FilterBar(props: {
           const label = pick(filter.label, locale);
           if (filter.type === "daterange")
             return (
-              <fieldset key={filter.field} className="min-w-0">
+              // Full width on a phone, the two dates sharing it (a date input's own minimum would stick out).
+              <fieldset key={filter.field} className="w-full min-w-0 sm:w-auto">
                 <legend className={LABEL}>{label}</legend>
-                <div className="mt-1 flex items-center gap-1">
+                <div className="mt-1 flex min-w-0 items-center gap-1">
                   {dateInput(
                     `${filter.field}.from`,
                     `${label} ${t("schema.from")}`,

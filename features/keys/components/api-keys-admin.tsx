@@ -4,7 +4,7 @@ import Link from "next/link";
 import { Fragment, useState } from "react";
 import { InlineConfirm } from "@/components/admin-kit/inline-confirm";
 import { SecretPanel } from "@/components/admin-kit/secret-panel";
-import { BUTTON, CARD, DateText, ErrorNote, Pill, Section } from "@/components/admin-kit/ui";
+import { BUTTON_SM, CARD, DateText, ErrorNote, Pill, Section } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import { Money } from "@/components/ui/money";
@@ -36,7 +36,8 @@ async function loadKeys(signal: AbortSignal): Promise<{ keys: KeyRow[]; aliases:
   };
 }
 
-// Eleven columns in the page's width: narrow padding, and the long headers and dates wrap rather than overflow.
+// Eleven columns in the page's width: narrow padding, the long headers and dates wrap rather than overflow, and
+// a row's actions sit behind one small toggle (they open in a line under the row), so rows stay one line high.
 const TH = "px-2 py-2 text-left font-medium whitespace-nowrap";
 const TH_WRAP = "px-2 py-2 text-left font-medium";
 const TD = "px-2 py-2 align-middle";
@@ -72,6 +73,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
   const [limitsOpen, setLimitsOpen] = useState<string | null>(null);
   const [toolsOpen, setToolsOpen] = useState<string | null>(null);
   const [lifeOpen, setLifeOpen] = useState<string | null>(null);
+  const [actionsOpen, setActionsOpen] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
@@ -85,6 +87,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
       if (limitsOpen === key.id) setLimitsOpen(null);
       if (toolsOpen === key.id) setToolsOpen(null);
       if (lifeOpen === key.id) setLifeOpen(null);
+      if (actionsOpen === key.id) setActionsOpen(null);
       reload();
     } catch (e) {
       setActionError(toApiError(e).message);
@@ -188,7 +191,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                 return (
                   <Fragment key={key.id}>
                     <tr data-testid="key-row" data-key-id={key.id} data-key-name={key.name}>
-                      <td className={`${TD} max-w-[10rem] sm:max-w-[14rem]`}>
+                      <td className={`${TD} max-w-[10rem] sm:max-w-[12rem]`}>
                         <Link
                           href={`/dev/agent/turns?f.apiKeyId=${encodeURIComponent(key.id)}`}
                           data-testid="key-ledger-link"
@@ -239,7 +242,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                       <td className={`${TD} hidden min-w-24 md:table-cell`}>
                         <DateText value={key.createdAt} fallback="—" />
                       </td>
-                      <td className={`${TD} hidden whitespace-nowrap md:table-cell`}>
+                      <td className={`${TD} hidden min-w-24 md:table-cell`}>
                         <DateText value={key.lastUsedAt} fallback={t("gov.keys.never")} />
                       </td>
                       <td
@@ -272,14 +275,34 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                           {status}
                         </span>
                         {revoked && (
-                          <span className="mt-1 block text-xs whitespace-nowrap text-slate-500 dark:text-slate-400">
+                          <span className="mt-1 block min-w-20 text-xs text-slate-500 dark:text-slate-400">
                             <DateText value={key.revokedAt} fallback="" />
                           </span>
                         )}
                       </td>
                       <td className={`${TD} text-right`}>
                         {!revoked && (
-                          <div className="flex flex-wrap justify-end gap-2">
+                          <button
+                            type="button"
+                            data-testid="key-actions-toggle"
+                            aria-expanded={actionsOpen === key.id}
+                            aria-label={t("gov.keys.actionsOf", { name: key.name })}
+                            title={t("gov.actions")}
+                            onClick={() => {
+                              setConfirming(null);
+                              setActionsOpen((open) => (open === key.id ? null : key.id));
+                            }}
+                            className={`${BUTTON_SM} font-semibold`}
+                          >
+                            <span aria-hidden="true">⋯</span>
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                    {actionsOpen === key.id && !revoked && (
+                      <tr data-testid="key-actions-row" data-key-name={key.name}>
+                        <td colSpan={COLUMNS} className="px-2 py-2">
+                          <div className="flex flex-wrap items-center justify-end gap-2">
                             <InlineConfirm
                               asking={confirming === key.id}
                               onAsk={() => setConfirming(key.id)}
@@ -298,6 +321,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                                 testId: "key-revoke-confirm",
                               }}
                               cancelTestId="key-revoke-cancel"
+                              small
                             >
                               <button
                                 type="button"
@@ -305,7 +329,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                                 aria-expanded={limitsOpen === key.id}
                                 aria-label={t("gov.keys.editLimitsOf", { name: key.name })}
                                 onClick={() => setLimitsOpen((open) => (open === key.id ? null : key.id))}
-                                className={BUTTON}
+                                className={BUTTON_SM}
                               >
                                 {t("gov.editLimits")}
                               </button>
@@ -315,7 +339,7 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                                 aria-expanded={toolsOpen === key.id}
                                 aria-label={t("mcpKeys.editOf", { name: key.name })}
                                 onClick={() => setToolsOpen((open) => (open === key.id ? null : key.id))}
-                                className={BUTTON}
+                                className={BUTTON_SM}
                               >
                                 {t("mcpKeys.edit")}
                               </button>
@@ -325,15 +349,15 @@ export function ApiKeysAdmin({ origin }: { origin: string }) {
                                 aria-expanded={lifeOpen === key.id}
                                 aria-label={t("keyLife.toggleOf", { name: key.name })}
                                 onClick={() => setLifeOpen((open) => (open === key.id ? null : key.id))}
-                                className={BUTTON}
+                                className={BUTTON_SM}
                               >
                                 {t("keyLife.toggle")}
                               </button>
                             </InlineConfirm>
                           </div>
-                        )}
-                      </td>
-                    </tr>
+                        </td>
+                      </tr>
+                    )}
                     {limitsOpen === key.id && !revoked && (
                       <tr data-testid="key-limits-row">
                         <td colSpan={COLUMNS} className="bg-slate-50 px-3 py-3 dark:bg-slate-950/40">

@@ -4,6 +4,7 @@ import { Fragment, useState } from "react";
 import { BUTTON, CARD, ErrorNote, Pill, Section } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
+import { Money } from "@/components/ui/money";
 import type { Json } from "@/lib/client/api";
 import { formatMoney } from "@/lib/core/format/money";
 import { formatCount } from "@/lib/core/format/number";
@@ -151,6 +152,37 @@ function MembersTable(props: {
   );
 }
 
+/**
+ * An end user's cost today: the priced calls' sum, with the unpriced calls said beside it ("$0.12 + 3 unpriced
+ * calls"), or only "unpriced" when no call had a price. Unknown cost is never shown as $0.00.
+ */
+function EndUserCost({ row }: { row: EndUserSpend }) {
+  const { t } = useI18n();
+  const hint = t("cost.unpricedHint");
+  if (row.costToday === null)
+    return (
+      <span title={hint}>
+        <Pill tone="amber" testId="cost-unpriced">
+          {t("cost.unpriced")}
+        </Pill>
+      </span>
+    );
+  if (row.unpricedCalls === 0) return <Money value={row.costToday} />;
+  const unpriced =
+    row.unpricedCalls === 1
+      ? t("gov.endUsers.unpricedOne")
+      : t("gov.endUsers.unpricedMany", { n: formatCount(row.unpricedCalls) });
+  return (
+    <span className="whitespace-nowrap">
+      <Money value={row.costToday} />
+      {" + "}
+      <span data-testid="cost-unpriced-calls" title={hint} className="text-amber-700 dark:text-amber-300">
+        {unpriced}
+      </span>
+    </span>
+  );
+}
+
 /** The end users who spent most today, with their calls: who a per-end-user template holds back first. */
 function TopEndUsers(props: { rows: EndUserSpend[]; loading: boolean }) {
   const { t } = useI18n();
@@ -179,7 +211,9 @@ function TopEndUsers(props: { rows: EndUserSpend[]; loading: boolean }) {
                   {row.endUser}
                 </td>
                 <td className={`${TD} text-right tabular-nums`}>{formatCount(row.calls)}</td>
-                <td className={`${TD} text-right tabular-nums`}>{formatMoney(row.costToday)}</td>
+                <td data-testid="top-end-user-cost" className={`${TD} text-right tabular-nums`}>
+                  <EndUserCost row={row} />
+                </td>
               </tr>
             ))}
             {props.rows.length === 0 && (

@@ -5,6 +5,7 @@ import { type FormEvent, Fragment, useId, useState } from "react";
 import { TextField } from "@/components/admin-kit/form";
 import {
   BUTTON,
+  BUTTON_SM,
   CARD,
   ErrorNote,
   messagesOf,
@@ -29,8 +30,9 @@ const LABELS: Record<Field, MessageKey> = {
   maxTokens: "gov.runs.maxTokens",
   maxSeconds: "gov.runs.maxSeconds",
 };
-const TH = "px-3 py-2 text-left font-medium whitespace-nowrap";
-const TD = "px-3 py-2 align-middle";
+// Narrower padding on a phone, so the three columns fit 360 px without scrolling sideways.
+const TH = "px-2 py-2 text-left font-medium whitespace-nowrap sm:px-3";
+const TD = "px-2 py-2 align-middle sm:px-3";
 
 const shown = (value: string | number | null) =>
   value === null ? "" : typeof value === "number" ? String(value) : new Big(value).toFixed();
@@ -166,8 +168,8 @@ export function RunCeilings() {
             {data.keys.map((key) => (
               <Fragment key={key.id}>
                 <tr data-testid="key-run-ceiling-row" data-key-id={key.id}>
-                  <td className={`${TD} max-w-[12rem] truncate sm:max-w-xs`} title={key.name}>
-                    {key.name} <span className="text-xs text-slate-500">{key.prefix}…</span>
+                  <td className={`${TD} max-w-[7rem] truncate sm:max-w-xs`} title={key.name}>
+                    {key.name} <span className="hidden text-xs text-slate-500 sm:inline">{key.prefix}…</span>
                   </td>
                   <td className={`${TD} tabular-nums`}>{summary(key.ceilings, t)}</td>
                   <td className={`${TD} text-right`}>
@@ -176,7 +178,7 @@ export function RunCeilings() {
                       aria-expanded={open === key.id}
                       aria-label={t("gov.runs.editOf", { name: key.name })}
                       onClick={() => setOpen((o) => (o === key.id ? null : key.id))}
-                      className={BUTTON}
+                      className={BUTTON_SM}
                     >
                       {t("gov.runs.edit")}
                     </button>

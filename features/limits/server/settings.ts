@@ -117,14 +117,22 @@ export async function readGovernanceSettings(
   };
 }
 
-/** The ten end users of the tenant's API calls who spent most today (UTC), from the ledger. */
+/**
+ * The ten end users of the tenant's API calls who spent most today (UTC), from the ledger. Unpriced calls are
+ * counted apart, never as free: `costToday` sums the priced ones only, and is null when none was priced.
+ */
 async function topEndUsersToday(db: Database, tenantId: string, day: string): Promise<EndUserSpend[]> {
-  const cost = sql<string>`coalesce(sum(${sysAgentTurn.cost}), 0)`;
+  const unpriced = sql`${sysAgentTurn.costStatus} = 'unpriced'`;
+  const priced = sql<string | null>`sum(${sysAgentTurn.cost}) filter (where not ${unpriced})`;
   const rows = await db
     .select({
       endUser: sysAgentTurn.endUser,
       calls: sql<number>`count(*)::int`,
-      costToday: sql<string>`${cost}::text`,
+      unpricedCalls: sql<number>`count(*) filter (where ${unpriced})::int`,
+      // A priced call with no cost (it failed before the model answered) adds nothing; only unpriced ones are unknown.
+      costToday: sql<
+        string | null
+      >`case when count(*) filter (where not ${unpriced}) = 0 then null else coalesce(${priced}, 0)::text end`,
     })
     .from(sysAgentTurn)
     .where(
@@ -135,12 +143,13 @@ async function topEndUsersToday(db: Database, tenantId: string, day: string): Pr
       ),
     )
     .groupBy(sysAgentTurn.endUser)
-    .orderBy(desc(cost), desc(sql`count(*)`), sysAgentTurn.endUser)
+    .orderBy(sql`${priced} desc nulls last`, desc(sql`count(*)`), sysAgentTurn.endUser)
     .limit(10);
   return rows.map((r) => ({
     endUser: r.endUser ?? "",
     calls: Number(r.calls),
-    costToday: normalizeDecimal(r.costToday),
+    unpricedCalls: Number(r.unpricedCalls),
+    costToday: usdOrNull(r.costToday),
   }));
 }
 

@@ -46,6 +46,8 @@ export const en = {
   "gov.endUsers.endUser": "End user",
   "gov.endUsers.calls": "Calls",
   "gov.endUsers.cost": "Cost today",
+  "gov.endUsers.unpricedOne": "1 unpriced call",
+  "gov.endUsers.unpricedMany": "{n} unpriced calls",
   "gov.endUsers.none": "No call named an end user today.",
   "gov.tenantLimits.title": "Tenant limits and budgets",
   "gov.tenantLimits.lead":
@@ -145,6 +147,8 @@ export const zh: Record<keyof typeof en, string> = {
   "gov.endUsers.endUser": "终端用户",
   "gov.endUsers.calls": "调用次数",
   "gov.endUsers.cost": "今日费用",
+  "gov.endUsers.unpricedOne": "1 次未计价调用",
+  "gov.endUsers.unpricedMany": "{n} 次未计价调用",
   "gov.endUsers.none": "今天没有调用指明终端用户。",
   "gov.tenantLimits.title": "租户限额与预算",
   "gov.tenantLimits.lead": "覆盖本租户的全部调用：助手对话、定时任务以及所有 API 密钥的合计。",

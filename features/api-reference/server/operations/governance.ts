@@ -77,7 +77,14 @@ const governanceSettings = z.looseObject({
     .describe("the template each end user of the tenant's API calls is held to"),
   keys: z.array(keyView.extend({ limits: limitView.nullable(), endUserLimits: limitValues.nullable() })),
   topEndUsers: z
-    .array(z.looseObject({ endUser: z.string(), calls: z.number().int(), costToday: usd }))
+    .array(
+      z.looseObject({
+        endUser: z.string(),
+        calls: z.number().int(),
+        unpricedCalls: z.number().int().describe("calls whose model had no price: their cost is unknown"),
+        costToday: usd.nullable().describe("the priced calls' sum; null when none was priced"),
+      }),
+    )
     .describe("the ten end users who spent most today (UTC), from the ledger"),
   users: z.array(
     z.looseObject({
@@ -104,7 +111,7 @@ const settingsExample = {
   tenantLimits: { ...noLimits, spentToday: "3.10", spentThisMonth: "41.25" },
   tenantEndUserLimits: { ...noLimits, requestsPerMinute: 20, dailyHardUsd: "2" },
   keys: [{ ...key, limits: null, endUserLimits: null }],
-  topEndUsers: [{ endUser: "alice", calls: 41, costToday: "1.27" }],
+  topEndUsers: [{ endUser: "alice", calls: 41, unpricedCalls: 0, costToday: "1.27" }],
   users: [],
   assumedPrices: [],
   aliases: ["fast", "smart"],
