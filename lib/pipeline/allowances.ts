@@ -29,6 +29,12 @@ export type AllowanceOptions = {
   tickMs: number;
   /** A counter unused this long gives its allowance back (ms). */
   idleMs: number;
+  /**
+   * How long an unused counter keeps an allowance that is a small share of its room (no more than a lease may
+   * be: room / (4 × (holders + 1))), so a quiet one (an end user calling every few seconds) still spends from
+   * memory (ms). A larger share goes back after `idleMs`, for the other instances.
+   */
+  keepMs: number;
   /** How long a call under a hard limit waits for room that other instances hold leased (ms). */
   waitMs: number;
   /** A lease operation unanswered this long counts as lost: resent unchanged later (ms). */
@@ -42,6 +48,7 @@ const DEFAULTS: AllowanceOptions = {
   horizonMs: 500,
   tickMs: 200,
   idleMs: 2_000,
+  keepMs: 30_000,
   waitMs: 400,
   timeoutMs: 1_000,
   instanceId: "",
@@ -308,6 +315,17 @@ export class Allowances {
     return Math.max(0, Math.min(byRate, Math.floor(c.room / (4 * (c.holders + 1)))));
   }
 
+  /**
+   * Unused long enough to give its allowance back: `idleMs`, or `keepMs` while what it holds is a small share
+   * of the room (keeping it deprives no other instance of more than a lease's share).
+   */
+  private idle(c: Counter, now: number): boolean {
+    const unused = now - c.lastUse;
+    if (unused <= this.options.idleMs) return false;
+    const small = c.limit === null || c.held * 4 * (c.holders + 1) <= c.room;
+    return !small || unused > this.options.keepMs;
+  }
+
   private refusal(counters: Counter[], c: Counter, reason: "exhausted" | "unavailable"): Reservation {
     return { ok: false, index: counters.indexOf(c), value: Math.max(0, c.used), reason };
   }
@@ -380,7 +398,7 @@ export class Allowances {
         limit: c.limit,
         ttlSeconds: c.ttlSeconds,
       };
-    const idle = this.options.now() - c.lastUse > this.options.idleMs;
+    const idle = this.idle(c, this.options.now());
     if (need > 0 && c.ranShort && this.options.horizonMs > 0) c.burst = Math.max(need, c.burst * 2);
     const ahead = idle || this.closed ? 0 : this.ahead(c);
     return {
@@ -435,8 +453,7 @@ export class Allowances {
         busy = true;
         continue;
       }
-      const idle = now - c.lastUse > this.options.idleMs;
-      if (!c.busy && idle && !c.retry) {
+      if (!c.busy && now - c.lastUse > this.options.idleMs && !c.retry) {
         // Nothing held, nothing owed: forget it (a later call starts afresh).
         if (now - c.lastUse > Math.max(this.options.idleMs * 4, 60_000)) this.counters.delete(id);
         continue;
@@ -444,7 +461,8 @@ export class Allowances {
       busy = true;
       const stale = now - c.lastSync > this.options.leaseMs / 3;
       if (c.retry || c.pending !== 0 || stale) push(byTenant, c.tenantId, [c, 0]);
-      else if (c.limit !== null && idle && c.held > c.inflight) push(byTenant, c.tenantId, [c, -1]);
+      else if (c.limit !== null && this.idle(c, now) && c.held > c.inflight)
+        push(byTenant, c.tenantId, [c, -1]);
       else if (c.limit !== null && c.available < this.ahead(c) / 2) push(byTenant, c.tenantId, [c, 0]);
     }
     for (const [tenantId, list] of byTenant) void this.sync(tenantId, list);

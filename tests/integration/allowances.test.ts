@@ -225,9 +225,41 @@ describe.each(stores)("leased allowances on %s", (kind) => {
     expect(store.operations - steady.operations).toBeLessThan((calls - steady.calls) / 20);
   });
 
+  it("a quiet counter keeps a small share of its room between calls seconds apart, and gives back a large one", async () => {
+    const store = new Flaky(real);
+    const manager = new Allowances(store, {
+      ...fast,
+      tickMs: 20,
+      idleMs: 100,
+      keepMs: 2_000,
+      horizonMs: 500,
+    });
+    const tenantId = randomUUID();
+    const roomy = { key: `usd:${randomUUID()}`, amount: 40_000, limit: 1_000_000_000_000, ttlSeconds: 60 };
+    // Near its limit a lease is most of the room: it goes back after idleMs, for the other instances.
+    const tight = { key: `usd:${randomUUID()}`, amount: 40_000, limit: 200_000, ttlSeconds: 60 };
+    const once = async (line: typeof roomy) => {
+      const held = await manager.reserve(tenantId, [line]);
+      if (!held.ok) throw new Error("refused");
+      held.settle([35]);
+    };
+    await once(roomy);
+    await once(tight);
+    const before = store.operations;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The tight counter's lease went back (one operation), the roomy one's is kept: its next call asks nothing.
+    const gaveBack = store.operations - before;
+    expect(gaveBack).toBeGreaterThanOrEqual(1);
+    await once(roomy);
+    await once(roomy);
+    expect(store.operations - before).toBe(gaveBack);
+    await manager.release();
+    expect(await real.read(tenantId, [roomy.key, tight.key])).toEqual([105, 35]);
+  });
+
   it("a counter that paused (its allowance given back) and a new one both reach their pace in a few operations", async () => {
     const store = new Flaky(real);
-    const manager = new Allowances(store, { ...fast, tickMs: 50, idleMs: 300, horizonMs: 500 });
+    const manager = new Allowances(store, { ...fast, tickMs: 50, idleMs: 300, keepMs: 300, horizonMs: 500 });
     const tenantId = randomUUID();
     const line = { key: `usd:${randomUUID()}`, amount: 40_000, limit: 1_000_000_000_000, ttlSeconds: 60 };
     const burst = async (ms: number) => {
