@@ -125,7 +125,8 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
   const cacheKey = `${caller.tenantId}:${caller.apiKeyId ?? ""}:${caller.userId ?? ""}`;
   const hit = cache.get(cacheKey);
   if (hit && hit.until > now) return hit.policy;
-  const [settings] = await db
+  // Four independent reads, sent together: a policy miss costs one round trip, not four.
+  const settingsRead = db
     .select({
       cacheAliases: tenant.cacheAliases,
       cacheTtlSeconds: tenant.cacheTtlSeconds,
@@ -148,28 +149,17 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
   // A user's limits cover what they do in the app; API calls are covered by their key's.
   else if (caller.userId)
     subjects.push(and(eq(usageLimit.scope, "user"), eq(usageLimit.subjectId, caller.userId))!);
-  const rows = await db
+  const rowsRead = db
     .select({ limit: usageLimit, keyName: apiKey.name })
     .from(usageLimit)
     .leftJoin(apiKey, and(eq(usageLimit.scope, "end_user_template"), eq(apiKey.id, usageLimit.subjectId)))
     .where(and(eq(usageLimit.tenantId, caller.tenantId), or(...subjects)));
-  const limits: ScopedLimit[] = [];
-  const endUserTemplates: EndUserTemplate[] = [];
-  for (const { limit: row, keyName } of rows) {
-    const { tenantId: _t, updatedAt: _u, updatedBy: _b, ...limit } = row;
-    if (row.scope !== "end_user_template") limits.push(limit);
-    else {
-      const template =
-        row.subjectId === caller.tenantId ? "the tenant's" : `key '${keyName ?? row.subjectId}'`;
-      endUserTemplates.push({ ...limit, template });
-    }
-  }
-  const assumed = await db
+  const assumedRead = db
     .select()
     .from(tenantModelPrice)
     .where(eq(tenantModelPrice.tenantId, caller.tenantId));
   // The tenant's run ceilings and the key's (a drawer turn has no key: the tenant's alone).
-  const ceilings = await db
+  const ceilingsRead = db
     .select({
       scope: runCeiling.scope,
       subjectId: runCeiling.subjectId,
@@ -190,6 +180,23 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
           : eq(runCeiling.scope, "tenant"),
       ),
     );
+  const [[settings], rows, assumed, ceilings] = await Promise.all([
+    settingsRead,
+    rowsRead,
+    assumedRead,
+    ceilingsRead,
+  ]);
+  const limits: ScopedLimit[] = [];
+  const endUserTemplates: EndUserTemplate[] = [];
+  for (const { limit: row, keyName } of rows) {
+    const { tenantId: _t, updatedAt: _u, updatedBy: _b, ...limit } = row;
+    if (row.scope !== "end_user_template") limits.push(limit);
+    else {
+      const template =
+        row.subjectId === caller.tenantId ? "the tenant's" : `key '${keyName ?? row.subjectId}'`;
+      endUserTemplates.push({ ...limit, template });
+    }
+  }
   const policy: Policy = {
     cacheAliases: settings?.cacheAliases ?? [],
     cacheTtlSeconds: settings?.cacheTtlSeconds ?? 3600,
