@@ -25,8 +25,14 @@ export type AllowanceOptions = {
   leaseMs: number;
   /** How much use a lease is sized for: this process's recent rate times this (ms). */
   horizonMs: number;
-  /** How often spend is settled and leases are renewed ahead of need or given back (ms). */
+  /** How often leases are renewed ahead of need, refreshed or given back (ms). */
   tickMs: number;
+  /**
+   * How long a counter's spend may wait in memory before it is settled (ms; 5 × `tickMs` unless set). Spend in
+   * a held lease is already counted as used, so this only delays what other instances read as spent; settling
+   * every counter every tick made each quiet counter (an end user's) a row written five times a second.
+   */
+  settleMs: number;
   /** A counter unused this long gives its allowance back (ms). */
   idleMs: number;
   /**
@@ -47,6 +53,7 @@ const DEFAULTS: AllowanceOptions = {
   leaseMs: 15_000,
   horizonMs: 500,
   tickMs: 200,
+  settleMs: 1_000,
   idleMs: 2_000,
   keepMs: 30_000,
   waitMs: 400,
@@ -139,7 +146,8 @@ class Counter {
  * down to a single call's need (its reservation): there it is exactly the reserve-before, settle-after of a
  * store without leases. docs/guides/governance.md#leased-allowances has the argument.
  *
- * Spend is settled every `tickMs` (the ledger's batch cadence), leases renewed ahead of need, given back after
+ * Spend is settled within `settleMs` (and with every operation on its counter), leases renewed ahead of need (the
+ * renewals asked for by the calls of one turn of the event loop in one statement), given back after
  * `idleMs` unused and at shutdown. An operation whose answer is lost is sent again as it was (same sequence
  * number): the store applies it once. A process that dies keeps its leases counted: the tenant loses at most
  * what they held unspent, never more, and never passes a limit.
@@ -149,6 +157,9 @@ export class Allowances {
   private readonly counters = new Map<string, Counter>();
   private ops = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** Counters found low by calls of this turn of the event loop, renewed together (renewSoon). */
+  private readonly renewals = new Set<Counter>();
+  private renewing = false;
   private closed = false;
   /** The store's last operation failed: calls go on what is held (hard limits) or unlimited (soft ones). */
   degraded = false;
@@ -157,7 +168,12 @@ export class Allowances {
     private readonly store: CounterStore,
     options: Partial<AllowanceOptions> = {},
   ) {
-    this.options = { ...DEFAULTS, ...options, instanceId: options.instanceId || randomUUID() };
+    this.options = {
+      ...DEFAULTS,
+      ...options,
+      settleMs: options.settleMs ?? 5 * (options.tickMs ?? DEFAULTS.tickMs),
+      instanceId: options.instanceId || randomUUID(),
+    };
   }
 
   /**
@@ -214,12 +230,8 @@ export class Allowances {
     const degraded = this.degraded;
     this.schedule();
     // Renewed ahead of need: the next calls find their allowance here.
-    const low = [...needs.keys()].filter((c) => c.limit !== null && !c.op && c.available < this.ahead(c) / 2);
-    if (low.length)
-      void this.sync(
-        tenantId,
-        low.map((c) => [c, 0]),
-      );
+    for (const c of needs.keys())
+      if (c.limit !== null && !c.op && c.available < this.ahead(c) / 2) this.renewSoon(c);
     let settled = false;
     return {
       ok: true,
@@ -324,6 +336,23 @@ export class Allowances {
     if (unused <= this.options.idleMs) return false;
     const small = c.limit === null || c.held * 4 * (c.holders + 1) <= c.room;
     return !small || unused > this.options.keepMs;
+  }
+
+  /**
+   * Renews a counter running low ahead of need, with the others that the calls of this turn of the event loop
+   * found low: one statement per tenant, not one per call.
+   */
+  private renewSoon(c: Counter): void {
+    this.renewals.add(c);
+    if (this.renewing) return;
+    this.renewing = true;
+    setImmediate(() => {
+      this.renewing = false;
+      const byTenant = new Map<string, [Counter, number][]>();
+      for (const r of this.renewals) if (!r.op) push(byTenant, r.tenantId, [r, 0]);
+      this.renewals.clear();
+      for (const [tenantId, list] of byTenant) void this.sync(tenantId, list);
+    });
   }
 
   private refusal(counters: Counter[], c: Counter, reason: "exhausted" | "unavailable"): Reservation {
@@ -460,7 +489,8 @@ export class Allowances {
       }
       busy = true;
       const stale = now - c.lastSync > this.options.leaseMs / 3;
-      if (c.retry || c.pending !== 0 || stale) push(byTenant, c.tenantId, [c, 0]);
+      const owing = c.pending !== 0 && (now - c.lastSync >= this.options.settleMs || this.closed);
+      if (c.retry || owing || stale) push(byTenant, c.tenantId, [c, 0]);
       else if (c.limit !== null && this.idle(c, now) && c.held > c.inflight)
         push(byTenant, c.tenantId, [c, -1]);
       else if (c.limit !== null && c.available < this.ahead(c) / 2) push(byTenant, c.tenantId, [c, 0]);
@@ -509,7 +539,7 @@ export function allowancesOf(store: CounterStore): Allowances {
 
 /**
  * What each counter holds spent, this process's spend settled first (exact here; another instance's last
- * `tickMs` of spend may not be in yet).
+ * `settleMs` of spend may not be in yet).
  */
 export async function spentOn(store: CounterStore, tenantId: string, keys: string[]): Promise<number[]> {
   await allowancesOf(store).flush();
