@@ -1,6 +1,6 @@
 // What the agent's tools keep: memory notes, scheduled messages, background tasks.
 import "server-only";
-import { boolean, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./columns";
 import { tenantRef, userRef } from "./references";
 import { membershipRole } from "./tenants";
@@ -19,6 +19,14 @@ export const agentMemory = pgTable(
 );
 export type AgentMemory = typeof agentMemory.$inferSelect;
 
+/**
+ * Where a schedule's result goes besides its own conversation's turn: another conversation of the same user (the
+ * turn runs there), or an alert channel of the tenant (the answer is delivered there too).
+ */
+export type ScheduleTarget =
+  | { type: "conversation"; conversationId: string }
+  | { type: "alert_channel"; channelId: string };
+
 // Scheduled messages (the clock tool): due rows are claimed with a lease, so each fires once across replicas.
 export const agentSchedule = pgTable(
   "agent_schedule",
@@ -35,6 +43,7 @@ export const agentSchedule = pgTable(
     nextRunAt: timestamp("next_run_at", { withTimezone: true }),
     lastRunAt: timestamp("last_run_at", { withTimezone: true }),
     lastStatus: text("last_status"),
+    target: jsonb("target").$type<ScheduleTarget>(),
     leaseUntil: timestamp("lease_until", { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -45,6 +54,29 @@ export const agentSchedule = pgTable(
   ],
 );
 export type AgentSchedule = typeof agentSchedule.$inferSelect;
+
+// One run of a schedule (schedule_log): when, how it ended, and what it answered (capped by the writer).
+export const SCHEDULE_RUN_STATUSES = ["running", "succeeded", "failed", "skipped"] as const;
+export type ScheduleRunStatus = (typeof SCHEDULE_RUN_STATUSES)[number];
+export const agentScheduleRun = pgTable(
+  "agent_schedule_run",
+  {
+    id: id(),
+    tenantId: tenantRef(),
+    scheduleId: uuid("schedule_id")
+      .notNull()
+      .references(() => agentSchedule.id, { onDelete: "cascade" }),
+    status: text("status", { enum: SCHEDULE_RUN_STATUSES }).notNull().default("running"),
+    // The turn the run made (in the target conversation when there is one).
+    turnId: uuid("turn_id"),
+    result: text("result"),
+    error: text("error"),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [index("agent_schedule_run_schedule_idx").on(t.tenantId, t.scheduleId, t.startedAt)],
+);
+export type AgentScheduleRun = typeof agentScheduleRun.$inferSelect;
 
 // Background tasks (the tasks tool set): queued by a turn, claimed by any instance's runner with a lease
 // (FOR UPDATE SKIP LOCKED), so each runs once however many instances run, and survives a restart.

@@ -7,9 +7,16 @@ import { tenantRef } from "./references";
 
 // The prompt store: a tenant's named prompts, each with immutable numbered versions and labels pointing at them.
 export const PROMPT_TYPES = ["chat", "text"] as const;
+// A skill is kept in the prompt store (versions, labels, history) as a "text" prompt of kind "skill": its text
+// is the instructions (Markdown), its files are prompt_file rows of each version. Prompts and skills share the
+// tenant's namespace of names.
+export const PROMPT_KINDS = ["prompt", "skill"] as const;
+export type PromptKind = (typeof PROMPT_KINDS)[number];
 export type PromptType = (typeof PROMPT_TYPES)[number];
 export type PromptMessage = { role: "system" | "user" | "assistant"; content: string };
 export type PromptConfig = {
+  /** A skill's one-line description (what the model is told before it loads the skill). */
+  description?: string;
   model?: string;
   temperature?: number;
   maxTokens?: number;
@@ -24,6 +31,7 @@ export const prompt = pgTable(
     // May use "/" for folders ("support/triage").
     name: text("name").notNull(),
     type: text("type", { enum: PROMPT_TYPES }).notNull(),
+    kind: text("kind", { enum: PROMPT_KINDS }).notNull().default("prompt"),
     createdBy: uuid("created_by").notNull(),
     createdAt: createdAt(),
     // Nothing is deleted, only archived (hidden from lists; its versions and history stay).
@@ -70,4 +78,23 @@ export const promptLabel = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.promptId, t.label] })],
+);
+
+// A file that comes with one version of a skill (a reference, a template, a script to read): immutable like
+// the version; text only, size-capped by the store.
+export const promptFile = pgTable(
+  "prompt_file",
+  {
+    id: id(),
+    tenantId: uuid("tenant_id").notNull(),
+    promptVersionId: uuid("prompt_version_id")
+      .notNull()
+      .references(() => promptVersion.id, { onDelete: "cascade" }),
+    // Relative, "/"-separated ("reference/forms.md").
+    path: text("path").notNull(),
+    content: text("content").notNull(),
+    bytes: integer("bytes").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("prompt_file_version_path_idx").on(t.promptVersionId, t.path)],
 );

@@ -26,6 +26,9 @@ export const tenant = pgTable("tenant", {
   // public address (the address guard always applies).
   webFetchMode: text("web_fetch_mode").$type<"off" | "allowlist" | "any">().notNull().default("any"),
   webFetchDomains: jsonb("web_fetch_domains").$type<string[]>().notNull().default([]),
+  // The code sandbox tool set (code_run): off (the default), on (no file system), or on with a read-only
+  // virtual file system of the conversation's attachments.
+  codeRunMode: text("code_run_mode").$type<"off" | "on" | "files">().notNull().default("off"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
