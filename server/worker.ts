@@ -3,7 +3,8 @@
  * rollups' reconciliation, clock schedules, background tasks and evaluation runs) under the leader lock, so any
  * number of workers and apps on one database run each job once. Run it with TOLLGATE_WORKER=external on the
  * apps, which then run none of it.   npm run worker
- * Probes on WORKER_HEALTH_PORT when set: /health/live and /health/ready.
+ * Probes on WORKER_HEALTH_PORT when set: /health/live, /health/ready, and /metrics (the worker's own counters:
+ * alert deliveries, background tasks, schedules; the same token rules as the app's).
  */
 import { createServer } from "node:http";
 import { listenBeforeReady } from "@/lib/cluster";
@@ -14,19 +15,21 @@ import { installShutdownFlush } from "@/lib/governance/shutdown";
 import { startTracing, stopTracing } from "@/lib/observability";
 import { backgroundWork } from "@/server/background";
 import { createContainer, installContainer } from "@/server/container";
+import { isMetrics, serveMetrics } from "./metrics";
 import { serveProbe } from "./probes";
 
+// Scheduled turns and evaluation items are model calls too: traced when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+startTracing();
+const app = installContainer(createContainer());
 const healthPort = process.env.WORKER_HEALTH_PORT ? Number(process.env.WORKER_HEALTH_PORT) : null;
 if (healthPort !== null) {
   const probes = createServer((incoming, outgoing) => {
     if (serveProbe(incoming, outgoing)) return;
+    if (isMetrics(incoming)) return void serveMetrics(app.telemetry, incoming, outgoing);
     outgoing.writeHead(404).end();
   });
   probes.listen(healthPort, "0.0.0.0", () => log.info({ port: healthPort }, "worker probes listening"));
 }
-// Scheduled turns and evaluation items are model calls too: traced when OTEL_EXPORTER_OTLP_ENDPOINT is set.
-startTracing();
-const app = installContainer(createContainer());
 try {
   void app.gateway;
   const handle = await app.database();

@@ -225,10 +225,17 @@ describe("the lean server and the worker, started and stopped as processes", () 
     // The model never answers: the turn is still running when the worker is stopped.
     fake.setDefault({ kind: "hang" });
     const before = fake.requests.length;
-    const worker = run("worker", { WORKER_HEALTH_PORT: String(await freePort()) });
+    const healthPort = await freePort();
+    const worker = run("worker", { WORKER_HEALTH_PORT: String(healthPort), METRICS_TOKEN: "worker-metrics" });
     await until("the scheduled turn's model call", async () =>
       fake.requests.length > before ? true : undefined,
     );
+    // The worker's own counters (alert deliveries, tasks, schedules) are scraped from its probe port.
+    const metricsUrl = `http://127.0.0.1:${healthPort}/metrics`;
+    expect((await fetch(metricsUrl)).status).toBe(401);
+    const scraped = await fetch(metricsUrl, { headers: { authorization: "Bearer worker-metrics" } });
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain("tollgate_alert_deliveries_total");
     worker.kill("SIGTERM");
     const code = await Promise.race([exited(worker), sleep(15_000).then(() => "still running")]);
     fake.setDefault({ kind: "text", text: "ok" });
