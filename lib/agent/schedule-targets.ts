@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db";
 import { alertChannel, type MembershipRole, type ScheduleTarget, sysAgentSession } from "@/db/schema";
@@ -88,6 +88,19 @@ export async function resolveTarget(
   if (!channel.enabled)
     throw new Error(`alert channel ${id} is disabled: enable it on the Alerts page first`);
   return { conversationId: owner.conversationId, channelId: id };
+}
+
+/** The tenant's alert channels a schedule may target (enabled ones; never their config, which holds secrets). */
+export async function targetableChannels(
+  db: Database,
+  tenantId: string,
+): Promise<{ id: string; name: string; kind: string }[]> {
+  return db
+    .select({ id: alertChannel.id, name: alertChannel.name, kind: alertChannel.kind })
+    .from(alertChannel)
+    .where(and(eq(alertChannel.tenantId, tenantId), eq(alertChannel.enabled, true)))
+    .orderBy(asc(alertChannel.name))
+    .limit(50);
 }
 
 /** A schedule's answer on its way to an alert channel (queued as a durable delivery by features/alerts). */

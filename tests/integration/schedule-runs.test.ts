@@ -353,6 +353,11 @@ describe.each(testDbKinds)("schedule_get, schedule_log and schedule targets on %
         .returning();
       const home = await conversationOf(acme, ada);
       const admin = ctxFor(acme, ada, home, "admin");
+      // An admin finds the channel's id with schedule_channels: the tenant's own only, and no secrets.
+      const listed = (await call("schedule_channels", {}, admin)).channels as Record<string, unknown>[];
+      expect(listed).toContainEqual({ id: channel!.id, name: "reports", kind: "webhook" });
+      expect(listed.map((c) => c.id)).not.toContain(globexChannel!.id);
+      expect(clock.tools().find((t) => t.name === "schedule_channels")!.roles).toEqual(["admin"]);
       const target = (channelId: string) => ({ type: "alert_channel", channelId });
       await expect(
         call(

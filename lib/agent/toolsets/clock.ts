@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { type Database, getDb } from "@/db";
 import { type AgentScheduleRun, clip, listRuns, MAX_RUNS_PER_SCHEDULE } from "../schedule-runs";
-import { scheduleTargetInput } from "../schedule-targets";
+import { scheduleTargetInput, targetableChannels } from "../schedule-targets";
 import {
   type AgentSchedule,
   createSchedule,
@@ -50,7 +50,7 @@ const runView = (r: AgentScheduleRun) => ({
 });
 
 const TARGET_HELP =
-  'Where each run goes instead of here: {"type":"conversation","conversationId":"…"} runs it as a turn of another conversation of yours; {"type":"alert_channel","channelId":"…"} also sends each answer to an alert channel of this tenant (admins only).';
+  'Where each run goes instead of here: {"type":"conversation","conversationId":"…"} runs it as a turn of another conversation of yours; {"type":"alert_channel","channelId":"…"} also sends each answer to an alert channel of this tenant (admins only; ids from schedule_channels).';
 
 const notFound = (id: string) => new Error(`no schedule ${id} in this conversation (see schedule_list)`);
 
@@ -117,7 +117,7 @@ export class ClockToolSet extends ToolSet {
       description:
         "One schedule of this conversation in full: cron, time zone, message, model, enabled, next and last run, last status, target.",
       category: "clock",
-      keywords: ["schedule", "reminder details"],
+      keywords: ["schedule details", "reminder details"],
       parameters: z.object({ id: z.string().describe("The schedule's id, from schedule_list") }),
       execute: async ({ id }, ctx) => {
         const db = await database();
@@ -150,6 +150,17 @@ export class ClockToolSet extends ToolSet {
         const runs = await listRuns(db, { tenantId: ctx.tenantId, scheduleId: row.id, limit: limit ?? 10 });
         return { id: row.id, runs: runs.map(runView) };
       },
+    });
+    const channels = defineTool({
+      name: "schedule_channels",
+      needs: "conversation",
+      roles: ["admin"],
+      description:
+        "The tenant's enabled alert channels (id, name, kind) a schedule's answers can be sent to with target alert_channel.",
+      category: "clock",
+      keywords: ["alert channels", "send report to slack", "send report to webhook"],
+      parameters: z.object({}),
+      execute: async (_args, ctx) => ({ channels: await targetableChannels(await database(), ctx.tenantId) }),
     });
     const update = defineTool({
       name: "schedule_update",
@@ -203,7 +214,7 @@ export class ClockToolSet extends ToolSet {
         return { deleted: true, id };
       },
     });
-    this.list = [create, list, get, log, update, remove];
+    this.list = [create, list, get, log, channels, update, remove];
   }
 
   tools(): Tool[] {
@@ -211,6 +222,6 @@ export class ClockToolSet extends ToolSet {
   }
 
   override prompt(): string {
-    return "With schedule_create you can schedule a message to arrive in this conversation (or, with a target, another conversation of the user's or an alert channel) at recurring times (5-field cron, at most once a minute); schedule_list, schedule_get, schedule_update and schedule_delete manage them, and schedule_log shows how past runs went.";
+    return "With schedule_create you can schedule a message to arrive in this conversation (or, with a target, another conversation of the user's or an alert channel) at recurring times (5-field cron, at most once a minute); schedule_list, schedule_get, schedule_update and schedule_delete manage them, schedule_log shows how past runs went, and schedule_channels (admins) lists the alert channels a target may name.";
   }
 }
