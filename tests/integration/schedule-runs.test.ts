@@ -212,6 +212,39 @@ describe.each(testDbKinds)("schedule_get, schedule_log and schedule targets on %
     expect(await listRuns(app.db, { tenantId: globex, scheduleId: s.id, limit: 10 })).toEqual([]);
   });
 
+  it("logs one run per firing however many replicas claim at once", async () => {
+    const t0 = new Date("2030-09-01T08:00:00Z");
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        (
+          await createSchedule(
+            app.db,
+            {
+              tenantId: acme,
+              userId: max,
+              conversationId: randomUUID(),
+              cron: "0 9 * * *",
+              message: `m${i}`,
+            },
+            t0,
+          )
+        ).id,
+      );
+    const second = await app.secondPool();
+    const due = new Date("2030-09-01T09:00:01Z");
+    const claims = await Promise.all(
+      [app.db, second, app.db, second].map((db) =>
+        claimDueSchedules(db, { now: due, limit: 10, leaseMs: 60_000 }),
+      ),
+    );
+    const claimed = claims.flat();
+    expect(claimed.map((c) => c.id).sort()).toEqual([...ids].sort());
+    const runs = await app.db.select().from(agentScheduleRun);
+    expect(runs.map((r) => r.scheduleId).sort()).toEqual([...ids].sort());
+    expect(new Set(runs.map((r) => r.id))).toEqual(new Set(claimed.map((c) => c.runId)));
+  });
+
   it(`keeps the last ${MAX_RUNS_PER_SCHEDULE} runs of a schedule`, async () => {
     const s = await createSchedule(
       app.db,
