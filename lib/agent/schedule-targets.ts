@@ -7,8 +7,11 @@ import { isUuid } from "@/lib/core/schema/uuid";
 
 export type { ScheduleTarget } from "@/db/schema";
 
-/** What the tools accept as a schedule's target (the jsonb column's shape). */
-export const scheduleTargetInput = z.discriminatedUnion("type", [
+/**
+ * What the tools accept as a schedule's target (the jsonb column's shape). A plain union: its JSON Schema is an
+ * `anyOf`, which every provider's tool schema takes (a discriminated union's `oneOf` is not).
+ */
+export const scheduleTargetInput = z.union([
   z.strictObject({
     type: z.literal("conversation"),
     conversationId: z
