@@ -74,7 +74,7 @@ const DROPPED = "(older notices dropped: too many pending)";
 
 /**
  * Bodies of one type as one message, oldest first. Past the bound the oldest text goes: the stack keeps its tail
- * from the first whole notice in it (an opening tag such as `<TASK_RESULT …>`, else a line) and says that some were dropped.
+ * from the first whole notice in it (an opening tag such as `<TASK_RESULT …>`, else a line) and says so.
  */
 export function stackNotificationBodies(bodies: string[]): string {
   const joined = bodies.join("\n");
