@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { agentSchedule, agentScheduleRun, alertChannel, alertDelivery } from "@/db/schema";
+import { agentSchedule, agentScheduleRun, alertChannel, alertDelivery, alertEvent } from "@/db/schema";
 import { AlertSender } from "@/features/alerts/server/delivery";
 import { queueScheduleResult } from "@/features/alerts/server/schedule-results";
 import { ToolRegistry } from "@/lib/agent/registry";
@@ -461,5 +461,39 @@ describe.each(testDbKinds)("schedule_get, schedule_log and schedule targets on %
       await sender.stop();
       await hook.close();
     }
+  });
+  it("the app's own scheduler queues an alert channel target's answer as a pending schedule_result delivery", async () => {
+    const [channel] = await app.db
+      .insert(alertChannel)
+      .values({
+        tenantId: acme,
+        name: "wired",
+        kind: "webhook",
+        config: { url: "http://127.0.0.1:9/x", secret: SECRET },
+      })
+      .returning();
+    const home = await conversationOf(acme, ada);
+    const s = await createSchedule(
+      app.db,
+      {
+        tenantId: acme,
+        userId: ada,
+        role: "admin",
+        conversationId: home,
+        cron: "* * * * *",
+        message: "Wired?",
+        target: { type: "alert_channel", channelId: channel!.id },
+      },
+      new Date(Date.now() - 3_600_000),
+    );
+    expect(await app.container.agent.scheduler.tick()).toBe(1);
+    const [run] = await app.db.select().from(agentScheduleRun).where(eq(agentScheduleRun.scheduleId, s.id));
+    expect(run).toMatchObject({ status: "succeeded", error: null });
+    const [event] = await app.db
+      .select({ dedupeKey: alertEvent.dedupeKey, status: alertDelivery.status })
+      .from(alertDelivery)
+      .innerJoin(alertEvent, eq(alertEvent.id, alertDelivery.eventId))
+      .where(eq(alertDelivery.channelId, channel!.id));
+    expect(event).toEqual({ dedupeKey: `schedule:${run!.id}`, status: "pending" });
   });
 });
