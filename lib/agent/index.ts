@@ -8,6 +8,7 @@ import type { ConversationStore } from "@/lib/turns/conversation";
 import type { TurnObserver } from "@/lib/turns/observer";
 import { Confirmations } from "./confirmations";
 import { ToolRegistry } from "./registry";
+import type { ScheduleResultDelivery } from "./schedule-targets";
 import { Scheduler } from "./scheduler";
 import { AgentService } from "./service";
 import { RunningTurns } from "./stop-registry";
@@ -52,7 +53,12 @@ export type AgentToolDeps = {
  * What the agent runtime adds: the recorder of every turn (ledger row and audit trail), and how long a user has to
  * approve a call that needs it (default 60 s).
  */
-export type AgentDeps = AgentToolDeps & { observer: TurnObserver; confirmationTimeoutMs?: number };
+export type AgentDeps = AgentToolDeps & {
+  observer: TurnObserver;
+  confirmationTimeoutMs?: number;
+  /** Queues a clock schedule's answer for its alert channel target (features/alerts, wired at start-up). */
+  deliverScheduleResult?: ScheduleResultDelivery;
+};
 
 export const DEFAULT_CONFIRMATION_TIMEOUT_MS = 60_000;
 
@@ -152,6 +158,7 @@ export function createAgentRuntime(
   const scheduler = new Scheduler({
     db: deps.db,
     agent,
+    deliver: deps.deliverScheduleResult,
     log: { info: (m) => log.info(m), error: (m, err) => log.error({ err }, m) },
   });
   return { ...tools, agent, confirmations, turns, scheduler, store: deps.store };

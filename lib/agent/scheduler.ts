@@ -2,7 +2,9 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { appUser, type MembershipRole, membership, tenant } from "@/db/schema";
-import { type AgentSchedule, claimDueSchedules, finishScheduleRun } from "./schedules";
+import type { RunOutcome } from "./schedule-runs";
+import { resolveTarget, type ScheduleResultDelivery } from "./schedule-targets";
+import { type ClaimedSchedule, claimDueSchedules, finishScheduleRun } from "./schedules";
 import type { AgentService } from "./service";
 
 export type SchedulerLog = {
@@ -25,6 +27,8 @@ export type SchedulerDeps = {
   /** Schedules claimed per tick, run at the same time (default 10). */
   batchSize?: number;
   log?: SchedulerLog;
+  /** Queues a run's answer for its alert channel target (features/alerts' durable deliveries); unset: refused. */
+  deliver?: ScheduleResultDelivery;
 };
 
 export const OWNER_REMOVED = "owner removed";
@@ -118,22 +122,52 @@ export class Scheduler {
     return ran.filter(Boolean).length;
   }
 
-  /** One schedule as one agent turn; never throws, always clears the lease. */
-  private async runOne(db: Database, schedule: AgentSchedule): Promise<boolean> {
+  /**
+   * One schedule as one agent turn, in its own conversation or its target conversation; its answer is also
+   * queued for its alert channel target. Never throws, always clears the lease and closes the run's log row.
+   */
+  private async runOne(db: Database, schedule: ClaimedSchedule): Promise<boolean> {
     const at = this.now();
+    // The run's log row, ended now (lastRunAt stays the run's start, as before the log existed).
+    const logged = (status: RunOutcome["status"], more: Partial<RunOutcome> = {}): RunOutcome => ({
+      runId: schedule.runId,
+      tenantId: schedule.tenantId,
+      status,
+      at: this.now(),
+      ...more,
+    });
     let role: MembershipRole | null;
     try {
       role = await this.roleOf(schedule.tenantId, schedule.userId);
     } catch (error) {
       this.log.error(`schedule ${schedule.id}: cannot look up its owner`, error);
-      await this.finish(db, { id: schedule.id, status: "failed", at });
+      const log = logged("failed", { error: "cannot look up the schedule's owner" });
+      await this.finish(db, { id: schedule.id, status: "failed", at, log });
       return false;
     }
     if (!role) {
       this.log.info(
         `schedule ${schedule.id} disabled: its owner is no longer an active member of the tenant`,
       );
-      await this.finish(db, { id: schedule.id, status: OWNER_REMOVED, at, disable: true });
+      const log = logged("skipped", { error: "its owner is no longer an active member of the tenant" });
+      await this.finish(db, { id: schedule.id, status: OWNER_REMOVED, at, disable: true, log });
+      return false;
+    }
+    let where: { conversationId: string; channelId: string | null };
+    try {
+      // Proved again at every run: the target conversation may be gone, the channel disabled, the owner demoted.
+      where = await resolveTarget(db, { ...schedule, role }, schedule.target);
+      if (where.channelId && !this.deps.deliver)
+        throw new Error("alert channel delivery is not available in this process");
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.log.info(`schedule ${schedule.id} not run: ${reason}`);
+      await this.finish(db, {
+        id: schedule.id,
+        status: "failed",
+        at,
+        log: logged("failed", { error: reason }),
+      });
       return false;
     }
     const limitMs = this.deps.runTimeoutMs ?? 120_000;
@@ -144,29 +178,66 @@ export class Scheduler {
     );
     timer.unref();
     let status = "failed";
+    let turnId: string | null = null;
+    let answer = "";
+    let error: string | null = null;
     try {
       const events = this.deps.agent.send(
         {
           tenantId: schedule.tenantId,
           userId: schedule.userId,
           role,
-          conversationId: schedule.conversationId,
+          conversationId: where.conversationId,
         },
         { message: schedule.message, model: schedule.model ?? undefined, source: "schedule" },
         controller.signal,
       );
       for await (const event of events) {
-        if (event.type === "done") status = event.summary.status;
+        if (event.type === "turn") turnId = event.turnId;
+        // The answer is the last round's text: text said before a tool call belongs to that round.
+        else if (event.type === "text") answer += event.delta;
+        else if (event.type === "tool_call") answer = "";
+        else if (event.type === "error") error = event.message;
+        else if (event.type === "done") status = event.summary.status;
       }
       // A turn stopped by our own time limit is recorded as such, not as a user's Stop.
       if (status === "stopped" && controller.signal.aborted) status = "timeout";
-    } catch (error) {
-      this.log.error(`schedule ${schedule.id}: the run failed`, error);
+    } catch (thrown) {
+      this.log.error(`schedule ${schedule.id}: the run failed`, thrown);
       status = "failed";
+      error = thrown instanceof Error ? thrown.message : String(thrown);
     } finally {
       clearTimeout(timer);
     }
-    await this.finish(db, { id: schedule.id, status, at });
+    const succeeded = status === "success";
+    // An error event of a turn that still ended well (none expected) is not the run's error.
+    error = succeeded ? null : (error ?? `the turn ended as ${status}`);
+    if (succeeded && where.channelId) {
+      try {
+        await this.deps.deliver!({
+          tenantId: schedule.tenantId,
+          channelId: where.channelId,
+          scheduleId: schedule.id,
+          runId: schedule.runId,
+          conversationId: where.conversationId,
+          turnId,
+          message: schedule.message,
+          answer,
+          at,
+        });
+      } catch (thrown) {
+        error = `the answer could not be queued for alert channel ${where.channelId}: ${
+          thrown instanceof Error ? thrown.message : String(thrown)
+        }`;
+        this.log.error(`schedule ${schedule.id}: ${error}`);
+      }
+    }
+    const log = logged(succeeded && !error ? "succeeded" : "failed", {
+      turnId,
+      result: answer || null,
+      error,
+    });
+    await this.finish(db, { id: schedule.id, status, at, log });
     return true;
   }
 

@@ -2,8 +2,10 @@ import "server-only";
 import { Cron } from "croner";
 import { and, asc, count, eq, isNull, lte, or } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type AgentSchedule, agentSchedule } from "@/db/schema";
+import { type AgentSchedule, agentSchedule, type MembershipRole } from "@/db/schema";
 import { isUuid } from "@/lib/core/schema/uuid";
+import { closeRun, openRun, type RunOutcome } from "./schedule-runs";
+import { resolveTarget, type ScheduleTarget } from "./schedule-targets";
 
 export type { AgentSchedule } from "@/db/schema";
 
@@ -71,6 +73,10 @@ export type NewSchedule = {
   timeZone?: string;
   message: string;
   model?: string | null;
+  /** Where the runs go besides this conversation (proved the owner's here); needs `role`. */
+  target?: ScheduleTarget | null;
+  /** The creator's role (default member): an alert channel target needs a tenant admin. */
+  role?: MembershipRole;
 };
 
 /** Adds a schedule to a conversation; its first run is the cron's next occurrence after `now`. */
@@ -82,6 +88,8 @@ export async function createSchedule(
   const timeZone = input.timeZone?.trim() || "UTC";
   const nextRunAt = requireNextRun(input.cron, timeZone, now);
   const message = checkMessage(input.message);
+  const target = input.target ?? null;
+  await resolveTarget(db, { ...input, role: input.role ?? "member" }, target);
   const [existing] = await db
     .select({ n: count() })
     .from(agentSchedule)
@@ -103,6 +111,7 @@ export async function createSchedule(
       timeZone,
       message,
       model: input.model ?? null,
+      target,
       nextRunAt,
     })
     .returning();
@@ -123,6 +132,16 @@ export async function listSchedules(
     .orderBy(asc(agentSchedule.createdAt), asc(agentSchedule.id));
 }
 
+/** One schedule of this tenant's conversation; null when there is none with that id there. */
+export async function getSchedule(
+  db: Database,
+  scope: { tenantId: string; conversationId: string; id: string },
+): Promise<AgentSchedule | null> {
+  if (!isUuid(scope.id)) return null;
+  const [row] = await db.select().from(agentSchedule).where(scoped(scope));
+  return row ?? null;
+}
+
 const scoped = (s: { tenantId: string; conversationId: string; id: string }) =>
   and(
     eq(agentSchedule.id, s.id),
@@ -138,6 +157,10 @@ export type ScheduleChange = {
   timeZone?: string;
   message?: string;
   enabled?: boolean;
+  /** A new target (proved the owner's like at create), or null to remove it. */
+  target?: ScheduleTarget | null;
+  /** Whoever changes it, with their role (a target is proved against the schedule's owner and this role). */
+  role?: MembershipRole;
 };
 
 /**
@@ -159,6 +182,10 @@ export async function updateSchedule(
   const set: Partial<typeof agentSchedule.$inferInsert> = { cron, timeZone, enabled };
   if (retimed) set.nextRunAt = requireNextRun(cron, timeZone, now);
   if (change.message !== undefined) set.message = checkMessage(change.message);
+  if (change.target !== undefined) {
+    await resolveTarget(db, { ...current, role: change.role ?? "member" }, change.target);
+    set.target = change.target;
+  }
   const [row] = await db.update(agentSchedule).set(set).where(scoped(change)).returning();
   return row ?? null;
 }
@@ -173,16 +200,20 @@ export async function deleteSchedule(
   return deleted.length > 0;
 }
 
+/** A claimed schedule with the run its firing opened (agent_schedule_run). */
+export type ClaimedSchedule = AgentSchedule & { runId: string };
+
 /**
  * System-level (every tenant): claims up to `limit` enabled schedules that are due at `now` and not leased
  * by another instance. Each gets a lease until now + leaseMs and its next run moved past `now`, so a
- * schedule that missed several slots (the app was down) fires once. Rows locked by a concurrent claimer are
- * skipped, so each due run goes to exactly one instance.
+ * schedule that missed several slots (the app was down) fires once, and a run row (`running`) in the same
+ * transaction. Rows locked by a concurrent claimer are skipped, so each due run goes to exactly one instance
+ * and is logged once.
  */
 export async function claimDueSchedules(
   db: Database,
   options: { now: Date; limit: number; leaseMs: number },
-): Promise<AgentSchedule[]> {
+): Promise<ClaimedSchedule[]> {
   const { now, limit, leaseMs } = options;
   const leaseUntil = new Date(now.getTime() + leaseMs);
   return db.transaction(async (tx) => {
@@ -199,7 +230,7 @@ export async function claimDueSchedules(
       .orderBy(asc(agentSchedule.nextRunAt))
       .limit(limit)
       .for("update", { skipLocked: true });
-    const claimed: AgentSchedule[] = [];
+    const claimed: ClaimedSchedule[] = [];
     for (const row of due) {
       let next: Date | null;
       try {
@@ -213,24 +244,31 @@ export async function claimDueSchedules(
         .set({ leaseUntil, nextRunAt: next })
         .where(eq(agentSchedule.id, row.id))
         .returning();
-      if (updated) claimed.push(updated);
+      if (updated) claimed.push({ ...updated, runId: await openRun(tx, updated, now) });
     }
     return claimed;
   });
 }
 
-/** System-level: ends a claimed run: clears the lease, records when and how it went; `disable` switches it off. */
+/**
+ * System-level: ends a claimed run: clears the lease, records when and how it went (and closes its run row,
+ * in the same transaction); `disable` switches it off.
+ */
 export async function finishScheduleRun(
   db: Database,
-  run: { id: string; status: string; at?: Date; disable?: boolean },
+  run: { id: string; status: string; at?: Date; disable?: boolean; log?: RunOutcome },
 ): Promise<void> {
-  await db
-    .update(agentSchedule)
-    .set({
-      leaseUntil: null,
-      lastRunAt: run.at ?? new Date(),
-      lastStatus: run.status,
-      ...(run.disable ? { enabled: false } : {}),
-    })
-    .where(eq(agentSchedule.id, run.id));
+  const at = run.at ?? new Date();
+  await db.transaction(async (tx) => {
+    await tx
+      .update(agentSchedule)
+      .set({
+        leaseUntil: null,
+        lastRunAt: at,
+        lastStatus: run.status,
+        ...(run.disable ? { enabled: false } : {}),
+      })
+      .where(eq(agentSchedule.id, run.id));
+    if (run.log) await closeRun(tx, run.log);
+  });
 }

@@ -14,7 +14,12 @@ import {
 import { AppError, notFound } from "@/lib/core/errors/app-error";
 import { cleanRow, cleanRows, cleanText } from "@/lib/core/text/clean-text";
 import { plainTitle } from "@/lib/core/text/plain-title";
-import type { ConversationStore, Notification, StoredMessage } from "@/lib/turns/conversation";
+import {
+  type ConversationStore,
+  type Notification,
+  type StoredMessage,
+  stackNotificationBodies,
+} from "@/lib/turns/conversation";
 
 // Any fixed 32-bit number: the advisory-lock namespace of a conversation's pending notifications.
 const NOTIFICATION_LOCK = 727_100_003;
@@ -339,28 +344,25 @@ export class DrizzleConversationStore implements ConversationStore {
     await db.transaction(async (tx) => {
       // One writer per conversation at a time, so two tasks ending together merge instead of both inserting.
       await tx.execute(sql`select pg_advisory_xact_lock(${NOTIFICATION_LOCK}, hashtext(${conversationId}))`);
-      const [last] = await tx
-        .select()
-        .from(sysAgentNotification)
+      // The pending ones of this type leave the queue (a turn taking them meanwhile wins: what it took is not
+      // here) and come back as one at the tail with the new one last, as mergeNotification does in memory.
+      const stacked = await tx
+        .delete(sysAgentNotification)
         .where(
           and(
             eq(sysAgentNotification.tenantId, tenantId),
             eq(sysAgentNotification.sessionId, conversationId),
+            eq(sysAgentNotification.type, n.type),
           ),
         )
-        .orderBy(desc(sysAgentNotification.seq))
-        .limit(1)
-        .for("update");
-      if (last && last.type === n.type) {
-        await tx
-          .update(sysAgentNotification)
-          .set({ body: `${last.body}\n${n.body}` })
-          .where(eq(sysAgentNotification.seq, last.seq));
-      } else {
-        await tx
-          .insert(sysAgentNotification)
-          .values({ tenantId, sessionId: conversationId, type: n.type, body: n.body });
-      }
+        .returning({ seq: sysAgentNotification.seq, body: sysAgentNotification.body });
+      const body = stackNotificationBodies([
+        ...stacked.sort((a, b) => a.seq - b.seq).map((r) => r.body),
+        n.body,
+      ]);
+      await tx
+        .insert(sysAgentNotification)
+        .values({ tenantId, sessionId: conversationId, type: n.type, body });
     });
   }
 

@@ -16,7 +16,10 @@ export type StoredToolCall = { name: string; args: Record<string, unknown>; resu
 export interface ConversationStore {
   history(tenantId: string, conversationId: string): Promise<StoredMessage[]>;
   append(tenantId: string, conversationId: string, turnId: string, messages: StoredMessage[]): Promise<void>;
-  /** Queues a message for the model's next turn; consecutive pending ones of the same type merge. */
+  /**
+   * Queues a message for the model's next turn; pending ones of the same type merge into one at the tail
+   * (`mergeNotification`), atomically however many are queued at once.
+   */
   queueNotification(tenantId: string, conversationId: string, notification: Notification): Promise<void>;
   takeNotifications(tenantId: string, conversationId: string): Promise<Notification[]>;
 }
@@ -52,12 +55,35 @@ export class InMemoryConversationStore implements ConversationStore {
   }
 }
 
-/** Consecutive notifications of one type become one message, so a busy conversation is not flooded. */
+/**
+ * Notifications stack by type: a new one joins the pending one of its type (oldest text first) and the stack
+ * moves to the tail of the queue, so a busy conversation gets one message per type and the newest result is
+ * never stuck behind stale ones.
+ */
 export function mergeNotification(queue: Notification[], n: Notification): Notification[] {
-  const last = queue[queue.length - 1];
-  if (last && last.type === n.type)
-    return [...queue.slice(0, -1), { type: n.type, body: `${last.body}\n${n.body}` }];
-  return [...queue, n];
+  const same = queue.filter((q) => q.type === n.type);
+  if (!same.length) return [...queue, n];
+  const body = stackNotificationBodies([...same.map((q) => q.body), n.body]);
+  return [...queue.filter((q) => q.type !== n.type), { type: n.type, body }];
+}
+
+/** A stack of notifications is bounded: a conversation nobody opens does not grow one without end. */
+export const MAX_NOTIFICATION_STACK = 16_000;
+
+const DROPPED = "(older notices dropped: too many pending)";
+
+/**
+ * Bodies of one type as one message, oldest first. Past the bound the oldest text goes: the stack keeps its tail
+ * from the first whole notice in it (an opening tag such as `<TASK_RESULT …>`, else a line) and says so.
+ */
+export function stackNotificationBodies(bodies: string[]): string {
+  const joined = bodies.join("\n");
+  if (joined.length <= MAX_NOTIFICATION_STACK) return joined;
+  const tail = joined.slice(joined.length - MAX_NOTIFICATION_STACK + DROPPED.length + 1);
+  let tagged = tail.indexOf("\n<");
+  while (tagged >= 0 && tail[tagged + 2] === "/") tagged = tail.indexOf("\n<", tagged + 2);
+  const start = tagged >= 0 ? tagged + 1 : tail.indexOf("\n") + 1;
+  return `${DROPPED}\n${tail.slice(start)}`;
 }
 
 /** The tool calls of a history with their results, for tool sets that rebuild their state from it. */

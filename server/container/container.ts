@@ -3,6 +3,7 @@ import { type Database, type DatabaseHandle, openAppDatabase } from "@/db";
 import { openReadRouter, type ReadRouter, type ReadStats, readRouterOptionsFromEnv } from "@/db/read-replica";
 import { PageCatalog } from "@/features/admin-tables/server";
 import { AlertSender, transportsFromEnv } from "@/features/alerts/server/delivery";
+import { queueScheduleResult } from "@/features/alerts/server/schedule-results";
 import { demoFromEnv, demoPreparation } from "@/features/demo/server";
 import { ordersToolSet } from "@/features/demo/server/orders-tools";
 import { SchemaContext } from "@/features/drawer/server/copilot/schema-context";
@@ -218,7 +219,16 @@ export function createContainer(options: ContainerOptions = {}): Container {
   const recorder = once(() => telemetry().observe(new GovernanceRecorder(db, { instanceId: instance().id })));
   const agent = once(() =>
     createAgentRuntime(
-      { ...toolDeps(), observer: recorder(), confirmationTimeoutMs: confirmationTimeoutFromEnv(env) },
+      {
+        ...toolDeps(),
+        observer: recorder(),
+        confirmationTimeoutMs: confirmationTimeoutFromEnv(env),
+        // A schedule's answer for an alert channel becomes a durable delivery, sent by the alert sender.
+        deliverScheduleResult: async (result) => {
+          await queueScheduleResult(await db(), result);
+          alerts().wake();
+        },
+      },
       tools(),
     ),
   );

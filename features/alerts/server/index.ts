@@ -11,5 +11,6 @@ export { fireAlert } from "./fire";
 export { installBudgetAlerts } from "./hooks";
 export { type AlertOwner, alertOwnerOf, PLATFORM_CHANGE_TENANT } from "./owner";
 export * from "./rule-store";
+export { queueScheduleResult } from "./schedule-results";
 export { listDeliveries, sendTestAlert } from "./sending";
 export { alertEvaluationService } from "./service";

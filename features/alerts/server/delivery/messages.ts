@@ -13,11 +13,21 @@ export const TEST_DEDUPE_PREFIX = "test:";
 export const isTestAlert = (event: Pick<FiredAlert, "ruleId" | "dedupeKey">): boolean =>
   event.ruleId === null && event.dedupeKey.startsWith(TEST_DEDUPE_PREFIX);
 
-/** The JSON a webhook receives (its raw text is what `x-tollgate-signature` signs). */
+/** The dedupe key prefix of a clock schedule's answer sent to a channel (`schedule:<run id>`, no rule). */
+export const SCHEDULE_DEDUPE_PREFIX = "schedule:";
+
+export const isScheduleResult = (event: Pick<FiredAlert, "ruleId" | "dedupeKey">): boolean =>
+  event.ruleId === null && event.dedupeKey.startsWith(SCHEDULE_DEDUPE_PREFIX);
+
+/**
+ * The JSON a webhook receives (its raw text is what `x-tollgate-signature` signs). `type` tells a receiver what
+ * it is: "alert" (a rule fired, or a test), or "schedule_result" (a clock schedule's answer; `details` names the
+ * schedule, its run, conversation and turn).
+ */
 export function webhookBody(event: FiredAlert): string {
   return JSON.stringify({
     id: event.id,
-    type: "alert",
+    type: isScheduleResult(event) ? "schedule_result" : "alert",
     tenantId: event.tenantId,
     rule: event.rule ? { id: event.rule.id, name: event.rule.name, kind: event.rule.kind } : null,
     severity: event.severity,
@@ -48,7 +58,11 @@ export function slackBody(event: FiredAlert): string {
   const label = event.severity.toUpperCase();
   const lines = [escapeMrkdwn(event.body)];
   const facts = [
-    event.rule ? `*Rule:* ${escapeMrkdwn(event.rule.name)}` : "*Test alert* (no rule)",
+    event.rule
+      ? `*Rule:* ${escapeMrkdwn(event.rule.name)}`
+      : isScheduleResult(event)
+        ? "*Scheduled message* (a clock schedule's answer)"
+        : "*Test alert* (no rule)",
     `*Severity:* ${event.severity}`,
     `*Fired:* ${event.firedAt.toISOString()}`,
   ];
@@ -70,7 +84,14 @@ export function emailMessage(event: FiredAlert): { subject: string; text: string
   const subject = `[Tollgate] ${event.severity}: ${event.title}`;
   const facts: [string, string][] = [
     ["Severity", event.severity],
-    ["Rule", event.rule ? `${event.rule.name} (${event.rule.kind})` : "none: a test alert"],
+    [
+      "Rule",
+      event.rule
+        ? `${event.rule.name} (${event.rule.kind})`
+        : isScheduleResult(event)
+          ? "none: a clock schedule's answer"
+          : "none: a test alert",
+    ],
     ["Fired", event.firedAt.toISOString()],
     ["Event", event.id],
   ];
