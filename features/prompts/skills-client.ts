@@ -45,5 +45,6 @@ export const skillsApi = {
   },
   moveLabel: (name: string, label: string, version: number) =>
     sendJson("PUT", `${at(name)}/labels/${encodeURIComponent(label)}`, { version }),
+  archive: (name: string) => sendJson("DELETE", at(name)),
   archiveVersion: (name: string, version: number) => sendJson("DELETE", `${at(name)}/versions/${version}`),
 };

@@ -315,4 +315,20 @@ describe.each(testDbKinds)("skills on %s", (kind) => {
     await res.text();
     expect(JSON.stringify(upstream.requests[0]!.body)).not.toContain("skill_load");
   });
+
+  it("an archived skill is neither listed nor offered; a new version brings it back", async () => {
+    await as("admin@acme.test");
+    expect((await oneSkill.DELETE(json("DELETE"), named("refunds"))).status).toBe(200);
+    expect((await (await skills.GET(new Request("http://app/x"), noParams)).json()).skills).toEqual([]);
+    await (await turns.POST(json("POST", { message: "refund?" }), noParams)).text();
+    expect(JSON.stringify(upstream.requests[0]!.body)).not.toContain("skill_load");
+    // Its versions stay readable on its page.
+    expect((await get("refunds", "?version=1")).status).toBe(200);
+    const again = await skills.POST(
+      json("POST", { name: "refunds", description: "Refunds, again", instructions: "v4" }),
+      noParams,
+    );
+    expect((await again.json()).version).toBe(4);
+    expect((await (await skills.GET(new Request("http://app/x"), noParams)).json()).skills).toHaveLength(1);
+  });
 });

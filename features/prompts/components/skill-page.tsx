@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { BUTTON, CARD, ErrorNote } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
@@ -18,6 +19,7 @@ import { VersionList } from "./version-list";
  */
 export function SkillPage({ name }: { name: string }) {
   const { t } = useI18n();
+  const router = useRouter();
   const detail = useLoad((signal) => skillsApi.get(name, signal));
   const [chosen, setChosen] = useState<number | null>(null);
   if (!detail.data)
@@ -47,12 +49,25 @@ export function SkillPage({ name }: { name: string }) {
             detail.reload();
           }}
         />
-        <Link
-          href="/dev/agent/skills"
-          className="text-sm text-indigo-600 hover:underline dark:text-indigo-400"
-        >
-          {t("skills.back")}
-        </Link>
+        <div className="flex items-center gap-4">
+          <Link
+            href="/dev/agent/skills"
+            className="text-sm text-indigo-600 hover:underline dark:text-indigo-400"
+          >
+            {t("skills.back")}
+          </Link>
+          {rights.edit && (
+            // Archived: no longer listed nor offered to the model; a new version (or import) brings it back.
+            <button
+              type="button"
+              data-testid="skill-archive"
+              className={BUTTON}
+              onClick={() => void skillsApi.archive(name).then(() => router.push("/dev/agent/skills"))}
+            >
+              {t("skills.archiveSkill")}
+            </button>
+          )}
+        </div>
       </div>
     </div>
   );

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
 import type { Database } from "@/db";
 import { prompt, promptFile, promptLabel, promptVersion } from "@/db/schema";
 import type { SkillLibrary } from "@/lib/agent/toolsets/skills";
@@ -324,6 +324,14 @@ export async function liveSkills(
     .select({ promptId: promptLabel.promptId, label: promptLabel.label, version: promptLabel.version })
     .from(promptLabel)
     .where(and(inArray(promptLabel.promptId, ids), inArray(promptLabel.label, [PROTECTED_LABEL, LATEST])));
+  // Each skill's loaded version only (production, else latest), not every version it has.
+  const chosen = skills.flatMap((s) => {
+    const own = labels.filter((l) => l.promptId === s.id);
+    const number =
+      own.find((l) => l.label === PROTECTED_LABEL)?.version ?? own.find((l) => l.label === LATEST)?.version;
+    return number === undefined ? [] : [{ ...s, number }];
+  });
+  if (!chosen.length) return [];
   const versions = await db
     .select({
       promptId: promptVersion.promptId,
@@ -331,13 +339,15 @@ export async function liveSkills(
       config: promptVersion.config,
     })
     .from(promptVersion)
-    .where(and(eq(promptVersion.tenantId, tenantId), inArray(promptVersion.promptId, ids)));
-  return skills.flatMap((s) => {
-    const own = labels.filter((l) => l.promptId === s.id);
-    const number =
-      own.find((l) => l.label === PROTECTED_LABEL)?.version ?? own.find((l) => l.label === LATEST)?.version;
-    const v = versions.find((x) => x.promptId === s.id && x.version === number);
-    return v ? [{ name: s.name, description: v.config.description ?? "", version: v.version }] : [];
+    .where(
+      and(
+        eq(promptVersion.tenantId, tenantId),
+        or(...chosen.map((c) => and(eq(promptVersion.promptId, c.id), eq(promptVersion.version, c.number)))),
+      ),
+    );
+  return chosen.flatMap((c) => {
+    const v = versions.find((x) => x.promptId === c.id && x.version === c.number);
+    return v ? [{ name: c.name, description: v.config.description ?? "", version: v.version }] : [];
   });
 }
 
