@@ -21,7 +21,7 @@ const isApi = (pathname: string) => pathname === "/api" || pathname.startsWith("
 /** next-auth's own endpoints take HTML form posts (and check their own CSRF token as well). */
 const isNextAuth = (pathname: string) => pathname.startsWith("/api/auth/");
 /** Endpoints that take a file as multipart/form-data (from this site only, like every other POST). */
-const UPLOAD_ENDPOINTS = new Set(["/api/agent/files"]);
+const UPLOAD_ENDPOINTS = new Set(["/api/agent/files", "/api/skills/import"]);
 
 /**
  * The one place every request to the app's own pages and /api passes (the /v1 API and /mcp are not here: they are

@@ -24,10 +24,14 @@ const ADMIN: (NavLink & { superAdminOnly?: true })[] = [
   { href: "/dev/admin/tenants", label: "nav.tenants", superAdminOnly: true },
   { href: "/dev/admin/changes", label: "nav.changes" },
   { href: "/dev/agent/prompts", label: "nav.prompts" },
+  { href: "/dev/agent/skills", label: "nav.skills" },
   { href: "/dev/agent/evals", label: "nav.evals" },
 ];
-/** What every member of a tenant may open: the prompts (read, and the playground). */
-const WORKSPACE: NavLink[] = [{ href: "/dev/agent/prompts", label: "nav.prompts" }];
+/** What every member of a tenant may open: the prompts (read, and the playground) and the skills (read). */
+const WORKSPACE: NavLink[] = [
+  { href: "/dev/agent/prompts", label: "nav.prompts" },
+  { href: "/dev/agent/skills", label: "nav.skills" },
+];
 /** What a prompt editor (a member an admin marked) opens besides: the evaluations. */
 const EDITOR: NavLink[] = [{ href: "/dev/agent/evals", label: "nav.evals" }];
 

@@ -3,6 +3,8 @@
 
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
 import type { PlaygroundRun } from "@/features/prompts/server/playground";
+import { SKILL_LIMITS, skillNameProblem } from "@/features/prompts/server/skill-rules";
+import type { SkillFileView } from "@/features/prompts/server/skills";
 import type { VersionStats } from "@/features/prompts/server/stats";
 import type { PromptSummary, PromptVersionView as StoredVersion } from "@/features/prompts/server/store";
 import { LABEL_NAME, PROMPT_NAME, type TemplateMessage } from "@/features/prompts/server/template";
@@ -84,3 +86,42 @@ export type PromptVersionView = Json<StoredVersion>;
 export type PromptSummaryView = Json<PromptSummary>;
 export type PlaygroundResult = Json<PlaygroundRun>;
 export type VersionStatsView = VersionStats;
+
+// Skills: text prompts of kind "skill" (server/skills.ts), with their own routes under /api/skills.
+
+export { SKILL_LIMITS, skillNameProblem };
+
+export const skillName = z.string().superRefine((n, ctx) => {
+  const problem = skillNameProblem(n);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
+const skillFile = z
+  .object({ path: z.string().min(1).max(SKILL_LIMITS.maxPathLength), content: z.string() })
+  .strict();
+
+/** A new skill, or its next version, written in the page's editor (or by an API client). */
+export const newSkillInput = z
+  .object({
+    name: skillName,
+    description: text(SKILL_LIMITS.maxDescription).pipe(z.string().trim().min(1, "enter a description")),
+    instructions: text(100_000).pipe(z.string().min(1, "enter the instructions")),
+    files: z.array(skillFile).max(SKILL_LIMITS.maxFiles).optional(),
+    labels: z.array(labelName).max(20).optional(),
+    message: text(2_000).optional(),
+  })
+  .strict();
+
+/** An Agent-Skills folder as JSON: SKILL.md and its files by path. */
+export const importSkillInput = z
+  .object({
+    files: z
+      .array(skillFile)
+      .min(1, "give SKILL.md")
+      .max(SKILL_LIMITS.maxFiles + 1),
+    labels: z.array(labelName).max(20).optional(),
+  })
+  .strict();
+
+export type SkillSummaryView = Json<PromptSummary>;
+export type SkillVersionView = Json<StoredVersion> & { files: SkillFileView[] };

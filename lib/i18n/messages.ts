@@ -22,6 +22,7 @@ import * as promptStats from "./areas/prompt-stats";
 import * as prompts from "./areas/prompts";
 import * as replay from "./areas/replay";
 import * as shell from "./areas/shell";
+import * as skills from "./areas/skills";
 import * as tables from "./areas/tables";
 import * as webFetch from "./areas/web-fetch";
 
@@ -48,6 +49,7 @@ export const en = {
   ...prompts.en,
   ...replay.en,
   ...shell.en,
+  ...skills.en,
   ...tables.en,
   ...webFetch.en,
 } as const;
@@ -77,6 +79,7 @@ export const zh: Record<MessageKey, string> = {
   ...prompts.zh,
   ...replay.zh,
   ...shell.zh,
+  ...skills.zh,
   ...tables.zh,
   ...webFetch.zh,
 };

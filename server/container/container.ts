@@ -12,6 +12,7 @@ import { EvalRunner } from "@/features/evals/server/runner";
 import { createTenantGuardrailEngine, loadGuardrailPolicy } from "@/features/guardrails/server";
 import { createMcp, type Mcp } from "@/features/mcp/server/client";
 import { createMcpHandler } from "@/features/mcp/server/endpoint/handler";
+import { skillLibrary } from "@/features/prompts/server/skills";
 import { createV1Api, type V1Api } from "@/features/v1/server";
 import {
   type AgentRuntime,
@@ -21,6 +22,7 @@ import {
   createAgentTools,
 } from "@/lib/agent";
 import type { ToolSet } from "@/lib/agent/tool";
+import { joinToolSources, skillsToolSource } from "@/lib/agent/toolsets/skills";
 import { parseAllowList } from "@/lib/agent/toolsets/web/net-guard";
 import { type ApiKeyCache, processKeyCache } from "@/lib/auth/api-keys";
 import { ClusterBus, type ClusterBusOptions, clusterOptionsFromEnv, shareCooldowns } from "@/lib/cluster";
@@ -203,8 +205,9 @@ export function createContainer(options: ContainerOptions = {}): Container {
   const mcp = once(() => createMcp({ db, env, ...options.mcp }));
   const tools: Once<AgentTools> = once(() => {
     const built = createAgentTools(toolDeps());
-    // Each tenant's registered MCP servers join its turns' tools, after the app's own.
-    built.registry.setTenantSource(mcp().source);
+    // Each tenant's skills (skill_load, skill_file and the list in the prompt) and registered MCP servers join its
+    // turns' tools, after the app's own.
+    built.registry.setTenantSource(joinToolSources(skillsToolSource(skillLibrary(db)), mcp().source));
     return built;
   });
   const telemetry = once(() =>

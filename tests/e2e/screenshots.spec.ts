@@ -40,6 +40,8 @@ async function askAndWait(p: Page, text: string) {
 
 /** The API keys the shots made, revoked when they are done. */
 const keysMade: { ids: string[] } = { ids: [] };
+/** The skills a shot imported, archived afterwards. */
+const skillsMade: { names: string[] } = { names: [] };
 
 /** One /v1 call that an unpriced model (the e2e server's `house-model`) answers, with a key made for it (and an end user). */
 async function unpricedCall(p: Page, endUser?: string) {
@@ -772,6 +774,31 @@ const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] 
     },
   ],
   [
+    "admin-skills",
+    "admin@acme.test",
+    {},
+    async (p) => {
+      // A skill of its own, shown on its page, then archived (other specs' turns must not be offered it).
+      const name = "refund-policy";
+      const origin = new URL(p.url()).origin;
+      const files = [
+        {
+          path: "SKILL.md",
+          content:
+            "---\nname: refund-policy\ndescription: How to answer refund questions: dates, amounts, the reply template\n---\n# Refunds\n\n1. Look up the order and its delivery date.\n2. Within 30 days, offer a refund; after, offer store credit.\n3. Answer with templates/reply.txt.\n",
+        },
+        { path: "reference/policy.md", content: "Refunds within 30 days of delivery." },
+        { path: "templates/reply.txt", content: "Dear {{name}}, ..." },
+      ];
+      await p.request.post("/api/skills/import", { data: { files }, headers: { origin } });
+      await p.goto(`/dev/agent/skills/${name}`);
+      await p.getByTestId("skill-shown-instructions").waitFor();
+      await p.getByTestId("skill-file").first().click();
+      await p.getByTestId("skill-file-content").waitFor();
+      skillsMade.names.push(name);
+    },
+  ],
+  [
     "prompt-mobile",
     "admin@acme.test",
     PHONE,
@@ -796,10 +823,18 @@ test.describe("the docs' screenshots", () => {
   }
 
   test.afterAll(async ({ browser, baseURL }) => {
-    if (mcp.registered || keysMade.ids.length || guardrails.saved || runCeilings.saved) {
+    if (
+      mcp.registered ||
+      keysMade.ids.length ||
+      skillsMade.names.length ||
+      guardrails.saved ||
+      runCeilings.saved
+    ) {
       const { context, page } = await shotSession(browser, baseURL!, "admin@acme.test");
       if (mcp.registered) await page.request.delete(`/api/mcp/servers/${mcp.registered}`);
       for (const id of keysMade.ids) await page.request.delete(`/api/keys/${id}`);
+      for (const name of skillsMade.names)
+        await page.request.delete(`/api/skills/${name}`, { headers: { origin: baseURL! } });
       if (guardrails.saved) await page.request.put("/api/governance/guardrails", { data: { rules: [] } });
       if (runCeilings.saved)
         await page.request.put("/api/governance/run-ceilings", { data: { scope: "tenant" } });

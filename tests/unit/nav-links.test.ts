@@ -8,12 +8,12 @@ describe("the top bar's menus", () => {
   it("group usage pages and admin pages; a member sees only the prompts, someone without a tenant nothing", () => {
     expect(navGroups({ tenantAdmin: false, superAdmin: false })).toEqual([]);
     expect(hrefs(navGroups({ tenantAdmin: false, superAdmin: false, member: true }))).toEqual({
-      workspace: ["/dev/agent/prompts"],
+      workspace: ["/dev/agent/prompts", "/dev/agent/skills"],
     });
     // A member an admin marked as a prompt editor also opens the evaluations.
     expect(
       hrefs(navGroups({ tenantAdmin: false, superAdmin: false, member: true, promptEditor: true })),
-    ).toEqual({ workspace: ["/dev/agent/prompts", "/dev/agent/evals"] });
+    ).toEqual({ workspace: ["/dev/agent/prompts", "/dev/agent/skills", "/dev/agent/evals"] });
     expect(hrefs(navGroups({ tenantAdmin: true, superAdmin: false, member: true }))).toEqual({
       usage: [
         "/dev/agent/turns",
@@ -32,6 +32,7 @@ describe("the top bar's menus", () => {
         "/dev/admin/members",
         "/dev/admin/changes",
         "/dev/agent/prompts",
+        "/dev/agent/skills",
         "/dev/agent/evals",
       ],
     });

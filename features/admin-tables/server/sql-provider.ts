@@ -51,6 +51,8 @@ export type SuggestSource = {
 export type SqlProviderConfig = {
   table: PgTable;
   tenantColumn: Column;
+  /** A condition every query of the page keeps (the prompts page's kind "prompt"), besides the tenant's. */
+  always?: SQL;
   idColumn: Expr;
   /** The row's fields, by the names the page schema uses. */
   fields: Record<string, Expr>;
@@ -101,8 +103,10 @@ export const TENANT_NAME_FILTER = "tenant";
  * metrics and series, so the first page never waits on a count.
  */
 export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConfig): PageProvider {
-  const where = async (ctx: ProviderContext, q: PageQuery) =>
-    scopedWhere(config, ctx, q, await resolveFilters(config, await db(), ctx, q));
+  const where = async (ctx: ProviderContext, q: PageQuery) => {
+    const scoped = scopedWhere(config, ctx, q, await resolveFilters(config, await db(), ctx, q));
+    return config.always ? and(config.always, scoped) : scoped;
+  };
 
   const sortOf = (q: PageQuery) => {
     const sort = config.sorts[q.sort.field];

@@ -35,6 +35,8 @@ const TAGS: Record<string, string> = {
   "Session and account": "Signing in, the session, your account; invitation links (public).",
   Drawer: "The agent drawer: conversations, files, turns streamed as server-sent events, Stop and approvals.",
   Prompts: "The prompt store: immutable versions, labels as pointers, the playground and version stats.",
+  Skills:
+    "Skills: named instructions the assistant loads only when a task needs them (Agent Skills), kept in the prompt store.",
   Evaluations: "Datasets, runs across models and prompt versions, and the CI gate's API-key endpoints.",
   "API keys": "A tenant's API keys for /v1 and /mcp.",
   "Limits and settings": "Rate limits, budgets, assumed prices, retention and the response cache.",

@@ -39,6 +39,8 @@ export function LabelBar(props: {
   archived: boolean;
   rights: PromptRightsView;
   onMoved: () => void;
+  /** How a label moves (a skill's through /api/skills); the prompt routes by default. */
+  move?: (name: string, label: string, version: number) => Promise<unknown>;
 }) {
   const { t } = useI18n();
   const id = useId();
@@ -52,7 +54,7 @@ export function LabelBar(props: {
     setBusy(true);
     setError(null);
     try {
-      await promptsApi.moveLabel(props.name, label, props.selected);
+      await (props.move ?? promptsApi.moveLabel)(props.name, label, props.selected);
       setOther("");
       props.onMoved();
     } catch (cause) {

@@ -4,8 +4,10 @@ import type { Database, Executor } from "@/db";
 import {
   membership,
   type PromptConfig,
+  type PromptKind,
   type PromptMessage,
   prompt,
+  promptFile,
   promptLabel,
   promptVersion,
 } from "@/db/schema";
@@ -30,6 +32,10 @@ export type NewVersion = {
   config?: PromptConfig;
   labels?: string[];
   message?: string;
+  /** "prompt" unless given; a skill is a text prompt of kind "skill" (see ./skills.ts). */
+  kind?: PromptKind;
+  /** A skill version's files (checked by the caller: relative paths, text, bounded). */
+  files?: { path: string; content: string }[];
 };
 
 export type PromptVersionView = {
@@ -105,11 +111,15 @@ const viewOf = (
     .map(([l]) => l),
 });
 
-async function findPrompt(db: Executor, tenantId: string, name: string) {
+/** What a kind is called in messages: `prompt "x"`, `skill "x"`. */
+const nounOf = (kind: PromptKind) => (kind === "skill" ? "skill" : "prompt");
+
+/** The tenant's prompt (or skill) of this name; a name of the other kind is not found here. */
+async function findPrompt(db: Executor, tenantId: string, name: string, kind: PromptKind = "prompt") {
   const [row] = await db
     .select()
     .from(prompt)
-    .where(and(eq(prompt.tenantId, tenantId), eq(prompt.name, name)));
+    .where(and(eq(prompt.tenantId, tenantId), eq(prompt.name, name), eq(prompt.kind, kind)));
   return row;
 }
 
@@ -164,6 +174,7 @@ export async function createVersion(
   rights: PromptRights,
 ): Promise<{ name: string; version: number; labels: string[] }> {
   if (!rights.edit) throw forbidden("only tenant admins and prompt editors change prompts");
+  const kind = input.kind ?? "prompt";
   const labels = [...new Set(input.labels ?? [])];
   for (const label of labels) checkLabelRights(label, rights);
   const template: Template =
@@ -185,7 +196,7 @@ export async function createVersion(
   return db.transaction(async (tx) => {
     await tx
       .insert(prompt)
-      .values({ tenantId, name: input.name, type: input.type, createdBy: actor.id })
+      .values({ tenantId, name: input.name, type: input.type, kind, createdBy: actor.id })
       .onConflictDoNothing();
     const [p] = await tx
       .select()
@@ -193,6 +204,14 @@ export async function createVersion(
       .where(and(eq(prompt.tenantId, tenantId), eq(prompt.name, input.name)))
       .for("update");
     if (!p) throw new Error("the prompt row vanished");
+    // Prompts and skills share the tenant's names: one name is one thing.
+    if (p.kind !== kind)
+      throw new AppError(
+        "conflict",
+        `the name "${input.name}" is already taken by a ${nounOf(p.kind)}; choose another name for the ${nounOf(kind)}`,
+      );
+    // A new version brings an archived skill back.
+    if (p.archivedAt) await tx.update(prompt).set({ archivedAt: null }).where(eq(prompt.id, p.id));
     if (p.type !== input.type)
       throw new AppError(
         "conflict",
@@ -219,6 +238,17 @@ export async function createVersion(
         createdByEmail: actor.email,
       })
       .returning();
+    const files = input.files ?? [];
+    if (files.length)
+      await tx.insert(promptFile).values(
+        files.map((f) => ({
+          tenantId,
+          promptVersionId: row!.id,
+          path: f.path,
+          content: f.content,
+          bytes: Buffer.byteLength(f.content, "utf8"),
+        })),
+      );
     await recordChange(tx, actor, {
       tenantId,
       action: "prompt.version_created",
@@ -228,9 +258,14 @@ export async function createVersion(
       after: {
         version,
         type: input.type,
+        ...(kind === "skill" ? { kind } : {}),
         ...(template.type === "chat" ? { messages: template.messages } : { text: template.text }),
         config: row!.config,
         message: input.message ?? null,
+        // The files' paths and sizes; their contents are in prompt_file, immutable with the version.
+        ...(files.length
+          ? { files: files.map((f) => ({ path: f.path, bytes: Buffer.byteLength(f.content, "utf8") })) }
+          : {}),
       },
     });
     const current = await labelsOf(tx, p.id);
@@ -249,17 +284,19 @@ export async function moveLabel(
   version: number,
   actor: Actor,
   rights: PromptRights,
+  kind: PromptKind = "prompt",
 ): Promise<{ name: string; label: string; version: number; previous: number | null }> {
   checkLabelRights(label, rights);
+  const noun = nounOf(kind);
   return db.transaction(async (tx) => {
-    const p = await findPrompt(tx, tenantId, name);
-    if (!p) throw notFound(`prompt "${name}"`);
+    const p = await findPrompt(tx, tenantId, name, kind);
+    if (!p) throw notFound(`${noun} "${name}"`);
     const [v] = await tx
       .select({ archivedAt: promptVersion.archivedAt })
       .from(promptVersion)
       .where(and(eq(promptVersion.promptId, p.id), eq(promptVersion.version, version)));
-    if (!v) throw notFound(`version ${version} of prompt "${name}"`);
-    if (v.archivedAt) throw new AppError("conflict", `version ${version} of prompt "${name}" is archived`);
+    if (!v) throw notFound(`version ${version} of ${noun} "${name}"`);
+    if (v.archivedAt) throw new AppError("conflict", `version ${version} of ${noun} "${name}" is archived`);
     const [before] = await tx
       .select({ version: promptLabel.version })
       .from(promptLabel)
@@ -278,16 +315,18 @@ export async function archiveVersion(
   version: number,
   actor: Actor,
   rights: PromptRights,
+  kind: PromptKind = "prompt",
 ): Promise<void> {
   if (!rights.edit) throw forbidden("only tenant admins and prompt editors change prompts");
+  const noun = nounOf(kind);
   await db.transaction(async (tx) => {
-    const p = await findPrompt(tx, tenantId, name);
-    if (!p) throw notFound(`prompt "${name}"`);
+    const p = await findPrompt(tx, tenantId, name, kind);
+    if (!p) throw notFound(`${noun} "${name}"`);
     const labels = Object.entries(await labelsOf(tx, p.id)).filter(([, v]) => v === version);
     if (labels.length)
       throw new AppError(
         "conflict",
-        `version ${version} of prompt "${name}" is labelled ${labels.map(([l]) => l).join(", ")}: move the label first`,
+        `version ${version} of ${noun} "${name}" is labelled ${labels.map(([l]) => l).join(", ")}: move the label first`,
       );
     const [row] = await tx
       .update(promptVersion)
@@ -300,7 +339,7 @@ export async function archiveVersion(
         ),
       )
       .returning({ version: promptVersion.version });
-    if (!row) throw notFound(`unarchived version ${version} of prompt "${name}"`);
+    if (!row) throw notFound(`unarchived version ${version} of ${noun} "${name}"`);
     await recordChange(tx, actor, {
       tenantId,
       action: "prompt.version_archived",
@@ -312,12 +351,19 @@ export async function archiveVersion(
   });
 }
 
-/** The tenant's prompts (archived ones left out), each with its labels and newest version, by name. */
-export async function listPrompts(db: Database, tenantId: string): Promise<PromptSummary[]> {
+/**
+ * The tenant's prompts of one kind (archived ones left out), each with its labels and newest version, by name:
+ * the Prompts pages list kind "prompt", the Skills page kind "skill".
+ */
+export async function listPrompts(
+  db: Database,
+  tenantId: string,
+  kind: PromptKind = "prompt",
+): Promise<PromptSummary[]> {
   const rows = await db
     .select({ id: prompt.id, name: prompt.name, type: prompt.type })
     .from(prompt)
-    .where(and(eq(prompt.tenantId, tenantId), isNull(prompt.archivedAt)))
+    .where(and(eq(prompt.tenantId, tenantId), eq(prompt.kind, kind), isNull(prompt.archivedAt)))
     .orderBy(asc(prompt.name));
   if (!rows.length) return [];
   const labels = await db
@@ -351,14 +397,15 @@ export async function promptVersions(
   db: Database,
   tenantId: string,
   name: string,
+  kind: PromptKind = "prompt",
 ): Promise<{
   name: string;
   type: "chat" | "text";
   labels: Record<string, number>;
   versions: PromptVersionView[];
 }> {
-  const p = await findPrompt(db, tenantId, name);
-  if (!p) throw notFound(`prompt "${name}"`);
+  const p = await findPrompt(db, tenantId, name, kind);
+  if (!p) throw notFound(`${nounOf(kind)} "${name}"`);
   const labels = await labelsOf(db, p.id);
   const rows = await db
     .select()
@@ -377,8 +424,9 @@ export async function findVersion(
   tenantId: string,
   name: string,
   ref: VersionRef,
+  kind: PromptKind = "prompt",
 ): Promise<PromptVersionView | null> {
-  const p = await findPrompt(db, tenantId, name);
+  const p = await findPrompt(db, tenantId, name, kind);
   if (!p) return null;
   const labels = await labelsOf(db, p.id);
   const number = ref.version ?? labels[ref.label ?? PROTECTED_LABEL];

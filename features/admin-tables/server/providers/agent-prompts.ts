@@ -41,6 +41,8 @@ export function agentPromptsProvider(database: () => Promise<Database> = getDb):
   return sqlProvider(database, {
     table: p,
     tenantColumn: p.tenantId,
+    // Skills live in the prompt store too (kind "skill") and have their own page.
+    always: eq(p.kind, "prompt"),
     idColumn: p.id,
     fields,
     joins: [{ table: tenant, on: eq(tenant.id, p.tenantId) }],

@@ -10,6 +10,7 @@ import { mcpServerOperations } from "./mcp-servers";
 import { platformOperations } from "./platform";
 import { promptOperations } from "./prompts";
 import { nextAuthOperations, sessionOperations } from "./session";
+import { skillOperations } from "./skills";
 import { v1Operations } from "./v1";
 
 /** Every operation Tollgate serves over HTTP, one file per area, in the order the reference shows them. */
@@ -18,6 +19,7 @@ export const operations: readonly Operation[] = [
   ...nextAuthOperations,
   ...drawerOperations,
   ...promptOperations,
+  ...skillOperations,
   ...evalOperations,
   ...governanceOperations,
   ...guardrailOperations,
