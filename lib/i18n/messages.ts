@@ -4,6 +4,7 @@ import * as account from "./areas/account";
 import * as admin from "./areas/admin";
 import * as alerts from "./areas/alerts";
 import * as charts from "./areas/charts";
+import * as codeRun from "./areas/code-run";
 import * as context from "./areas/context";
 import * as cost from "./areas/cost";
 import * as drawer from "./areas/drawer";
@@ -50,6 +51,7 @@ export const en = {
   ...shell.en,
   ...tables.en,
   ...webFetch.en,
+  ...codeRun.en,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -79,6 +81,7 @@ export const zh: Record<MessageKey, string> = {
   ...shell.zh,
   ...tables.zh,
   ...webFetch.zh,
+  ...codeRun.zh,
 };
 
 export const LOCALES = ["en", "zh"] as const;
