@@ -82,6 +82,9 @@ describe("the code sandbox", () => {
       "const keep = []; while (true) keep.push(new Array(1e6).fill(1.5)); keep.length",
     );
     expect(arrays).toMatchObject({ ok: false, error: "stopped: memory limit 64 MB" });
+    // QuickJS does not count typed arrays' bytes: the capped WebAssembly memory stops them, at once.
+    const buffers = await run("const held = []; for (;;) held.push(new Uint8Array(1e7)); held.length");
+    expect(buffers).toMatchObject({ ok: false, error: "stopped: memory limit 64 MB" });
     // The next run is unaffected.
     expect(await run("6 * 7")).toMatchObject({ ok: true, result: 42 });
   });
