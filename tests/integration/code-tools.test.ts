@@ -208,9 +208,11 @@ describe.each(testDbKinds)("the code sandbox tools on %s", (kind) => {
 
   it("a background run that fails says so in its notice; one ended by task_stop sends nothing", async () => {
     expect((await setMode({ mode: "on" })).status).toBe(200);
-    await codeRun({ code: "null.x", run_in_background: true, description: "breaks" });
+    await codeRun({ code: "null.x", run_in_background: true });
     await tasks().idle();
     const [failed] = await notices();
+    // Without a description, the run is named by its code's first line.
+    expect(failed!.body).toContain("<description>null.x</description>");
     expect(failed!.body).toContain("<status>failed</status>");
     expect(failed!.body).toContain("<output>TypeError: ");
     await app.db.delete(sysAgentNotification);

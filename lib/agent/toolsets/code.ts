@@ -97,7 +97,9 @@ export function codeToolSet(deps: CodeToolDeps, tasks: TaskManager): StaticToolS
     execute: async ({ code, run_in_background, description }, ctx) => {
       if (run_in_background) {
         if ((await deps.mode(ctx.tenantId)) === "off") throw new Error(OFF);
-        const input: CodeTaskInput = { code, description: description ?? "" };
+        // Without a description, the notice names the run by its code's first line.
+        const named = description?.trim() || firstLine(code);
+        const input: CodeTaskInput = { code, description: named };
         const { taskId } = await tasks.start(ctx, CODE_TASK_KIND, JSON.stringify(input));
         return {
           taskId,
@@ -142,6 +144,11 @@ function backgroundOutput(run: SandboxResult): string {
   if (run.result === undefined) return run.stdout;
   const value = typeof run.result === "string" ? run.result : JSON.stringify(run.result);
   return `${run.stdout}${run.stdout && !run.stdout.endsWith("\n") ? "\n" : ""}=> ${value}`;
+}
+
+function firstLine(code: string): string {
+  const line = code.trim().split("\n", 1)[0] ?? "";
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line;
 }
 
 function parseTaskInput(input: string): CodeTaskInput | null {
