@@ -19,6 +19,8 @@ test.describe("the code sandbox", () => {
     page,
     request,
   }) => {
+    // Several turns, a background run and a reload: more than the default 30 s on a busy machine.
+    test.setTimeout(90_000);
     await signInAs(page, "admin@globex.test");
     await page.goto("/dev/admin/members");
     await expect(page.getByTestId("code-run-mode-off")).toBeChecked();
@@ -59,12 +61,13 @@ test.describe("the code sandbox", () => {
       await enqueue(request, { kind: "text", text: "The answer is 42." });
       await drawer.sendAndWait("is it done?");
       const sent = await request.get(`${FAKE_UPSTREAM}/__control/requests`).then((r) => r.json());
+      // The tool set's prompt names the tag too: the notice is the user-side message that opens with it.
       const last = JSON.stringify(sent.requests.at(-1).body.messages);
-      expect(last).toContain("<TERMINAL_TASK_RESULT>");
+      expect(last).toContain("<TERMINAL_TASK_RESULT>\\n<task_id>");
     }).toPass({ timeout: 20_000, intervals: [1_000] });
     const sent = await request.get(`${FAKE_UPSTREAM}/__control/requests`).then((r) => r.json());
-    const notice = (sent.requests.at(-1).body.messages as { role: string; content: string }[]).find((m) =>
-      m.content?.includes?.("<TERMINAL_TASK_RESULT>"),
+    const notice = (sent.requests.at(-1).body.messages as { role: string; content: string }[]).find(
+      (m) => m.role === "user" && m.content?.includes?.("<TERMINAL_TASK_RESULT>\n<task_id>"),
     )!.content;
     expect(notice).toContain("<status>completed</status>");
     expect(notice).toContain("<description>the answer</description>");
