@@ -13,9 +13,19 @@ const nextConfig = {
   // refuses to be quiet about a standalone output (it prints a warning on every start).
   ...(process.env.TOLLGATE_STANDALONE === "1" ? { output: "standalone" } : {}),
   // Read from the working directory at run time (the standalone server runs in .next/standalone): migrations,
-  // page schemas and the JSON Schemas that validate them and the gateway config, and PGlite's WASM and data.
+  // page schemas and the JSON Schemas that validate them and the gateway config, and PGlite's WASM and data; the
+  // code sandbox's worker script, which a worker thread loads as a file with QuickJS's WASM beside it.
   outputFileTracingIncludes: {
-    "/**": ["./db/migrations/**/*", "./schemas/**/*", "./node_modules/@electric-sql/pglite/dist/**/*"],
+    "/**": [
+      "./db/migrations/**/*",
+      "./schemas/**/*",
+      "./node_modules/@electric-sql/pglite/dist/**/*",
+      "./lib/agent/code/sandbox-worker.mjs",
+      "./node_modules/quickjs-emscripten/**/*",
+      "./node_modules/quickjs-emscripten-core/**/*",
+      "./node_modules/@jitl/quickjs-ffi-types/**/*",
+      "./node_modules/@jitl/quickjs-wasmfile-release-sync/**/*",
+    ],
   },
   // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled; unpdf (PDF.js,
   // 1.7 MB, importing itself dynamically) is loaded from node_modules when the first PDF is uploaded; the MCP SDK

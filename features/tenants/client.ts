@@ -2,6 +2,8 @@
 import type { z } from "zod";
 import { fetchJson, type Json, sendJson } from "@/lib/client/api";
 import type {
+  CodeRunSettings,
+  codeRunSettingsInput,
   createTenantInput,
   SignInSettings,
   signInSettingsInput,
@@ -12,6 +14,7 @@ import type {
 
 const SIGN_IN_SETTINGS = "/api/admin/sign-in-settings";
 const WEB_FETCH_SETTINGS = "/api/admin/web-fetch-settings";
+const CODE_RUN_SETTINGS = "/api/admin/code-run-settings";
 
 export const tenantsApi = {
   create: (input: z.input<typeof createTenantInput>) =>
@@ -22,4 +25,7 @@ export const tenantsApi = {
   webFetchSettings: (signal?: AbortSignal) => fetchJson<WebFetchSettings>(WEB_FETCH_SETTINGS, signal),
   saveWebFetchSettings: (input: z.input<typeof webFetchSettingsInput>) =>
     sendJson<WebFetchSettings>("PUT", WEB_FETCH_SETTINGS, input),
+  codeRunSettings: (signal?: AbortSignal) => fetchJson<CodeRunSettings>(CODE_RUN_SETTINGS, signal),
+  saveCodeRunSettings: (input: z.input<typeof codeRunSettingsInput>) =>
+    sendJson<CodeRunSettings>("PUT", CODE_RUN_SETTINGS, input),
 };

@@ -80,3 +80,11 @@ export const webFetchSettingsInput = z
 
 /** GET/PUT /api/admin/web-fetch-settings */
 export type WebFetchSettings = z.output<typeof webFetchSettingsInput>;
+
+/** PUT /api/admin/code-run-settings: code_run off (the default), on without files, or on with the conversation's files. */
+export const codeRunSettingsInput = z.object({
+  mode: z.enum(["off", "on", "files"], { error: "mode must be one of: off, on, files" }),
+});
+
+/** GET/PUT /api/admin/code-run-settings */
+export type CodeRunSettings = z.output<typeof codeRunSettingsInput>;

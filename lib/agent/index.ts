@@ -6,6 +6,8 @@ import type { Gateway } from "@/lib/gateway";
 import type { Pipeline } from "@/lib/pipeline";
 import type { ConversationStore } from "@/lib/turns/conversation";
 import type { TurnObserver } from "@/lib/turns/observer";
+import { CodeSandbox } from "./code/sandbox";
+import { codeRunModeOf, sandboxFilesOf } from "./code/settings";
 import { Confirmations } from "./confirmations";
 import { ToolRegistry } from "./registry";
 import type { ScheduleResultDelivery } from "./schedule-targets";
@@ -17,6 +19,7 @@ import { TaskManager } from "./tasks";
 import type { ToolSet } from "./tool";
 import type { ToolGuardrails } from "./tool-guardrails";
 import { ClockToolSet } from "./toolsets/clock";
+import { CODE_TASK_KIND, type CodeToolDeps, codeTaskKind, codeToolSet } from "./toolsets/code";
 import { memoryToolSet } from "./toolsets/memory";
 import { runSubagent, subagentToolSet } from "./toolsets/subagent";
 import { tasksToolSet } from "./toolsets/tasks";
@@ -47,6 +50,8 @@ export type AgentToolDeps = {
   cluster?: ClusterBus;
   /** The tenants' guardrails over tool arguments and MCP tool descriptions (the pipeline's engine and policies). */
   guardrails?: ToolGuardrails;
+  /** Where code_run runs JavaScript (default: a sandbox of this process, CODE_SANDBOX_CONCURRENCY runs at once). */
+  sandbox?: CodeSandbox;
 };
 
 /**
@@ -108,6 +113,12 @@ export function createAgentTools(deps: AgentToolDeps): AgentTools {
   ]);
   // Every model call, the sub-agents' too, goes through the request pipeline (cache, rate limits, budgets).
   const subagent = { gateway, pipeline, registry: subRegistry, guardrails: deps.guardrails };
+  // code_run reads the tenant's setting (off / on / files) on every call, and mounts only the caller's files.
+  const code: CodeToolDeps = {
+    sandbox: deps.sandbox ?? new CodeSandbox({ maxConcurrent: sandboxConcurrency(deps.env ?? process.env) }),
+    mode: async (tenantId) => codeRunModeOf(await deps.db(), tenantId),
+    files: async (owner) => sandboxFilesOf(await deps.db(), owner),
+  };
   // Background tasks wait in the database: any instance's runner claims them, and they survive a restart.
   const tasks = new TaskManager(
     store,
@@ -116,6 +127,7 @@ export function createAgentTools(deps: AgentToolDeps): AgentTools {
         description: "a sub-agent works on the instructions in the background and reports back",
         run: async (instructions, ctx) => (await runSubagent(subagent, instructions, ctx)).answer,
       },
+      [CODE_TASK_KIND]: codeTaskKind(code),
     },
     { queue: new DrizzleTaskQueue(deps.db), cluster: deps.cluster },
   );
@@ -127,6 +139,7 @@ export function createAgentTools(deps: AgentToolDeps): AgentTools {
     web(),
     subagentToolSet(subagent),
     tasksToolSet(tasks),
+    codeToolSet(code, tasks),
     new ClockToolSet(),
     ...(deps.adminToolSets?.() ?? []),
   ]);
@@ -162,6 +175,16 @@ export function createAgentRuntime(
     log: { info: (m) => log.info(m), error: (m, err) => log.error({ err }, m) },
   });
   return { ...tools, agent, confirmations, turns, scheduler, store: deps.store };
+}
+
+/** CODE_SANDBOX_CONCURRENCY: code runs at once in one process (1 to 64; unset: 4). */
+export function sandboxConcurrency(env: Record<string, string | undefined>): number {
+  const raw = env.CODE_SANDBOX_CONCURRENCY;
+  if (raw === undefined || raw.trim() === "") return 4;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64)
+    throw new Error(`CODE_SANDBOX_CONCURRENCY must be a whole number from 1 to 64 (got "${raw}")`);
+  return n;
 }
 
 function registerAll(registry: ToolRegistry, sets: ToolSet[]): ToolRegistry {

@@ -14,6 +14,21 @@ export const TASK_RESULT_LIMIT = 2_000;
 export type TaskKind = {
   description: string;
   run(instructions: string, ctx: TaskRunContext): Promise<string>;
+  /** Started by its own tool (code_run's background runs), so task_start does not offer it. */
+  ownTool?: boolean;
+  /** The notice queued when the task ends by itself; default `taskResultMessage` (<TASK_RESULT>). */
+  notice?(task: EndedTask): string;
+};
+
+/** A task that ended by itself, as its notice reads it. */
+export type EndedTask = {
+  id: string;
+  kind: string;
+  /** What the task was started with (the instructions, or the kind's own JSON). */
+  input: string;
+  status: "succeeded" | "failed";
+  output: string;
+  error?: string;
 };
 
 export type TaskRunContext = Pick<ToolContext, "tenantId" | "userId" | "role" | "addUsage"> & {
@@ -41,6 +56,13 @@ const ESCAPES: Record<string, string> = {
 /** Escapes every value that goes inside the tags, so no output can close or forge a tag. */
 export const escapeXml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
+/** At most TASK_RESULT_LIMIT characters of a result, with a pointer to task_output for the rest. */
+export function capTaskOutput(body: string): string {
+  return body.length > TASK_RESULT_LIMIT
+    ? `${body.slice(0, TASK_RESULT_LIMIT)}…[${body.length - TASK_RESULT_LIMIT} more characters: call task_output for all of it]`
+    : body;
+}
+
 /** The message the model sees next turn when a background task has ended by itself. */
 export function taskResultMessage(task: {
   id: string;
@@ -50,10 +72,7 @@ export function taskResultMessage(task: {
   error?: string;
 }) {
   const body = task.status === "succeeded" ? task.output : (task.error ?? "failed");
-  const capped =
-    body.length > TASK_RESULT_LIMIT
-      ? `${body.slice(0, TASK_RESULT_LIMIT)}…[${body.length - TASK_RESULT_LIMIT} more characters: call task_output for all of it]`
-      : body;
+  const capped = capTaskOutput(body);
   return `<TASK_RESULT task_id="${escapeXml(task.id)}" kind="${escapeXml(task.kind)}" status="${escapeXml(task.status)}">\n${escapeXml(capped)}\n</TASK_RESULT>`;
 }
 
@@ -265,15 +284,20 @@ export class TaskManager {
 
   private async notify(task: TaskRecord, status: "done" | "failed"): Promise<void> {
     try {
+      const ended: EndedTask = {
+        id: task.id,
+        kind: task.kind,
+        input: task.input,
+        status: status === "done" ? "succeeded" : "failed",
+        output: task.result ?? "",
+        error: task.error ?? undefined,
+      };
+      // Each kind words its own notice (code runs: <TERMINAL_TASK_RESULT>); the type stays task_result, so
+      // results that arrive while the conversation is busy merge into one message whatever their kind.
+      const notice = this.kinds[task.kind]?.notice ?? taskResultMessage;
       await this.store.queueNotification(task.tenantId, task.conversationId, {
         type: "task_result",
-        body: taskResultMessage({
-          id: task.id,
-          kind: task.kind,
-          status: status === "done" ? "succeeded" : "failed",
-          output: task.result ?? "",
-          error: task.error ?? undefined,
-        }),
+        body: notice(ended),
       });
     } catch (notifyError) {
       log.error(

@@ -17,6 +17,7 @@ export type ChangeObject =
   | "tenant_settings"
   | "sign_in_settings"
   | "web_fetch_settings"
+  | "code_run_settings"
   | "assumed_price"
   | "usage_rollup"
   | "prompt"

@@ -4,6 +4,7 @@ import * as account from "./areas/account";
 import * as admin from "./areas/admin";
 import * as alerts from "./areas/alerts";
 import * as charts from "./areas/charts";
+import * as codeRun from "./areas/code-run";
 import * as context from "./areas/context";
 import * as cost from "./areas/cost";
 import * as drawer from "./areas/drawer";
@@ -52,6 +53,7 @@ export const en = {
   ...skills.en,
   ...tables.en,
   ...webFetch.en,
+  ...codeRun.en,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -82,6 +84,7 @@ export const zh: Record<MessageKey, string> = {
   ...skills.zh,
   ...tables.zh,
   ...webFetch.zh,
+  ...codeRun.zh,
 };
 
 export const LOCALES = ["en", "zh"] as const;

@@ -279,6 +279,12 @@ export const webFetchSettings = z.object({
   domains: z.array(z.string()),
 });
 
+export const codeRunSettings = z.object({
+  mode: z
+    .enum(["off", "on", "files"])
+    .describe("off: not offered; on: no files; files: the conversation's files, read-only"),
+});
+
 export const signInSettings = z.object({
   ssoDomains: z.array(z.string()),
   sso: z.string().nullable().describe("the single sign-on provider's name; null: none configured"),

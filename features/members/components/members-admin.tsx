@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { SchemaPageClient } from "@/features/admin-tables/components";
 import type { PageSchema } from "@/features/admin-tables/contracts";
-import { SignInSettingsForm, WebFetchSettingsForm } from "@/features/tenants/components";
+import { CodeRunSettingsForm, SignInSettingsForm, WebFetchSettingsForm } from "@/features/tenants/components";
 import { InviteForm } from "./invite-form";
 
 /**
@@ -30,6 +30,7 @@ export function MembersAdmin(props: {
       />
       <SignInSettingsForm />
       <WebFetchSettingsForm />
+      <CodeRunSettingsForm />
     </div>
   );
 }

@@ -1,2 +1,3 @@
+export * from "./code-run-settings-form";
 export * from "./sign-in-settings-form";
 export * from "./web-fetch-settings-form";

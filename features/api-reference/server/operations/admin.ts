@@ -2,6 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { changeMemberInput, createInvitationInput } from "@/features/members/contracts";
 import {
+  codeRunSettingsInput,
   createTenantInput,
   signInSettingsInput,
   updateTenantInput,
@@ -9,7 +10,15 @@ import {
 } from "@/features/tenants/contracts";
 import { AT, ID, LATER } from "../examples";
 import { answer, json, type Operation } from "../registry";
-import { flag, invitationView, memberView, signInSettings, tenantSummary, webFetchSettings } from "../shapes";
+import {
+  codeRunSettings,
+  flag,
+  invitationView,
+  memberView,
+  signInSettings,
+  tenantSummary,
+  webFetchSettings,
+} from "../shapes";
 
 const TAG = "Members and tenants";
 
@@ -200,6 +209,33 @@ export const adminOperations: Operation[] = [
     answers: {
       200: answer("The setting saved.", webFetchSettings, { mode: "allowlist", domains: ["docs.acme.com"] }),
     },
+    errorDialect: "app",
+  },
+  {
+    method: "GET",
+    path: "/api/admin/code-run-settings",
+    route: "app/api/admin/code-run-settings/route.ts",
+    operationId: "getCodeRunSettings",
+    tag: TAG,
+    summary: "The tenant's code sandbox setting",
+    description:
+      "Off (the default), on without files, or on with read-only access to the conversation's files.",
+    guard: "tenant-admin",
+    tenant: true,
+    answers: { 200: answer("The setting.", codeRunSettings, { mode: "off" }) },
+    errorDialect: "app",
+  },
+  {
+    method: "PUT",
+    path: "/api/admin/code-run-settings",
+    route: "app/api/admin/code-run-settings/route.ts",
+    operationId: "saveCodeRunSettings",
+    tag: TAG,
+    summary: "Set the tenant's code sandbox setting",
+    guard: "tenant-admin",
+    tenant: true,
+    body: json(codeRunSettingsInput, { mode: "files" }, "CodeRunSettingsInput"),
+    answers: { 200: answer("The setting saved.", codeRunSettings, { mode: "files" }) },
     errorDialect: "app",
   },
   {
