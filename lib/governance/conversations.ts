@@ -214,7 +214,8 @@ export async function lastTurnOrThrow(
         eq(sysAgentMessage.sessionId, where.conversationId),
         eq(sysAgentMessage.role, "user"),
         isNull(sysAgentMessage.supersededAt),
-        sql`coalesce(${sysAgentMessage.parts}->>'kind', '') <> 'notification'`,
+        // The user's own words: not a queued notification, nor a message a tool added (a loaded image).
+        sql`coalesce(${sysAgentMessage.parts}->>'kind', '') not in ('notification', 'tool_message')`,
       ),
     )
     .orderBy(desc(sysAgentMessage.seq))

@@ -2,8 +2,11 @@ import type { ChatMessage } from "@/lib/gateway/types";
 
 /** A message as the conversation keeps it: the model's messages, plus display-only ones and notifications. */
 export type StoredMessage = ChatMessage & {
-  /** display: shown to people, never sent to the model; notification: a queued task_result or schedule note. */
-  kind?: "display" | "notification";
+  /**
+   * display: shown to people, never sent to the model; notification: a queued task_result or schedule note;
+   * tool_message: a user-role message a tool call added for the model (`data.toolCallId` names the call).
+   */
+  kind?: "display" | "notification" | "tool_message";
   data?: Record<string, unknown>;
 };
 
