@@ -105,6 +105,10 @@ export async function resolveToolMessage(
   for (const [i, part] of wanted.entries()) {
     const image =
       "fileId" in part ? await fileImage(part.fileId, scope) : dataImage(part.url, part.name, i + 1);
+    if (image.info.size > TOOL_MESSAGE_MAX_BYTES)
+      throw new Error(
+        `addMessage: image ${i + 1} is ${image.info.size.toLocaleString("en-US")} bytes; an image may be at most ${formatSize(TOOL_MESSAGE_MAX_BYTES)}`,
+      );
     bytes += image.info.size;
     if (bytes > TOOL_MESSAGE_MAX_BYTES)
       throw new Error(
