@@ -9,10 +9,10 @@ import { AgentService } from "@/lib/agent/service";
 import { defineTool, StaticToolSet, type Tool, type ToolContext } from "@/lib/agent/tool";
 import { TOOL_MESSAGE_MAX_BYTES } from "@/lib/agent/tool-messages";
 import { visionToolSet } from "@/lib/agent/toolsets/vision";
-import { auditColumns, auditOf } from "@/lib/governance/recorder";
 import { parseGatewayConfig } from "@/lib/gateway/config";
 import { Gateway } from "@/lib/gateway/gateway";
 import type { ChatMessage } from "@/lib/gateway/types";
+import { auditColumns, auditOf } from "@/lib/governance/recorder";
 import { CANCELLED, InMemoryConversationStore } from "@/lib/turns/conversation";
 import type { AgentEvent, TurnEvent } from "@/lib/turns/events";
 import type { TurnStart } from "@/lib/turns/observer";
@@ -144,7 +144,10 @@ describe("a message a tool adds", () => {
     const result = events.find((e) => e.type === "tool_result" && e.callId === "a1");
     expect(result).toMatchObject({
       ok: true,
-      message: { text: "Here is the picture.", images: [{ type: "image/png", size: PNG.byteLength, name: "dot.png" }] },
+      message: {
+        text: "Here is the picture.",
+        images: [{ type: "image/png", size: PNG.byteLength, name: "dot.png" }],
+      },
     });
     expect(JSON.stringify(result)).not.toContain(Buffer.from(PNG).toString("base64"));
   });
@@ -156,7 +159,13 @@ describe("a message a tool adds", () => {
     );
     await turn(agent);
     const stored = await store.history("t1", "c1");
-    expect(stored.map((m) => m.kind ?? m.role)).toEqual(["user", "assistant", "tool", "tool_message", "assistant"]);
+    expect(stored.map((m) => m.kind ?? m.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "tool_message",
+      "assistant",
+    ]);
     const added = stored[3]!;
     expect(added).toEqual({
       role: "user",
@@ -221,7 +230,10 @@ describe("a message a tool adds", () => {
         new Promise((_, reject) => tctx.signal.addEventListener("abort", () => reject(new Error("aborted")))),
     });
     const { agent, store, model } = agentWith(
-      [{ text: "Let me look.", toolCalls: [call("adder", {}, "a1"), call("waits", {}, "w1")] }, { text: "Next." }],
+      [
+        { text: "Let me look.", toolCalls: [call("adder", {}, "a1"), call("waits", {}, "w1")] },
+        { text: "Next." },
+      ],
       [adder("adder", imageMessage("Loaded.")), waits],
     );
     const controller = new AbortController();
@@ -311,7 +323,10 @@ describe("a message that cannot be added is the call's error result, and the tur
     ],
     [
       "bytes that are not the type they say",
-      { role: "user", parts: [{ type: "image", url: `data:image/jpeg;base64,${Buffer.from(GIF).toString("base64")}` }] },
+      {
+        role: "user",
+        parts: [{ type: "image", url: `data:image/jpeg;base64,${Buffer.from(GIF).toString("base64")}` }],
+      },
       /image 1 says image\/jpeg but its bytes are image\/gif/,
     ],
     [
@@ -362,7 +377,9 @@ describe("a message that cannot be added is the call's error result, and the tur
       description: "",
       parameters: z.object({}),
       execute: async (_a, tctx) => {
-        await tctx.addMessage({ role: "user", parts: [{ type: "text", text: "y".repeat(9_000) }] }).catch(() => null);
+        await tctx
+          .addMessage({ role: "user", parts: [{ type: "text", text: "y".repeat(9_000) }] })
+          .catch(() => null);
         await tctx.addMessage({ role: "user", parts: [{ type: "text", text: "short" }] });
         await tctx.addMessage({ role: "user", parts: [{ type: "text", text: "again" }] });
         return "done";
@@ -378,10 +395,7 @@ describe("a message that cannot be added is the call's error result, and the tur
   it("refuses images beyond 8 in one turn", async () => {
     const four = { role: "user", parts: [1, 2, 3, 4].map(() => ({ type: "image", url: pngUrl })) };
     const { model, agent } = agentWith(
-      [
-        { toolCalls: [call("a", {}, "x1"), call("b", {}, "x2"), call("c", {}, "x3")] },
-        { text: "ok" },
-      ],
+      [{ toolCalls: [call("a", {}, "x1"), call("b", {}, "x2"), call("c", {}, "x3")] }, { text: "ok" }],
       [adder("a", four), adder("b", four), adder("c", four)],
     );
     await turn(agent);
@@ -437,8 +451,12 @@ describe("models that cannot read images", () => {
       fileId: "png-1",
       shown: "after this result",
     });
-    expect(lastUser(next).images).toEqual([{ mediaType: "image/png", data: Buffer.from(PNG).toString("base64") }]);
-    expect(lastUser(next).content).toMatch(/^\[load_image\] The image below is the file png-1 of this conversation\./);
+    expect(lastUser(next).images).toEqual([
+      { mediaType: "image/png", data: Buffer.from(PNG).toString("base64") },
+    ]);
+    expect(lastUser(next).content).toMatch(
+      /^\[load_image\] The image below is the file png-1 of this conversation\./,
+    );
   });
 });
 
