@@ -104,7 +104,7 @@ const imageMessage = (text: string) => ({
 });
 
 /** What the model read after the round's assistant message: roles, with tool results as `tool:<id>`. */
-const after = (messages: ChatMessage[]) => {
+const fromCalls = (messages: ChatMessage[]) => {
   const start = messages.findIndex((m) => m.role === "assistant" && m.toolCalls?.length);
   return messages.slice(start).map((m) => (m.role === "tool" ? `tool:${m.toolCallId}` : m.role));
 };
@@ -130,7 +130,7 @@ describe("a message a tool adds", () => {
     const { summary, events } = await turn(agent);
     expect(summary.status).toBe("success");
     const second = model.requests[1]!.messages;
-    expect(after(second)).toEqual(["assistant", "tool:a1", "user"]);
+    expect(fromCalls(second)).toEqual(["assistant", "tool:a1", "user"]);
     expect(lastUser(second)).toEqual({
       role: "user",
       content: "Here is the picture.",
@@ -138,7 +138,7 @@ describe("a message a tool adds", () => {
     });
     // The third request still carries it (this turn's rounds), in its place after a1's result.
     const third = model.requests[2]!.messages;
-    expect(after(third)).toEqual(["assistant", "tool:a1", "user", "assistant", "tool:n1"]);
+    expect(fromCalls(third)).toEqual(["assistant", "tool:a1", "user", "assistant", "tool:n1"]);
     expect(third.some((m) => m.role === "user" && m.images?.length)).toBe(true);
     // The drawer hears of it with the call's result: its text and the image described, never its bytes.
     const result = events.find((e) => e.type === "tool_result" && e.callId === "a1");
@@ -210,7 +210,7 @@ describe("a message a tool adds", () => {
     );
     const { events } = await turn(agent);
     const next = model.requests[1]!.messages;
-    expect(after(next)).toEqual(["assistant", "tool:c0", "tool:c1", "tool:c2", "user", "user"]);
+    expect(fromCalls(next)).toEqual(["assistant", "tool:c0", "tool:c1", "tool:c2", "user", "user"]);
     expect(toolResult(next, "c1")).toMatch(/^x{8000}\n…\[truncated: 2500 more characters\]$/);
     expect(next.slice(-2)).toEqual([
       { role: "user", content: "from the first" },
@@ -255,7 +255,13 @@ describe("a message a tool adds", () => {
     expect(stored[4]).not.toHaveProperty("images");
     // The next turn's history is one providers accept: results right after their calls, then the messages.
     await turn(agent);
-    expect(after(model.requests[1]!.messages)).toEqual(["assistant", "tool:a1", "tool:w1", "user", "user"]);
+    expect(fromCalls(model.requests[1]!.messages)).toEqual([
+      "assistant",
+      "tool:a1",
+      "tool:w1",
+      "user",
+      "user",
+    ]);
   });
 
   it("is dropped when its call fails afterwards or times out: the model reads only the error", async () => {
@@ -284,7 +290,7 @@ describe("a message a tool adds", () => {
     );
     const { events } = await turn(agent);
     const next = model.requests[1]!.messages;
-    expect(after(next)).toEqual(["assistant", "tool:f1", "tool:h1"]);
+    expect(fromCalls(next)).toEqual(["assistant", "tool:f1", "tool:h1"]);
     expect(toolResult(next, "f1")).toBe('{"error":"broke after adding"}');
     expect(toolResult(next, "h1")).toBe('{"error":"then_hangs timed out after 50 ms"}');
     expect(JSON.stringify(await store.history("t1", "c1"))).not.toContain("never seen");
@@ -365,7 +371,7 @@ describe("a message that cannot be added is the call's error result, and the tur
       const { summary } = await turn(agent);
       expect(summary.status).toBe("success");
       const next = model.requests[1]!.messages;
-      expect(after(next)).toEqual(["assistant", "tool:a1"]);
+      expect(fromCalls(next)).toEqual(["assistant", "tool:a1"]);
       expect(JSON.parse(toolResult(next, "a1")).error).toMatch(error);
       expect((await store.history("t1", "c1")).some((m) => m.kind === "tool_message")).toBe(false);
     });
@@ -413,7 +419,7 @@ describe("models that cannot read images", () => {
     );
     await turn(agent, "blind");
     const next = model.requests[1]!.messages;
-    expect(after(next)).toEqual(["assistant", "tool:t1", "tool:i1", "user"]);
+    expect(fromCalls(next)).toEqual(["assistant", "tool:t1", "tool:i1", "user"]);
     expect(lastUser(next)).toEqual({ role: "user", content: "hi" });
     expect(JSON.parse(toolResult(next, "i1")).error).toBe(
       'addMessage: the model alias "blind" (Blind Model) cannot read images; choose an alias that can',
