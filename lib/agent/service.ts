@@ -266,7 +266,8 @@ export class AgentService {
     const turnModel: TurnModel = {
       alias: model,
       label: modelInfo?.label ?? model,
-      supportsVision: modelInfo?.supportsVision ?? false,
+      // The offline demo model takes attached images but cannot see them: nothing is shown to it.
+      supportsVision: (modelInfo?.supportsVision ?? false) && !modelInfo?.offline,
     };
     // A tool that shows the model images (load_image) is offered only to an alias that reads them.
     let offered =
@@ -508,7 +509,7 @@ export class AgentService {
         : messages;
     const out: ChatMessage[] = [
       { role: "system", content: turn.system },
-      ...modelHistory(turn.history),
+      ...modelHistory(turn.history, { earlierTurns: true }),
       ...modelHistory(thisTurn),
     ];
     if (lastCall) out.push({ role: "user", content: LIMIT_INSTRUCTION });

@@ -112,6 +112,10 @@ describe.each(testDbKinds)("load_image on %s", (kind) => {
     const { frames } = await send({ conversationId, message: "Look at it again, closely.", model: "gpt" });
 
     expect(offered(openai, 0)).toContain("load_image");
+    // The earlier message's image is not sent again; the model is told its file id, to load it if it needs to.
+    expect(wire(openai, 0).find((m) => m.role === "user")!.content).toBe(
+      `Here is a picture.\n\n[Images attached to this message, not shown again: "dot.png" (file_id ${imageId})]`,
+    );
     const messages = wire(openai, 1);
     const call = messages.findIndex((m) => m.role === "assistant" && m.tool_calls?.length);
     expect(messages.slice(call + 1).map((m) => m.role)).toEqual(["tool", "user"]);

@@ -42,7 +42,6 @@ export function visionToolSet(options: VisionToolSetOptions = {}): StaticToolSet
     description:
       "Look at an image: one attached to this conversation (by its file_id) or one on the web (by its http(s) url). The image is shown to you right after this tool's result. Give exactly one of file_id and url.",
     category: "vision",
-    keywords: ["image", "picture", "photo", "look at"],
     needsVision: true,
     needs: "conversation",
     // An image can carry text anyone wrote; a URL's address (query string included) goes to its host.
