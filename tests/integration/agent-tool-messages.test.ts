@@ -440,6 +440,37 @@ describe("models that cannot read images", () => {
     expect(summary.toolTrace[0]).toMatchObject({ name: "load_image", ok: false, error: "needs vision" });
   });
 
+  it("the offline demo model, which takes images but cannot see them, is not offered load_image", async () => {
+    const config = parseGatewayConfig(
+      {
+        providers: { offline: { type: "offline", chunkDelayMs: 0 } },
+        models: { demo: { candidates: [{ provider: "offline", model: "offline-demo" }] } },
+        retry: { maxRetries: 0 },
+      },
+      "demo",
+      {},
+    );
+    const gateway = new Gateway(config);
+    expect(gateway.models()[0]).toMatchObject({ supportsVision: true, offline: true });
+    const offered: string[][] = [];
+    const agent = new AgentService({
+      gateway,
+      registry: new ToolRegistry().register(visionToolSet()),
+      store: new InMemoryConversationStore(),
+      observer: {
+        start: async (t) => void offered.push(t.toolsOffered),
+        event: () => {},
+        end: async () => {},
+      },
+    });
+    for await (const _ of agent.send(
+      ctx,
+      { message: "load the image", model: "demo" },
+      new AbortController().signal,
+    ));
+    expect(offered).toEqual([[]]);
+  });
+
   it("a vision alias is offered load_image, which sends the conversation's file as an image part", async () => {
     const { model, agent } = agentWith(
       [{ toolCalls: [call("load_image", { file_id: "png-1" }, "l1")] }, { text: "A dot." }],
