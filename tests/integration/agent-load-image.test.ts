@@ -128,7 +128,9 @@ describe.each(testDbKinds)("load_image on %s", (kind) => {
     expect(messages[call + 2]!.content).toEqual([
       {
         type: "text",
-        text: expect.stringMatching(new RegExp(`^\\[load_image\\] The image below is the file ${imageId}`)),
+        text: expect.stringContaining(
+          `[load_image] The image below is the file ${imageId} of this conversation.`,
+        ),
       },
       { type: "image_url", image_url: { url: `data:image/png;base64,${base64}` } },
     ]);

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { sniffImageType } from "@/lib/core/media/image-type";
 import { defineTool, StaticToolSet, type ToolContext } from "../tool";
 import { TOOL_MESSAGE_MAX_BYTES } from "../tool-messages";
+import { hostOf, positiveInt } from "./web";
 import { parseAllowList, type Resolver } from "./web/net-guard";
 import { PinnedClient } from "./web/pinned-client";
 import { OPEN_POLICY, policyRefusal, type WebFetchPolicy } from "./web/policy";
@@ -46,7 +47,7 @@ export function visionToolSet(options: VisionToolSetOptions = {}): StaticToolSet
     needs: "conversation",
     // An image can carry text anyone wrote; a URL's address (query string included) goes to its host.
     readsOutsideText: true,
-    sendsTo: (args) => (typeof args.url === "string" ? hostOf(args.url) : null),
+    sendsTo: (args) => (args.url === undefined ? null : hostOf(args.url)),
     timeoutMs: client.options.timeoutMs + 5_000,
     parameters: z.object({
       file_id: z
@@ -115,24 +116,14 @@ async function loadUrl(
   return { loaded: true, ...added.images[0], shown: "after this result" };
 }
 
-/** The host a URL names, for the confirmation card ("?" when it is not a URL: the fetch refuses it anyway). */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host || "?";
-  } catch {
-    return "?";
-  }
-}
-
 /** The tool set as the environment configures it (WEB_FETCH_ALLOW, WEB_FETCH_TIMEOUT_MS), with the tenant's policy. */
 export function visionToolSetFromEnv(
   env: Record<string, string | undefined> = process.env,
   policy?: VisionToolSetOptions["policy"],
 ): StaticToolSet {
-  const timeout = Number(env.WEB_FETCH_TIMEOUT_MS);
   return visionToolSet({
     policy,
     allow: env.WEB_FETCH_ALLOW,
-    ...(Number.isInteger(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
+    timeoutMs: positiveInt(env.WEB_FETCH_TIMEOUT_MS, "WEB_FETCH_TIMEOUT_MS"),
   });
 }
