@@ -91,7 +91,7 @@ export async function listConversations(
                 eq(sysAgentMessage.sessionId, sysAgentSession.id),
                 inArray(sysAgentMessage.role, ["user", "assistant"]),
                 isNull(sysAgentMessage.supersededAt),
-                sql`coalesce(${sysAgentMessage.parts}->>'kind', '') <> 'notification'`,
+                sql`coalesce(${sysAgentMessage.parts}->>'kind', '') not in ('notification', 'tool_message')`,
                 ilike(sql`${sysAgentMessage.parts}->>'content'`, pattern),
               ),
             ),

@@ -6,6 +6,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { sysAgentAudit, sysAgentMessage } from "@/db/schema";
 import { parseGatewayConfig } from "@/lib/gateway/config";
+import { listConversations } from "@/lib/governance/conversations";
 import { startFakeAnthropic } from "../fakes/anthropic";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
@@ -159,6 +160,13 @@ describe.each(testDbKinds)("load_image on %s", (kind) => {
     const audited = audit.find((a) => a.type === "tool_result")!;
     expect(audited.payload.message).toMatchObject({ images: [{ type: "image/png", fileId: imageId }] });
     expect(JSON.stringify(audit.map((a) => a.payload))).not.toContain(base64);
+
+    // The conversation search looks at what people see: the user's words and the answers, not a tool's message.
+    const found = await listConversations(app.db, { ...member, search: "data to look at" });
+    expect(found.map((c) => c.id)).not.toContain(conversationId);
+    expect((await listConversations(app.db, { ...member, search: "closely" })).map((c) => c.id)).toContain(
+      conversationId,
+    );
 
     // A later turn's history has the message as text (images of earlier turns are not sent again).
     await send({ conversationId, message: "And now?", model: "gpt" });

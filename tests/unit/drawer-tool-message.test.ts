@@ -90,6 +90,7 @@ describe("a message a tool added, in the drawer", () => {
     const html = renderToStaticMarkup(createElement(I18nProvider, { locale: "en", children: card }));
     expect(html).toContain('data-testid="agent-tool-message"');
     expect(html).toContain("Shown to the assistant");
+    expect(html).toMatch(/data-testid="agent-tool-message-text"[^>]*>…</);
     expect(html).toContain('src="/api/agent/files/f1"');
     expect(html).toContain('alt="Image: dot.png"');
     expect(html).toContain("Image: https://img.example/cat.jpg");

@@ -146,8 +146,9 @@ export function ToolCard({ tool, turnId }: { tool: ToolCardState; turnId: string
 }
 
 /**
- * The message a call added for the model (an image load_image loaded): its images, an attachment's as a thumbnail
- * from the conversation's own file, a URL's by its address and size (the browser fetches nothing from outside).
+ * The message a call added for the model (an image load_image loaded): its text, and its images, an attachment's as
+ * a thumbnail from the conversation's own file, a URL's by its address and size (the browser fetches nothing from
+ * outside).
  */
 function AddedMessage({ message }: { message: AddedMessageSummary }) {
   const { t } = useI18n();
@@ -159,7 +160,14 @@ function AddedMessage({ message }: { message: AddedMessageSummary }) {
       <figcaption className="font-semibold text-slate-600 dark:text-slate-300">
         {t("agent.tool.shown")}
       </figcaption>
-      <ul className="mt-1 flex flex-wrap gap-2">
+      <p
+        className="mt-1 line-clamp-2 break-words text-slate-700 dark:text-slate-200"
+        title={message.text}
+        data-testid="agent-tool-message-text"
+      >
+        {message.text}
+      </p>
+      <ul className="mt-1 flex flex-wrap gap-2 empty:hidden">
         {message.images.map((image) => {
           const name = image.name ?? image.type;
           return (
