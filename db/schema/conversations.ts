@@ -35,7 +35,7 @@ export type MessageParts = {
   toolCalls?: { id: string; name: string; args: Record<string, unknown> }[];
   toolCallId?: string;
   name?: string;
-  kind?: "display" | "notification";
+  kind?: "display" | "notification" | "tool_message";
   data?: Record<string, unknown>;
 };
 

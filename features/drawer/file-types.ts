@@ -1,5 +1,6 @@
 // What the drawer's composer may attach (POST /api/agent/files): the accepted types, their size limits, and how a
 // file is recognised by its content rather than by what its name or the browser says. Browser-safe.
+import { sniffImageType } from "@/lib/core/media/image-type";
 import type { ImagePart } from "@/lib/gateway/types";
 
 export type ImageType = ImagePart["mediaType"];
@@ -36,17 +37,9 @@ const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
 
 const PDF_MAGIC = ascii("%PDF-");
 
-/**
- * The image or PDF type a file's first bytes say it is (its magic number), or null: PNG's 8-byte signature, JPEG's
- * FF D8 FF, GIF87a/GIF89a, a RIFF container of WEBP, `%PDF-`.
- */
+/** The image or PDF type a file's first bytes say it is (its magic number, see sniffImageType, or `%PDF-`), or null. */
 export function sniffBinaryType(bytes: Uint8Array): ImageType | typeof PDF_TYPE | null {
-  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png";
-  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return "image/jpeg";
-  if (startsWith(bytes, ascii("GIF87a")) || startsWith(bytes, ascii("GIF89a"))) return "image/gif";
-  if (startsWith(bytes, ascii("RIFF")) && startsWith(bytes, ascii("WEBP"), 8)) return "image/webp";
-  if (startsWith(bytes, PDF_MAGIC)) return PDF_TYPE;
-  return null;
+  return sniffImageType(bytes) ?? (startsWith(bytes, PDF_MAGIC) ? PDF_TYPE : null);
 }
 
 /** PDF readers accept the header anywhere in the first 1,024 bytes; only a file that says it is a PDF gets that. */

@@ -9,6 +9,7 @@ import type { TurnObserver } from "@/lib/turns/observer";
 import { CodeSandbox } from "./code/sandbox";
 import { codeRunModeOf, sandboxFilesOf } from "./code/settings";
 import { Confirmations } from "./confirmations";
+import { drizzleConversationFiles } from "./conversation-files";
 import { ToolRegistry } from "./registry";
 import type { ScheduleResultDelivery } from "./schedule-targets";
 import { Scheduler } from "./scheduler";
@@ -25,6 +26,7 @@ import { runSubagent, subagentToolSet } from "./toolsets/subagent";
 import { tasksToolSet } from "./toolsets/tasks";
 import { timeToolSet } from "./toolsets/time";
 import { TodoToolSet } from "./toolsets/todo";
+import { visionToolSetFromEnv } from "./toolsets/vision";
 import { webToolSetFromEnv } from "./toolsets/web";
 import { webFetchPolicyOf } from "./web-policy";
 
@@ -99,11 +101,9 @@ export type AgentRuntime = AgentTools & {
 export function createAgentTools(deps: AgentToolDeps): AgentTools {
   const { gateway, pipeline, store } = deps;
   const dataToolSets = deps.dataToolSets ?? (() => []);
-  // web_fetch reads the tenant's setting (off / allow-listed domains / any) on every call.
-  const web = () =>
-    webToolSetFromEnv(deps.env ?? process.env, async (tenantId) =>
-      webFetchPolicyOf(await deps.db(), tenantId),
-    );
+  // web_fetch (and load_image's URLs) read the tenant's setting (off / allow-listed domains / any) on every call.
+  const webPolicy = async (tenantId: string) => webFetchPolicyOf(await deps.db(), tenantId);
+  const web = () => webToolSetFromEnv(deps.env ?? process.env, webPolicy);
   // What a sub-agent may use: everything but delegation, background tasks and schedules (no recursion).
   const subRegistry = registerAll(new ToolRegistry(), [
     timeToolSet(),
@@ -137,6 +137,7 @@ export function createAgentTools(deps: AgentToolDeps): AgentTools {
     memoryToolSet(),
     ...dataToolSets(),
     web(),
+    visionToolSetFromEnv(deps.env ?? process.env, webPolicy),
     subagentToolSet(subagent),
     tasksToolSet(tasks),
     codeToolSet(code, tasks),
@@ -167,6 +168,7 @@ export function createAgentRuntime(
     observer: deps.observer,
     confirmations,
     guardrails: deps.guardrails,
+    files: drizzleConversationFiles(deps.db),
   });
   const scheduler = new Scheduler({
     db: deps.db,

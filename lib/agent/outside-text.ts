@@ -5,7 +5,8 @@ import type { Tool } from "./tool";
  * Where text others control entered what the model reads in this conversation, or null when none did: context
  * items and files' text (stored with their message, so later turns still carry them), results of tools that read
  * outside text (web pages, MCP servers, the governance tools' ledger rows), a tool no longer known (it cannot be
- * vouched for), and queued notifications (a background sub-agent's report). The user's own words are not outside.
+ * vouched for), queued notifications (a background sub-agent's report) and messages tools added (an image loaded
+ * from anywhere). The user's own words are not outside.
  */
 export function outsideTextSource(
   messages: readonly StoredMessage[],
@@ -16,6 +17,7 @@ export function outsideTextSource(
     const blocks = m.data?.contextBlocks;
     if (m.role === "user" && Array.isArray(blocks) && blocks.length) return "context items or files";
     if (m.kind === "notification") return "a background task's report";
+    if (m.kind === "tool_message") return `a message added by ${String(m.data?.tool ?? "a tool")}`;
     if (m.role === "tool") {
       const tool = m.name ? tools.get(m.name) : undefined;
       if (!tool || tool.readsOutsideText) return `results of ${m.name ?? "a tool"}`;
@@ -31,6 +33,7 @@ export type EgressReason = { code: "outside_data"; to: string; message: string }
 export function egressReason(tool: Tool, args: unknown, source: string | null): EgressReason | null {
   if (!source || !tool.sendsTo) return null;
   const to = tool.sendsTo(args && typeof args === "object" ? (args as Record<string, unknown>) : {});
+  if (to === null) return null;
   return {
     code: "outside_data",
     to,

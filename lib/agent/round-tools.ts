@@ -3,9 +3,11 @@ import type { ToolCall } from "@/lib/gateway/types";
 import { cancelledResult, type StoredMessage } from "@/lib/turns/conversation";
 import type { AgentEvent, ToolTraceEntry } from "@/lib/turns/events";
 import type { Confirmations } from "./confirmations";
-import { type ConfirmGate, runToolCall, type ToolOutcome } from "./run-tools";
+import type { ConversationFiles } from "./conversation-files";
+import { type ConfirmGate, runToolCall, type ToolCallContext, type ToolOutcome } from "./run-tools";
 import type { Tool, ToolContext } from "./tool";
 import type { ToolInputGuard } from "./tool-guardrails";
+import { type AddedAllowance, addedMessage, resolveToolMessage, type TurnModel } from "./tool-messages";
 
 /** The same tool with the same arguments, counted across the rounds of one turn. */
 export type RepeatCounter = { key: string; count: number };
@@ -13,8 +15,8 @@ export type RepeatCounter = { key: string; count: number };
 export type RoundTools = {
   tools: Map<string, Tool>;
   mayCall: (tool: Tool) => boolean;
-  /** Who calls and for which turn; each call adds its own signal, `emit` and `addUsage`. */
-  caller: Omit<ToolContext, "signal" | "emit" | "addUsage">;
+  /** Who calls and for which turn; each call adds its own signal, `emit`, `addUsage` and `addMessage`. */
+  caller: Omit<ToolContext, "signal" | "emit" | "addUsage" | "addMessage">;
   addUsage: ToolContext["addUsage"];
   repeats: RepeatCounter;
   signal: AbortSignal;
@@ -25,12 +27,19 @@ export type RoundTools = {
   outsideText?: () => string | null;
   /** The tenant's `tool_input` guardrails for this turn's calls. */
   guardInput?: ToolInputGuard;
+  /** The turn's model alias: whether messages the tools add may carry images, and tools needing vision may run. */
+  model?: TurnModel;
+  /** Where a message's file ids are read (the conversation's attachments); absent: a file id is refused. */
+  files?: ConversationFiles;
+  /** What the turn's added messages may still carry (shared by its rounds). */
+  allowance?: AddedAllowance;
 };
 
 /**
  * Runs a round's calls, at most `maxConcurrentTools` at once, yielding events as each finishes; then appends
  * one result per call to `messages` in call order (`cancelled` for calls Stop cut short) and their trace entries
- * to `trace`. On Stop it stops waiting at once: calls still running get their abort.
+ * to `trace`, then the messages the calls added (in call order), after every result: providers want a call's
+ * results right after it. On Stop it stops waiting at once: calls still running get their abort.
  */
 export async function* runRoundTools(
   calls: ToolCall[],
@@ -43,6 +52,10 @@ export async function* runRoundTools(
     const outcome = outcomes[i];
     messages.push(outcome ? toolMessage(call, outcome) : cancelledResult(call.id, call.name));
     if (outcome) trace.push(outcome.trace);
+  }
+  for (const [i, call] of calls.entries()) {
+    const added = outcomes[i]?.added;
+    if (added) messages.push(addedMessage(call, added));
   }
 }
 
@@ -70,7 +83,7 @@ async function* runConcurrently(
     round.repeats.key = key;
     return round.repeats.count >= limits.maxRepeatedCalls;
   });
-  const context = (call: ToolCall, callSignal: AbortSignal): ToolContext => ({
+  const context = (call: ToolCall, callSignal: AbortSignal): ToolCallContext => ({
     ...round.caller,
     signal: callSignal,
     emit: async (message) => {
@@ -94,6 +107,20 @@ async function* runConcurrently(
     confirm: round.confirmations ? confirmGate(round, round.confirmations, live) : undefined,
     outsideText: round.outsideText,
     guardInput: round.guardInput,
+    model: round.model,
+    allowance: round.allowance,
+    addMessage: (call: ToolCall, message: unknown) =>
+      resolveToolMessage(
+        message,
+        {
+          tenantId: round.caller.tenantId,
+          userId: round.caller.userId,
+          conversationId: round.caller.conversationId,
+          model: round.model,
+          files: round.files,
+        },
+        call.name,
+      ),
   };
   const stopped = new Promise<"stopped">((resolve) => {
     if (signal.aborted) resolve("stopped");

@@ -13,8 +13,19 @@ import {
 import { type EgressReason, egressReason } from "./outside-text";
 import { parseToolArgs, type Tool, type ToolContext } from "./tool";
 import type { ToolInputGuard } from "./tool-guardrails";
+import {
+  type AddedAllowance,
+  type AddedMessage,
+  noVisionMessage,
+  summaryOf,
+  type ToolMessage,
+  type TurnModel,
+} from "./tool-messages";
 
 export const RESULT_LIMIT = 8_000;
+
+/** A call's context but for `addMessage`, which the run adds (it keeps the call's one message with its outcome). */
+export type ToolCallContext = Omit<ToolContext, "addMessage">;
 
 export type ToolRunOptions = {
   tools: Map<string, Tool>;
@@ -22,7 +33,16 @@ export type ToolRunOptions = {
   mayCall(tool: Tool): boolean;
   maxConcurrent: number;
   defaultTimeoutMs: number;
-  context: (call: ToolCall, signal: AbortSignal) => ToolContext;
+  context: (call: ToolCall, signal: AbortSignal) => ToolCallContext;
+  /**
+   * Checks and reads a message a call adds (ToolContext.addMessage) for the turn's model. Absent (/mcp, an MCP
+   * server's test call): no model reads one, and addMessage rejects.
+   */
+  addMessage?: (call: ToolCall, message: ToolMessage) => Promise<AddedMessage>;
+  /** What the turn's added messages may still carry; a call that does not end well gives its share back. */
+  allowance?: AddedAllowance;
+  /** The turn's model alias: tools that need vision are refused when it cannot read images. */
+  model?: TurnModel;
   signal: AbortSignal;
   /**
    * Asks the user to approve a call of a tool that requires it, and waits (the call keeps its place among the
@@ -55,6 +75,8 @@ export type ToolOutcome = {
   cards?: AgentCard[];
   /** What the user decided, for a tool that needed their confirmation (stored on the tool message's data). */
   confirmation?: ConfirmDecision;
+  /** The message the call added (ToolContext.addMessage), for the model's next round: only when the call ended ok. */
+  added?: AddedMessage;
 };
 
 /** Cuts a result that would flood the model's context, and says how much was cut. */
@@ -73,9 +95,15 @@ export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise
   let started = performance.now();
   const events: AgentEvent[] = [];
   let confirmation: ConfirmDecision | undefined;
+  let added: AddedMessage | undefined;
+  let settled = false;
   const finish = (content: string, ok: boolean, error?: string, cards?: AgentCard[]): ToolOutcome => {
+    settled = true;
     const durationMs = Math.round(performance.now() - started);
     const result = truncateResult(content);
+    // A call that fails, times out or is cancelled sends no message: the model reads only its error.
+    if (added && !ok) opts.allowance?.give(added);
+    const kept = ok ? added : undefined;
     events.push({
       type: "tool_result",
       callId: call.id,
@@ -84,12 +112,14 @@ export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise
       result,
       durationMs,
       ...(cards?.length ? { cards } : {}),
+      ...(kept ? { message: summaryOf(kept) } : {}),
     });
     return {
       content: result,
       ok,
       ...(cards?.length ? { cards } : {}),
       ...(confirmation ? { confirmation } : {}),
+      ...(kept ? { added: kept } : {}),
       trace: { callId: call.id, name: call.name, durationMs, ok, error },
       events,
     };
@@ -105,6 +135,12 @@ export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise
     });
     return finish(errorResult("not allowed"), false, "not allowed");
   }
+  if (tool.needsVision && !opts.model?.supportsVision)
+    return finish(
+      errorResult(`${tool.name} is refused: ${noVisionMessage(opts.model)}`),
+      false,
+      "needs vision",
+    );
   let args = parseToolArgs(tool, call.args);
   if (!args.ok) return finish(errorResult(args.error), false, "invalid arguments");
   if (opts.guardInput) {
@@ -159,7 +195,26 @@ export async function runToolCall(call: ToolCall, opts: ToolRunOptions): Promise
   const timeout = new AbortController();
   const signal = AbortSignal.any([opts.signal, timeout.signal]);
   let timer: NodeJS.Timeout | undefined;
-  const ctx = opts.context(call, signal);
+  let adding = false;
+  const ctx: ToolContext = {
+    ...opts.context(call, signal),
+    addMessage: async (message) => {
+      if (!opts.addMessage) throw new Error("addMessage: no model reads messages added here");
+      if (adding) throw new Error("addMessage: a tool call may add one message");
+      adding = true;
+      try {
+        const resolved = await opts.addMessage(call, message);
+        if (settled) throw new Error("addMessage: the call has already ended");
+        opts.allowance?.take(resolved);
+        added = resolved;
+        return summaryOf(resolved);
+      } catch (error) {
+        // A refused message may be tried again smaller; only an added one counts.
+        adding = false;
+        throw error;
+      }
+    },
+  };
   try {
     const value = await Promise.race([
       tool.execute(args.value as never, ctx),

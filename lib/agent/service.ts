@@ -16,6 +16,7 @@ import {
 import { type AgentEvent, contentFilterEvent, isRecordOnly, type TurnEvent } from "@/lib/turns/events";
 import type { ChatTurnSource, TurnObserver, TurnPrompt, TurnReplacement } from "@/lib/turns/observer";
 import type { Confirmations } from "./confirmations";
+import type { ConversationFiles } from "./conversation-files";
 import { outsideTextSource } from "./outside-text";
 import type { ToolRegistry } from "./registry";
 import { type RepeatCounter, runRoundTools } from "./round-tools";
@@ -27,6 +28,7 @@ import {
   type ToolInputGuard,
   toolInputGuard,
 } from "./tool-guardrails";
+import { AddedAllowance, type TurnModel } from "./tool-messages";
 import { TurnProgress } from "./turn-progress";
 
 export type AgentConfig = {
@@ -119,6 +121,8 @@ export class AgentService {
        * the MCP tools' descriptions before they are offered. Without it neither runs.
        */
       guardrails?: ToolGuardrails;
+      /** Where the images a tool names by file id are read (the conversation's attachments); without it, refused. */
+      files?: ConversationFiles;
     },
     config: Partial<AgentConfig> = {},
   ) {
@@ -259,8 +263,19 @@ export class AgentService {
     for (const event of screened?.events ?? []) yield event;
     const mayCall = (t: Tool) => (!t.roles || t.roles.includes(ctx.role)) && !switchedOff.has(t.name);
     const modelInfo = gateway.models().find((m) => m.alias === model);
+    const turnModel: TurnModel = {
+      alias: model,
+      label: modelInfo?.label ?? model,
+      // The offline demo model takes attached images but cannot see them: nothing is shown to it.
+      supportsVision: (modelInfo?.supportsVision ?? false) && !modelInfo?.offline,
+    };
+    // A tool that shows the model images (load_image) is offered only to an alias that reads them.
     let offered =
-      request.enableTools === false ? [] : [...tools.values()].filter((t) => !t.hidden && mayCall(t));
+      request.enableTools === false
+        ? []
+        : [...tools.values()].filter(
+            (t) => !t.hidden && mayCall(t) && (!t.needsVision || turnModel.supportsVision),
+          );
     if (offered.length && modelInfo && !modelInfo.supportsTools) {
       offered = [];
       yield {
@@ -294,6 +309,8 @@ export class AgentService {
       system,
       repeats: { key: "", count: 0 },
       guardInput: this.deps.guardrails ? toolInputGuard(this.deps.guardrails, scope) : undefined,
+      model: turnModel,
+      allowance: new AddedAllowance(),
     };
   }
 
@@ -335,6 +352,9 @@ export class AgentService {
         confirmations: (turn.request.source ?? "drawer") === "drawer" ? this.deps.confirmations : undefined,
         outsideText: () => outsideTextSource([...turn.history, ...progress.messages], turn.tools),
         guardInput: turn.guardInput,
+        model: turn.model,
+        files: this.deps.files,
+        allowance: turn.allowance,
       },
       progress.messages,
       progress.trace,
@@ -489,7 +509,7 @@ export class AgentService {
         : messages;
     const out: ChatMessage[] = [
       { role: "system", content: turn.system },
-      ...modelHistory(turn.history),
+      ...modelHistory(turn.history, { earlierTurns: true }),
       ...modelHistory(thisTurn),
     ];
     if (lastCall) out.push({ role: "user", content: LIMIT_INSTRUCTION });
@@ -595,6 +615,10 @@ type PreparedTurn = TurnInput & {
   system: string;
   repeats: RepeatCounter;
   guardInput?: ToolInputGuard;
+  /** The alias asked for, and whether it reads images (messages tools add, tools that need vision). */
+  model: TurnModel;
+  /** What the messages tools add may still carry in this turn. */
+  allowance: AddedAllowance;
 };
 
 /** Whose turn it is, as a guardrail rule's scope names it: the alias asked for, the user, drawer or schedule. */

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { MembershipRole } from "@/db/schema";
 import type { CostStatus, ToolSchema, Usage } from "@/lib/gateway/types";
 import type { StoredToolCall } from "@/lib/turns/conversation";
+import type { AddedMessageSummary, ToolMessage } from "./tool-messages";
 
 /** Who and where a tool runs for. Every tool query is scoped by `tenantId`. */
 export type ToolContext = {
@@ -17,6 +18,13 @@ export type ToolContext = {
   signal: AbortSignal;
   /** Adds a display message to the conversation (an image, a file card…); the model does not see it. */
   emit(message: { content: string; data?: Record<string, unknown> }): Promise<void>;
+  /**
+   * Adds a user-role message of text and images that the model reads in the next round, after this round's tool
+   * results; it is stored in the conversation and shown in the drawer. One per call, and only when the call ends
+   * well. Rejects (the call's error result, unless the tool handles it) when the message is invalid, too big, has
+   * images the turn's model cannot read, or names a file that is not this conversation's.
+   */
+  addMessage(message: ToolMessage): Promise<AddedMessageSummary>;
   /** Adds tokens spent on the user's behalf (a sub-agent) to this turn's usage and cost. */
   addUsage(usage: Usage, cost: string | null, costStatus?: CostStatus): void;
 };
@@ -32,6 +40,11 @@ export type ToolDefinition<P extends z.ZodObject = z.ZodObject> = {
   roles?: MembershipRole[];
   /** Words that make the offline demo model pick this tool. */
   keywords?: string[];
+  /**
+   * It gives the model images to look at: offered only when the turn's model alias reads images, and a call of it
+   * with any other alias is refused with an error naming the alias.
+   */
+  needsVision?: boolean;
   /** Per-tool timeout; the agent's default (30 s) otherwise. */
   timeoutMs?: number;
   /**
@@ -50,10 +63,11 @@ export type ToolDefinition<P extends z.ZodObject = z.ZodObject> = {
    */
   readsOutsideText?: boolean;
   /**
-   * It sends its arguments out of Tollgate: where to (a host), for the confirmation card. In a turn that carries
-   * outside text such a call waits for the user's Approve / Deny, whatever `requiresConfirmation` says.
+   * It sends its arguments out of Tollgate: where to (a host), for the confirmation card; null when this call's
+   * arguments send nothing out. In a turn that carries outside text such a call waits for the user's Approve /
+   * Deny, whatever `requiresConfirmation` says.
    */
-  sendsTo?: (args: Record<string, unknown>) => string;
+  sendsTo?: (args: Record<string, unknown>) => string | null;
   parameters: P;
   execute(args: z.output<P>, ctx: ToolContext): Promise<unknown>;
 };

@@ -90,9 +90,18 @@ export class TurnProgress {
     this.costStatus = combineCostStatus(this.costStatus, costStatus);
   }
 
-  /** The messages still to store, with every assistant tool call answered (providers reject dangling calls). */
+  /**
+   * The messages still to store, with every assistant tool call answered (providers reject dangling calls), and
+   * without image bytes: images a tool added go to this turn's rounds only; the message's data describes them.
+   */
   unstoredMessages(): StoredMessage[] {
-    return closeDanglingCalls(this.messages).slice(this.storedCount);
+    return closeDanglingCalls(this.messages)
+      .slice(this.storedCount)
+      .map((m) => {
+        if (m.role !== "user" || !m.images) return m;
+        const { images: _bytes, ...stored } = m;
+        return stored;
+      });
   }
 
   summary(): ChatTurnSummary {

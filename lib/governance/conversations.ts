@@ -96,7 +96,7 @@ export async function listConversations(
                 eq(sysAgentMessage.sessionId, sysAgentSession.id),
                 inArray(sysAgentMessage.role, ["user", "assistant"]),
                 isNull(sysAgentMessage.supersededAt),
-                sql`coalesce(${sysAgentMessage.parts}->>'kind', '') <> 'notification'`,
+                sql`coalesce(${sysAgentMessage.parts}->>'kind', '') not in ('notification', 'tool_message')`,
                 ilike(sql`${sysAgentMessage.parts}->>'content'`, pattern),
               ),
             ),
@@ -219,7 +219,8 @@ export async function lastTurnOrThrow(
         eq(sysAgentMessage.sessionId, where.conversationId),
         eq(sysAgentMessage.role, "user"),
         isNull(sysAgentMessage.supersededAt),
-        sql`coalesce(${sysAgentMessage.parts}->>'kind', '') <> 'notification'`,
+        // The user's own words: not a queued notification, nor a message a tool added (a loaded image).
+        sql`coalesce(${sysAgentMessage.parts}->>'kind', '') not in ('notification', 'tool_message')`,
       ),
     )
     .orderBy(desc(sysAgentMessage.seq))

@@ -213,6 +213,11 @@ export function auditOf(event: TurnEvent): Audit | null {
           ok: event.ok,
           durationMs: event.durationMs,
           result: clip(event.result),
+          // A message the call added for the model: its text clipped like a user's, its images named, never
+          // their bytes (as attachments are); the payload is masked whole.
+          ...(event.message
+            ? { message: { text: clip(event.message.text), images: event.message.images } }
+            : {}),
         },
       };
     case "confirmation":

@@ -2,8 +2,11 @@ import type { ChatMessage } from "@/lib/gateway/types";
 
 /** A message as the conversation keeps it: the model's messages, plus display-only ones and notifications. */
 export type StoredMessage = ChatMessage & {
-  /** display: shown to people, never sent to the model; notification: a queued task_result or schedule note. */
-  kind?: "display" | "notification";
+  /**
+   * display: shown to people, never sent to the model; notification: a queued task_result or schedule note;
+   * tool_message: a user-role message a tool call added for the model (`data.toolCallId` names the call).
+   */
+  kind?: "display" | "notification" | "tool_message";
   data?: Record<string, unknown>;
 };
 
@@ -99,14 +102,22 @@ export function storedToolCalls(history: StoredMessage[]): StoredToolCall[] {
 
 /**
  * The messages to send a model: display messages dropped, and any tool call left without a result (a crash
- * mid-turn) given a `cancelled` one, because providers reject a history with a dangling tool call.
+ * mid-turn) given a `cancelled` one, because providers reject a history with a dangling tool call. With
+ * `earlierTurns`, a user message's attached images (sent with their own turn only) are named with their file ids,
+ * so the model can ask to see one again (load_image).
  */
-export function modelHistory(history: StoredMessage[]): ChatMessage[] {
+export function modelHistory(
+  history: StoredMessage[],
+  options: { earlierTurns?: boolean } = {},
+): ChatMessage[] {
   const out: ChatMessage[] = [];
   const visible = history.filter((m) => m.kind !== "display");
   for (let i = 0; i < visible.length; i++) {
-    const { kind: _k, data, ...m } = visible[i]!;
-    out.push(m.role === "user" ? withContextBlocks(m, data) : (m as ChatMessage));
+    const { kind, data, ...m } = visible[i]!;
+    const user = m.role === "user" ? withContextBlocks(m, data) : null;
+    out.push(
+      user && options.earlierTurns && !kind ? withImageNote(user, data) : (user ?? (m as ChatMessage)),
+    );
     if (m.role === "assistant" && m.toolCalls?.length) {
       const answered = new Set<string>();
       for (let j = i + 1; j < visible.length && visible[j]!.role === "tool"; j++) {
@@ -135,6 +146,22 @@ function withContextBlocks(
   const blocks = data?.contextBlocks;
   if (!Array.isArray(blocks) || !blocks.length) return m;
   return { ...m, content: `${blocks.join("\n\n")}\n\n${m.content}` };
+}
+
+/** An earlier user message with the images it had attached named after it: they are not sent again. */
+function withImageNote(m: ChatMessage, data: StoredMessage["data"]): ChatMessage {
+  const attached = Array.isArray(data?.attachments) ? (data.attachments as unknown[]) : [];
+  const images = attached.flatMap((a) => {
+    const file = a as { id?: unknown; name?: unknown; type?: unknown } | null;
+    return typeof file?.id === "string" && typeof file.type === "string" && file.type.startsWith("image/")
+      ? [`${JSON.stringify(String(file.name ?? "image"))} (file_id ${file.id})`]
+      : [];
+  });
+  if (!images.length) return m;
+  return {
+    ...m,
+    content: `${m.content}\n\n[Images attached to this message, not shown again: ${images.join(", ")}]`,
+  };
 }
 
 export const CANCELLED = JSON.stringify({ error: "cancelled" });

@@ -1,6 +1,7 @@
 import {
   type CostStatus,
   type GuardrailVerdict,
+  type ImagePart,
   type MediaUnits,
   type Stamp,
   type ToolCall,
@@ -8,6 +9,19 @@ import {
   ZERO_USAGE,
 } from "@/lib/gateway/types";
 import type { AgentCard } from "./cards";
+
+/** An image of a message a tool added for the model, as the drawer and the audit see it: never its bytes. */
+export type AddedImageInfo = {
+  type: ImagePart["mediaType"];
+  size: number;
+  /** A file name, or the address it was loaded from. */
+  name?: string;
+  /** The conversation's file it was read from (the drawer shows it from GET /api/agent/files/{id}). */
+  fileId?: string;
+};
+
+/** A user-role message a tool call added for the model's next round (ToolContext.addMessage): its text, its images. */
+export type AddedMessageSummary = { text: string; images: AddedImageInfo[] };
 
 /** What the user decided about a call that needed their confirmation; `timeout`: no answer in time (a denial). */
 export type ConfirmDecision = "approve" | "deny" | "timeout";
@@ -104,6 +118,8 @@ export type AgentEvent =
       durationMs: number;
       /** Cards the tool returned beside its result, for the drawer; the model gets only `result`. */
       cards?: AgentCard[];
+      /** The message the call added, which the model reads after the round's results. */
+      message?: AddedMessageSummary;
     }
   | {
       type: "notice";

@@ -39,6 +39,9 @@ describe.each(testDbKinds)("agent tools on %s", (kind) => {
     turnId: "turn1",
     signal: new AbortController().signal,
     emit: async () => {},
+    addMessage: async () => {
+      throw new Error("no model reads messages here");
+    },
     addUsage: () => {},
   });
   const tool = (name: string, set = ordersToolSet(async () => app.db)) =>

@@ -74,6 +74,9 @@ describe.each(testDbKinds)("the clock tool set and the scheduler on %s", (kind) 
     turnId: randomUUID(),
     signal: new AbortController().signal,
     emit: async () => {},
+    addMessage: async () => {
+      throw new Error("no model reads messages here");
+    },
     addUsage: () => {},
   });
   const row = async (id: string) =>

@@ -70,6 +70,9 @@ describe.each(testDbKinds)("the governance tools on %s", (kind) => {
     turnId: crypto.randomUUID(),
     signal: new AbortController().signal,
     emit: async () => {},
+    addMessage: async () => {
+      throw new Error("no model reads messages here");
+    },
     addUsage: () => {},
     ...over,
   });

@@ -431,6 +431,9 @@ describe.each(testDbKinds)("agent runs on %s", (kind) => {
       turnId: crypto.randomUUID(),
       signal: new AbortController().signal,
       emit: async () => {},
+      addMessage: async () => {
+        throw new Error("no model reads messages here");
+      },
       addUsage: () => {},
     };
     const run = async (args: Record<string, unknown>) => {

@@ -74,6 +74,9 @@ function context(signal: AbortSignal = new AbortController().signal): ToolContex
     turnId: "turn1",
     signal,
     emit: async () => {},
+    addMessage: async () => {
+      throw new Error("no model reads messages here");
+    },
     addUsage: () => {},
   };
 }

@@ -3,6 +3,7 @@ import type { TurnSummary } from "@/lib/turns/events";
 import { cardsOf } from "./cards/format";
 import { hasInputs, inputsOf } from "./context-chips";
 import type {
+  AddedMessageSummary,
   AgentEvent,
   ChatTurn,
   FooterInfo,
@@ -140,6 +141,7 @@ export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
         durationMs: event.durationMs,
         status,
         ...(event.cards?.length ? { cards: event.cards } : {}),
+        ...(event.message ? { message: event.message } : {}),
       } as const;
       return known
         ? { ...turn, parts: updateTool(turn.parts, event.callId, (tool) => ({ ...tool, ...done })) }
@@ -257,7 +259,14 @@ export function turnsFromHistory(messages: HistoryMessage[]): ChatTurn[] {
     const key = m.id;
     if (m.role === "user" && m.kind === "notification")
       current.parts.push({ type: "note", key, text: m.content });
-    else if (m.role === "user") {
+    else if (m.role === "user" && m.kind === "tool_message") {
+      const added = addedMessageOf(m);
+      if (added)
+        current.parts = updateTool(current.parts, added.callId, (tool) => ({
+          ...tool,
+          message: added.message,
+        }));
+    } else if (m.role === "user") {
       const inputs = inputsOf(m.data);
       const sent = hasInputs(inputs) ? { inputs } : {};
       current.parts.push({ type: "user", key, text: m.content, ...sent });
@@ -287,6 +296,18 @@ export function turnsFromHistory(messages: HistoryMessage[]): ChatTurn[] {
     }
   }
   return turns.filter((t) => t.parts.length);
+}
+
+/** The call a stored tool message belongs to and what it showed the model (its text, its images described). */
+function addedMessageOf(m: HistoryMessage): { callId: string; message: AddedMessageSummary } | null {
+  const callId = m.data?.toolCallId;
+  if (typeof callId !== "string") return null;
+  const stored: unknown[] = Array.isArray(m.data?.images) ? m.data.images : [];
+  const images = stored.filter(
+    (i): i is AddedMessageSummary["images"][number] =>
+      typeof i === "object" && i !== null && typeof (i as { type?: unknown }).type === "string",
+  );
+  return { callId, message: { text: m.content, images } };
 }
 
 /** Adds what the ledger knows to a turn loaded from history: the footer and each tool's duration. */

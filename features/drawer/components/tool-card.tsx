@@ -2,9 +2,10 @@
 
 import { useI18n } from "@/components/i18n";
 import type { MessageKey } from "@/lib/i18n/messages";
+import { fileUrl, formatBytes } from "./attachments";
 import { ConfirmCard } from "./confirm-card";
 import { oneLine, prettyJson } from "./format";
-import type { ToolCardState } from "./types";
+import type { AddedMessageSummary, ToolCardState } from "./types";
 
 const STATUS_STYLE: Record<ToolCardState["status"], string> = {
   running: "bg-indigo-100 text-indigo-700 dark:bg-indigo-950 dark:text-indigo-300",
@@ -116,6 +117,7 @@ export function ToolCard({ tool, turnId }: { tool: ToolCardState; turnId: string
           </p>
         )
       )}
+      {tool.message && <AddedMessage message={tool.message} />}
       {!asking && (hasArgs || tool.result !== undefined) && (
         <details className="mt-1">
           <summary className="cursor-pointer text-indigo-600 dark:text-indigo-400">
@@ -140,5 +142,60 @@ export function ToolCard({ tool, turnId }: { tool: ToolCardState; turnId: string
         </details>
       )}
     </section>
+  );
+}
+
+/**
+ * The message a call added for the model (an image load_image loaded): its text, and its images, an attachment's as
+ * a thumbnail from the conversation's own file, a URL's by its address and size (the browser fetches nothing from
+ * outside).
+ */
+function AddedMessage({ message }: { message: AddedMessageSummary }) {
+  const { t } = useI18n();
+  return (
+    <figure
+      data-testid="agent-tool-message"
+      className="mt-1 rounded border border-slate-200 bg-white p-2 dark:border-slate-700 dark:bg-slate-950"
+    >
+      <figcaption className="font-semibold text-slate-600 dark:text-slate-300">
+        {t("agent.tool.shown")}
+      </figcaption>
+      <p
+        className="mt-1 line-clamp-2 break-words text-slate-700 dark:text-slate-200"
+        title={message.text}
+        data-testid="agent-tool-message-text"
+      >
+        {message.text}
+      </p>
+      <ul className="mt-1 flex flex-wrap gap-2 empty:hidden">
+        {message.images.map((image) => {
+          const name = image.name ?? image.type;
+          return (
+            <li
+              key={`${image.fileId ?? name}-${image.size}`}
+              className="max-w-full min-w-0"
+              data-testid="agent-tool-message-image"
+            >
+              {image.fileId ? (
+                // biome-ignore lint/performance/noImgElement: the user's own file from our route, at its size.
+                <img
+                  src={fileUrl(image.fileId)}
+                  alt={t("agent.tool.image", { name })}
+                  className="max-h-32 max-w-full rounded border border-slate-200 dark:border-slate-700"
+                  loading="lazy"
+                />
+              ) : (
+                <span className="block truncate font-mono text-slate-700 dark:text-slate-200" title={name}>
+                  {t("agent.tool.image", { name })}
+                </span>
+              )}
+              <span className="block text-slate-500 dark:text-slate-400">
+                {image.type} · {formatBytes(image.size)}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </figure>
   );
 }

@@ -1,11 +1,11 @@
 import type { MessageInputs } from "@/features/drawer/contracts";
 import type { ModelInfo } from "@/lib/gateway/types";
 import type { AgentCard } from "@/lib/turns/cards";
-import type { AgentEvent, ConfirmDecision, TurnStatus } from "@/lib/turns/events";
+import type { AddedMessageSummary, AgentEvent, ConfirmDecision, TurnStatus } from "@/lib/turns/events";
 
 // The JSON the drawer's API routes answer with, as the browser receives it (dates are strings).
 
-export type { AgentEvent, ConfirmDecision, ModelInfo };
+export type { AddedMessageSummary, AgentEvent, ConfirmDecision, ModelInfo };
 
 export type ConversationSummary = {
   id: string;
@@ -25,7 +25,7 @@ export type HistoryMessage = {
   toolCalls?: StoredToolCall[];
   toolCallId?: string;
   name?: string;
-  kind?: "display" | "notification";
+  kind?: "display" | "notification" | "tool_message";
   data?: Record<string, unknown>;
   createdAt: string;
 };
@@ -71,6 +71,8 @@ export type ToolCardState = {
   cards?: AgentCard[];
   /** The call needed the user's confirmation (live from `confirm`, after a reload from `data.confirmation`). */
   confirmation?: ConfirmationState;
+  /** The message the call added for the model (an image it loaded): live from `tool_result`, after a reload from the stored message. */
+  message?: AddedMessageSummary;
 };
 
 /** One piece of a turn, in the order it happened. */

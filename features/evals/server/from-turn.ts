@@ -93,7 +93,8 @@ export async function itemFromTurn(
     if (last !== null && firstOwn !== undefined) {
       for (const r of rows) {
         if (r.seq > last) break;
-        if (r.parts.kind === "display" || r.parts.kind === "notification") continue;
+        if (r.parts.kind === "display" || r.parts.kind === "notification" || r.parts.kind === "tool_message")
+          continue;
         if (r.role === "user") messages.push({ role: "user", content: r.parts.content });
         // Earlier answers stay as context; this turn's answer is the expected output.
         else if (r.role === "assistant" && r.seq < firstOwn && r.parts.content.trim())

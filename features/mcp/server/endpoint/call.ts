@@ -1,7 +1,6 @@
 import "server-only";
 import { v7 as uuidv7 } from "uuid";
-import { runToolCall } from "@/lib/agent/run-tools";
-import type { ToolContext } from "@/lib/agent/tool";
+import { runToolCall, type ToolCallContext } from "@/lib/agent/run-tools";
 import { type ToolGuardrails, toolInputGuard } from "@/lib/agent/tool-guardrails";
 import type { ResolvedKey } from "@/lib/auth/api-keys";
 import { addCost } from "@/lib/gateway/pricing";
@@ -146,7 +145,7 @@ export async function callTool(
     mayCall: () => true,
     maxConcurrent: 1,
     defaultTimeoutMs: deps.toolTimeoutMs,
-    context: (_call, callSignal): ToolContext => ({
+    context: (_call, callSignal): ToolCallContext => ({
       tenantId: key.tenantId,
       // Whoever minted the key, as on the key's /v1 rows (the ledger names the key, not them).
       userId: key.createdBy,

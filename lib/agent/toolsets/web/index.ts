@@ -172,7 +172,7 @@ export class WebToolSet extends ToolSet {
 }
 
 /** The host a URL names, for the confirmation card ("?" when it is not a URL: the fetch refuses it anyway). */
-function hostOf(url: unknown): string {
+export function hostOf(url: unknown): string {
   try {
     return new URL(String(url)).host || "?";
   } catch {
@@ -194,7 +194,8 @@ export function webToolSetFromEnv(
   });
 }
 
-function positiveInt(value: string | undefined, name: string): number | undefined {
+/** A positive whole number from the environment, or undefined when unset; anything else fails at start. */
+export function positiveInt(value: string | undefined, name: string): number | undefined {
   if (!value?.trim()) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0)

@@ -32,6 +32,14 @@ const HEADERS = {
   accept: "text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8",
   "accept-encoding": "gzip, deflate, br",
 };
+const IMAGE_HEADERS = {
+  "user-agent": "TollgateAgent/0.1 (load_image)",
+  accept: "image/png,image/jpeg,image/webp,image/gif;q=0.9",
+  "accept-encoding": "identity",
+};
+
+/** What a GET is for: a page read as text (web_fetch, web_search) or an image (load_image). */
+export type FetchKind = "page" | "image";
 
 /**
  * An HTTP(S) GET client whose every hop is checked by the net guard and whose socket can only connect to the
@@ -48,6 +56,7 @@ export class PinnedClient {
     startUrl: string,
     stop: AbortSignal,
     refusal: (url: URL) => string | null = () => null,
+    kind: FetchKind = "page",
   ): Promise<RawResponse> {
     const { timeoutMs, maxBytes, maxRedirects } = this.options;
     const controller = new AbortController();
@@ -69,7 +78,9 @@ export class PinnedClient {
           resolver: this.options.resolver,
           signal,
         });
-        const res = await pinnedRequest(url, checked, signal);
+        const res = await pinnedRequest(url, checked, signal, {
+          headers: kind === "image" ? IMAGE_HEADERS : HEADERS,
+        });
         const location = res.headers.location;
         if (REDIRECTS.has(res.statusCode ?? 0) && location) {
           res.destroy();
@@ -78,11 +89,10 @@ export class PinnedClient {
           continue;
         }
         const contentType = res.headers["content-type"] ?? "";
-        if (contentType && !kindOfMime(contentType)) {
+        const unreadable = contentType ? refusedType(kind, url, contentType) : null;
+        if (unreadable) {
           res.destroy();
-          throw new Error(
-            `refused: ${url.href} is ${mimeOf(contentType)}; only HTML, text and JSON can be read`,
-          );
+          throw new Error(unreadable);
         }
         const { body, truncated } = await readBody(res, maxBytes, signal);
         return { url: url.href, status: res.statusCode ?? 0, contentType, body, truncated };
@@ -227,6 +237,16 @@ function readBody(
     stream.on("end", () => settle(() => resolve({ body: Buffer.concat(chunks), truncated: false })));
     stream.on("error", (error) => settle(() => reject(error)));
   });
+}
+
+/** Why a response of this type is not read for `kind` (a page: HTML, text, JSON; an image: image/*), or null. */
+function refusedType(kind: FetchKind, url: URL, contentType: string): string | null {
+  const mime = mimeOf(contentType);
+  if (kind === "image")
+    return mime.startsWith("image/") ? null : `refused: ${url.href} is ${mime}, not an image`;
+  return kindOfMime(contentType)
+    ? null
+    : `refused: ${url.href} is ${mime}; only HTML, text and JSON can be read`;
 }
 
 function mimeOf(contentType: string): string {
