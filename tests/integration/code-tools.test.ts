@@ -45,6 +45,7 @@ describe.each(testDbKinds)("the code sandbox tools on %s", (kind) => {
     turnId: "00000000-0000-7000-8000-000000000000",
     signal: new AbortController().signal,
     emit: async () => {},
+    addMessage: async () => {},
     addUsage: () => {},
   });
   const codeRun = (args: Record<string, unknown>, userId?: string) =>

@@ -68,6 +68,7 @@ describe.each(testDbKinds)("schedule_get, schedule_log and schedule targets on %
     turnId: randomUUID(),
     signal: new AbortController().signal,
     emit: async () => {},
+    addMessage: async () => {},
     addUsage: () => {},
   });
   const conversationOf = async (tenantId: string, userId: string) =>
