@@ -45,7 +45,9 @@ describe.each(testDbKinds)("the code sandbox tools on %s", (kind) => {
     turnId: "00000000-0000-7000-8000-000000000000",
     signal: new AbortController().signal,
     emit: async () => {},
-    addMessage: async () => {},
+    addMessage: async () => {
+      throw new Error("no model reads messages here");
+    },
     addUsage: () => {},
   });
   const codeRun = (args: Record<string, unknown>, userId?: string) =>

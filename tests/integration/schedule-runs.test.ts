@@ -68,7 +68,9 @@ describe.each(testDbKinds)("schedule_get, schedule_log and schedule targets on %
     turnId: randomUUID(),
     signal: new AbortController().signal,
     emit: async () => {},
-    addMessage: async () => {},
+    addMessage: async () => {
+      throw new Error("no model reads messages here");
+    },
     addUsage: () => {},
   });
   const conversationOf = async (tenantId: string, userId: string) =>
