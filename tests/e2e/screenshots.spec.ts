@@ -799,6 +799,39 @@ const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] 
     },
   ],
   [
+    "admin-skills-list-360",
+    "admin@acme.test",
+    PHONE,
+    async (p) => {
+      // The list on a phone, with a skill of its own in it (archived afterwards, as admin-skills's is).
+      const name = "returns-triage";
+      const origin = new URL(p.url()).origin;
+      const files = [
+        {
+          path: "SKILL.md",
+          content:
+            "---\nname: returns-triage\ndescription: Sort a return request into refund, exchange or repair\n---\n# Returns\n\nAsk for the order number first.\n",
+        },
+      ];
+      await p.request.post("/api/skills/import", { data: { files }, headers: { origin } });
+      skillsMade.names.push(name);
+      await p.goto("/dev/agent/skills");
+      await p.getByTestId("skill-row").first().waitFor();
+    },
+  ],
+  [
+    "admin-code-run-settings",
+    "admin@acme.test",
+    {},
+    async (p) => {
+      // The code sandbox's setting on the members page (off by default).
+      await p.goto("/dev/admin/members");
+      const form = p.getByTestId("code-run-settings-form");
+      await form.waitFor();
+      await form.scrollIntoViewIfNeeded();
+    },
+  ],
+  [
     "prompt-mobile",
     "admin@acme.test",
     PHONE,
