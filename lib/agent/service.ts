@@ -230,9 +230,8 @@ export class AgentService {
     // A stored assistant prompt may name the tool sets to offer; without that list every set is offered.
     const only = request.system?.toolSets;
     const toolSets = only ? allToolSets.filter((s) => only.includes(s.name)) : allToolSets;
-    for (const n of await store.takeNotifications(ctx.tenantId, ctx.conversationId)) {
-      progress.messages.push({ role: "user", content: n.body, kind: "notification" });
-    }
+    const notes = await store.takeNotifications(ctx.tenantId, ctx.conversationId);
+    for (const n of notes) progress.messages.push({ role: "user", content: n.body, kind: "notification" });
     const extras = request.extras;
     const blocks = extras?.contextBlocks?.length ? { contextBlocks: extras.contextBlocks } : {};
     const data = extras?.data || extras?.contextBlocks?.length ? { ...extras?.data, ...blocks } : undefined;
@@ -241,6 +240,8 @@ export class AgentService {
     const userIndex = progress.messages.length - 1;
     // Stored now, so a crash mid-turn loses neither the user's message nor the notifications just taken.
     progress.storedCount = await this.storeEarly(ctx, progress.turnId, progress.messages);
+    // The drawer shows what this turn took, so a notice that arrived after its last look is not missed.
+    for (const n of notes) yield { type: "note", noteType: n.type, text: n.body };
 
     const tools = new Map<string, Tool>(toolSets.flatMap((s) => s.tools()).map((t) => [t.name, t]));
     // A tool the tenant switched off (web_fetch's setting) is neither offered nor run.

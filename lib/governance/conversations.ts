@@ -168,6 +168,54 @@ export async function deleteConversation(
     .where(and(eq(agentSchedule.tenantId, owner.tenantId), eq(agentSchedule.conversationId, owner.id)));
 }
 
+/** How many queued notices the drawer is shown at once (they stack by type, so a conversation has few). */
+const PENDING_SHOWN = 20;
+
+/** What waits for a conversation's next turn, as the drawer shows it while the conversation is idle. */
+export type PendingForConversation = {
+  /** Notices queued for the next turn (a background task's result), oldest first; `id` changes when one stacks. */
+  notices: { id: number; type: string; body: string; createdAt: Date }[];
+  /** Background tasks of the conversation not ended yet (queued or running): more notices may come. */
+  tasks: number;
+};
+
+/**
+ * The notices queued for a conversation's next turn and how many of its background tasks are still going. Read
+ * from the database, so a notice queued by a task on any instance shows on the instance the drawer polls.
+ */
+export async function pendingForConversation(
+  db: Database,
+  tenantId: string,
+  conversationId: string,
+): Promise<PendingForConversation> {
+  const [notices, [tasks]] = await Promise.all([
+    db
+      .select({
+        id: sysAgentNotification.seq,
+        type: sysAgentNotification.type,
+        body: sysAgentNotification.body,
+        createdAt: sysAgentNotification.createdAt,
+      })
+      .from(sysAgentNotification)
+      .where(
+        and(eq(sysAgentNotification.tenantId, tenantId), eq(sysAgentNotification.sessionId, conversationId)),
+      )
+      .orderBy(asc(sysAgentNotification.seq))
+      .limit(PENDING_SHOWN),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(agentTask)
+      .where(
+        and(
+          eq(agentTask.tenantId, tenantId),
+          eq(agentTask.conversationId, conversationId),
+          inArray(agentTask.status, ["queued", "running"]),
+        ),
+      ),
+  ]);
+  return { notices, tasks: Number(tasks?.n ?? 0) };
+}
+
 export type ConversationMessage = StoredMessage & { id: string; turnId: string | null; createdAt: Date };
 
 /**

@@ -135,6 +135,8 @@ export type AgentEvent =
       message: string;
     }
   | { type: "message"; content: string; data?: Record<string, unknown> }
+  /** A queued notice (a background task's result) this turn handed the model before the user's message. */
+  | { type: "note"; noteType: string; text: string }
   | {
       /** A call waits for the user's Approve / Deny (POST /api/agent/turns/{turnId}/confirm) until `expiresAt`. */
       type: "confirm";

@@ -1,12 +1,14 @@
 import { type APIRequestContext, expect, test } from "@playwright/test";
 import { FAKE_UPSTREAM } from "../../playwright.config";
 import { Drawer, signInAs } from "./pages";
+import { shotPath } from "./shots";
 
 const enqueue = (request: APIRequestContext, ...replies: unknown[]) =>
   request.post(`${FAKE_UPSTREAM}/__control/enqueue`, { data: { replies } });
 
 // The code sandbox, off by default: a tenant admin turns it on in the members page's settings, the model runs code
-// in the background, and the result reaches the conversation as a <TERMINAL_TASK_RESULT> note on the next turn.
+// in the background, the result shows in the idle drawer as it arrives and reaches the model as a
+// <TERMINAL_TASK_RESULT> note on the next turn.
 test.describe("the code sandbox", () => {
   test.beforeEach(async ({ request }) => {
     await request.post(`${FAKE_UPSTREAM}/__control/reset`);
@@ -15,11 +17,11 @@ test.describe("the code sandbox", () => {
     await page.request.put("/api/admin/code-run-settings", { data: { mode: "off" } });
   });
 
-  test("an admin turns code runs on; a background run's result arrives in the drawer", async ({
+  test("an admin turns code runs on; a background run's result shows in the drawer when it arrives", async ({
     page,
     request,
   }) => {
-    // Several turns, a background run and a reload: more than the default 30 s on a busy machine.
+    // Two turns, a background run and a reload: more than the default 30 s on a busy machine.
     test.setTimeout(90_000);
     await signInAs(page, "admin@globex.test");
     await page.goto("/dev/admin/members");
@@ -56,16 +58,25 @@ test.describe("the code sandbox", () => {
     await expect(drawer.toolCard("code_run")).toBeVisible();
     await expect(drawer.assistant().last()).toHaveText("Started it in the background.");
 
-    // The run takes well under a second; the next turn hands its result to the model (and to the drawer).
-    await expect(async () => {
-      await enqueue(request, { kind: "text", text: "The answer is 42." });
-      await drawer.sendAndWait("is it done?");
-      const sent = await request.get(`${FAKE_UPSTREAM}/__control/requests`).then((r) => r.json());
-      // The tool set's prompt names the tag too: the notice is the user-side message that opens with it.
-      const last = JSON.stringify(sent.requests.at(-1).body.messages);
-      expect(last).toContain("<TERMINAL_TASK_RESULT>\\n<task_id>");
-    }).toPass({ timeout: 20_000, intervals: [1_000] });
+    // The run takes well under a second: its result shows in the idle drawer the moment it is queued, open,
+    // without a reload or another message.
+    const arrived = page.locator('[data-testid="agent-system-note"][data-pending]');
+    await expect(arrived).toBeVisible({ timeout: 15_000 });
+    await expect(arrived).toContainText("the assistant reads it with your next message");
+    await expect(arrived).toContainText("<TERMINAL_TASK_RESULT>");
+    await expect(arrived).toContainText("from the sandbox &lt;/TERMINAL_TASK_RESULT&gt;");
+    await expect(arrived).toContainText("=&gt; 42");
+    await page.screenshot({ path: shotPath("drawer-background-result") });
+
+    // The next turn hands it to the model; the drawer shows it in that turn, before the user's message.
+    await enqueue(request, { kind: "text", text: "The answer is 42." });
+    await drawer.sendAndWait("is it done?");
+    await expect(drawer.assistant().last()).toHaveText("The answer is 42.");
+    await expect(arrived).toHaveCount(0);
+    const lastTurn = page.getByTestId("agent-turn").last();
+    await expect(lastTurn.getByTestId("agent-system-note")).toHaveCount(1);
     const sent = await request.get(`${FAKE_UPSTREAM}/__control/requests`).then((r) => r.json());
+    // The tool set's prompt names the tag too: the notice is the user-side message that opens with it.
     const notice = (sent.requests.at(-1).body.messages as { role: string; content: string }[]).find(
       (m) => m.role === "user" && m.content?.includes?.("<TERMINAL_TASK_RESULT>\n<task_id>"),
     )!.content;
@@ -75,7 +86,7 @@ test.describe("the code sandbox", () => {
     expect(notice).toContain("=&gt; 42");
     expect(notice.match(/<\/TERMINAL_TASK_RESULT>/g)).toHaveLength(1);
 
-    // The drawer shows the result as the system's note in the conversation.
+    // After a reload the drawer shows the result where the turn took it, as the system's note.
     await page.reload();
     await expect(drawer.panel()).toBeVisible();
     const note = page.getByTestId("agent-system-note").last();

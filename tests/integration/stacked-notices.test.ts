@@ -12,6 +12,7 @@ import {
   MAX_NOTIFICATION_STACK,
   mergeNotification,
 } from "@/lib/turns/conversation";
+import type { AgentEvent } from "@/lib/turns/events";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 
@@ -110,14 +111,20 @@ describe.each(testDbKinds)("stacked notices while a conversation is busy on %s",
       registry: new ToolRegistry(),
       store,
     });
-    for await (const _ of agent.send(
+    const events: AgentEvent[] = [];
+    for await (const event of agent.send(
       { tenantId: acme, userId: max, role: "member", conversationId },
       { message: "what came back?" },
       new AbortController().signal,
-    ));
+    ))
+      events.push(event);
     const history = await store.history(acme, conversationId);
     const notices = history.filter((m) => m.kind === "notification");
     expect(notices).toHaveLength(1);
+    // The stream tells the drawer what the turn took, so a notice that arrived after its last look still shows.
+    expect(events.filter((e) => e.type === "note")).toEqual([
+      { type: "note", noteType: "task_result", text: notices[0]!.content },
+    ]);
     expect(notices[0]!.content).toMatch(/first done[\s\S]*second done|second done[\s\S]*first done/);
     expect(history.map((m) => m.role)).toEqual(["user", "user", "assistant"]);
   });

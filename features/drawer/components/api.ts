@@ -1,6 +1,6 @@
 import type { ConfirmCallInput, ConfirmCallResult } from "@/features/drawer/contracts";
 import { fetchJson, sendJson } from "@/lib/client/api";
-import type { ConversationSummary, HistoryMessage, LedgerTurn, ModelInfo } from "./types";
+import type { ConversationSummary, HistoryMessage, LedgerTurn, ModelInfo, PendingNotice } from "./types";
 
 const conversationPath = (id: string) => `/api/agent/conversations/${encodeURIComponent(id)}`;
 
@@ -17,6 +17,9 @@ export const agentApi = {
       conversationPath(id),
       signal,
     ),
+  /** The notices waiting for the conversation's next turn, and how many of its background tasks still run. */
+  pending: (id: string, signal?: AbortSignal) =>
+    fetchJson<{ notices: PendingNotice[]; tasks: number }>(`${conversationPath(id)}/pending`, signal),
   rename: (id: string, title: string) =>
     sendJson<{ conversation: ConversationSummary }>("PATCH", conversationPath(id), { title }),
   remove: (id: string) => sendJson<void>("DELETE", conversationPath(id)),

@@ -187,6 +187,13 @@ export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
         ...turn,
         parts: [...turn.parts, { type: "display", key: localKey("display"), content: event.content }],
       };
+    case "note": {
+      // The turn handed the model this notice before the user's message: it shows there, as a reload shows it.
+      const note = { type: "note", key: localKey("note"), text: event.text } as const;
+      const user = turn.parts.findIndex((p) => p.type === "user");
+      const at = user === -1 ? turn.parts.length : user;
+      return { ...turn, parts: [...turn.parts.slice(0, at), note, ...turn.parts.slice(at)] };
+    }
     case "confirm":
       // The countdown runs on this browser's clock from the limit the server gave, whatever the clocks say.
       return {

@@ -198,6 +198,7 @@ function DrawerBody({ scope, inputRef }: { scope: string; inputRef: RefObject<HT
         ) : chat.turns.length ? (
           <MessageList
             turns={chat.turns}
+            pending={chat.pending}
             running={chat.running}
             onRetry={(turn) =>
               turn.message &&

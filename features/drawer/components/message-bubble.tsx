@@ -108,12 +108,22 @@ export function Notice({ code, message }: { code: NoticeCode; message: string })
   );
 }
 
-/** A note the system added to the conversation (a background task's result handed to the model). */
-export function SystemNote({ text }: { text: string }) {
+/**
+ * A note the system added to the conversation (a background task's result handed to the model). `pending`: it
+ * arrived while the conversation was idle and waits for the next turn; it shows open, so the result is seen.
+ */
+export function SystemNote({ text, pending = false }: { text: string; pending?: boolean }) {
   const { t } = useI18n();
   return (
-    <details data-testid="agent-system-note" className="px-1 text-xs text-slate-500 dark:text-slate-400">
-      <summary className="cursor-pointer">{t("agent.note.notification")}</summary>
+    <details
+      data-testid="agent-system-note"
+      data-pending={pending || undefined}
+      open={pending || undefined}
+      className="px-1 text-xs text-slate-500 dark:text-slate-400"
+    >
+      <summary className="cursor-pointer">
+        {t(pending ? "agent.note.arrived" : "agent.note.notification")}
+      </summary>
       <pre className="mt-1 max-h-40 overflow-auto rounded bg-slate-100 p-2 font-mono whitespace-pre-wrap break-all dark:bg-slate-900">
         {text}
       </pre>

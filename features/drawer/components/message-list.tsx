@@ -9,7 +9,7 @@ import { ActionButton, ActionRow, CopyButton, EditMessageForm } from "./message-
 import { AssistantBubble, Notice, StoppedMarker, SystemNote, Thinking, UserBubble } from "./message-bubble";
 import { ToolCard } from "./tool-card";
 import { TurnErrorView } from "./turn-error";
-import type { ChatTurn, TurnPart } from "./types";
+import type { ChatTurn, PendingNotice, TurnPart } from "./types";
 
 function PartView({
   part,
@@ -129,12 +129,15 @@ function TurnView({ turn, actions }: { turn: ChatTurn; actions: TurnActions }) {
 /** The turns of the conversation; keeps the newest text in view unless the reader has scrolled up. */
 export function MessageList({
   turns,
+  pending = [],
   running,
   onRetry,
   onEdit,
   onRegenerate,
 }: {
   turns: ChatTurn[];
+  /** Notices that arrived while the conversation was idle (a background result), shown after the last turn. */
+  pending?: PendingNotice[];
   running: boolean;
   onRetry: (turn: ChatTurn) => void;
   onEdit: (text: string) => void;
@@ -149,11 +152,11 @@ export function MessageList({
     if (count) pinned.current = true;
   }, [count]);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: every change to the turns (a streamed word) may grow the list
+  // biome-ignore lint/correctness/useExhaustiveDependencies: every change to the turns (a streamed word) or a notice that arrives may grow the list
   useEffect(() => {
     const el = scroller.current;
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
-  }, [turns]);
+  }, [turns, pending]);
 
   const lastTurn = turns[turns.length - 1];
   const replaceable = running ? undefined : lastReplaceable(turns);
@@ -180,6 +183,11 @@ export function MessageList({
               onRegenerate: () => onRegenerate(turn),
             }}
           />
+        ))}
+        {pending.map((notice) => (
+          <li key={notice.id} aria-live="polite">
+            <SystemNote text={notice.body} pending />
+          </li>
         ))}
       </ol>
     </div>

@@ -8,6 +8,7 @@ const EVENT_TYPES = new Set<AgentEvent["type"]>([
   "notice",
   "guardrail",
   "message",
+  "note",
   "confirm",
   "confirmation",
   "error",

@@ -30,6 +30,9 @@ export type HistoryMessage = {
   createdAt: string;
 };
 
+/** A notice queued for the conversation's next turn (GET /api/agent/conversations/:id/pending). */
+export type PendingNotice = { id: number; type: string; body: string; createdAt: string };
+
 /** The fields of a ledger row (GET /api/agent/turns/:id) the answer footer needs. */
 export type LedgerTurn = {
   id: string;

@@ -8,7 +8,7 @@ import { applyEvent, endTurn, lastReplaceable, newTurn, turnsFromHistory, withLe
 import { chipRefs } from "./context-chips";
 import { readEventBatches } from "./sse";
 import { readStored, STORAGE_KEYS, writeStored } from "./storage";
-import type { ChatTurn, ReplaceMode, TurnError } from "./types";
+import type { ChatTurn, PendingNotice, ReplaceMode, TurnError } from "./types";
 
 type Run = { key: string; controller: AbortController; turnId: string | null; stopRequested: boolean };
 
@@ -18,6 +18,32 @@ const STOP_GRACE_MS = 5_000;
 const FOOTERS_IN_VIEW = 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * While a conversation's background tasks run, the drawer looks for their results this often (every
+ * PENDING_POLL_MS for the first PENDING_FAST_MS, then every PENDING_SLOW_MS), and gives up after PENDING_MAX_MS:
+ * a result that arrives shows at once, and an idle drawer costs one small read a few seconds apart.
+ */
+export const PENDING_POLL_MS = 1_500;
+const PENDING_FAST_MS = 60_000;
+const PENDING_SLOW_MS = 5_000;
+const PENDING_MAX_MS = 30 * 60_000;
+
+/**
+ * When to look again for a conversation's pending notices, or null to stop: while tasks run, and once more after
+ * the last one ended (its notice is written just after it ends); after a failed look, a little later.
+ */
+export function nextPendingLook(look: {
+  tasks: number | null;
+  sawTasks: boolean;
+  elapsedMs: number;
+}): number | null {
+  if (look.elapsedMs >= PENDING_MAX_MS) return null;
+  const interval = look.elapsedMs < PENDING_FAST_MS ? PENDING_POLL_MS : PENDING_SLOW_MS;
+  if (look.tasks === null) return PENDING_SLOW_MS;
+  if (look.tasks > 0 || look.sawTasks) return interval;
+  return null;
+}
 
 /** When the server sends no Retry-After with a 429, Retry waits this long. */
 const DEFAULT_RETRY_AFTER_S = 5;
@@ -60,6 +86,8 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
   const [loadError, setLoadError] = useState<TurnError | null>(null);
   /** The turn streamed most recently in this session: its finished answer is announced to screen readers. */
   const [streamedKey, setStreamedKey] = useState<string | null>(null);
+  /** Notices (a background task's result) that arrived while the conversation was idle, for its next turn. */
+  const [pending, setPending] = useState<PendingNotice[]>([]);
 
   // Refs for what async code must read fresh (state captured by a closure would be stale).
   const conversationRef = useRef<string | null>(null);
@@ -74,6 +102,52 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
   useEffect(() => {
     onSettledRef.current = onSettled;
   }, [onSettled]);
+
+  /** The watch on the open conversation's pending notices (one at a time). */
+  const watchRef = useRef<{ controller: AbortController; timer?: ReturnType<typeof setTimeout> } | null>(
+    null,
+  );
+
+  const stopWatching = useCallback(() => {
+    const watch = watchRef.current;
+    watchRef.current = null;
+    if (!watch) return;
+    clearTimeout(watch.timer);
+    watch.controller.abort();
+  }, []);
+
+  /**
+   * Looks at what waits for the conversation's next turn and keeps looking while its background tasks run, so
+   * a result shows the moment it is queued (on whichever instance ran the task). A turn takes the notices and
+   * says so in its stream, so no look runs during one.
+   */
+  const watchPending = useCallback(
+    (id: string) => {
+      stopWatching();
+      const watch: { controller: AbortController; timer?: ReturnType<typeof setTimeout> } = {
+        controller: new AbortController(),
+      };
+      watchRef.current = watch;
+      const started = Date.now();
+      let sawTasks = false;
+      const look = async () => {
+        if (watchRef.current !== watch || runRef.current) return;
+        const found = await agentApi.pending(id, watch.controller.signal).catch(() => null);
+        if (watchRef.current !== watch || runRef.current || conversationRef.current !== id) return;
+        if (found) setPending(found.notices);
+        const next = nextPendingLook({
+          tasks: found ? found.tasks : null,
+          sawTasks,
+          elapsedMs: Date.now() - started,
+        });
+        sawTasks = (found?.tasks ?? 0) > 0;
+        if (next === null) watchRef.current = null;
+        else watch.timer = setTimeout(() => void look(), next);
+      };
+      void look();
+    },
+    [stopWatching],
+  );
 
   const adopt = useCallback(
     (id: string | null) => {
@@ -95,12 +169,15 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
       const controller = new AbortController();
       loadRef.current = controller;
       adopt(id);
+      stopWatching();
+      setPending([]);
       setTurns([]);
       setLoadError(null);
       setLoading(true);
       try {
         const { messages } = await agentApi.conversation(id, controller.signal);
         setTurns(turnsFromHistory(messages));
+        watchPending(id);
       } catch (error) {
         if (controller.signal.aborted) return;
         // Deleted elsewhere, or another user's: start a fresh conversation instead.
@@ -113,18 +190,20 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
         }
       }
     },
-    [adopt],
+    [adopt, stopWatching, watchPending],
   );
 
   const newConversation = useCallback(() => {
     if (runRef.current) return;
     loadRef.current?.abort();
     loadRef.current = null;
+    stopWatching();
+    setPending([]);
     adopt(null);
     setTurns([]);
     setLoadError(null);
     setLoading(false);
-  }, [adopt]);
+  }, [adopt, stopWatching]);
 
   // Restore the remembered conversation once; leaving (e.g. switching tenant) ends what is in flight.
   useEffect(() => {
@@ -133,8 +212,9 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
     return () => {
       runRef.current?.controller.abort();
       loadRef.current?.abort();
+      stopWatching();
     };
-  }, [scope, openConversation]);
+  }, [scope, openConversation, stopWatching]);
 
   /**
    * Sends a turn. `retryOf` is the failed turn being retried; `mode` makes the turn replace the conversation's
@@ -168,6 +248,9 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
         stopRequested: false,
       };
       runRef.current = run;
+      // The turn takes what was pending and its stream shows it (a `note` before the user's message).
+      stopWatching();
+      setPending([]);
       setTurns((all) => [
         ...all
           // A retried turn stays in view (the stored history has it too); its footer still says it failed. A
@@ -218,10 +301,12 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
       } finally {
         if (runRef.current === run) runRef.current = null;
         setRunning(false);
+        // A task the turn started may report while the conversation is idle.
+        if (conversationRef.current) watchPending(conversationRef.current);
         onSettledRef.current?.();
       }
     },
-    [adopt, updateTurn],
+    [adopt, updateTurn, stopWatching, watchPending],
   );
 
   /**
@@ -280,6 +365,7 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
     loading,
     loadError,
     streamedKey,
+    pending,
     send,
     stop,
     openConversation,

@@ -102,6 +102,43 @@ export const drawerOperations: Operation[] = [
     errorDialect: "app",
   },
   {
+    method: "GET",
+    path: "/api/agent/conversations/{id}/pending",
+    route: "app/api/agent/conversations/[id]/pending/route.ts",
+    operationId: "getConversationPending",
+    tag: TAG,
+    summary: "What waits for a conversation's next turn",
+    description:
+      "The notices queued for the next turn (a background task's result; results of one type stack into one, whose `id` changes when it does) and how many of the conversation's background tasks are still queued or running. " +
+      "The drawer polls it while tasks run, so a result shows as it arrives; the next turn takes the notices (its stream sends each as a `note` event). Anyone else's id answers 404.",
+    guard: "user",
+    tenant: true,
+    params: { path: conversationId },
+    answers: {
+      200: answer(
+        "The pending notices, oldest first, and the tasks still going.",
+        z.object({
+          notices: z.array(
+            z.object({ id: z.number().int(), type: z.string(), body: z.string(), createdAt: z.string() }),
+          ),
+          tasks: z.number().int().min(0),
+        }),
+        {
+          notices: [
+            {
+              id: 41,
+              type: "task_result",
+              body: "<TERMINAL_TASK_RESULT>\n<task_id>0193a0c2-7d1e-7c3a-9f2b-4c5d6e7f8a09</task_id>\n<status>completed</status>\n<description>sum the invoices</description>\n<output>=&gt; 1250</output>\n</TERMINAL_TASK_RESULT>",
+              createdAt: AT,
+            },
+          ],
+          tasks: 0,
+        },
+      ),
+    },
+    errorDialect: "app",
+  },
+  {
     method: "PATCH",
     path: "/api/agent/conversations/{id}",
     route: "app/api/agent/conversations/[id]/route.ts",
@@ -239,7 +276,7 @@ export const drawerOperations: Operation[] = [
     tag: TAG,
     summary: "Send a message; the turn streams back",
     description:
-      "Server-sent events over the POST's answer: `turn` (ids), `text` (deltas), `tool_call`, `tool_result`, `notice`, `guardrail`, `message`, `error`, `done`. " +
+      "Server-sent events over the POST's answer: `turn` (ids), `text` (deltas), `tool_call`, `tool_result`, `notice`, `guardrail`, `message`, `note` (a queued background result the turn handed the model, before the user's message), `error`, `done`. " +
       'Closing the connection, or POST /api/agent/turns/{id}/stop, is Stop. `replace: "last"` (edit) and `regenerate: true` replace the last turn, whose messages are kept, marked superseded. ' +
       "A failure after the stream started is an `error` event, never a quiet end.",
     guard: "user",
