@@ -24,12 +24,9 @@ export const isImageType = (type: string): type is ImageType =>
 export const maxBytesFor = (type: FileType): number =>
   isImageType(type) ? IMAGE_MAX_BYTES : DOCUMENT_MAX_BYTES;
 
-/** A size as people read it: "5 MB", "1.5 MB", "820 KB", "12 bytes". */
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${+(bytes / 1024 / 1024).toFixed(1)} MB`;
-  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${bytes} bytes`;
-}
+import { formatBytes } from "@/lib/core/format/number";
+
+export { formatBytes };
 
 const startsWith = (bytes: Uint8Array, signature: number[], at = 0) =>
   bytes.length >= at + signature.length && signature.every((b, i) => bytes[at + i] === b);

@@ -64,6 +64,13 @@ export type ToolStep = {
   passthrough: boolean;
   /** Other tools of its round ran at the same time. */
   parallel: boolean;
+  /** The message the call added for the model (load_image): its text as audited, its images named. */
+  message: AddedMessageView | null;
+};
+/** A message a tool added, as the audit keeps it: text (masked, clipped), images by type, size and name. */
+export type AddedMessageView = {
+  text: string;
+  images: { type: string; size: number | null; name: string | null }[];
 };
 export type NoteStep = {
   kind: "guardrail" | "fallback" | "error" | "stop" | "confirmation" | "other";
@@ -202,6 +209,27 @@ function inferredModelStep(turn: ReplayTurn, round: number, last: boolean): Mode
 
 type Keyed = { key: number; step: Step };
 
+/** A tool_result's `message` as recorded (lib/governance/recorder.ts), or null when there is none or it is not one. */
+function addedMessageOf(value: unknown): AddedMessageView | null {
+  if (typeof value !== "object" || value === null) return null;
+  const m = value as { text?: unknown; images?: unknown };
+  const images = Array.isArray(m.images)
+    ? m.images.flatMap((i) =>
+        typeof i === "object" && i !== null && typeof (i as { type?: unknown }).type === "string"
+          ? [
+              {
+                type: (i as { type: string }).type,
+                size: num((i as { size?: unknown }).size),
+                name: str((i as { name?: unknown }).name) ?? null,
+              },
+            ]
+          : [],
+      )
+    : [];
+  const text = str(m.text) ?? "";
+  return text || images.length ? { text, images } : null;
+}
+
 /** The turn's steps in the order they happened, with what the trail lacks. */
 export function buildReplay(turn: ReplayTurn, events: ReplayEvent[]): Replay {
   const ordered = [...events].sort((a, b) => a.seq - b.seq);
@@ -252,6 +280,7 @@ export function buildReplay(turn: ReplayTurn, events: ReplayEvent[]): Replay {
           result: null,
           passthrough: turn.source === "api",
           parallel: false,
+          message: null,
         };
         tools.set(callId, step);
         toolsByRound.set(round, [...(toolsByRound.get(round) ?? []), step]);
@@ -279,6 +308,7 @@ export function buildReplay(turn: ReplayTurn, events: ReplayEvent[]): Replay {
             result: null,
             passthrough: false,
             parallel: false,
+            message: null,
           };
           tools.set(callId, step);
           keyed.push({ key: event.seq, step });
@@ -292,6 +322,7 @@ export function buildReplay(turn: ReplayTurn, events: ReplayEvent[]): Replay {
         const result = p.result;
         step.result =
           typeof result === "string" ? decodeJsonText(result) : { kind: "json", value: decodeNested(result) };
+        step.message = addedMessageOf(p.message);
         break;
       }
       case "answer":

@@ -198,6 +198,32 @@ describe("building a turn's replay", () => {
     expect(tools[0]).toMatchObject({ startMs: 625, durationMs: 300 });
   });
 
+  it("keeps the message a tool added for the model (load_image): its text and its images by name, never bytes", () => {
+    seq = 0;
+    const events = [
+      ev("tool_call", { callId: "l1", name: "load_image", args: { file_id: "f1" }, round: 1 }),
+      ev("tool_result", {
+        callId: "l1",
+        name: "load_image",
+        ok: true,
+        durationMs: 12,
+        result: '{"loaded":"dot.png"}',
+        message: {
+          text: "[load_image] The image below is the file f1 of this conversation.",
+          images: [{ type: "image/png", size: 2048, name: "dot.png", fileId: "f1" }, { bogus: true }],
+        },
+      }),
+      ev("tool_call", { callId: "c2", name: "current_time", args: {}, round: 1 }),
+      ev("tool_result", { callId: "c2", name: "current_time", ok: true, result: "now", message: "not one" }),
+    ];
+    const tools = buildReplay(turn(), events).steps.filter((s): s is ToolStep => s.kind === "tool");
+    expect(tools[0]!.message).toEqual({
+      text: "[load_image] The image below is the file f1 of this conversation.",
+      images: [{ type: "image/png", size: 2048, name: "dot.png" }],
+    });
+    expect(tools[1]!.message).toBeNull();
+  });
+
   it("draws the waterfall: model calls, parallel tools overlapping, and the waiting between them", () => {
     const { waterfall, totalMs } = buildReplay(turn(), recordedTurn());
     expect(totalMs).toBe(2_000);

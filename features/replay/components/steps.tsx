@@ -7,6 +7,7 @@ import { MarkdownText } from "@/components/ui/markdown";
 import { Money } from "@/components/ui/money";
 import { Badge, formatDuration, formatTokens } from "@/features/admin-tables/components";
 import type {
+  AddedMessageView,
   AnswerStep,
   ModelStep,
   NoteStep,
@@ -14,6 +15,7 @@ import type {
   Step,
   ToolStep,
 } from "@/features/replay/replay-view";
+import { formatBytes } from "@/lib/core/format/number";
 import { hasMaskMarker } from "@/lib/core/text/json-text";
 
 const CARD =
@@ -264,9 +266,36 @@ function ToolCard({ step, highlighted }: { step: ToolStep; highlighted: number |
               {step.passthrough ? t("replay.passthrough") : t("replay.noResult")}
             </p>
           )}
+          {step.message && <AddedMessage message={step.message} />}
         </div>
       </div>
     </>
+  );
+}
+
+/** The message a tool call added for the model (an image it loaded), as the audit kept it: never image bytes. */
+function AddedMessage({ message }: { message: AddedMessageView }) {
+  const { t } = useI18n();
+  return (
+    <div data-testid="tool-added-message" className="mt-2">
+      <p className="mb-1 text-xs font-medium text-slate-500">{t("replay.addedMessage")}</p>
+      {message.text && <JsonView text={message.text} testId="tool-added-message-text" />}
+      {message.images.length > 0 && (
+        <ul className="mt-1 space-y-0.5 text-xs text-slate-600 dark:text-slate-300">
+          {message.images.map((image) => (
+            <li
+              key={`${image.name ?? image.type}-${image.size}`}
+              className="break-all"
+              data-testid="tool-added-image"
+            >
+              {image.type}
+              {image.size !== null && ` · ${formatBytes(image.size)}`}
+              {image.name && ` · ${image.name}`}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
 

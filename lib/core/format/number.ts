@@ -22,3 +22,10 @@ export function formatCount(value: unknown, options: { locale?: NumberLocale; em
   }
   return format.format(n);
 }
+
+/** A size as people read it: "5 MB", "1.5 MB", "820 KB", "12 bytes". */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / 1024 / 1024).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${bytes} bytes`;
+}
