@@ -2,12 +2,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { eq } from "drizzle-orm";
+import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import { TURN_ID_META } from "@/features/mcp/server/endpoint/handler";
 import { turnReplay } from "@/features/replay/server";
 import { parseGatewayConfig } from "@/lib/gateway/config";
+import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
+import { callSummary } from "@/lib/turns/events";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
@@ -41,7 +44,14 @@ describe.each(testDbKinds)("skills on the ledger on %s", (kind) => {
   let server: Awaited<ReturnType<typeof serveRoutes>>;
   const tenants = { acme: "", globex: "" };
   /** The turns each test made, by what they did. */
-  const turn = { acmeLoaded: "", acmeFailed: "", acmePlain: "", acmeMcp: "", globexLoaded: "" };
+  const turn = {
+    acmeLoaded: "",
+    acmeFailed: "",
+    acmePlain: "",
+    acmeMcp: "",
+    globexLoaded: "",
+    globexBatched: "",
+  };
 
   const as = async (email: string, slug: "acme" | "globex") => {
     session.claims = { userId: await app.userId(email), tenantId: tenants[slug] };
@@ -157,6 +167,35 @@ describe.each(testDbKinds)("skills on the ledger on %s", (kind) => {
     });
   });
 
+  it("writes the skills through the API's batched recorder too, in a batch with calls that loaded none", async () => {
+    const recorder = new BatchedGovernanceRecorder(async () => app.db, { maxDelayMs: 1, maxTurns: 8 });
+    const [withSkills, without] = [uuidv7(), uuidv7()];
+    for (const turnId of [withSkills, without])
+      await recorder.start({
+        turnId,
+        tenantId: tenants.globex,
+        userId: await app.userId("admin@globex.test"),
+        conversationId: null,
+        source: "api",
+        requestedModel: "team-gpt",
+        message: "hi",
+        toolsOffered: [],
+        startedAt: new Date(Date.now() - 60_000),
+      });
+    await recorder.end({
+      ...callSummary(withSkills, "team-gpt", undefined, "success", 5),
+      skills: [
+        { name: "pdf", version: 3 },
+        { name: "refunds", version: 1 },
+      ],
+    });
+    await recorder.end(callSummary(without, "team-gpt", undefined, "success", 5));
+    await recorder.flush();
+    expect(await rowOf(withSkills)).toMatchObject({ skills: ["pdf", "refunds"], skillVersions: [3, 1] });
+    expect(await rowOf(without)).toMatchObject({ skills: [], skillVersions: [] });
+    turn.globexBatched = withSkills;
+  });
+
   it("filters the ledger to the turns that loaded a skill, never another tenant's", async () => {
     await as("member@globex.test", "globex");
     upstream.enqueue(loadCall("refunds"), { kind: "text", text: "ok" });
@@ -167,6 +206,7 @@ describe.each(testDbKinds)("skills on the ledger on %s", (kind) => {
     expect(new Set(await ids("agent-turns/rows?f.skill=refunds"))).toEqual(
       new Set([turn.acmeLoaded, turn.acmeFailed, turn.acmeMcp]),
     );
+    // Only globex has a turn that loaded "pdf" (the batched one above).
     expect(await ids("agent-turns/rows?f.skill=pdf")).toEqual([]);
     // The Skills column names each skill with its version.
     const { body } = await schemaJson(`agent-turns/rows?f.skill=refunds&f.source=drawer&segment=success`);
@@ -174,9 +214,14 @@ describe.each(testDbKinds)("skills on the ledger on %s", (kind) => {
     expect(rows.map((r) => r.skillList)).toEqual(["refunds v2"]);
 
     await as("admin@globex.test", "globex");
-    expect(await ids("agent-turns/rows?f.skill=refunds")).toEqual([turn.globexLoaded]);
+    expect(new Set(await ids("agent-turns/rows?f.skill=refunds"))).toEqual(
+      new Set([turn.globexLoaded, turn.globexBatched]),
+    );
     const suggested = await schemaJson("agent-turns/suggest?field=skill&q=");
-    expect((suggested.body.values as { value: string }[]).map((v) => v.value)).toEqual(["refunds"]);
+    expect((suggested.body.values as { value: string }[]).map((v) => v.value).sort()).toEqual([
+      "pdf",
+      "refunds",
+    ]);
   });
 
   it("refuses a value that is no skill's name with a 422 naming the filter", async () => {
