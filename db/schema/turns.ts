@@ -97,6 +97,10 @@ export const sysAgentTurn = pgTable(
     // The run the call belongs to: the caller's x-tollgate-run-id (or metadata.run_id) on /v1 and /mcp, the turn's
     // own id for a drawer turn; null for a call sent without one (lib/turns/run-id.ts).
     runId: text("run_id"),
+    // The skills the turn loaded (skill_load), by name, with the version each got at the same place in
+    // skill_versions; text[] like tags, so "turns that used skill X" is `skills @> array[X]` with a GIN index.
+    skills: text("skills").array().notNull().default(sql`'{}'::text[]`),
+    skillVersions: integer("skill_versions").array().notNull().default(sql`'{}'::integer[]`),
   },
   (t) => [
     primaryKey({ name: "sys_agent_turn_pkey", columns: [t.id, t.startedAt] }),
@@ -111,6 +115,8 @@ export const sysAgentTurn = pgTable(
     // The ledger's tag filter; partial, since most calls carry no tag and GIN indexes an empty array too (about
     // 30 bytes a turn). The filter repeats the predicate (features/admin-tables/server/providers/agent-turns.ts).
     index("sys_agent_turn_tags_idx").using("gin", t.tags).where(sql`cardinality(${t.tags}) > 0`),
+    // The ledger's skill filter; partial like the tags index, since most turns load no skill.
+    index("sys_agent_turn_skills_idx").using("gin", t.skills).where(sql`cardinality(${t.skills}) > 0`),
     // Unpriced and assumed usage on the ledger and the cost dashboard; partial, since nearly every call is priced.
     index("sys_agent_turn_tenant_cost_status_idx")
       .on(t.tenantId, t.startedAt)

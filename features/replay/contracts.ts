@@ -43,6 +43,8 @@ export type ReplayTurn = {
   errorClass: string | null;
   errorMessage: string | null;
   endUser: string | null;
+  /** The skills the turn loaded, in load order, each with the version it got. */
+  skills: { name: string; version: number }[];
   toolTrace: { name: string; durationMs: number; ok: boolean; error?: string }[];
   startedAt: string;
 };

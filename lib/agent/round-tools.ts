@@ -15,9 +15,10 @@ export type RepeatCounter = { key: string; count: number };
 export type RoundTools = {
   tools: Map<string, Tool>;
   mayCall: (tool: Tool) => boolean;
-  /** Who calls and for which turn; each call adds its own signal, `emit`, `addUsage` and `addMessage`. */
-  caller: Omit<ToolContext, "signal" | "emit" | "addUsage" | "addMessage">;
+  /** Who calls and for which turn; each call adds its own signal, `emit`, `addUsage`, `noteUse` and `addMessage`. */
+  caller: Omit<ToolContext, "signal" | "emit" | "addUsage" | "noteUse" | "addMessage">;
   addUsage: ToolContext["addUsage"];
+  noteUse: ToolContext["noteUse"];
   repeats: RepeatCounter;
   signal: AbortSignal;
   limits: { maxConcurrentTools: number; toolTimeoutMs: number; maxRepeatedCalls: number };
@@ -96,6 +97,7 @@ async function* runConcurrently(
       live({ type: "message", content: message.content, data: message.data });
     },
     addUsage: round.addUsage,
+    noteUse: round.noteUse,
   });
   const options = {
     tools: round.tools,

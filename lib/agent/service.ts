@@ -346,6 +346,7 @@ export class AgentService {
           turnId: progress.turnId,
         },
         addUsage: (usage, cost, costStatus) => progress.addSpend(usage, cost, costStatus),
+        noteUse: progress.uses.note,
         repeats: turn.repeats,
         signal: turn.signal,
         limits: this.config,

@@ -31,7 +31,7 @@ export type EndedTask = {
   error?: string;
 };
 
-export type TaskRunContext = Pick<ToolContext, "tenantId" | "userId" | "role" | "addUsage"> & {
+export type TaskRunContext = Pick<ToolContext, "tenantId" | "userId" | "role" | "addUsage" | "noteUse"> & {
   conversationId: string;
   signal: AbortSignal;
 };
@@ -244,8 +244,9 @@ export class TaskManager {
       role: task.role,
       conversationId: task.conversationId,
       signal: controller.signal,
-      // The turn that started the task is long over: background spend is not added to it.
+      // The turn that started the task is long over: background spend (and skills) are not added to it.
       addUsage: () => {},
+      noteUse: () => {},
     };
     let end: TaskEnd;
     try {

@@ -6,6 +6,7 @@ import type { MembershipRole } from "@/db/schema";
 import type { CostStatus, ToolSchema, Usage } from "@/lib/gateway/types";
 import type { StoredToolCall } from "@/lib/turns/conversation";
 import type { AddedMessageSummary, ToolMessage } from "./tool-messages";
+import type { ToolUse } from "./tool-uses";
 
 /** Who and where a tool runs for. Every tool query is scoped by `tenantId`. */
 export type ToolContext = {
@@ -27,6 +28,8 @@ export type ToolContext = {
   addMessage(message: ToolMessage): Promise<AddedMessageSummary>;
   /** Adds tokens spent on the user's behalf (a sub-agent) to this turn's usage and cost. */
   addUsage(usage: Usage, cost: string | null, costStatus?: CostStatus): void;
+  /** Notes what the call used that the turn's ledger row names (a skill it loaded, by name and version). */
+  noteUse(use: ToolUse): void;
 };
 
 export type ToolDefinition<P extends z.ZodObject = z.ZodObject> = {

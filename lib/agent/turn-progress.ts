@@ -10,6 +10,7 @@ import {
 } from "@/lib/gateway/types";
 import { cancelledResult, type StoredMessage } from "@/lib/turns/conversation";
 import type { ChatTurnSummary, ToolTraceEntry, TurnStatus, TurnSummary } from "@/lib/turns/events";
+import { ToolUses } from "./tool-uses";
 
 /** What one turn has done so far: its new messages, tool trace, spend and status, and the summary it closes with. */
 
@@ -22,6 +23,8 @@ export class TurnProgress {
   readonly messages: StoredMessage[] = [];
   storedCount = 0;
   readonly trace: ToolTraceEntry[] = [];
+  /** What the turn's tool calls used (the skills it loaded), kept however the turn ends. */
+  readonly uses = new ToolUses();
   status: TurnStatus = "failed";
   error: TurnSummary["error"];
   rounds = 0;
@@ -126,6 +129,7 @@ export class TurnProgress {
       timeToFirstTokenMs: this.firstTokenMs,
       latencyMs: Math.round(performance.now() - this.started),
       cacheHits: this.cacheHits,
+      ...this.uses.summary(),
       error: this.error,
     };
   }

@@ -289,6 +289,9 @@ export function closedTurn(summary: TurnSummary) {
     errorClass: summary.error?.class ?? null,
     errorMessage: summary.error ? maskText(summary.error.message) : null,
     cacheHits: summary.cacheHits ?? 0,
+    // Left unset when the turn loaded none: the row keeps its empty default (and the batch its one statement).
+    skills: summary.skills?.map((s) => s.name),
+    skillVersions: summary.skills?.map((s) => s.version),
   };
 }
 

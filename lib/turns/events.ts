@@ -95,8 +95,13 @@ type TurnOutcome = {
   latencyMs: number;
   /** Model calls of the turn answered from the response cache. */
   cacheHits?: number;
+  /** The skills the turn loaded (skill_load), in the order first loaded; left out: none. */
+  skills?: SkillUse[];
   error?: TurnError;
 };
+
+/** A skill a turn loaded, by name and the version it got. */
+export type SkillUse = { name: string; version: number };
 
 /** How a turn of the agent loop ended: it belongs to its conversation. */
 export type ChatTurnSummary = TurnOutcome & { conversationId: string };

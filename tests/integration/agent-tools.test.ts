@@ -4,7 +4,9 @@ import { ResultWithCards } from "@/lib/agent/cards";
 import { ToolRegistry } from "@/lib/agent/registry";
 import { AgentService } from "@/lib/agent/service";
 import type { ToolContext } from "@/lib/agent/tool";
+import type { ToolUse } from "@/lib/agent/tool-uses";
 import { memoryToolSet } from "@/lib/agent/toolsets/memory";
+import { skillsToolSet } from "@/lib/agent/toolsets/skills";
 import { runSubagent } from "@/lib/agent/toolsets/subagent";
 import { fromWallClock, timeToolSet } from "@/lib/agent/toolsets/time";
 import { configFromEnvironment } from "@/lib/gateway/config";
@@ -43,6 +45,7 @@ describe.each(testDbKinds)("agent tools on %s", (kind) => {
       throw new Error("no model reads messages here");
     },
     addUsage: () => {},
+    noteUse: () => {},
   });
   const tool = (name: string, set = ordersToolSet(async () => app.db)) =>
     set.tools().find((t) => t.name === name)!;
@@ -252,6 +255,7 @@ describe("the sub-agent", () => {
           rolled = addUsage(rolled, u);
           rolledCost = c;
         },
+        noteUse: () => {},
       },
     );
     expect(result).toMatchObject({ status: "success", answer: "It is morning.", toolCalls: 1 });
@@ -259,5 +263,33 @@ describe("the sub-agent", () => {
     // scripted-1 costs $1 per 1M input and $2 per 1M output: (300 × 1 + 30 × 2) / 1M
     expect(rolledCost).toBe("0.00036");
     expect(model.requests[0]!.messages[0]!.content).toMatch(/sub-agent/);
+  });
+
+  it("has no ledger row of its own: the skills it loaded are noted on the calling turn", async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [call("skill_load", { name: "refunds" })] },
+      { text: "Refunds take 45 days." },
+    ]);
+    const refunds = { name: "refunds", description: "Refund questions", version: 4 };
+    const registry = new ToolRegistry().register(
+      skillsToolSet(
+        {
+          live: async () => [refunds],
+          load: async () => ({ ...refunds, instructions: "Cite the policy.", files: [] }),
+          file: async () => null,
+        },
+        [refunds],
+      ),
+    );
+    const noted: ToolUse[] = [];
+    await runSubagent({ gateway: scriptedGateway(model), registry, model: "scripted" }, "Refund?", {
+      tenantId: "t",
+      userId: "u",
+      role: "member",
+      signal: new AbortController().signal,
+      addUsage: () => {},
+      noteUse: (use) => noted.push(use),
+    });
+    expect(noted).toEqual([{ kind: "skill", name: "refunds", version: 4 }]);
   });
 });

@@ -78,6 +78,7 @@ describe.each(testDbKinds)("the clock tool set and the scheduler on %s", (kind) 
       throw new Error("no model reads messages here");
     },
     addUsage: () => {},
+    noteUse: () => {},
   });
   const row = async (id: string) =>
     (await app.db.select().from(agentSchedule).where(eq(agentSchedule.id, id)))[0];

@@ -49,6 +49,7 @@ describe.each(testDbKinds)("the code sandbox tools on %s", (kind) => {
       throw new Error("no model reads messages here");
     },
     addUsage: () => {},
+    noteUse: () => {},
   });
   const codeRun = (args: Record<string, unknown>, userId?: string) =>
     tool("code_run").execute(args, ctx(userId)) as Promise<Record<string, unknown>>;

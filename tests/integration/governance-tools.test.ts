@@ -74,6 +74,7 @@ describe.each(testDbKinds)("the governance tools on %s", (kind) => {
       throw new Error("no model reads messages here");
     },
     addUsage: () => {},
+    noteUse: () => {},
     ...over,
   });
   /** Runs a tool as the loop does: its arguments parsed by its own schema. */

@@ -435,6 +435,7 @@ describe.each(testDbKinds)("agent runs on %s", (kind) => {
         throw new Error("no model reads messages here");
       },
       addUsage: () => {},
+      noteUse: () => {},
     };
     const run = async (args: Record<string, unknown>) => {
       const value = await tool.execute(tool.parameters.parse(args), ctx);

@@ -72,6 +72,7 @@ describe.each(testDbKinds)("schedule_get, schedule_log and schedule targets on %
       throw new Error("no model reads messages here");
     },
     addUsage: () => {},
+    noteUse: () => {},
   });
   const conversationOf = async (tenantId: string, userId: string) =>
     (await createConversation(app.db, { tenantId, userId })).id;

@@ -78,6 +78,7 @@ function context(signal: AbortSignal = new AbortController().signal): ToolContex
       throw new Error("no model reads messages here");
     },
     addUsage: () => {},
+    noteUse: () => {},
   };
 }
 

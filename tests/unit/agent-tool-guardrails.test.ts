@@ -69,6 +69,7 @@ async function run(guardrails: ToolGuardrails, args: Record<string, unknown>, to
       signal,
       emit: async () => {},
       addUsage: () => {},
+      noteUse: () => {},
     }),
     guardInput: toolInputGuard(guardrails, {
       tenantId: "t1",
@@ -325,6 +326,7 @@ describe("MCP tool descriptions", () => {
         role: "member",
         signal: new AbortController().signal,
         addUsage: () => {},
+        noteUse: () => {},
       },
     );
     expect(seen).toEqual([]);

@@ -38,6 +38,7 @@ const turn = (over: Partial<ReplayTurn> = {}): ReplayTurn => ({
   errorClass: null,
   errorMessage: null,
   endUser: null,
+  skills: [],
   toolTrace: [],
   startedAt: START,
   ...over,

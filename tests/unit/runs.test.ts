@@ -73,6 +73,7 @@ const call = (over: Partial<ReplayTurn>): RunCall => ({
     errorClass: null,
     errorMessage: null,
     endUser: null,
+    skills: [],
     toolTrace: [],
     startedAt: "2026-12-01T10:00:00.000Z",
     ...over,

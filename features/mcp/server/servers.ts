@@ -283,6 +283,8 @@ export async function testCallTool(
         signal: toolSignal,
         emit: async () => {},
         addUsage: () => {},
+        // A test call is recorded as an admin change, not a ledger row: nothing to note.
+        noteUse: () => {},
       }),
     },
   );

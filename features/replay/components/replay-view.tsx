@@ -138,6 +138,8 @@ function Summary({ data, superAdmin }: { data: ReplayResponse; superAdmin: boole
   if (turn.routing) items.push([t("replay.routing"), turn.routing]);
   if (turn.units) items.push([t("replay.units"), unitsText(turn.units)]);
   if (turn.endUser) items.push([t("replay.endUser"), turn.endUser]);
+  if (turn.skills.length)
+    items.push([t("replay.skills"), <SkillList key="k" turn={turn} link={!superAdmin} />]);
   if (superAdmin) items.unshift([t("replay.tenant"), turn.tenantName ?? turn.tenantId]);
   return (
     <dl
@@ -151,6 +153,33 @@ function Summary({ data, superAdmin }: { data: ReplayResponse; superAdmin: boole
         </div>
       ))}
     </dl>
+  );
+}
+
+/**
+ * The skills the turn loaded, each with the version it got; a tenant's admin gets links to the skills' pages (the
+ * active tenant's, so not for the super admin, who may be reading another tenant's turn).
+ */
+function SkillList({ turn, link }: { turn: ReplayResponse["turn"]; link: boolean }) {
+  return (
+    <span data-testid="replay-skills" className="font-mono">
+      {turn.skills.map((s, i) => (
+        <span key={`${s.name}@${s.version}`}>
+          {i > 0 ? ", " : ""}
+          {link ? (
+            <Link
+              href={`/dev/agent/skills/${encodeURIComponent(s.name)}`}
+              className="text-indigo-600 hover:underline dark:text-indigo-400"
+            >
+              {s.name}
+            </Link>
+          ) : (
+            s.name
+          )}{" "}
+          v{s.version}
+        </span>
+      ))}
+    </span>
   );
 }
 

@@ -44,9 +44,29 @@ export const REPLAY_FIELDS = [
   "errorClass",
   "errorMessage",
   "endUser",
+  "skills",
+  "skillVersions",
   "toolTrace",
   "startedAt",
 ] as const;
+
+/** A ledger row's skills with their versions side by side (two arrays on the row, one list on the replay). */
+export function replayTurnOf(
+  row: Omit<ReplayTurn, "skills" | "toolTrace" | "startedAt"> & {
+    skills: string[];
+    skillVersions: number[];
+    toolTrace: unknown;
+    startedAt: Date;
+  },
+): ReplayTurn {
+  const { skills, skillVersions, ...rest } = row;
+  return {
+    ...rest,
+    skills: skills.map((name, i) => ({ name, version: skillVersions[i] ?? 0 })),
+    toolTrace: (row.toolTrace ?? []) as ReplayTurn["toolTrace"],
+    startedAt: row.startedAt.toISOString(),
+  };
+}
 
 export const pickFields = <T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> =>
   Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
@@ -96,11 +116,7 @@ export async function turnReplay(
       .limit(1),
     verifyTurnChain(db, { tenantId: row.tenantId, turnId: row.id }),
   ]);
-  const turn: ReplayTurn = {
-    ...row,
-    toolTrace: (row.toolTrace ?? []) as ReplayTurn["toolTrace"],
-    startedAt: row.startedAt.toISOString(),
-  };
+  const turn: ReplayTurn = replayTurnOf(row);
   return {
     turn,
     events: events.map((e) => ({ ...e, createdAt: e.createdAt.toISOString() })),

@@ -3,9 +3,9 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKey, appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
 import { keyJoin, ledgerFields, runSummary } from "@/features/admin-tables/server";
-import type { ReplayTurn, RunReplayResponse } from "@/features/replay/contracts";
+import type { RunReplayResponse } from "@/features/replay/contracts";
 import { notFound } from "@/lib/core/errors/app-error";
-import { pickFields, REPLAY_FIELDS } from "./replay";
+import { pickFields, REPLAY_FIELDS, replayTurnOf } from "./replay";
 
 const t = sysAgentTurn;
 const a = sysAgentAudit;
@@ -61,11 +61,7 @@ export async function runReplay(
   return {
     run,
     calls: shown.map((row) => ({
-      turn: {
-        ...row,
-        toolTrace: (row.toolTrace ?? []) as ReplayTurn["toolTrace"],
-        startedAt: row.startedAt.toISOString(),
-      },
+      turn: replayTurnOf(row),
       events: byTurn.get(row.id) ?? [],
     })),
     truncated: rows.length > RUN_REPLAY_CALLS,

@@ -50,6 +50,7 @@ export function skillsToolSet(library: SkillLibrary, live: SkillListing[]): Tool
       const skill = await library.load(ctx.tenantId, name);
       if (!skill)
         throw new Error(`no skill "${name}"; the skills are: ${live.map((s) => s.name).join(", ")}`);
+      ctx.noteUse({ kind: "skill", name: skill.name, version: skill.version });
       // Name and version first: the audit keeps the start of a long result, and it says which version was used.
       return {
         skill: skill.name,

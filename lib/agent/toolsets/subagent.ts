@@ -28,7 +28,9 @@ const SUBAGENT_PROMPT =
 export async function runSubagent(
   options: SubagentOptions,
   task: string,
-  ctx: Pick<ToolContext, "tenantId" | "userId" | "role" | "signal" | "addUsage"> & { turnId?: string },
+  ctx: Pick<ToolContext, "tenantId" | "userId" | "role" | "signal" | "addUsage" | "noteUse"> & {
+    turnId?: string;
+  },
 ): Promise<{ status: TurnSummary["status"]; answer: string; rounds: number; toolCalls: number }> {
   const agent = new AgentService(
     {
@@ -57,6 +59,8 @@ export async function runSubagent(
     options.registry.forget(conversationId);
   }
   if (summary) ctx.addUsage(summary.usage, summary.cost, summary.costStatus);
+  // The sub-agent has no ledger row of its own: the skills it loaded are the delegating turn's, as its tokens are.
+  for (const skill of summary?.skills ?? []) ctx.noteUse({ kind: "skill", ...skill });
   if (summary?.status === "failed")
     throw new Error(`the sub-agent failed: ${summary.error?.message ?? "unknown error"}`);
   return {

@@ -5,6 +5,7 @@ import { rowsOf } from "@/db/client";
 import { apiKey, appUser, prompt, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
 import { likeContains } from "@/db/sql-text";
 import type { PageProvider, ProviderContext } from "@/features/admin-tables/contracts";
+import { skillNameProblem } from "@/features/prompts/contracts";
 import { uuidOr404 } from "@/lib/core/schema/uuid";
 import { badFilterValue, uuidFilter } from "../query";
 import { sqlProvider } from "../sql-provider";
@@ -62,6 +63,11 @@ export const ledgerFields = {
   prompt: sql<
     string | null
   >`case when ${t.promptName} is null then null else ${t.promptName} || ' v' || ${t.promptVersion} end`,
+  skills: t.skills,
+  skillVersions: t.skillVersions,
+  // "refunds v2, pdf v1": each skill the turn loaded with the version it got, in load order.
+  skillList: sql<string>`array_to_string(array(select s.name || ' v' || s.version
+    from unnest(${t.skills}, ${t.skillVersions}) with ordinality as s(name, version, n) order by s.n), ', ')`,
 };
 
 /** More distinct models than this and the model filter stays a contained match row by row. */
@@ -85,30 +91,40 @@ async function servedModelFilter(db: Database, ctx: ProviderContext, value: stri
 }
 
 /**
- * The tag filter, resolved: whether any of the tenant's turns carries the tag, asked of the partial GIN index
- * alone, and `false` when none does. Unresolved, a tag the statistics do not know is estimated at about a
- * thousand turns, so PostgreSQL walks the tenant's ledger newest first looking for one: a tag that no turn
- * carries read the whole ledger (0.8 s at 1M turns). Plain index and sequential scans are switched off for this
- * one read so that only the bitmap from the GIN index can answer, which for an absent tag is empty at once.
+ * The tag (or skill) filter, resolved: whether any of the tenant's turns carries the value, asked of the column's
+ * partial GIN index alone, and `false` when none does. Unresolved, a value the statistics do not know is estimated
+ * at about a thousand turns, so PostgreSQL walks the tenant's ledger newest first looking for one: a tag that no
+ * turn carries read the whole ledger (0.8 s at 1M turns). Plain index and sequential scans are switched off for
+ * this one read so that only the bitmap from the GIN index can answer, which for an absent value is empty at once.
  */
-async function tagFilter(db: Database, ctx: ProviderContext, value: string) {
-  const carried = await db.transaction(async (tx) => {
-    await tx.execute(TAG_CARRIED_SETTINGS);
-    return rowsOf<{ hit: boolean }>(await tx.execute(tagCarriedSql(ctx.tenantId, value.trim())));
-  });
-  return carried[0]?.hit ? undefined : sql`false`;
-}
+const carriedFilter =
+  (column: CarriedColumn, check: (raw: string) => string = (v) => v.trim()) =>
+  async (db: Database, ctx: ProviderContext, value: string) => {
+    const wanted = check(value);
+    const carried = await db.transaction(async (tx) => {
+      await tx.execute(TAG_CARRIED_SETTINGS);
+      return rowsOf<{ hit: boolean }>(await tx.execute(carriedSql(column, ctx.tenantId, wanted)));
+    });
+    return carried[0]?.hit ? undefined : sql`false`;
+  };
 
 /** The planner settings (for the transaction) under which only the tag index's bitmap answers tagCarriedSql. */
 export const TAG_CARRIED_SETTINGS = sql`select set_config('enable_seqscan', 'off', true),
   set_config('enable_indexscan', 'off', true)`;
 
-/** Whether any turn of the tenant (of every tenant: null) carries the tag; bench:admin runs it too. */
-export function tagCarriedSql(tenantId: string | null, tag: string) {
+/** The ledger's text[] columns with a partial GIN index on `cardinality(…) > 0`. */
+type CarriedColumn = "tags" | "skills";
+
+/** Whether any turn of the tenant (of every tenant: null) carries the value in the column. */
+function carriedSql(column: CarriedColumn, tenantId: string | null, value: string) {
   const scope = tenantId ? sql`tenant_id = ${tenantId} and` : sql``;
+  const c = sql.raw(column);
   return sql`select exists (select 1 from sys_agent_turn
-    where ${scope} cardinality(tags) > 0 and tags @> array[${tag}]::text[]) as hit`;
+    where ${scope} cardinality(${c}) > 0 and ${c} @> array[${value}]::text[]) as hit`;
 }
+
+/** Whether any turn of the tenant (of every tenant: null) carries the tag; bench:admin runs it too. */
+export const tagCarriedSql = (tenantId: string | null, tag: string) => carriedSql("tags", tenantId, tag);
 
 /** A tenant's models (up to the cap and one more), and whether each contains `value`; bench:admin runs it too. */
 export function tenantModelsSql(tenantId: string, value: string) {
@@ -122,6 +138,14 @@ export function tenantModelsSql(tenantId: string, value: string) {
     )
     select name, name ilike ${likeContains(value)} as hit from m where name is not null
     limit ${MODEL_NAMES_CAP + 1}`;
+}
+
+/** The skill filter's value: a skill's name (the rule skills are saved under), or a 422 saying what a name is. */
+function skillFilterValue(raw: string): string {
+  const name = raw.trim();
+  const problem = skillNameProblem(name);
+  if (problem) throw badFilterValue("skill", problem);
+  return name;
 }
 
 /** The key's own tenant too: a key id is unique, but a join that cannot cross tenants is one less thing to trust. */
@@ -162,6 +186,9 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       endUser: (v) => eq(t.endUser, v.trim()),
       // `cardinality(…) > 0` is the tag index's own predicate: without it PostgreSQL cannot use the partial index.
       tag: (v) => sql`cardinality(${t.tags}) > 0 and ${t.tags} @> array[${v.trim()}]::text[]`,
+      // Turns that loaded the skill (any version), through the partial GIN index: its predicate is repeated.
+      skill: (v) =>
+        sql`cardinality(${t.skills}) > 0 and ${t.skills} @> array[${skillFilterValue(v)}]::text[]`,
       // API keys whose name contains the text (a subquery: counts and metrics join nothing). Not correlated on the
       // tenant: a turn's key is its own tenant's, the rows are already the caller's tenant's, and uncorrelated it
       // is a nested loop over the (tenant, api_key_id, started_at) index (900 ms → 0.1 ms for a rare key in 300k).
@@ -183,7 +210,11 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
         return eq(t.promptVersion, Number(v.trim()));
       },
     },
-    resolvedFilters: { servedModel: servedModelFilter, tag: tagFilter },
+    resolvedFilters: {
+      servedModel: servedModelFilter,
+      tag: carriedFilter("tags"),
+      skill: carriedFilter("skills", skillFilterValue),
+    },
     dateFilters: { startedAt: t.startedAt },
     segmentColumn: t.status,
     // Models, people, end users and tools from the newest turns; key names from the tenant's keys.
@@ -194,6 +225,7 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       endUser: { value: t.endUser, recent: t.startedAt },
       runId: { value: t.runId, recent: t.startedAt },
       tag: { value: sql`unnest(${t.tags})`, recent: t.startedAt },
+      skill: { value: sql`unnest(${t.skills})`, recent: t.startedAt },
       tool: { value: sql`jsonb_array_elements(${t.toolTrace})->>'name'`, recent: t.startedAt },
       promptName: { table: prompt, tenantColumn: prompt.tenantId, value: prompt.name },
     },

@@ -11,6 +11,19 @@ import { AT, ID } from "../examples";
 import { answer, json, noContent, type Operation, raw } from "../registry";
 import { conversationMessage, conversationSummary, ledgerTurn, modelInfo, uuid } from "../shapes";
 
+/** The ledger row as GET /api/agent/turns/{id} answers it: its skills as two parallel arrays. */
+const ledgerRowTurn = ledgerTurn.extend({
+  skills: z.array(z.string()).describe("the skills the turn loaded (skill_load), in the order first loaded"),
+  skillVersions: z.array(z.number().int()).describe("the version of each, at the same place as in skills"),
+});
+
+/** The ledger row as the replay answers it: its skills with their versions side by side. */
+const replayTurn = ledgerTurn.extend({
+  skills: z
+    .array(z.object({ name: z.string(), version: z.number().int() }))
+    .describe("the skills the turn loaded, in the order first loaded; empty when none"),
+});
+
 const TAG = "Drawer";
 
 const conversation = {
@@ -312,7 +325,7 @@ export const drawerOperations: Operation[] = [
     tenant: true,
     params: { path: z.object({ id: z.uuid() }) },
     answers: {
-      200: answer("The ledger row.", z.object({ turn: ledgerTurn }), {
+      200: answer("The ledger row.", z.object({ turn: ledgerRowTurn }), {
         turn: {
           id: ID.turn,
           tenantId: ID.tenant,
@@ -330,6 +343,8 @@ export const drawerOperations: Operation[] = [
           status: "success",
           startedAt: AT,
           latencyMs: 1840,
+          skills: ["refund-policy"],
+          skillVersions: [2],
         },
       }),
     },
@@ -402,7 +417,7 @@ export const drawerOperations: Operation[] = [
       200: answer(
         "The replay.",
         z.object({
-          turn: ledgerTurn,
+          turn: replayTurn,
           events: z.array(
             z.looseObject({
               seq: z.number().int(),
@@ -441,6 +456,7 @@ export const drawerOperations: Operation[] = [
             status: "success",
             startedAt: AT,
             latencyMs: 1840,
+            skills: [{ name: "refund-policy", version: 2 }],
           },
           events: [
             { seq: 1, type: "request", createdAt: AT, payload: { message: "How long do refunds take?" } },

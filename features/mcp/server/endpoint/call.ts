@@ -2,6 +2,7 @@ import "server-only";
 import { v7 as uuidv7 } from "uuid";
 import { runToolCall, type ToolCallContext } from "@/lib/agent/run-tools";
 import { type ToolGuardrails, toolInputGuard } from "@/lib/agent/tool-guardrails";
+import { ToolUses } from "@/lib/agent/tool-uses";
 import type { ResolvedKey } from "@/lib/auth/api-keys";
 import { addCost } from "@/lib/gateway/pricing";
 import {
@@ -59,6 +60,7 @@ export async function callTool(
   const turnId = uuidv7();
   const started = performance.now();
   const spend = new Spend();
+  const uses = new ToolUses();
   const { recorder } = deps;
   const requestedModel = `tool:${call.name}`;
   const tool = offer.offered.get(call.name);
@@ -94,6 +96,7 @@ export async function callTool(
       toolTrace: trace,
       timeToFirstTokenMs: null,
       latencyMs: Math.round(performance.now() - started),
+      ...uses.summary(),
       ...(error ? { error } : {}),
     });
 
@@ -157,6 +160,7 @@ export async function callTool(
       // Display messages and cards are the drawer's: an outside agent gets the result text only.
       emit: async () => {},
       addUsage: (usage, cost, costStatus) => spend.add(usage, cost, costStatus),
+      noteUse: uses.note,
     }),
     signal,
     guardInput: deps.guardrails
