@@ -13,5 +13,6 @@ export * from "./mcp";
 export * from "./members";
 export * from "./pipeline";
 export * from "./prompts";
+export * from "./scores";
 export * from "./tenants";
 export * from "./turns";
