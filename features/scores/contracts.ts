@@ -1,0 +1,113 @@
+// What the scores routes take and answer (POST /api/scores, POST /v1/scores, the score configs), shared by the
+// routes, the drawer's feedback, the ledger and the OpenAPI document. Browser-safe: zod and plain types only.
+import { z } from "@/lib/core/schema/zod";
+
+export const SCORE_TYPES = ["numeric", "boolean", "categorical"] as const;
+export type ScoreType = (typeof SCORE_TYPES)[number];
+export const SCORE_SOURCES = ["human", "api", "eval"] as const;
+export type ScoreSource = (typeof SCORE_SOURCES)[number];
+
+/** The drawer's thumbs up / down: a boolean score of this name, one per person and answer (changeable). */
+export const FEEDBACK_SCORE = "thumbs";
+
+const NAME_MARKS = new Set(["_", ".", ":", "-"]);
+const isAlnum = (c: string) => (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9");
+
+/** Why `name` cannot be a score's name, or null when it can (checked character by character: no regex). */
+export function scoreNameProblem(name: string): string | null {
+  if (!name) return "a score needs a name";
+  if (name.length > 64) return "a score name is at most 64 characters";
+  if (!isAlnum(name[0]!)) return "a score name starts with a letter or a digit";
+  for (const c of name)
+    if (!isAlnum(c) && !NAME_MARKS.has(c)) return "a score name is letters, digits and _ . : -";
+  return null;
+}
+
+/** A score's or config's name: what filters and dashboards group by. */
+export const scoreName = z
+  .string()
+  .trim()
+  .superRefine((name, ctx) => {
+    const problem = scoreNameProblem(name);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+export const SCORE_COMMENT_MAX = 2_000;
+export const SCORE_CATEGORY_MAX = 100;
+
+/**
+ * A score to put on a turn (a ledger row's id) or on a run (its run id): a number, true / false, or a category.
+ * A person's score of one name on one turn is theirs to change: sending it again replaces it.
+ */
+export const scoreInput = z
+  .strictObject({
+    turnId: z.uuid("a turn id (a ledger row's id)").optional(),
+    runId: z.string().trim().min(1).max(200, "a run id is at most 200 characters").optional(),
+    name: scoreName,
+    value: z.union([
+      z.number().refine(Number.isFinite, "a number, not NaN or infinite"),
+      z.boolean(),
+      z.string().trim().min(1, "a category must not be empty").max(SCORE_CATEGORY_MAX),
+    ]),
+    comment: z
+      .string()
+      .trim()
+      .max(SCORE_COMMENT_MAX, `a comment is at most ${SCORE_COMMENT_MAX} characters`)
+      .optional(),
+    /** Who says so: defaults to `human` for a signed-in person and `api` for a tenant key. */
+    source: z.enum(SCORE_SOURCES).optional(),
+  })
+  .refine((s) => s.turnId || s.runId, {
+    message: "a score is on a turn (turnId) or a run (runId)",
+    path: ["turnId"],
+  });
+export type ScoreInput = z.infer<typeof scoreInput>;
+
+/** A tenant's definition of a score, which validates every score of that name. */
+export const scoreConfigInput = z
+  .strictObject({
+    name: scoreName,
+    type: z.enum(SCORE_TYPES),
+    min: z.number().refine(Number.isFinite, "a finite number").nullable().optional(),
+    max: z.number().refine(Number.isFinite, "a finite number").nullable().optional(),
+    categories: z
+      .array(z.string().trim().min(1, "a category must not be empty").max(SCORE_CATEGORY_MAX))
+      .max(50, "at most 50 categories")
+      .optional(),
+    description: z.string().trim().max(500).optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.type === "numeric" && c.min != null && c.max != null && c.min > c.max)
+      ctx.addIssue({ code: "custom", path: ["max"], message: "max must not be below min" });
+    if (c.type !== "numeric" && (c.min != null || c.max != null))
+      ctx.addIssue({ code: "custom", path: ["min"], message: `a ${c.type} score has no range` });
+    if (c.type === "categorical" && !c.categories?.length)
+      ctx.addIssue({
+        code: "custom",
+        path: ["categories"],
+        message: "a categorical score needs its categories",
+      });
+    if (c.type !== "categorical" && c.categories?.length)
+      ctx.addIssue({ code: "custom", path: ["categories"], message: `a ${c.type} score has no categories` });
+    if (c.categories && new Set(c.categories).size !== c.categories.length)
+      ctx.addIssue({ code: "custom", path: ["categories"], message: "each category once" });
+  });
+export type ScoreConfigInput = z.infer<typeof scoreConfigInput>;
+
+/** A score as the routes answer it. */
+export type ScoreView = {
+  id: string;
+  turnId: string | null;
+  runId: string | null;
+  name: string;
+  type: ScoreType;
+  /** numeric: the number; boolean: true / false; categorical: the category. */
+  value: number | boolean | string | null;
+  comment: string | null;
+  source: ScoreSource;
+  userId: string | null;
+  apiKeyId: string | null;
+  evalRunId: string | null;
+  createdAt: string;
+  updatedAt: string;
+};

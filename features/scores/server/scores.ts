@@ -1,0 +1,242 @@
+import "server-only";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Database } from "@/db";
+import { type Score, type ScoreConfig, score, scoreConfig, sysAgentTurn } from "@/db/schema";
+import {
+  SCORE_SOURCES,
+  SCORE_TYPES,
+  type ScoreConfigInput,
+  type ScoreInput,
+  type ScoreSource,
+  type ScoreType,
+  type ScoreView,
+} from "@/features/scores/contracts";
+import { AppError, notFound } from "@/lib/core/errors/app-error";
+import { maskText } from "@/lib/core/text/mask";
+
+// The contracts' lists and the schema's are one list each: a change to one without the other fails the type check.
+const _types: readonly ScoreType[] = SCORE_TYPES satisfies readonly Score["type"][];
+const _sources: readonly ScoreSource[] = SCORE_SOURCES satisfies readonly Score["source"][];
+void _types;
+void _sources;
+
+/** Who puts a score: a person (session), a tenant key, or an eval run. */
+export type ScoreAuthor = {
+  tenantId: string;
+  userId?: string | null;
+  apiKeyId?: string | null;
+  evalRunId?: string | null;
+};
+
+const invalid = (field: string, message: string) =>
+  new AppError("validation_failed", message, { fields: { [field]: [message] } });
+
+/** A stored score as the routes answer it: boolean back to true / false, categorical to its category. */
+export function scoreView(row: Score): ScoreView {
+  const value =
+    row.type === "boolean" ? row.value === 1 : row.type === "categorical" ? row.category : row.value;
+  return {
+    id: row.id,
+    turnId: row.turnId,
+    runId: row.runId,
+    name: row.name,
+    type: row.type,
+    value,
+    comment: row.comment,
+    source: row.source,
+    userId: row.userId,
+    apiKeyId: row.apiKeyId,
+    evalRunId: row.evalRunId,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The tenant's live config of that name, if any. */
+export async function liveScoreConfig(db: Database, tenantId: string, name: string) {
+  const [row] = await db
+    .select()
+    .from(scoreConfig)
+    .where(
+      and(eq(scoreConfig.tenantId, tenantId), eq(scoreConfig.name, name), isNull(scoreConfig.archivedAt)),
+    );
+  return row ?? null;
+}
+
+/**
+ * The stored form of a value: its type and columns. With a config the value must be of the config's type and in
+ * its range or categories; without one the type follows the value (a number, true / false, a category).
+ */
+export function storedValue(
+  value: ScoreInput["value"],
+  config: Pick<ScoreConfig, "name" | "type" | "min" | "max" | "categories"> | null,
+): { type: ScoreType; value: number | null; category: string | null } {
+  const type: ScoreType =
+    typeof value === "boolean" ? "boolean" : typeof value === "number" ? "numeric" : "categorical";
+  if (config && config.type !== type)
+    throw invalid("value", `the score "${config.name}" is ${config.type}: send ${EXPECTED[config.type]}`);
+  if (config && type === "numeric") {
+    const n = value as number;
+    if (config.min !== null && n < config.min)
+      throw invalid("value", `the score "${config.name}" is at least ${config.min}; ${n} is below it`);
+    if (config.max !== null && n > config.max)
+      throw invalid("value", `the score "${config.name}" is at most ${config.max}; ${n} is above it`);
+  }
+  if (config && type === "categorical" && !config.categories.includes(value as string))
+    throw invalid(
+      "value",
+      `the score "${config.name}" is one of ${config.categories.map((c) => `"${c}"`).join(", ")}`,
+    );
+  if (type === "boolean") return { type, value: value ? 1 : 0, category: null };
+  if (type === "numeric") return { type, value: value as number, category: null };
+  return { type, value: null, category: value as string };
+}
+const EXPECTED: Record<ScoreType, string> = {
+  numeric: "a number",
+  boolean: "true or false",
+  categorical: "one of its categories",
+};
+
+/**
+ * The turn or run a score is on, in this tenant only: another tenant's id is "not found", as an id that does not
+ * exist. A turn's score carries the turn's run.
+ */
+async function targetOf(db: Database, tenantId: string, input: Pick<ScoreInput, "turnId" | "runId">) {
+  if (input.turnId) {
+    const [turn] = await db
+      .select({ id: sysAgentTurn.id, runId: sysAgentTurn.runId })
+      .from(sysAgentTurn)
+      .where(and(eq(sysAgentTurn.tenantId, tenantId), eq(sysAgentTurn.id, input.turnId)))
+      .limit(1);
+    if (!turn) throw notFound("turn");
+    if (input.runId && turn.runId !== input.runId)
+      throw invalid("runId", `the turn ${input.turnId} is not part of the run ${input.runId}`);
+    return { turnId: turn.id, runId: turn.runId };
+  }
+  const [run] = await db
+    .select({ runId: sysAgentTurn.runId })
+    .from(sysAgentTurn)
+    .where(and(eq(sysAgentTurn.tenantId, tenantId), eq(sysAgentTurn.runId, input.runId!)))
+    .limit(1);
+  if (!run) throw notFound("run");
+  return { turnId: null, runId: input.runId! };
+}
+
+/**
+ * Puts a score on a turn or a run of the author's tenant, validated by the tenant's config of that name. A
+ * person's (`human`) score of one name on one turn or run is one row: sending it again changes it. The comment is
+ * masked as the audit masks text.
+ */
+export async function putScore(
+  db: Database,
+  author: ScoreAuthor,
+  input: ScoreInput,
+  source: ScoreSource,
+): Promise<{ score: ScoreView; created: boolean }> {
+  const target = await targetOf(db, author.tenantId, input);
+  const config = await liveScoreConfig(db, author.tenantId, input.name);
+  const stored = storedValue(input.value, config);
+  const values = {
+    tenantId: author.tenantId,
+    turnId: target.turnId,
+    runId: target.runId,
+    name: input.name,
+    ...stored,
+    comment: input.comment ? maskText(input.comment) : null,
+    source,
+    userId: author.userId ?? null,
+    apiKeyId: author.apiKeyId ?? null,
+    evalRunId: author.evalRunId ?? null,
+    configId: config?.id ?? null,
+  };
+  const mine = source === "human" && author.userId;
+  if (!mine) {
+    const [row] = await db.insert(score).values(values).returning();
+    return { score: scoreView(row!), created: true };
+  }
+  // One row per person, name and turn (or run, for a score on a run only): the partial unique index decides.
+  const onTurn = target.turnId !== null;
+  const [row] = await db
+    .insert(score)
+    .values(values)
+    .onConflictDoUpdate({
+      target: onTurn
+        ? [score.tenantId, score.turnId, score.name, score.userId]
+        : [score.tenantId, score.runId, score.name, score.userId],
+      targetWhere: onTurn
+        ? sql`${score.source} = 'human' and ${score.turnId} is not null and ${score.userId} is not null`
+        : sql`${score.source} = 'human' and ${score.turnId} is null and ${score.userId} is not null`,
+      set: {
+        type: values.type,
+        value: values.value,
+        category: values.category,
+        comment: values.comment,
+        configId: values.configId,
+        updatedAt: new Date(),
+      },
+    })
+    .returning();
+  return { score: scoreView(row!), created: row!.createdAt.getTime() === row!.updatedAt.getTime() };
+}
+
+/** Removes a person's own score of a name on a turn (the drawer's vote taken back); false when there was none. */
+export async function deleteOwnScore(
+  db: Database,
+  owner: { tenantId: string; userId: string },
+  turnId: string,
+  name: string,
+): Promise<boolean> {
+  const rows = await db
+    .delete(score)
+    .where(
+      and(
+        eq(score.tenantId, owner.tenantId),
+        eq(score.turnId, turnId),
+        eq(score.name, name),
+        eq(score.userId, owner.userId),
+        eq(score.source, "human"),
+      ),
+    )
+    .returning({ id: score.id });
+  return rows.length > 0;
+}
+
+/** The scores on these turns of the tenant, oldest first (at most 100 turns at a time). */
+export async function scoresOfTurns(db: Database, tenantId: string, turnIds: string[]): Promise<ScoreView[]> {
+  if (!turnIds.length) return [];
+  if (turnIds.length > 100) throw invalid("turnIds", "at most 100 turns at a time");
+  const rows = await db
+    .select()
+    .from(score)
+    .where(and(eq(score.tenantId, tenantId), inArray(score.turnId, turnIds)))
+    .orderBy(asc(score.createdAt));
+  return rows.map(scoreView);
+}
+
+/** The tenant's score configs, live first, by name. */
+export async function listScoreConfigs(db: Database, tenantId: string) {
+  return db
+    .select()
+    .from(scoreConfig)
+    .where(eq(scoreConfig.tenantId, tenantId))
+    .orderBy(sql`${scoreConfig.archivedAt} is not null`, asc(scoreConfig.name));
+}
+
+/** Creates a config; 409 names the config that holds the name. */
+export async function createScoreConfig(db: Database, tenantId: string, input: ScoreConfigInput) {
+  const [row] = await db
+    .insert(scoreConfig)
+    .values({
+      tenantId,
+      name: input.name,
+      type: input.type,
+      min: input.min ?? null,
+      max: input.max ?? null,
+      categories: input.categories ?? [],
+      description: input.description || null,
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) throw new AppError("conflict", `a score config named "${input.name}" already exists`);
+  return row;
+}
