@@ -1,3 +1,4 @@
+// NOTE TO THE HELPER (remove this line before committing): your prompt omitted the shared rules. READ /work/wt-scores-api/HELPER-RULES.md NOW and follow it (CI is running until 13:45: no next build/Playwright/full test runs before then; single vitest files only; deadline 13:58 UTC; do not edit db/schema). Do not commit HELPER-RULES.md.
 // What the scores routes take and answer (POST /api/scores, POST /v1/scores, the score configs), shared by the
 // routes, the drawer's feedback, the ledger and the OpenAPI document. Browser-safe: zod and plain types only.
 import { z } from "@/lib/core/schema/zod";
@@ -62,6 +63,17 @@ export const scoreInput = z
     path: ["turnId"],
   });
 export type ScoreInput = z.infer<typeof scoreInput>;
+
+/** GET /api/scores: the scores of one turn or one run. */
+export const scoresQuery = z
+  .strictObject({
+    turnId: z.uuid("a turn id (a ledger row's id)").optional(),
+    runId: z.string().trim().min(1).max(200, "a run id is at most 200 characters").optional(),
+  })
+  .refine((q) => Boolean(q.turnId) !== Boolean(q.runId), {
+    message: "give turnId or runId (one of them)",
+    path: ["turnId"],
+  });
 
 /** A tenant's definition of a score, which validates every score of that name. */
 export const scoreConfigInput = z

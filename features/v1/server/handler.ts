@@ -33,6 +33,7 @@ import { readUpload, type Upload } from "./multipart";
 import { applyPromptRef } from "./prompt-ref";
 import { getPrompt } from "./prompts";
 import { readBody } from "./read-body";
+import { postScore } from "./scores";
 
 export type V1Deps = {
   db: () => Promise<Database>;
@@ -139,6 +140,8 @@ async function answer(req: ApiRequest, requestId: string, deps: V1Deps, call: Ca
   const prompt = path.match(/\/v1\/prompts\/(.+)$/);
   if (req.method === "GET" && prompt)
     return getPrompt(await deps.db(), key.tenantId, decodeURIComponent(prompt[1]!), req, dialect);
+  if (req.method === "POST" && path.endsWith("/v1/scores"))
+    return postScore(await deps.db(), key, req, dialect);
   if (req.method === "POST" && path.endsWith("/v1/messages/count_tokens"))
     return countTokens(req, gateway, dialect);
   const endpoint = Object.entries(ENDPOINTS).find(([suffix]) => path.endsWith(suffix))?.[1];

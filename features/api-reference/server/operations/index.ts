@@ -9,6 +9,7 @@ import { guardrailOperations } from "./guardrails";
 import { mcpServerOperations } from "./mcp-servers";
 import { platformOperations } from "./platform";
 import { promptOperations } from "./prompts";
+import { scoreOperations } from "./scores";
 import { nextAuthOperations, sessionOperations } from "./session";
 import { skillOperations } from "./skills";
 import { v1Operations } from "./v1";
@@ -20,6 +21,7 @@ export const operations: readonly Operation[] = [
   ...drawerOperations,
   ...promptOperations,
   ...skillOperations,
+  ...scoreOperations,
   ...evalOperations,
   ...governanceOperations,
   ...guardrailOperations,

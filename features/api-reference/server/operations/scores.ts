@@ -1,0 +1,125 @@
+import "server-only";
+import { z } from "zod";
+import { SCORE_SOURCES, SCORE_TYPES, scoreInput, scoresQuery } from "@/features/scores/contracts";
+import { AT, ID } from "../examples";
+import { answer, json, type Operation } from "../registry";
+
+const TAG = "Scores";
+const SCORE = "0193a0c2-7d1e-7c3a-9f2b-4c5d6e7f8a31";
+
+const scoreView = z.object({
+  id: z.uuid(),
+  turnId: z.uuid().nullable().describe("the ledger row scored, or null for a score on a run"),
+  runId: z.string().nullable(),
+  name: z.string(),
+  type: z.enum(SCORE_TYPES),
+  value: z
+    .union([z.number(), z.boolean(), z.string()])
+    .nullable()
+    .describe("numeric: the number; boolean: true / false; categorical: the category"),
+  comment: z.string().nullable(),
+  source: z.enum(SCORE_SOURCES),
+  userId: z.uuid().nullable().describe("the person who sent it (a session)"),
+  apiKeyId: z.uuid().nullable().describe("the key that sent it (POST /v1/scores)"),
+  evalRunId: z.uuid().nullable().describe("the evaluation run that wrote it"),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const scoreExample = {
+  id: SCORE,
+  turnId: ID.turn,
+  runId: "checkout-42",
+  name: "thumbs",
+  type: "boolean" as const,
+  value: false,
+  comment: "It quoted last year's prices.",
+  source: "human" as const,
+  userId: ID.user,
+  apiKeyId: null,
+  evalRunId: null,
+  createdAt: AT,
+  updatedAt: AT,
+};
+const scoreAnswer = z.object({ score: scoreView });
+const bodyExample = {
+  turnId: ID.turn,
+  name: "thumbs",
+  value: false,
+  comment: "It quoted last year's prices.",
+};
+const VALIDATION =
+  "the value is not the type of the tenant's score config of that name, or outside its range or categories; or a " +
+  "field is invalid (the fields name it)";
+
+export const scoreOperations: Operation[] = [
+  {
+    method: "GET",
+    path: "/api/scores",
+    route: "app/api/scores/route.ts",
+    operationId: "listScores",
+    tag: TAG,
+    summary: "Scores of a turn or a run",
+    description: `The active tenant's scores of one ledger row (\`turnId\`) or one run (\`runId\`, its turns' scores included), oldest first, at most 500.`,
+    guard: "user",
+    tenant: true,
+    params: { query: scoresQuery },
+    answers: {
+      200: answer("The scores.", z.object({ scores: z.array(scoreView) }), { scores: [scoreExample] }),
+    },
+    errorDialect: "app",
+    errors: { 404: "no such turn or run in the active tenant (another tenant's included)" },
+  },
+  {
+    method: "POST",
+    path: "/api/scores",
+    route: "app/api/scores/route.ts",
+    operationId: "putScore",
+    tag: TAG,
+    summary: "Score a turn or a run",
+    description:
+      "A number, true / false or a category, with a comment. Source `human` by default: a person's score of one " +
+      "name on one turn is theirs to change (sending it again answers 200 with the changed row). Tenant admins may " +
+      "send `api` or `eval` scores too; members `human` only (403).",
+    guard: "user",
+    tenant: true,
+    access: "members send source human only; tenant admins any source",
+    body: json(scoreInput, bodyExample, "ScoreInput"),
+    answers: {
+      201: answer("The new score.", scoreAnswer, { score: scoreExample }, "ScoreAnswer"),
+      200: answer("The person's score, changed.", scoreAnswer, { score: scoreExample }),
+    },
+    errorDialect: "app",
+    errors: { 404: "no such turn or run in the active tenant", 422: VALIDATION },
+  },
+  {
+    method: "POST",
+    path: "/v1/scores",
+    route: "app/v1/[...path]/route.ts",
+    handledIn: "features/v1/server/scores.ts",
+    operationId: "v1PutScore",
+    tag: TAG,
+    summary: "Score a turn or a run (API key)",
+    description:
+      "As POST /api/scores, for applications and evaluators: source `api` by default, or `eval`; `human` is refused " +
+      "(a key has no person). Each call is a score of its own, carrying the key. Errors in OpenAI's shape, `param` " +
+      "naming the field.",
+    guard: "api-key",
+    body: json(scoreInput, { ...bodyExample, name: "helpfulness", value: 0.4, comment: undefined }),
+    answers: {
+      201: answer("The score.", scoreAnswer, {
+        score: {
+          ...scoreExample,
+          name: "helpfulness",
+          type: "numeric",
+          value: 0.4,
+          comment: null,
+          source: "api",
+          userId: null,
+          apiKeyId: ID.key,
+        },
+      }),
+    },
+    errorDialect: "openai",
+    errors: { 404: "no such turn or run in the key's tenant", 422: VALIDATION },
+  },
+];
