@@ -16,6 +16,7 @@ const ADMIN: (NavLink & { superAdminOnly?: true })[] = [
   { href: "/dev/admin/keys", label: "nav.keys" },
   { href: "/dev/admin/limits", label: "nav.limits" },
   { href: "/dev/admin/alerts", label: "nav.alerts" },
+  { href: "/dev/admin/scores", label: "nav.scores" },
   { href: "/dev/admin/guardrails", label: "nav.guardrails" },
   { href: "/dev/admin/routing", label: "nav.routing" },
   { href: "/dev/admin/mcp", label: "nav.mcp" },

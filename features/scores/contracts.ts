@@ -106,6 +106,33 @@ export const scoreConfigInput = z
   });
 export type ScoreConfigInput = z.infer<typeof scoreConfigInput>;
 
+/** What a config's PATCH may change: its name and type are fixed (its scores were validated by them). */
+export const scoreConfigPatch = z.strictObject({
+  min: z.number().refine(Number.isFinite, "a finite number").nullable().optional(),
+  max: z.number().refine(Number.isFinite, "a finite number").nullable().optional(),
+  categories: z
+    .array(z.string().trim().min(1, "a category must not be empty").max(SCORE_CATEGORY_MAX))
+    .max(50, "at most 50 categories")
+    .optional(),
+  description: z.string().trim().max(500).nullable().optional(),
+});
+export type ScoreConfigPatch = z.infer<typeof scoreConfigPatch>;
+
+/** A score config as the routes answer it. */
+export type ScoreConfigView = {
+  id: string;
+  name: string;
+  type: ScoreType;
+  min: number | null;
+  max: number | null;
+  categories: string[];
+  description: string | null;
+  /** When it stopped validating new scores (ISO), or null while live. */
+  archivedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
 /** A score as the routes answer it. */
 export type ScoreView = {
   id: string;

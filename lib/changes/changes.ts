@@ -27,7 +27,8 @@ export type ChangeObject =
   | "guardrail_policy"
   | "run_ceiling"
   | "alert_rule"
-  | "alert_channel";
+  | "alert_channel"
+  | "score_config";
 
 export type Change = {
   tenantId: string;

@@ -22,6 +22,7 @@ import * as nav from "./areas/nav";
 import * as promptStats from "./areas/prompt-stats";
 import * as prompts from "./areas/prompts";
 import * as replay from "./areas/replay";
+import * as scores from "./areas/scores";
 import * as shell from "./areas/shell";
 import * as skills from "./areas/skills";
 import * as tables from "./areas/tables";
@@ -49,6 +50,7 @@ export const en = {
   ...promptStats.en,
   ...prompts.en,
   ...replay.en,
+  ...scores.en,
   ...shell.en,
   ...skills.en,
   ...tables.en,
@@ -80,6 +82,7 @@ export const zh: Record<MessageKey, string> = {
   ...promptStats.zh,
   ...prompts.zh,
   ...replay.zh,
+  ...scores.zh,
   ...shell.zh,
   ...skills.zh,
   ...tables.zh,

@@ -3,7 +3,7 @@
 // person; another tenant's turns, runs and scores are never reached, listed or filtered.
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { score, scoreConfig, sysAgentTurn } from "@/db/schema";
+import { adminChange, score, scoreConfig, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
@@ -12,6 +12,9 @@ import { session } from "../helpers/session";
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
 
 const scoresRoute = await import("@/app/api/scores/route");
+const configsRoute = await import("@/app/api/score-configs/route");
+const configRoute = await import("@/app/api/score-configs/[id]/route");
+const archiveRoute = await import("@/app/api/score-configs/[id]/archive/route");
 
 type Handler = (req: Request, segment: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -76,20 +79,30 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
   const as = async (email: string, slug = "acme") => {
     session.claims = { userId: await app.userId(email), tenantId: await app.tenantId(slug) };
   };
-  const call = async (handler: Handler, method: string, body?: unknown, query = "") => {
+  const call = async (
+    handler: Handler,
+    method: string,
+    body?: unknown,
+    query = "",
+    params: Record<string, string> = {},
+  ) => {
     const res = await handler(
       new Request(`http://app/api/scores${query}`, {
         method,
         body: body === undefined ? undefined : JSON.stringify(body),
         headers: { "content-type": "application/json" },
       }),
-      { params: Promise.resolve({}) },
+      { params: Promise.resolve(params) },
     );
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
   const post = (body: unknown) => call(scoresRoute.POST as Handler, "POST", body);
   const list = (query: string) => call(scoresRoute.GET as Handler, "GET", undefined, query);
+  const newConfig = (body: unknown) => call(configsRoute.POST as Handler, "POST", body);
+  const patchConfig = (id: string, body: unknown) =>
+    call(configRoute.PATCH as Handler, "PATCH", body, "", { id });
+  const archiveConfig = (id: string) => call(archiveRoute.POST as Handler, "POST", undefined, "", { id });
   const v1 = async (body: unknown, secret = acmeKey) => {
     const res = await app.container.v1.handler(
       new Request("http://app/v1/scores", {
@@ -200,5 +213,90 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
       .from(score)
       .where(and(eq(score.tenantId, acme)));
     expect(rows).toEqual([]);
+  });
+
+  it("score configs validate scores of their name on both routes: type, range, categories", async () => {
+    const helpful = await newConfig({ name: "helpfulness", type: "numeric", min: 0, max: 1 });
+    expect(helpful.status).toBe(201);
+    expect(helpful.body.config).toMatchObject({ name: "helpfulness", type: "numeric", min: 0, max: 1 });
+    expect(
+      (await newConfig({ name: "verdict", type: "categorical", categories: ["good", "bad"] })).status,
+    ).toBe(201);
+    expect((await newConfig({ name: "thumbs", type: "boolean" })).status).toBe(201);
+
+    const tooHigh = await post({ turnId: turn.a, name: "helpfulness", value: 3 });
+    expect(tooHigh.status).toBe(422);
+    expect(tooHigh.body.error.fields.value[0]).toContain("at most 1");
+    const wrongType = await v1({ turnId: turn.a, name: "helpfulness", value: "great" });
+    expect(wrongType.status).toBe(422);
+    expect(wrongType.body.error).toMatchObject({ param: "value" });
+    expect(wrongType.body.error.message).toContain("numeric");
+    const notACategory = await v1({ turnId: turn.a, name: "verdict", value: "meh" });
+    expect(notACategory.status).toBe(422);
+    expect(notACategory.body.error.message).toContain('"good", "bad"');
+    expect((await post({ turnId: turn.a, name: "thumbs", value: 1 })).status).toBe(422);
+
+    expect((await v1({ turnId: turn.a, name: "helpfulness", value: 0.75 })).status).toBe(201);
+    const good = await post({ turnId: turn.a, name: "verdict", value: "good" });
+    expect(good.body.score).toMatchObject({ type: "categorical", value: "good" });
+    expect(await app.db.select().from(score)).toHaveLength(2);
+  });
+
+  it("a config's range and categories change (name and type stay), and an archived config validates nothing new", async () => {
+    const created = await newConfig({ name: "stars", type: "numeric", min: 1, max: 5 });
+    const id = created.body.config.id as string;
+    expect((await post({ turnId: turn.a, name: "stars", value: 7 })).status).toBe(422);
+    const widened = await patchConfig(id, { max: 10, description: "1 to 10 now" });
+    expect(widened.status).toBe(200);
+    expect(widened.body.config).toMatchObject({ name: "stars", min: 1, max: 10, description: "1 to 10 now" });
+    expect((await post({ turnId: turn.a, name: "stars", value: 7 })).status).toBe(201);
+    expect((await patchConfig(id, { name: "rating" })).status).toBe(422);
+    expect((await patchConfig(id, { type: "boolean" })).status).toBe(422);
+    const inverted = await patchConfig(id, { min: 20 });
+    expect(inverted.status).toBe(422);
+    expect(inverted.body.error.fields).toHaveProperty("max");
+    expect((await patchConfig(id, { categories: ["a"] })).body.error.fields).toHaveProperty("categories");
+
+    const archived = await archiveConfig(id);
+    expect(archived.status).toBe(200);
+    expect(archived.body.config.archivedAt).not.toBeNull();
+    // Archived: a score of that name is taken as it comes (any type, any number).
+    expect((await post({ turnId: turn.b, name: "stars", value: 99 })).status).toBe(201);
+    expect((await v1({ turnId: turn.b, name: "stars", value: "many" })).status).toBe(201);
+    const listed = await call(configsRoute.GET as Handler, "GET");
+    expect(listed.body.configs).toMatchObject([{ name: "stars", archivedAt: expect.any(String) }]);
+    // A name is the tenant's once, archived or not.
+    expect((await newConfig({ name: "stars", type: "boolean" })).status).toBe(409);
+
+    const changes = await app.db
+      .select()
+      .from(adminChange)
+      .where(and(eq(adminChange.tenantId, acme), eq(adminChange.objectId, id)));
+    expect(changes.map((c) => c.action).sort()).toEqual([
+      "score_config.archived",
+      "score_config.created",
+      "score_config.updated",
+    ]);
+  });
+
+  it("score configs are tenant admins' and the tenant's own: members 403, another tenant's 404, its config never validates here", async () => {
+    await as("admin@globex.test", "globex");
+    const theirs = await newConfig({ name: "helpfulness", type: "boolean" });
+    expect(theirs.status).toBe(201);
+    await as("admin@acme.test");
+    // Globex's boolean config does not bind Acme's scores of that name.
+    expect((await v1({ turnId: turn.a, name: "helpfulness", value: 0.3 })).status).toBe(201);
+    expect((await call(configsRoute.GET as Handler, "GET")).body.configs).toEqual([]);
+    expect((await patchConfig(theirs.body.config.id, { description: "mine now" })).status).toBe(404);
+    expect((await archiveConfig(theirs.body.config.id)).status).toBe(404);
+    await as("member@acme.test");
+    expect((await call(configsRoute.GET as Handler, "GET")).status).toBe(403);
+    expect((await newConfig({ name: "x", type: "boolean" })).status).toBe(403);
+    const bad = await (async () => {
+      await as("admin@acme.test");
+      return newConfig({ name: "x", type: "categorical" });
+    })();
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.fields).toHaveProperty("categories");
   });
 });

@@ -26,6 +26,7 @@ describe("the top bar's menus", () => {
         "/dev/admin/keys",
         "/dev/admin/limits",
         "/dev/admin/alerts",
+        "/dev/admin/scores",
         "/dev/admin/guardrails",
         "/dev/admin/routing",
         "/dev/admin/mcp",

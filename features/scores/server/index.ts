@@ -1,3 +1,4 @@
 import "server-only";
 
+export * from "./configs";
 export * from "./scores";

@@ -6,7 +6,6 @@ import { type Score, type ScoreConfig, score, scoreConfig, sysAgentTurn } from "
 import {
   SCORE_SOURCES,
   SCORE_TYPES,
-  type ScoreConfigInput,
   type ScoreInput,
   type ScoreSource,
   type ScoreType,
@@ -257,32 +256,4 @@ export async function scoresOfTurns(db: Database, tenantId: string, turnIds: str
     .where(and(eq(score.tenantId, tenantId), inArray(score.turnId, turnIds)))
     .orderBy(asc(score.createdAt));
   return rows.map(scoreView);
-}
-
-/** The tenant's score configs, live first, by name. */
-export async function listScoreConfigs(db: Database, tenantId: string) {
-  return db
-    .select()
-    .from(scoreConfig)
-    .where(eq(scoreConfig.tenantId, tenantId))
-    .orderBy(sql`${scoreConfig.archivedAt} is not null`, asc(scoreConfig.name));
-}
-
-/** Creates a config; 409 names the config that holds the name. */
-export async function createScoreConfig(db: Database, tenantId: string, input: ScoreConfigInput) {
-  const [row] = await db
-    .insert(scoreConfig)
-    .values({
-      tenantId,
-      name: input.name,
-      type: input.type,
-      min: input.min ?? null,
-      max: input.max ?? null,
-      categories: input.categories ?? [],
-      description: input.description || null,
-    })
-    .onConflictDoNothing()
-    .returning();
-  if (!row) throw new AppError("conflict", `a score config named "${input.name}" already exists`);
-  return row;
 }

@@ -1,6 +1,13 @@
 import "server-only";
 import { z } from "zod";
-import { SCORE_SOURCES, SCORE_TYPES, scoreInput, scoresQuery } from "@/features/scores/contracts";
+import {
+  SCORE_SOURCES,
+  SCORE_TYPES,
+  scoreConfigInput,
+  scoreConfigPatch,
+  scoreInput,
+  scoresQuery,
+} from "@/features/scores/contracts";
 import { AT, ID } from "../examples";
 import { answer, json, type Operation } from "../registry";
 
@@ -50,6 +57,122 @@ const bodyExample = {
 const VALIDATION =
   "the value is not the type of the tenant's score config of that name, or outside its range or categories; or a " +
   "field is invalid (the fields name it)";
+
+const CONFIG = "0193a0c2-7d1e-7c3a-9f2b-4c5d6e7f8a32";
+const configView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  type: z.enum(SCORE_TYPES),
+  min: z.number().nullable(),
+  max: z.number().nullable(),
+  categories: z.array(z.string()),
+  description: z.string().nullable(),
+  archivedAt: z.string().nullable().describe("when it stopped validating new scores, or null while live"),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const configExample = {
+  id: CONFIG,
+  name: "helpfulness",
+  type: "numeric" as const,
+  min: 0,
+  max: 1,
+  categories: [],
+  description: "How much the answer helped, 0 to 1.",
+  archivedAt: null,
+  createdAt: AT,
+  updatedAt: AT,
+};
+const configAnswer = z.object({ config: configView });
+const configPath = z.object({ id: z.uuid().describe("the config's id") });
+const CONFIGS = "app/api/score-configs/route.ts";
+const CONFIG_ROUTE = "app/api/score-configs/[id]/route.ts";
+
+const configOperations: Operation[] = [
+  {
+    method: "GET",
+    path: "/api/score-configs",
+    route: CONFIGS,
+    operationId: "listScoreConfigs",
+    tag: TAG,
+    summary: "Score configs",
+    description:
+      "The active tenant's score configs, live first, by name (archived ones too, with `archivedAt`).",
+    guard: "tenant-admin",
+    tenant: true,
+    answers: {
+      200: answer("The configs.", z.object({ configs: z.array(configView) }), { configs: [configExample] }),
+    },
+    errorDialect: "app",
+  },
+  {
+    method: "POST",
+    path: "/api/score-configs",
+    route: CONFIGS,
+    operationId: "createScoreConfig",
+    tag: TAG,
+    summary: "Create a score config",
+    description:
+      "A name and a type: `numeric` (with an optional `min` / `max`), `boolean`, or `categorical` (with its " +
+      "`categories`). From then on every score of that name must fit it. Logged in the admin changes.",
+    guard: "tenant-admin",
+    tenant: true,
+    body: json(
+      scoreConfigInput,
+      {
+        name: "helpfulness",
+        type: "numeric",
+        min: 0,
+        max: 1,
+        description: "How much the answer helped, 0 to 1.",
+      },
+      "ScoreConfigInput",
+    ),
+    answers: { 201: answer("The config.", configAnswer, { config: configExample }) },
+    errorDialect: "app",
+    errors: {
+      409: "the tenant has a config of that name (archived ones included)",
+      422: "a field is invalid",
+    },
+  },
+  {
+    method: "PATCH",
+    path: "/api/score-configs/{id}",
+    route: CONFIG_ROUTE,
+    operationId: "updateScoreConfig",
+    tag: TAG,
+    summary: "Change a score config",
+    description:
+      "Its description, range or categories; its name and type stay. Scores already given keep their values. Logged.",
+    guard: "tenant-admin",
+    tenant: true,
+    params: { path: configPath },
+    body: json(scoreConfigPatch, { max: 5 }, "ScoreConfigPatch"),
+    answers: { 200: answer("The config.", configAnswer, { config: { ...configExample, max: 5 } }) },
+    errorDialect: "app",
+    errors: {
+      404: "no such config in the active tenant",
+      422: "the changed config is invalid (the fields name it)",
+    },
+  },
+  {
+    method: "POST",
+    path: "/api/score-configs/{id}/archive",
+    route: "app/api/score-configs/[id]/archive/route.ts",
+    operationId: "archiveScoreConfig",
+    tag: TAG,
+    summary: "Archive a score config",
+    description: "It validates no new score from then on; its scores stay. Logged.",
+    guard: "tenant-admin",
+    tenant: true,
+    params: { path: configPath },
+    answers: {
+      200: answer("The config.", configAnswer, { config: { ...configExample, archivedAt: AT } }),
+    },
+    errorDialect: "app",
+    errors: { 404: "no such config in the active tenant" },
+  },
+];
 
 export const scoreOperations: Operation[] = [
   {
@@ -122,4 +245,5 @@ export const scoreOperations: Operation[] = [
     errorDialect: "openai",
     errors: { 404: "no such turn or run in the key's tenant", 422: VALIDATION },
   },
+  ...configOperations,
 ];
