@@ -150,3 +150,52 @@ export type ScoreView = {
   createdAt: string;
   updatedAt: string;
 };
+
+/** The ledger's feedback filter: turns with a thumbs up, a thumbs down, or either. */
+export const FEEDBACK_FILTERS = ["up", "down", "any"] as const;
+export type FeedbackFilter = (typeof FEEDBACK_FILTERS)[number];
+
+export const SCORE_FILTER_OPERATORS = ["<", "<=", ">", ">=", "=", "!="] as const;
+export type ScoreFilterOperator = (typeof SCORE_FILTER_OPERATORS)[number];
+
+/**
+ * The ledger's score filter, parsed: `helpfulness<0.5`, `stars>=3`, `verdict=good`, `passed=true`. A number on
+ * the right compares the value (< <= > >= = !=); true / false a boolean score; anything else a category (= and !=
+ * only).
+ */
+export type ScoreFilter =
+  | { name: string; op: ScoreFilterOperator; value: number }
+  | { name: string; op: "=" | "!="; category: string };
+
+const OPERATOR_START = new Set(["<", ">", "=", "!"]);
+
+/** Parses a score filter (plain string code, no regex), or says what is wrong with it. */
+export function parseScoreFilter(text: string): { filter: ScoreFilter } | { problem: string } {
+  const raw = text.trim();
+  if (raw.length > 200) return { problem: "is at most 200 characters" };
+  let at = -1;
+  for (let i = 0; i < raw.length; i++)
+    if (OPERATOR_START.has(raw[i]!)) {
+      at = i;
+      break;
+    }
+  if (at < 0) return { problem: "must be a score name, an operator and a value, such as helpfulness<0.5" };
+  const name = raw.slice(0, at).trim();
+  const two = raw.slice(at, at + 2);
+  const op = (SCORE_FILTER_OPERATORS as readonly string[]).includes(two) ? two : raw[at]!;
+  if (!(SCORE_FILTER_OPERATORS as readonly string[]).includes(op))
+    return { problem: `has no operator "${op}": use one of ${SCORE_FILTER_OPERATORS.join(" ")}` };
+  const right = raw.slice(at + op.length).trim();
+  const nameProblem = scoreNameProblem(name);
+  if (nameProblem) return { problem: `: ${nameProblem}` };
+  if (!right) return { problem: `needs a value after "${op}"` };
+  if (OPERATOR_START.has(right[0]!)) return { problem: `has one operator only: "${raw}"` };
+  const operator = op as ScoreFilterOperator;
+  const number = right === "true" ? 1 : right === "false" ? 0 : Number(right);
+  if (Number.isFinite(number)) return { filter: { name, op: operator, value: number } };
+  if (operator !== "=" && operator !== "!=")
+    return { problem: `compares a number with ${operator}: "${right}" is not one` };
+  if (right.length > SCORE_CATEGORY_MAX)
+    return { problem: `a category is at most ${SCORE_CATEGORY_MAX} characters` };
+  return { filter: { name, op: operator, category: right } };
+}

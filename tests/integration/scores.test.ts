@@ -7,6 +7,7 @@ import { adminChange, score, scoreConfig, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { schemaJson } from "../helpers/schema-api";
 import { session } from "../helpers/session";
 
 vi.mock("@/lib/auth/session", () => import("../helpers/session"));
@@ -76,9 +77,17 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
     await as("admin@acme.test");
   });
 
-  const as = async (email: string, slug = "acme") => {
-    session.claims = { userId: await app.userId(email), tenantId: await app.tenantId(slug) };
+  const as = async (email: string, slug: string | null = "acme") => {
+    session.claims = { userId: await app.userId(email), tenantId: slug ? await app.tenantId(slug) : null };
   };
+  /** The ledger's rows for a query, by turn id, with their Feedback column. */
+  const ledger = async (query: string) => {
+    const { status, body } = await schemaJson(`agent-turns/rows?${query}`);
+    expect(status, query).toBe(200);
+    return new Map((body.rows as { id: string; feedback: string | null }[]).map((r) => [r.id, r.feedback]));
+  };
+  const ids = async (query: string) => [...(await ledger(query)).keys()].sort();
+  const sorted = (...list: string[]) => [...list].sort();
   const call = async (
     handler: Handler,
     method: string,
@@ -298,5 +307,76 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
     })();
     expect(bad.status).toBe(422);
     expect(bad.body.error.fields).toHaveProperty("categories");
+  });
+
+  it("the ledger's Feedback column and filters: thumbs up / down / any and score comparisons, the tenant's only", async () => {
+    // a: 👍👍👎 helpfulness 0.2, verdict good; b: 👎, helpfulness 0.9, verdict bad; c: nothing. Globex's g: 👎 0.1.
+    await post({ turnId: turn.a, name: "thumbs", value: true });
+    await post({ turnId: turn.b, name: "thumbs", value: false, comment: "wrong" });
+    await as("member@acme.test");
+    await post({ turnId: turn.a, name: "thumbs", value: true });
+    await as("multi@tollgate.test");
+    await post({ turnId: turn.a, name: "thumbs", value: false });
+    await v1({ turnId: turn.a, name: "helpfulness", value: 0.2 });
+    await v1({ turnId: turn.b, name: "helpfulness", value: 0.9 });
+    await v1({ turnId: turn.a, name: "verdict", value: "good" });
+    await v1({ turnId: turn.b, name: "verdict", value: "bad" });
+    await v1({ runId: "checkout-1", name: "helpfulness", value: 0 });
+    await v1({ turnId: turn.g, name: "thumbs", value: false }, globexKey);
+    await v1({ turnId: turn.g, name: "helpfulness", value: 0.1 }, globexKey);
+    await as("admin@acme.test");
+
+    const all = await ledger("limit=200");
+    expect(all.get(turn.a)).toBe("👍 2 · 👎 1");
+    expect(all.get(turn.b)).toBe("👎 1");
+    expect(all.get(turn.c)).toBeNull();
+    expect(all.has(turn.g)).toBe(false);
+
+    expect(await ids("f.feedback=down")).toEqual(sorted(turn.a, turn.b));
+    expect(await ids("f.feedback=up")).toEqual([turn.a]);
+    expect(await ids("f.feedback=any")).toEqual(sorted(turn.a, turn.b));
+    expect(await ids("f.score=helpfulness<0.5")).toEqual([turn.a]);
+    expect(await ids("f.score=helpfulness>=0.2")).toEqual(sorted(turn.a, turn.b));
+    expect(await ids("f.score=helpfulness!=0.2")).toEqual([turn.b]);
+    expect(await ids("f.score=verdict=good")).toEqual([turn.a]);
+    expect(await ids("f.score=verdict!=good")).toEqual([turn.b]);
+    expect(await ids("f.score=thumbs=false")).toEqual(sorted(turn.a, turn.b));
+    expect(await ids("f.score=helpfulness<0.5&f.feedback=down")).toEqual([turn.a]);
+    expect(await ids(`f.score=${encodeURIComponent("helpfulness < 0.95")}&f.runId=checkout-1`)).toEqual(
+      sorted(turn.a, turn.b),
+    );
+    expect(await ids("f.score=nothing<1")).toEqual([]);
+    // The detail names the other scores.
+    const detail = await schemaJson(`agent-turns/detail/${turn.a}`);
+    expect(detail.body.row).toMatchObject({
+      feedback: "👍 2 · 👎 1",
+      scoreList: "helpfulness 0.2, verdict good",
+    });
+
+    // Globex sees its own turn only, with its own scores; the super admin's all-tenant view sees both.
+    await as("admin@globex.test", "globex");
+    expect(await ids("f.feedback=down")).toEqual([turn.g]);
+    expect(await ids("f.score=helpfulness<0.5")).toEqual([turn.g]);
+    expect(await ids("f.score=verdict=good")).toEqual([]);
+    await as("root@tollgate.test", null);
+    expect(await ids("f.score=helpfulness<0.5")).toEqual(sorted(turn.a, turn.g));
+    expect(await ids(`f.score=helpfulness<0.5&f.tenantId=${globex}`)).toEqual([turn.g]);
+  });
+
+  it("a bad feedback or score filter is a 422 naming the filter", async () => {
+    for (const [query, says] of [
+      ["f.feedback=sideways", "f.feedback must be one of up, down, any"],
+      ["f.score=helpfulness", "f.score must be a score name, an operator and a value"],
+      ["f.score=helpfulness<", 'f.score needs a value after "<"'],
+      ["f.score=helpfulness<abc", 'compares a number with <: "abc" is not one'],
+      ["f.score=%3C0.5", "a score needs a name"],
+      ["f.score=a%20b<1", "letters, digits"],
+      ["f.score=x=%3E1", "one operator only"],
+      ["f.score=x!1", 'no operator "!"'],
+    ] as const) {
+      const { status, body } = await schemaJson(`agent-turns/rows?${query}`);
+      expect(status, query).toBe(422);
+      expect(body.error.message, query).toContain(says);
+    }
   });
 });

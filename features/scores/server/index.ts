@@ -1,4 +1,5 @@
 import "server-only";
 
 export * from "./configs";
+export * from "./ledger";
 export * from "./scores";

@@ -6,6 +6,14 @@ import { apiKey, appUser, prompt, sysAgentAudit, sysAgentTurn, tenant } from "@/
 import { likeContains } from "@/db/sql-text";
 import type { PageProvider, ProviderContext } from "@/features/admin-tables/contracts";
 import { skillNameProblem } from "@/features/prompts/contracts";
+import { FEEDBACK_FILTERS, type FeedbackFilter, parseScoreFilter } from "@/features/scores/contracts";
+import {
+  feedbackCondition,
+  feedbackSummary,
+  type ScoreScope,
+  scoreFilterCondition,
+  scoreSummary,
+} from "@/features/scores/server";
 import { uuidOr404 } from "@/lib/core/schema/uuid";
 import { badFilterValue, uuidFilter } from "../query";
 import { sqlProvider } from "../sql-provider";
@@ -68,7 +76,28 @@ export const ledgerFields = {
   // "refunds v2, pdf v1": each skill the turn loaded with the version it got, in load order.
   skillList: sql<string>`array_to_string(array(select s.name || ' v' || s.version
     from unnest(${t.skills}, ${t.skillVersions}) with ordinality as s(name, version, n) order by s.n), ', ')`,
+  // People's thumbs ("👍 2 · 👎 1") and the other scores, read for the page's rows only.
+  feedback: feedbackSummary(t.id, t.tenantId),
+  scoreList: scoreSummary(t.id, t.tenantId),
 };
+
+/** The feedback filter's value: up, down or any, else a 422 naming the filter. */
+function feedbackFilterValue(raw: string): FeedbackFilter {
+  const value = raw.trim();
+  if (!(FEEDBACK_FILTERS as readonly string[]).includes(value))
+    throw badFilterValue("feedback", `must be one of ${FEEDBACK_FILTERS.join(", ")}`);
+  return value as FeedbackFilter;
+}
+
+/** The score filter's value parsed (`helpfulness<0.5`), else a 422 naming the filter and what is wrong. */
+function scoreFilterValue(raw: string) {
+  const parsed = parseScoreFilter(raw);
+  if ("problem" in parsed) throw badFilterValue("score", parsed.problem);
+  return parsed.filter;
+}
+
+/** The turns' tenant for a score filter: the page's tenant (a stand-alone subquery), or each turn's own. */
+const scoreScope = (ctx: ProviderContext): ScoreScope => ({ tenantId: ctx.tenantId, turnTenant: t.tenantId });
 
 /** More distinct models than this and the model filter stays a contained match row by row. */
 const MODEL_NAMES_CAP = 500;
@@ -204,6 +233,12 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       guardrail: (v) => eq(t.guardrail, v as "passed"),
       // A stored prompt by its exact name (the prompt index), and one of its versions.
       promptName: (v) => eq(t.promptName, v.trim()),
+      // Turns people gave a thumbs up (down, either): the tenant's own scores, through the score indexes.
+      feedback: (v) =>
+        feedbackCondition(t.id, { tenantId: null, turnTenant: t.tenantId }, feedbackFilterValue(v)),
+      // Turns with a score that fits `name<0.5`, `name>=3`, `name=good`.
+      score: (v) =>
+        scoreFilterCondition(t.id, { tenantId: null, turnTenant: t.tenantId }, scoreFilterValue(v)),
       promptVersion: (v) => {
         if (!/^\d{1,9}$/.test(v.trim()))
           throw badFilterValue("promptVersion", "must be a version number, such as 3");
@@ -214,6 +249,9 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       servedModel: servedModelFilter,
       tag: carriedFilter("tags"),
       skill: carriedFilter("skills", skillFilterValue),
+      // The page's tenant as a constant: the subquery then runs once over the score index, not once per turn.
+      feedback: async (_db, ctx, v) => feedbackCondition(t.id, scoreScope(ctx), feedbackFilterValue(v)),
+      score: async (_db, ctx, v) => scoreFilterCondition(t.id, scoreScope(ctx), scoreFilterValue(v)),
     },
     dateFilters: { startedAt: t.startedAt },
     segmentColumn: t.status,
