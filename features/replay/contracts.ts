@@ -1,5 +1,6 @@
 // What GET /api/agent/turns/<id>/replay answers, shared by the route and the browser. Browser-safe: types only.
 import type { RunSummary } from "@/features/admin-tables/contracts";
+import type { ScoreSource, ScoreType } from "@/features/scores/contracts";
 
 /** The turn's ledger row as the replay shows it (dates as ISO strings). */
 export type ReplayTurn = {
@@ -66,8 +67,22 @@ export type ReplayChain =
   | { state: "broken"; reason: "content" | "prev"; seq: number }
   | { state: "unchained" };
 
+/** A score on the turn as the replay shows it: what, how much, why, and who said so. */
+export type ReplayScore = {
+  name: string;
+  type: ScoreType;
+  value: number | boolean | string | null;
+  comment: string | null;
+  source: ScoreSource;
+  /** A person's email, an API key's name, or the evaluation run's id; null when the author is gone. */
+  who: string | null;
+  updatedAt: string;
+};
+
 export type ReplayResponse = {
   turn: ReplayTurn;
+  /** People's feedback and the other scores of the turn, oldest first. */
+  scores: ReplayScore[];
   /** In seq order. */
   events: ReplayEvent[];
   chain: ReplayChain;

@@ -5,6 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminChange, score, scoreConfig, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
+import { turnReplay } from "@/features/replay/server/replay";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { schemaJson } from "../helpers/schema-api";
@@ -378,5 +379,30 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
       expect(status, query).toBe(422);
       expect(body.error.message, query).toContain(says);
     }
+  });
+
+  it("the replay shows the turn's scores with who gave each, and only the turn's own", async () => {
+    await post({ turnId: turn.a, name: "thumbs", value: false, comment: "It quoted last year's prices." });
+    await v1({ turnId: turn.a, name: "helpfulness", value: 0.4 });
+    await v1({ turnId: turn.b, name: "helpfulness", value: 1 });
+    const replay = await turnReplay(app.db, { tenantId: acme, turnId: turn.a });
+    expect(replay.scores).toEqual([
+      expect.objectContaining({
+        name: "thumbs",
+        type: "boolean",
+        value: false,
+        comment: "It quoted last year's prices.",
+        source: "human",
+        who: "admin@acme.test",
+      }),
+      expect.objectContaining({
+        name: "helpfulness",
+        value: 0.4,
+        source: "api",
+        who: "scorer",
+        comment: null,
+      }),
+    ]);
+    expect((await turnReplay(app.db, { tenantId: acme, turnId: turn.c })).scores).toEqual([]);
   });
 });

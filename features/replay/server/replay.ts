@@ -4,6 +4,7 @@ import type { Database } from "@/db";
 import { apiKey, appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
 import { keyJoin, ledgerFields } from "@/features/admin-tables/server";
 import type { ReplayResponse, ReplayTurn } from "@/features/replay/contracts";
+import { scoresOfTurnWithAuthors } from "@/features/scores/server";
 import { notFound } from "@/lib/core/errors/app-error";
 import { verifyTurnChain } from "@/lib/governance/audit-verify";
 
@@ -91,7 +92,7 @@ export async function turnReplay(
     .limit(1);
   if (!row) throw notFound("turn");
 
-  const [events, [prev], [next], chain] = await Promise.all([
+  const [events, [prev], [next], chain, scores] = await Promise.all([
     db
       .select({ seq: a.seq, type: a.type, createdAt: a.createdAt, payload: a.payload })
       .from(a)
@@ -115,10 +116,12 @@ export async function turnReplay(
       .orderBy(asc(t.startedAt), asc(t.id))
       .limit(1),
     verifyTurnChain(db, { tenantId: row.tenantId, turnId: row.id }),
+    scoresOfTurnWithAuthors(db, row.tenantId, row.id),
   ]);
   const turn: ReplayTurn = replayTurnOf(row);
   return {
     turn,
+    scores,
     events: events.map((e) => ({ ...e, createdAt: e.createdAt.toISOString() })),
     chain: chain.state === "broken" ? { state: "broken", reason: chain.reason, seq: chain.seq } : chain,
     prev: prev?.id ?? null,

@@ -2,7 +2,7 @@
 import "server-only";
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type Score, type ScoreConfig, score, scoreConfig, sysAgentTurn } from "@/db/schema";
+import { apiKey, appUser, type Score, type ScoreConfig, score, scoreConfig, sysAgentTurn } from "@/db/schema";
 import {
   SCORE_SOURCES,
   SCORE_TYPES,
@@ -256,4 +256,29 @@ export async function scoresOfTurns(db: Database, tenantId: string, turnIds: str
     .where(and(eq(score.tenantId, tenantId), inArray(score.turnId, turnIds)))
     .orderBy(asc(score.createdAt));
   return rows.map(scoreView);
+}
+
+/** A turn's scores with who gave each (a person's email, a key's name, an eval run), oldest first, at most 100. */
+export async function scoresOfTurnWithAuthors(db: Database, tenantId: string, turnId: string) {
+  const rows = await db
+    .select({ score, email: appUser.email, keyName: apiKey.name })
+    .from(score)
+    .leftJoin(appUser, eq(appUser.id, score.userId))
+    .leftJoin(apiKey, and(eq(apiKey.id, score.apiKeyId), eq(apiKey.tenantId, score.tenantId)))
+    .where(and(eq(score.tenantId, tenantId), eq(score.turnId, turnId)))
+    .orderBy(asc(score.createdAt), asc(score.id))
+    .limit(100);
+  return rows.map(({ score: row, email, keyName }) => {
+    const view = scoreView(row);
+    const who = email ?? keyName ?? (row.evalRunId ? `eval run ${row.evalRunId}` : null);
+    return {
+      name: view.name,
+      type: view.type,
+      value: view.value,
+      comment: view.comment,
+      source: view.source,
+      who,
+      updatedAt: view.updatedAt,
+    };
+  });
 }
