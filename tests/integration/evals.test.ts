@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Database } from "@/db";
 import { type DatabaseHandle, openDatabase } from "@/db/client";
-import { evalRun, evalRunItem, membership, sysAgentTurn } from "@/db/schema";
+import { evalRun, evalRunItem, membership, score, sysAgentTurn } from "@/db/schema";
 import { EvalRunner } from "@/features/evals/server/runner";
 import { createRun, getRun } from "@/features/evals/server/runs";
 import { createApiKey } from "@/features/keys/server/keys";
@@ -177,6 +177,15 @@ describe.each(testDbKinds)("evaluation runs on %s", (kind) => {
       (i: { targetIndex: number; passed: boolean }) => i.targetIndex === 0 && !i.passed,
     );
     expect(failing.scores[0]).toMatchObject({ type: "contains", passed: false });
+    // Each item's score is also the tenant's score of its call (source eval, the run's), as people's feedback is.
+    const written = await app.db.select().from(score).where(eq(score.evalRunId, id));
+    expect(written).toHaveLength(8);
+    expect(
+      written.every((s) => s.source === "eval" && s.name === "eval:contains" && s.type === "numeric"),
+    ).toBe(true);
+    const byTurn = new Map(written.map((s) => [s.turnId, s.value]));
+    for (const item of view.items as { turnId: string; score: number }[])
+      expect(byTurn.get(item.turnId)).toBe(item.score);
     // The CSV has every item and target with exact costs.
     const csv = await (await exportCsv.GET(new Request("http://app/x"), withId(id))).text();
     const lines = csv.trim().split("\n");

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { adminChange, score, scoreConfig, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import { turnReplay } from "@/features/replay/server/replay";
+import { recordEvalScores } from "@/features/scores/server";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { schemaJson } from "../helpers/schema-api";
@@ -404,5 +405,19 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
       }),
     ]);
     expect((await turnReplay(app.db, { tenantId: acme, turnId: turn.c })).scores).toEqual([]);
+  });
+
+  it("an evaluation's scores are the tenant's eval scores of its calls: filtered on the ledger, a config's refusal left out", async () => {
+    await newConfig({ name: "eval:strict", type: "boolean" });
+    const evalRunId = crypto.randomUUID();
+    const result = await recordEvalScores(app.db, { tenantId: acme, evalRunId }, turn.c, [
+      { name: "eval:contains", value: 0.25, comment: "missing Paris" },
+      { name: "eval:strict", value: 0.5, comment: null },
+    ]);
+    expect(result.written).toBe(1);
+    expect(result.refused).toEqual([expect.stringContaining("eval:strict")]);
+    const [row] = await app.db.select().from(score).where(eq(score.evalRunId, evalRunId));
+    expect(row).toMatchObject({ turnId: turn.c, source: "eval", name: "eval:contains", value: 0.25 });
+    expect(await ids("f.score=eval:contains<0.5")).toEqual([turn.c]);
   });
 });

@@ -2,8 +2,9 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
 import type { Database } from "@/db";
-import { type EvalInput, evalRun, evalRunItem } from "@/db/schema";
+import { type EvalInput, type EvalScore, evalRun, evalRunItem } from "@/db/schema";
 import { describeRef, findVersion, messagesOf, type PromptVersionView } from "@/features/prompts/server";
+import { recordEvalScores } from "@/features/scores/server";
 import { AppError } from "@/lib/core/errors/app-error";
 import { LeaseLoop } from "@/lib/core/process/lease-loop";
 import { isDraining } from "@/lib/core/process/lifecycle";
@@ -300,12 +301,32 @@ export class EvalRunner {
       scores: scored.scores,
       judgeCost: scored.judgeCost,
     };
-    if (scored.budget) {
-      // The answer is kept; the judge could not finish scoring it, and the run stops.
-      await this.finish(db, item, result);
-      return this.stopForBudget(db, run.id, null, call, scored.budget.message);
+    // Only the instance that still held the item writes its scores, so a taken-over item is scored once.
+    const finished = await this.finish(db, item, result);
+    if (finished) await this.recordScores(db, run, call.turnId, scored.scores);
+    // The answer is kept; the judge could not finish scoring it, and the run stops.
+    if (scored.budget) return this.stopForBudget(db, run.id, null, call, scored.budget.message);
+    return finished;
+  }
+
+  /**
+   * The item's scores as the tenant's scores of the target's call (source eval, `eval:<scorer>`), which the ledger
+   * filters and the replay show as they do people's. A failure to write them is logged: the item's result stands.
+   */
+  private async recordScores(db: Database, run: RunRow, turnId: string | null, scores: EvalScore[]) {
+    if (!turnId || !scores.length) return;
+    try {
+      const { refused } = await recordEvalScores(
+        db,
+        { tenantId: run.tenantId, evalRunId: run.id },
+        turnId,
+        scores.map((s) => ({ name: `eval:${s.type}`, value: s.score, comment: s.reason || null })),
+      );
+      if (refused.length)
+        log.warn({ runId: run.id, turnId, refused }, "evaluation scores the tenant's score configs refused");
+    } catch (error) {
+      log.error({ err: error, runId: run.id, turnId }, "could not write an evaluation item's scores");
     }
-    return this.finish(db, item, result);
   }
 
   /** The messages of a target: its stored prompt compiled with the item's variables, else the item's messages. */

@@ -282,3 +282,58 @@ export async function scoresOfTurnWithAuthors(db: Database, tenantId: string, tu
     };
   });
 }
+
+/** An evaluator's score of a turn: its name, a number (0 to 1 for the built-in scorers) and its reason. */
+export type EvalTurnScore = { name: string; value: number; comment: string | null };
+
+/**
+ * Writes an evaluation's scores of one of its own calls (source `eval`, carrying the run), in one insert. The turn is
+ * the run's own call, so it is not looked up (its ledger row may still be on its way); a score the tenant's config
+ * of that name refuses is left out and named in `refused`, so one config cannot fail an evaluation.
+ */
+export async function recordEvalScores(
+  db: Database,
+  author: { tenantId: string; evalRunId: string },
+  turnId: string,
+  scores: EvalTurnScore[],
+): Promise<{ written: number; refused: string[] }> {
+  if (!scores.length) return { written: 0, refused: [] };
+  const names = [...new Set(scores.map((s) => s.name))];
+  const configs = await db
+    .select()
+    .from(scoreConfig)
+    .where(
+      and(
+        eq(scoreConfig.tenantId, author.tenantId),
+        inArray(scoreConfig.name, names),
+        isNull(scoreConfig.archivedAt),
+      ),
+    );
+  const configOf = new Map(configs.map((c) => [c.name, c]));
+  const refused: string[] = [];
+  const rows = [];
+  for (const s of scores.slice(0, 50)) {
+    const config = configOf.get(s.name) ?? null;
+    let stored: ReturnType<typeof storedValue>;
+    try {
+      stored = storedValue(s.value, config);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      refused.push(`${s.name}: ${error.message}`);
+      continue;
+    }
+    rows.push({
+      tenantId: author.tenantId,
+      turnId,
+      runId: null,
+      name: s.name,
+      ...stored,
+      comment: s.comment ? maskText(s.comment.slice(0, 2_000)) : null,
+      source: "eval" as const,
+      evalRunId: author.evalRunId,
+      configId: config?.id ?? null,
+    });
+  }
+  if (rows.length) await db.insert(score).values(rows);
+  return { written: rows.length, refused };
+}
