@@ -5,6 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminChange, score, scoreConfig, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
+import { promptVersionStats } from "@/features/prompts/server/stats";
 import { turnReplay } from "@/features/replay/server/replay";
 import { recordEvalScores } from "@/features/scores/server";
 import { useSeededAppDatabase } from "../helpers/app-db";
@@ -419,5 +420,40 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
     const [row] = await app.db.select().from(score).where(eq(score.evalRunId, evalRunId));
     expect(row).toMatchObject({ turnId: turn.c, source: "eval", name: "eval:contains", value: 0.25 });
     expect(await ids("f.score=eval:contains<0.5")).toEqual([turn.c]);
+  });
+
+  it("a prompt's versions show their feedback and scores next to their cost, from the tenant's scores only", async () => {
+    const v = (n: number, tenantId = acme) => ({
+      id: crypto.randomUUID(),
+      tenantId,
+      source: "api" as const,
+      requestedModel: "fast",
+      promptName: "quality/check",
+      promptVersion: n,
+      cost: "0.02",
+      status: "success" as const,
+      startedAt: new Date(),
+    });
+    const [one, two, twoAgain, theirs] = [v(1), v(2), v(2), v(2, globex)];
+    await app.db.insert(sysAgentTurn).values([one, two, twoAgain, theirs]);
+    await post({ turnId: one.id, name: "thumbs", value: false });
+    await post({ turnId: two.id, name: "thumbs", value: true });
+    await post({ turnId: twoAgain.id, name: "thumbs", value: true });
+    await v1({ turnId: two.id, name: "helpfulness", value: 0.5 });
+    await v1({ turnId: twoAgain.id, name: "helpfulness", value: 1 });
+    await v1({ turnId: twoAgain.id, name: "verdict", value: "good" });
+    await v1({ turnId: theirs.id, name: "thumbs", value: false }, globexKey);
+    const stats = await promptVersionStats(app.db, acme, "quality/check", 7);
+    expect(stats.map((s) => [s.version, s.calls, s.scores])).toEqual([
+      [
+        2,
+        2,
+        [
+          { name: "helpfulness", mean: 0.75, count: 2 },
+          { name: "thumbs", mean: 1, count: 2 },
+        ],
+      ],
+      [1, 1, [{ name: "thumbs", mean: 0, count: 1 }]],
+    ]);
   });
 });

@@ -3,6 +3,7 @@ import Big from "big.js";
 import { and, eq, gte, isNotNull, ne, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { sysAgentTurn } from "@/db/schema";
+import { type ScoreMean, scoreMeansBy } from "@/features/scores/server";
 import { normalizeDecimal } from "@/lib/core/format/money";
 
 export type VersionStats = {
@@ -19,6 +20,8 @@ export type VersionStats = {
   p95LatencyMs: number | null;
   inputTokens: number;
   outputTokens: number;
+  /** Quality next to cost: each score's mean over the version's calls (thumbs: the share of thumbs up). */
+  scores: ScoreMean[];
 };
 
 /**
@@ -60,6 +63,14 @@ export async function promptVersionStats(
     )
     .groupBy(t.promptVersion)
     .orderBy(sql`${t.promptVersion} desc`);
+  const quality = rows.length
+    ? await scoreMeansBy(
+        db,
+        tenantId,
+        sql`t.prompt_version`,
+        sql`t.prompt_name = ${name} and t.prompt_version is not null and t.started_at >= ${since.toISOString()}::timestamptz and t.status <> 'running'`,
+      )
+    : new Map<string, ScoreMean[]>();
   return rows.map((r) => {
     const calls = Number(r.calls);
     const priced = Number(r.priced);
@@ -76,6 +87,7 @@ export async function promptVersionStats(
       p95LatencyMs: r.p95 === null ? null : Math.round(Number(r.p95)),
       inputTokens: Number(r.inputTokens),
       outputTokens: Number(r.outputTokens),
+      scores: quality.get(String(r.version)) ?? [],
     };
   });
 }

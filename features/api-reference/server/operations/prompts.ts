@@ -174,6 +174,11 @@ export const promptOperations: Operation[] = [
               costPerCall: usd.nullable(),
               p50LatencyMs: z.number().nullable(),
               p95LatencyMs: z.number().nullable(),
+              scores: z
+                .array(z.object({ name: z.string(), mean: z.number(), count: z.number().int() }))
+                .describe(
+                  "each score's mean over the version's calls (thumbs: the share of thumbs up), most given first",
+                ),
             }),
           ),
         }),
@@ -190,6 +195,10 @@ export const promptOperations: Operation[] = [
               costPerCall: "0.007",
               p50LatencyMs: 900,
               p95LatencyMs: 2100,
+              scores: [
+                { name: "thumbs", mean: 0.8, count: 10 },
+                { name: "helpfulness", mean: 0.72, count: 4 },
+              ],
             },
           ],
         },
