@@ -199,3 +199,19 @@ export function parseScoreFilter(text: string): { filter: ScoreFilter } | { prob
     return { problem: `a category is at most ${SCORE_CATEGORY_MAX} characters` };
   return { filter: { name, op: operator, category: right } };
 }
+
+/** GET /api/scores/quality: the last `days` days (1 to 90, 7 by default). */
+export const qualityQuery = z.strictObject({
+  days: z.coerce.number().int().min(1, "at least 1 day").max(90, "at most 90 days").default(7),
+});
+
+/** One model's calls, cost and scores over the period, for the cost dashboard. */
+export type ModelQuality = {
+  model: string;
+  calls: number;
+  /** Exact decimal strings (USD). */
+  cost: string;
+  costPerCall: string | null;
+  /** Each score's mean over the model's calls (thumbs: the share of thumbs up), most given first. */
+  scores: { name: string; mean: number; count: number }[];
+};

@@ -19,6 +19,7 @@ const scoresRoute = await import("@/app/api/scores/route");
 const configsRoute = await import("@/app/api/score-configs/route");
 const configRoute = await import("@/app/api/score-configs/[id]/route");
 const archiveRoute = await import("@/app/api/score-configs/[id]/archive/route");
+const qualityRoute = await import("@/app/api/scores/quality/route");
 
 type Handler = (req: Request, segment: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -455,5 +456,30 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
       ],
       [1, 1, [{ name: "thumbs", mean: 0, count: 1 }]],
     ]);
+  });
+
+  it("the cost dashboard's models show their feedback and scores next to their cost, the tenant's only", async () => {
+    await post({ turnId: turn.a, name: "thumbs", value: true });
+    await post({ turnId: turn.c, name: "thumbs", value: false });
+    await post({ turnId: turn.b, name: "thumbs", value: false });
+    await v1({ turnId: turn.b, name: "helpfulness", value: 0.3 });
+    await v1({ turnId: turn.g, name: "thumbs", value: true }, globexKey);
+    const { status, body } = await call(qualityRoute.GET as Handler, "GET", undefined, "?days=7");
+    expect(status).toBe(200);
+    const models = new Map((body.models as { model: string }[]).map((m) => [m.model, m]));
+    // fast: a (👍) and c (👎), plus the seeded demo's calls, if any were served by a model of that name.
+    expect(models.get("fast")).toMatchObject({ scores: [{ name: "thumbs", mean: 0.5, count: 2 }] });
+    expect(models.get("smart")).toMatchObject({
+      calls: 1,
+      cost: "0.01",
+      costPerCall: "0.01",
+      scores: [
+        { name: "helpfulness", mean: 0.3, count: 1 },
+        { name: "thumbs", mean: 0, count: 1 },
+      ],
+    });
+    expect((await call(qualityRoute.GET as Handler, "GET", undefined, "?days=365")).status).toBe(422);
+    await as("member@acme.test");
+    expect((await call(qualityRoute.GET as Handler, "GET", undefined, "?days=7")).status).toBe(403);
   });
 });

@@ -5,7 +5,7 @@ import { CARD, INPUT, LABEL } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import { Money } from "@/components/ui/money";
-import { FEEDBACK_SCORE } from "@/features/scores/contracts";
+import { qualityText } from "@/features/scores/components";
 import { fetchJson } from "@/lib/client/api";
 import type { PromptSummaryView, VersionStatsView } from "../contracts";
 
@@ -18,18 +18,6 @@ const percent = (rate: number, locale: string) =>
     style: "percent",
     maximumFractionDigits: 1,
   }).format(rate);
-/** A version's scores in one line: the thumbs as the share up, other scores as their mean, each with its count. */
-function qualityText(scores: VersionStatsView["scores"], locale: string): string {
-  if (!scores.length) return "—";
-  const number = new Intl.NumberFormat(locale === "zh" ? "zh-CN" : "en-US", { maximumFractionDigits: 2 });
-  return scores
-    .map((s) =>
-      s.name === FEEDBACK_SCORE
-        ? `👍 ${percent(s.mean, locale)} (${s.count})`
-        : `${s.name} ${number.format(s.mean)} (${s.count})`,
-    )
-    .join(" · ");
-}
 const ms = (value: number | null) => (value === null ? "—" : `${value.toLocaleString("en-US")} ms`);
 
 /**

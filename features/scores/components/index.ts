@@ -1,1 +1,3 @@
+export * from "./model-quality";
+export * from "./quality-text";
 export * from "./score-configs-admin";

@@ -1,9 +1,12 @@
 // Quality next to cost: the mean of each score name over a set of ledger turns, grouped (by prompt version, by
 // model), for the dashboards that show what the turns cost.
 import "server-only";
+import Big from "big.js";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "@/db";
 import { rowsOf } from "@/db/client";
+import type { ModelQuality } from "@/features/scores/contracts";
+import { normalizeDecimal } from "@/lib/core/format/money";
 
 /** One score name's mean over a group's turns: thumbs as the share of thumbs up (0..1), numbers as their mean. */
 export type ScoreMean = { name: string; mean: number; count: number };
@@ -37,4 +40,40 @@ export async function scoreMeansBy(
     byGroup.set(key, list);
   }
   return byGroup;
+}
+
+/** At most this many models, the most called first. */
+export const QUALITY_MODELS_MAX = 20;
+
+/**
+ * Per served model over the last `days` days: its finished calls, their cost and cost per priced call, and the
+ * means of the scores given to them, so quality reads next to cost.
+ */
+export async function modelQuality(
+  db: Database,
+  tenantId: string,
+  days: number,
+  now = new Date(),
+): Promise<ModelQuality[]> {
+  const since = new Date(now.getTime() - days * 86_400_000).toISOString();
+  const scope = sql`t.served_model is not null and t.started_at >= ${since}::timestamptz and t.status <> 'running'`;
+  const rows = rowsOf<{ model: string; calls: number; cost: string; priced: number }>(
+    await db.execute(sql`select t.served_model as model, count(*)::int as calls,
+        coalesce(sum(t.cost), 0)::text as cost, count(t.cost)::int as priced
+      from sys_agent_turn t where t.tenant_id = ${tenantId} and ${scope}
+      group by 1 order by 2 desc, 1 limit ${QUALITY_MODELS_MAX}`),
+  );
+  if (!rows.length) return [];
+  const means = await scoreMeansBy(db, tenantId, sql`t.served_model`, scope);
+  return rows.map((r) => {
+    const cost = normalizeDecimal(r.cost);
+    const priced = Number(r.priced);
+    return {
+      model: r.model,
+      calls: Number(r.calls),
+      cost,
+      costPerCall: priced ? normalizeDecimal(new Big(cost).div(priced).toFixed(10)) : null,
+      scores: means.get(r.model) ?? [],
+    };
+  });
 }

@@ -32,6 +32,11 @@ export const en = {
   "sc.notNumber": "a number, such as 0.5",
   "sc.save": "Save",
   "sc.cancel": "Cancel",
+  "sc.quality.title": "Quality and cost by model",
+  "sc.quality.lead":
+    "Each model's calls and cost next to the feedback and scores they got: the share of thumbs up, and each score's mean.",
+  "sc.quality.model": "Model",
+  "sc.quality.none": "No calls in the period.",
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
@@ -66,4 +71,8 @@ export const zh: Record<keyof typeof en, string> = {
   "sc.notNumber": "请输入数字，例如 0.5",
   "sc.save": "保存",
   "sc.cancel": "取消",
+  "sc.quality.title": "各模型的质量与成本",
+  "sc.quality.lead": "每个模型的调用与成本，以及它们获得的反馈与评分：点赞比例和各评分的平均值。",
+  "sc.quality.model": "模型",
+  "sc.quality.none": "该时间段内没有调用。",
 };

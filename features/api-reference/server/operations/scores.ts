@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import {
+  qualityQuery,
   SCORE_SOURCES,
   SCORE_TYPES,
   scoreConfigInput,
@@ -246,4 +247,51 @@ export const scoreOperations: Operation[] = [
     errors: { 404: "no such turn or run in the key's tenant", 422: VALIDATION },
   },
   ...configOperations,
+  {
+    method: "GET",
+    path: "/api/scores/quality",
+    route: "app/api/scores/quality/route.ts",
+    operationId: "modelQuality",
+    tag: TAG,
+    summary: "Quality and cost by model",
+    description:
+      "The active tenant's served models over the last `days` days (the 20 most called): finished calls, cost, cost " +
+      "per priced call, and each score's mean over their calls (thumbs: the share of thumbs up), most given first.",
+    guard: "tenant-admin",
+    tenant: true,
+    params: { query: qualityQuery },
+    answers: {
+      200: answer(
+        "The models, the most called first.",
+        z.object({
+          days: z.number().int(),
+          models: z.array(
+            z.object({
+              model: z.string(),
+              calls: z.number().int(),
+              cost: z.string(),
+              costPerCall: z.string().nullable(),
+              scores: z.array(z.object({ name: z.string(), mean: z.number(), count: z.number().int() })),
+            }),
+          ),
+        }),
+        {
+          days: 7,
+          models: [
+            {
+              model: "gpt-4o-mini",
+              calls: 240,
+              cost: "1.2",
+              costPerCall: "0.005",
+              scores: [
+                { name: "thumbs", mean: 0.85, count: 20 },
+                { name: "helpfulness", mean: 0.7, count: 12 },
+              ],
+            },
+          ],
+        },
+      ),
+    },
+    errorDialect: "app",
+  },
 ];

@@ -1,5 +1,6 @@
 import { SchemaPage } from "@/features/admin-tables/components/schema-page-server";
 import { VersionCompare } from "@/features/prompts/components/version-compare";
+import { ModelQuality } from "@/features/scores/components";
 import { currentUser } from "@/lib/auth/guards";
 import { pricesInfo } from "@/lib/gateway";
 import { titleMetadata } from "@/lib/i18n/metadata";
@@ -18,8 +19,9 @@ export default async function Page() {
     <>
       <SchemaPage schemaKey="agent-cost" note={note} />
       {auth?.tenant && (
-        <div className="mt-8">
+        <div className="mt-8 space-y-8">
           <VersionCompare />
+          <ModelQuality />
         </div>
       )}
     </>
