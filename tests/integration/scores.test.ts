@@ -30,7 +30,7 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
   let acmeKey: string;
   let acmeKeyId: string;
   let globexKey: string;
-  /** Acme's turns: two in the run "checkout-1", one alone; Globex's one turn. */
+  /** Acme's turns: two in the run "checkout-1" (a is member@acme's own), one alone; Globex's one turn. */
   const turn = {
     a: crypto.randomUUID(),
     b: crypto.randomUUID(),
@@ -52,9 +52,12 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
       createdBy: await app.userId("admin@globex.test"),
     });
     globexKey = k2.secret;
+    const member = await app.userId("member@acme.test");
     const row = (id: string, tenantId: string, runId: string | null, model: string) => ({
       id,
       tenantId,
+      // The member's own drawer turn is a; the rest are API calls.
+      userId: id === turn.a ? member : null,
       source: "api" as const,
       requestedModel: model,
       servedModel: model,
@@ -154,6 +157,17 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
     expect(listed.status).toBe(200);
     expect(listed.body.scores.map((s: { value: boolean }) => s.value)).toEqual([false, true]);
     expect(await app.db.select().from(score).where(eq(score.turnId, turn.a))).toHaveLength(2);
+  });
+
+  it("a member scores and lists their own turns only; another person's turn is 404 to them", async () => {
+    await as("member@acme.test");
+    expect((await post({ turnId: turn.b, name: "thumbs", value: true })).status).toBe(404);
+    expect((await post({ runId: "checkout-1", name: "thumbs", value: true })).status).toBe(201);
+    expect((await list(`?turnId=${turn.b}`)).status).toBe(404);
+    expect((await list(`?turnId=${turn.a}`)).status).toBe(200);
+    await as("admin@acme.test");
+    expect((await post({ turnId: turn.b, name: "thumbs", value: true })).status).toBe(201);
+    expect((await list(`?turnId=${turn.b}`)).body.scores).toHaveLength(1);
   });
 
   it("members send human scores only; admins may send api and eval scores through a session", async () => {
@@ -319,8 +333,7 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
     await post({ turnId: turn.b, name: "thumbs", value: false, comment: "wrong" });
     await as("member@acme.test");
     await post({ turnId: turn.a, name: "thumbs", value: true });
-    await as("multi@tollgate.test");
-    await post({ turnId: turn.a, name: "thumbs", value: false });
+    await v1({ turnId: turn.a, name: "thumbs", value: false });
     await v1({ turnId: turn.a, name: "helpfulness", value: 0.2 });
     await v1({ turnId: turn.b, name: "helpfulness", value: 0.9 });
     await v1({ turnId: turn.a, name: "verdict", value: "good" });

@@ -99,14 +99,20 @@ const EXPECTED: Record<ScoreType, string> = {
 
 /**
  * The turn or run a score is on, in this tenant only: another tenant's id is "not found", as an id that does not
- * exist. A turn's score carries the turn's run.
+ * exist. A turn's score carries the turn's run. `onlyTurnsOf`: a member's own turns (or runs with one) only.
  */
-async function targetOf(db: Database, tenantId: string, input: Pick<ScoreInput, "turnId" | "runId">) {
+async function targetOf(
+  db: Database,
+  tenantId: string,
+  input: Pick<ScoreInput, "turnId" | "runId">,
+  onlyTurnsOf?: string,
+) {
+  const mine = onlyTurnsOf ? eq(sysAgentTurn.userId, onlyTurnsOf) : undefined;
   if (input.turnId) {
     const [turn] = await db
       .select({ id: sysAgentTurn.id, runId: sysAgentTurn.runId })
       .from(sysAgentTurn)
-      .where(and(eq(sysAgentTurn.tenantId, tenantId), eq(sysAgentTurn.id, input.turnId)))
+      .where(and(eq(sysAgentTurn.tenantId, tenantId), eq(sysAgentTurn.id, input.turnId), mine))
       .limit(1);
     if (!turn) throw notFound("turn");
     if (input.runId && turn.runId !== input.runId)
@@ -116,7 +122,7 @@ async function targetOf(db: Database, tenantId: string, input: Pick<ScoreInput, 
   const [run] = await db
     .select({ runId: sysAgentTurn.runId })
     .from(sysAgentTurn)
-    .where(and(eq(sysAgentTurn.tenantId, tenantId), eq(sysAgentTurn.runId, input.runId!)))
+    .where(and(eq(sysAgentTurn.tenantId, tenantId), eq(sysAgentTurn.runId, input.runId!), mine))
     .limit(1);
   if (!run) throw notFound("run");
   return { turnId: null, runId: input.runId! };
@@ -125,15 +131,16 @@ async function targetOf(db: Database, tenantId: string, input: Pick<ScoreInput, 
 /**
  * Puts a score on a turn or a run of the author's tenant, validated by the tenant's config of that name. A
  * person's (`human`) score of one name on one turn or run is one row: sending it again changes it. The comment is
- * masked as the audit masks text.
+ * masked as the audit masks text. `onlyTurnsOf` keeps a member to their own turns (another's answers 404).
  */
 export async function putScore(
   db: Database,
   author: ScoreAuthor,
   input: ScoreInput,
   source: ScoreSource,
+  options: { onlyTurnsOf?: string } = {},
 ): Promise<{ score: ScoreView; created: boolean }> {
-  const target = await targetOf(db, author.tenantId, input);
+  const target = await targetOf(db, author.tenantId, input, options.onlyTurnsOf);
   const config = await liveScoreConfig(db, author.tenantId, input.name);
   const stored = storedValue(input.value, config);
   const values = {
@@ -225,13 +232,19 @@ export function scoreSourceFor(sender: ScoreSender, asked: ScoreSource | undefin
 export const SCORES_PER_TARGET = 500;
 
 /** The tenant's scores of one turn, or of one run (its turns' scores included), oldest first; 404 for a target
- * that is not the tenant's. */
+ * that is not the tenant's (nor, with `onlyTurnsOf`, the person's). */
 export async function scoresOfTarget(
   db: Database,
   tenantId: string,
   target: { turnId?: string; runId?: string },
+  options: { onlyTurnsOf?: string } = {},
 ): Promise<ScoreView[]> {
-  const found = await targetOf(db, tenantId, target.turnId ? { turnId: target.turnId } : target);
+  const found = await targetOf(
+    db,
+    tenantId,
+    target.turnId ? { turnId: target.turnId } : target,
+    options.onlyTurnsOf,
+  );
   const rows = await db
     .select()
     .from(score)

@@ -186,12 +186,15 @@ export const scoreOperations: Operation[] = [
     description: `The active tenant's scores of one ledger row (\`turnId\`) or one run (\`runId\`, its turns' scores included), oldest first, at most 500.`,
     guard: "user",
     tenant: true,
+    access: "members: their own turns (and runs with one of them) only; tenant admins: any of the tenant's",
     params: { query: scoresQuery },
     answers: {
       200: answer("The scores.", z.object({ scores: z.array(scoreView) }), { scores: [scoreExample] }),
     },
     errorDialect: "app",
-    errors: { 404: "no such turn or run in the active tenant (another tenant's included)" },
+    errors: {
+      404: "no such turn or run in the active tenant (another tenant's included; for a member, another person's)",
+    },
   },
   {
     method: "POST",
@@ -203,10 +206,12 @@ export const scoreOperations: Operation[] = [
     description:
       "A number, true / false or a category, with a comment. Source `human` by default: a person's score of one " +
       "name on one turn is theirs to change (sending it again answers 200 with the changed row). Tenant admins may " +
-      "send `api` or `eval` scores too; members `human` only (403).",
+      "send `api` or `eval` scores too; members `human` only (403), on their own turns (and runs with one of " +
+      "them) only: another person's turn answers 404 to a member.",
     guard: "user",
     tenant: true,
-    access: "members send source human only; tenant admins any source",
+    access:
+      "members: source human, on their own turns only; tenant admins: any source, any turn of the tenant",
     body: json(scoreInput, bodyExample, "ScoreInput"),
     answers: {
       201: answer("The new score.", scoreAnswer, { score: scoreExample }, "ScoreAnswer"),
