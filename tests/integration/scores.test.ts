@@ -10,6 +10,7 @@ import { turnReplay } from "@/features/replay/server/replay";
 import { recordEvalScores } from "@/features/scores/server";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
+import { startLeanApi } from "../helpers/lean-api";
 import { schemaJson } from "../helpers/schema-api";
 import { session } from "../helpers/session";
 
@@ -494,5 +495,30 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
     expect((await call(qualityRoute.GET as Handler, "GET", undefined, "?days=365")).status).toBe(422);
     await as("member@acme.test");
     expect((await call(qualityRoute.GET as Handler, "GET", undefined, "?days=7")).status).toBe(403);
+  });
+
+  it("the lean gateway serves POST /v1/scores over HTTP as Next's route does", async () => {
+    const lean = await startLeanApi(app.db, app.container.gateway);
+    try {
+      const send = (body: unknown, secret = acmeKey) =>
+        fetch(`${lean.root}/v1/scores`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const put = await send({ turnId: turn.b, name: "latency_ok", value: true });
+      expect(put.status).toBe(201);
+      expect((await put.json()).score).toMatchObject({ source: "api", apiKeyId: acmeKeyId, value: true });
+      const notJson = await fetch(`${lean.root}/v1/scores`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${acmeKey}`, "content-type": "application/json" },
+        body: "{not json",
+      });
+      expect(notJson.status).toBe(400);
+      expect((await notJson.json()).error.type).toBe("invalid_request_error");
+      expect((await send({ turnId: turn.g, name: "x", value: 1 })).status).toBe(404);
+    } finally {
+      await lean.close();
+    }
   });
 });
