@@ -11,6 +11,7 @@ import { recordEvalScores } from "@/features/scores/server";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { startLeanApi } from "../helpers/lean-api";
+import { renderReplay } from "../helpers/render-replay";
 import { schemaJson } from "../helpers/schema-api";
 import { session } from "../helpers/session";
 
@@ -420,7 +421,16 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
         comment: null,
       }),
     ]);
-    expect((await turnReplay(app.db, { tenantId: acme, turnId: turn.c })).scores).toEqual([]);
+    // The page lists them under the summary: the thumbs as 👎, the number, who and as what, and the comment.
+    const html = renderReplay(replay);
+    expect(html).toContain('data-testid="replay-scores"');
+    expect(html).toContain("👎");
+    expect(html).toContain("admin@acme.test (human)");
+    expect(html).toContain("scorer (api)");
+    expect(html).toContain("It quoted last year");
+    const none = await turnReplay(app.db, { tenantId: acme, turnId: turn.c });
+    expect(none.scores).toEqual([]);
+    expect(renderReplay(none)).not.toContain('data-testid="replay-scores"');
   });
 
   it("an evaluation's scores are the tenant's eval scores of its calls: filtered on the ledger, a config's refusal left out", async () => {
