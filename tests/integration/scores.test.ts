@@ -531,4 +531,22 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
       await lean.close();
     }
   });
+
+  it("a turn holds at most 1,000 scores: the next api score is a 409, a person's own vote still changes", async () => {
+    await app.db.insert(score).values(
+      Array.from({ length: 1_000 }, (_, i) => ({
+        tenantId: acme,
+        turnId: turn.c,
+        name: "load",
+        type: "numeric" as const,
+        value: i,
+        source: "api" as const,
+      })),
+    );
+    const full = await v1({ turnId: turn.c, name: "load", value: 1 });
+    expect(full.status).toBe(409);
+    expect(full.body.error.code).toBe("score_limit_reached");
+    expect((await post({ turnId: turn.c, name: "thumbs", value: true })).status).toBe(201);
+    expect((await post({ turnId: turn.c, name: "thumbs", value: false })).status).toBe(200);
+  });
 });

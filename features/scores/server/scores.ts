@@ -128,6 +128,26 @@ async function targetOf(
   return { turnId: null, runId: input.runId! };
 }
 
+/** At most this many scores on one turn (or on one run, of its own): api and eval scores are rows of their own. */
+export const SCORES_PER_TARGET_MAX = 1_000;
+
+/** 409 when the turn (or run) already holds its share of scores; counted on its index, and no further. */
+async function checkRoom(db: Database, tenantId: string, target: { turnId: string | null; runId: string | null }) {
+  const on = target.turnId
+    ? eq(score.turnId, target.turnId)
+    : and(eq(score.runId, target.runId!), isNull(score.turnId));
+  const held = await db
+    .select({ id: score.id })
+    .from(score)
+    .where(and(eq(score.tenantId, tenantId), on))
+    .limit(SCORES_PER_TARGET_MAX);
+  if (held.length >= SCORES_PER_TARGET_MAX)
+    throw new AppError(
+      "conflict",
+      `the ${target.turnId ? "turn" : "run"} holds ${SCORES_PER_TARGET_MAX} scores, the most one may`,
+    );
+}
+
 /**
  * Puts a score on a turn or a run of the author's tenant, validated by the tenant's config of that name. A
  * person's (`human`) score of one name on one turn or run is one row: sending it again changes it. The comment is
@@ -158,6 +178,7 @@ export async function putScore(
   };
   const mine = source === "human" && author.userId;
   if (!mine) {
+    await checkRoom(db, author.tenantId, target);
     const [row] = await db.insert(score).values(values).returning();
     return { score: scoreView(row!), created: true };
   }

@@ -12,7 +12,8 @@ import { readBody } from "./read-body";
  * POST /v1/scores with a tenant API key: a score on a turn or a run of the key's tenant, as POST /api/scores puts
  * it, with source `api` by default (or `eval`; never `human`: a key has no person) and the key as its author.
  * Errors in the caller's dialect: 422 naming the field (`param`) for a bad value or one its score config refuses,
- * 404 for a turn or run that is not the tenant's (another tenant's as a made-up one).
+ * 404 for a turn or run that is not the tenant's (another tenant's as a made-up one), 409 for a turn that holds
+ * its share of scores.
  */
 export async function postScore(
   db: Database,
@@ -35,7 +36,12 @@ export async function postScore(
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const param = Object.keys(error.extra.fields ?? {})[0] ?? null;
-    const code = error.code === "not_found" ? "not_found" : "invalid_score";
+    const code =
+      error.code === "not_found"
+        ? "not_found"
+        : error.code === "conflict"
+          ? "score_limit_reached"
+          : "invalid_score";
     return dialect.error(error.status, param ? `${param}: ${error.message}` : error.message, code, param);
   }
 }

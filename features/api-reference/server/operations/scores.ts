@@ -218,7 +218,11 @@ export const scoreOperations: Operation[] = [
       200: answer("The person's score, changed.", scoreAnswer, { score: scoreExample }),
     },
     errorDialect: "app",
-    errors: { 404: "no such turn or run in the active tenant", 422: VALIDATION },
+    errors: {
+      404: "no such turn or run in the active tenant",
+      409: "the turn (or run) holds 1,000 scores, the most one may (a person's own vote still changes)",
+      422: VALIDATION,
+    },
   },
   {
     method: "POST",
@@ -249,7 +253,11 @@ export const scoreOperations: Operation[] = [
       }),
     },
     errorDialect: "openai",
-    errors: { 404: "no such turn or run in the key's tenant", 422: VALIDATION },
+    errors: {
+      404: "no such turn or run in the key's tenant",
+      409: "the turn (or run) holds 1,000 scores, the most one may",
+      422: VALIDATION,
+    },
   },
   ...configOperations,
   {
