@@ -132,7 +132,11 @@ async function targetOf(
 export const SCORES_PER_TARGET_MAX = 1_000;
 
 /** 409 when the turn (or run) already holds its share of scores; counted on its index, and no further. */
-async function checkRoom(db: Database, tenantId: string, target: { turnId: string | null; runId: string | null }) {
+async function checkRoom(
+  db: Database,
+  tenantId: string,
+  target: { turnId: string | null; runId: string | null },
+) {
   const on = target.turnId
     ? eq(score.turnId, target.turnId)
     : and(eq(score.runId, target.runId!), isNull(score.turnId));
