@@ -100,6 +100,8 @@ export type RunCall = { turn: ReplayTurn; events: ReplayEvent[] };
 /** A run replayed: its totals and its calls in the order they started (the first RUN_REPLAY_CALLS of them). */
 export type RunReplayResponse = {
   run: RunSummary;
+  /** The scores on the run itself (its calls' are on each call's replay), oldest first. */
+  scores: ReplayScore[];
   calls: RunCall[];
   /** More calls than the replay shows (the ledger page, filtered by the run id, lists them all). */
   truncated: boolean;

@@ -7,11 +7,13 @@ import { adminChange, score, scoreConfig, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import { promptVersionStats } from "@/features/prompts/server/stats";
 import { turnReplay } from "@/features/replay/server/replay";
+import { runReplay } from "@/features/replay/server/run-replay";
 import { recordEvalScores } from "@/features/scores/server";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { startLeanApi } from "../helpers/lean-api";
 import { renderReplay } from "../helpers/render-replay";
+import { renderRunReplay } from "../helpers/render-run-replay";
 import { schemaJson } from "../helpers/schema-api";
 import { session } from "../helpers/session";
 
@@ -548,5 +550,25 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
     expect(full.body.error.code).toBe("score_limit_reached");
     expect((await post({ turnId: turn.c, name: "thumbs", value: true })).status).toBe(201);
     expect((await post({ turnId: turn.c, name: "thumbs", value: false })).status).toBe(200);
+  });
+
+  it("the run replay shows the scores on the run itself; its calls' scores stay on their own replays", async () => {
+    await v1({ runId: "checkout-1", name: "resolved", value: true, source: "eval", comment: "paid" });
+    await v1({ turnId: turn.a, name: "helpfulness", value: 0.5 });
+    const replay = await runReplay(app.db, { tenantId: acme, runId: "checkout-1" });
+    expect(replay.scores).toEqual([
+      expect.objectContaining({
+        name: "resolved",
+        value: true,
+        source: "eval",
+        who: "scorer",
+        comment: "paid",
+      }),
+    ]);
+    const html = renderRunReplay(replay);
+    expect(html).toContain('data-testid="replay-scores"');
+    expect(html).toContain("scorer (eval)");
+    // Globex's run of the same name has none of Acme's.
+    expect((await runReplay(app.db, { tenantId: globex, runId: "checkout-1" })).scores).toEqual([]);
   });
 });

@@ -8,9 +8,10 @@ import { Money } from "@/components/ui/money";
 import { formatDateTime, formatDuration, formatTokens } from "@/features/admin-tables/components";
 import { AskAssistantButton, shortId } from "@/features/drawer/components";
 import { AddToDatasetButton } from "@/features/evals/components";
-import type { ReplayResponse, ReplayScore } from "@/features/replay/contracts";
+import type { ReplayResponse } from "@/features/replay/contracts";
 import { buildReplay } from "@/features/replay/replay-view";
 import { ReplayHeader } from "./replay-header";
+import { ScoreList } from "./score-list";
 import { Steps } from "./steps";
 import { Waterfall } from "./waterfall";
 
@@ -180,46 +181,6 @@ function SkillList({ turn, link }: { turn: ReplayResponse["turn"]; link: boolean
         </span>
       ))}
     </span>
-  );
-}
-
-const shownValue = (value: ReplayScore["value"]) =>
-  value === true ? "👍" : value === false ? "👎" : value === null ? "—" : String(value);
-
-/** The turn's feedback and scores: name, value, who said so (and as what), and why. */
-function ScoreList({ scores }: { scores: ReplayScore[] }) {
-  const { t, locale } = useI18n();
-  return (
-    <section
-      data-testid="replay-scores"
-      aria-label={t("replay.scores")}
-      className="rounded-lg border border-slate-200 bg-white p-3 text-sm dark:border-slate-800 dark:bg-slate-900"
-    >
-      <h2 className="mb-2 text-xs font-medium text-slate-500 dark:text-slate-400">{t("replay.scores")}</h2>
-      <ul className="min-w-0 space-y-1.5">
-        {scores.map((s) => (
-          <li
-            key={`${s.name}-${s.who}-${s.updatedAt}`}
-            data-testid="replay-score"
-            className="flex min-w-0 flex-wrap items-baseline gap-x-3 gap-y-0.5"
-          >
-            <span className="font-mono">{s.name}</span>
-            <span data-testid="replay-score-value" className="font-medium tabular-nums">
-              {shownValue(s.value)}
-            </span>
-            <span className="text-xs text-slate-500">
-              {t("replay.scoreBy", { who: s.who ?? "—", source: s.source })} ·{" "}
-              {formatDateTime(new Date(s.updatedAt), locale)}
-            </span>
-            {s.comment && (
-              <span className="min-w-0 basis-full break-words text-slate-600 dark:text-slate-300">
-                “{s.comment}”
-              </span>
-            )}
-          </li>
-        ))}
-      </ul>
-    </section>
   );
 }
 

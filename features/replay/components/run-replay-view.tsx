@@ -9,6 +9,7 @@ import type { RunCall, RunReplayResponse } from "@/features/replay/contracts";
 import { buildReplay } from "@/features/replay/replay-view";
 import { buildRunTimeline } from "@/features/replay/run-view";
 import { ReplayHeader } from "./replay-header";
+import { ScoreList } from "./score-list";
 import { AnchorPrefix, Steps } from "./steps";
 import { Waterfall } from "./waterfall";
 
@@ -112,6 +113,7 @@ export function RunReplayView({ data, superAdmin }: { data: RunReplayResponse; s
         id={{ value: run.runId, testId: "run-id" }}
       />
       <RunTotals data={data} superAdmin={superAdmin} />
+      {data.scores.length > 0 && <ScoreList scores={data.scores} />}
       {data.truncated && (
         <p
           data-testid="run-truncated"

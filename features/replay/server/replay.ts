@@ -4,7 +4,7 @@ import type { Database } from "@/db";
 import { apiKey, appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
 import { keyJoin, ledgerFields } from "@/features/admin-tables/server";
 import type { ReplayResponse, ReplayTurn } from "@/features/replay/contracts";
-import { scoresOfTurnWithAuthors } from "@/features/scores/server";
+import { scoresWithAuthors } from "@/features/scores/server";
 import { notFound } from "@/lib/core/errors/app-error";
 import { verifyTurnChain } from "@/lib/governance/audit-verify";
 
@@ -116,7 +116,7 @@ export async function turnReplay(
       .orderBy(asc(t.startedAt), asc(t.id))
       .limit(1),
     verifyTurnChain(db, { tenantId: row.tenantId, turnId: row.id }),
-    scoresOfTurnWithAuthors(db, row.tenantId, row.id),
+    scoresWithAuthors(db, row.tenantId, { turnId: row.id }),
   ]);
   const turn: ReplayTurn = replayTurnOf(row);
   return {

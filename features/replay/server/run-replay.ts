@@ -4,6 +4,7 @@ import type { Database } from "@/db";
 import { apiKey, appUser, sysAgentAudit, sysAgentTurn, tenant } from "@/db/schema";
 import { keyJoin, ledgerFields, runSummary } from "@/features/admin-tables/server";
 import type { RunReplayResponse } from "@/features/replay/contracts";
+import { scoresWithAuthors } from "@/features/scores/server";
 import { notFound } from "@/lib/core/errors/app-error";
 import { pickFields, REPLAY_FIELDS, replayTurnOf } from "./replay";
 
@@ -60,6 +61,7 @@ export async function runReplay(
   }
   return {
     run,
+    scores: await scoresWithAuthors(db, tenantId, { runId: q.runId }),
     calls: shown.map((row) => ({
       turn: replayTurnOf(row),
       events: byTurn.get(row.id) ?? [],

@@ -296,14 +296,25 @@ export async function scoresOfTurns(db: Database, tenantId: string, turnIds: str
   return rows.map(scoreView);
 }
 
-/** A turn's scores with who gave each (a person's email, a key's name, an eval run), oldest first, at most 100. */
-export async function scoresOfTurnWithAuthors(db: Database, tenantId: string, turnId: string) {
+/**
+ * A turn's scores, or a run's own (those on the run itself, not on its turns), with who gave each (a person's email,
+ * a key's name, an eval run), oldest first, at most 100.
+ */
+export async function scoresWithAuthors(
+  db: Database,
+  tenantId: string,
+  target: { turnId: string } | { runId: string },
+) {
+  const on =
+    "turnId" in target
+      ? eq(score.turnId, target.turnId)
+      : and(eq(score.runId, target.runId), isNull(score.turnId));
   const rows = await db
     .select({ score, email: appUser.email, keyName: apiKey.name })
     .from(score)
     .leftJoin(appUser, eq(appUser.id, score.userId))
     .leftJoin(apiKey, and(eq(apiKey.id, score.apiKeyId), eq(apiKey.tenantId, score.tenantId)))
-    .where(and(eq(score.tenantId, tenantId), eq(score.turnId, turnId)))
+    .where(and(eq(score.tenantId, tenantId), on))
     .orderBy(asc(score.createdAt), asc(score.id))
     .limit(100);
   return rows.map(({ score: row, email, keyName }) => {
