@@ -101,6 +101,12 @@ export const scoreConfigInput = z
       });
     if (c.type !== "categorical" && c.categories?.length)
       ctx.addIssue({ code: "custom", path: ["categories"], message: `a ${c.type} score has no categories` });
+    if (c.name === FEEDBACK_SCORE && c.type !== "boolean")
+      ctx.addIssue({
+        code: "custom",
+        path: ["type"],
+        message: `"${FEEDBACK_SCORE}" is the drawer's thumbs up / down: its config is boolean`,
+      });
     if (c.categories && new Set(c.categories).size !== c.categories.length)
       ctx.addIssue({ code: "custom", path: ["categories"], message: "each category once" });
   });

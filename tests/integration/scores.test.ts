@@ -329,6 +329,9 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
     })();
     expect(bad.status).toBe(422);
     expect(bad.body.error.fields).toHaveProperty("categories");
+    const thumbs = await newConfig({ name: "thumbs", type: "numeric", min: 0, max: 5 });
+    expect(thumbs.status).toBe(422);
+    expect(thumbs.body.error.fields.type[0]).toContain("drawer's thumbs");
   });
 
   it("the ledger's Feedback column and filters: thumbs up / down / any and score comparisons, the tenant's only", async () => {
