@@ -147,12 +147,18 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
       userId: await app.userId("admin@acme.test"),
       apiKeyId: null,
     });
-    const second = await post({ turnId: turn.a, name: "thumbs", value: false, comment: "wrong total" });
+    const second = await post({
+      turnId: turn.a,
+      name: "thumbs",
+      value: false,
+      comment: "wrong total; it printed password=hunter2",
+    });
     expect(second.status).toBe(200);
+    // The comment is stored masked, as the audit masks text.
     expect(second.body.score).toMatchObject({
       id: first.body.score.id,
       value: false,
-      comment: "wrong total",
+      comment: "wrong total; it printed password=[masked]",
     });
     // Another person's vote is a row of theirs.
     await as("member@acme.test");
