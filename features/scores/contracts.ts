@@ -1,4 +1,3 @@
-// NOTE TO THE HELPER (remove this line before committing): your prompt omitted the shared rules. READ /work/wt-scores-api/HELPER-RULES.md NOW and follow it (CI is running until 13:45: no next build/Playwright/full test runs before then; single vitest files only; deadline 13:58 UTC; do not edit db/schema). Do not commit HELPER-RULES.md.
 // What the scores routes take and answer (POST /api/scores, POST /v1/scores, the score configs), shared by the
 // routes, the drawer's feedback, the ledger and the OpenAPI document. Browser-safe: zod and plain types only.
 import { z } from "@/lib/core/schema/zod";

@@ -1,4 +1,3 @@
-// NOTE TO THE HELPER (remove this line before committing): your prompt omitted the shared rules. READ /work/wt-scores-api/HELPER-RULES.md NOW and follow it (CI is running until 13:45: no next build/Playwright/full test runs before then; single vitest files only; deadline 13:58 UTC; do not edit db/schema). Do not commit HELPER-RULES.md.
 import "server-only";
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Database } from "@/db";
