@@ -33,7 +33,9 @@ test.describe("feedback on an answer in the drawer", () => {
       await page.getByTestId("agent-new-conversation").click();
       await drawer.chooseModel("gpt-fake");
       await enqueue(request, { kind: "text", text: "Refunds take 30 working days." });
-      await drawer.send("How long do refunds take?");
+      // A word of its own, to find the conversation again in the history.
+      const word = `refundwindow${Date.now().toString(36)}`;
+      await drawer.send(`How long do refunds take? (${word})`);
       await expect(drawer.assistant().last()).toHaveText("Refunds take 30 working days.");
 
       const turn = page.getByTestId("agent-turn").last();
@@ -83,6 +85,18 @@ test.describe("feedback on an answer in the drawer", () => {
       await expect
         .poll(() => storedVote(page, turnId))
         .toMatchObject({ value: "up", comment: "It says 30 days; the policy says 5." });
+
+      // Away to a new conversation and back through the history: the vote is looked up again.
+      if (view.width >= 1280) {
+        await page.getByTestId("agent-new-conversation").click();
+        await expect(again).toHaveCount(0);
+        await page.getByTestId("agent-conversations-toggle").click();
+        await page.getByTestId("agent-history-search").fill(word);
+        const found = page.getByTestId("agent-conversation-item");
+        await expect(found).toHaveCount(1);
+        await found.getByTestId("agent-conversation-open").click();
+        await expect(again.getByTestId("agent-feedback-up")).toHaveAttribute("aria-pressed", "true");
+      }
 
       // Pressing the pressed thumb takes the vote back.
       await again.getByTestId("agent-feedback-up").click();

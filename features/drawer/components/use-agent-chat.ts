@@ -176,6 +176,8 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
       setLoading(true);
       try {
         const { messages } = await agentApi.conversation(id, controller.signal);
+        // The turns are rebuilt without their footers and votes: look their ledger rows up again.
+        footersRequested.current.clear();
         setTurns(turnsFromHistory(messages));
         watchPending(id);
       } catch (error) {
