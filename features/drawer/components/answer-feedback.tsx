@@ -64,7 +64,7 @@ export function AnswerFeedback({
         onClick={() => void press(value)}
         className={`${ACTION} ${pressed ? PRESSED : ""}`}
       >
-        <Icon d={THUMB} filled={pressed} className={value === "down" ? "-scale-y-100" : undefined} />
+        <Icon d={THUMB} filled={pressed} className={value === "down" ? "rotate-180" : undefined} />
       </button>
     );
   };
