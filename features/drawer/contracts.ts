@@ -1,6 +1,7 @@
 // What the drawer's routes take (turns, conversations, confirmations), shared by the routes, the browser and the
 // OpenAPI document. Browser-safe: zod only.
 import { hasNoNul, NO_NUL } from "@/db/sql-text";
+import { SCORE_COMMENT_MAX } from "@/features/scores/contracts";
 import { z } from "@/lib/core/schema/zod";
 
 /** The longest message a turn takes, in characters (JavaScript string length, as the composer counts). */
@@ -106,3 +107,25 @@ export const createConversationInput = z.object({
 export const renameConversationInput = z.object({
   title: z.string().trim().min(1, "the title must not be empty").max(200).refine(hasNoNul, NO_NUL),
 });
+
+/** A vote on an answer in the drawer: thumbs up or down. */
+export const FEEDBACK_VALUES = ["up", "down"] as const;
+export type FeedbackValue = (typeof FEEDBACK_VALUES)[number];
+
+/**
+ * PUT /api/agent/turns/{turnId}/feedback: the user's vote on an answer of theirs, and an optional comment.
+ * Sending it again changes it; without `comment` the stored comment stays, and an empty one removes it.
+ */
+export const turnFeedbackInput = z.strictObject({
+  value: z.enum(FEEDBACK_VALUES, 'value is "up" or "down"'),
+  comment: z
+    .string("comment is text")
+    .trim()
+    .max(SCORE_COMMENT_MAX, `a comment is at most ${SCORE_COMMENT_MAX.toLocaleString("en-US")} characters`)
+    .refine(hasNoNul, NO_NUL)
+    .optional(),
+});
+export type TurnFeedbackInput = z.infer<typeof turnFeedbackInput>;
+
+/** The user's own vote on a turn, as the feedback route and GET /api/agent/turns/{id} answer it. */
+export type TurnFeedback = { value: FeedbackValue; comment: string | null; updatedAt: string };

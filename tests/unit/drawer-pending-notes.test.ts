@@ -55,6 +55,7 @@ describe("a background result in the drawer", () => {
       onRetry: () => {},
       onEdit: () => {},
       onRegenerate: () => {},
+      onFeedback: () => {},
     });
     // biome-ignore lint/correctness/noChildrenProp: createElement's types want required children among the props
     const html = renderToStaticMarkup(createElement(I18nProvider, { locale: "en", children: list }));

@@ -1,4 +1,9 @@
-import type { ConfirmCallInput, ConfirmCallResult } from "@/features/drawer/contracts";
+import type {
+  ConfirmCallInput,
+  ConfirmCallResult,
+  TurnFeedback,
+  TurnFeedbackInput,
+} from "@/features/drawer/contracts";
 import { fetchJson, sendJson } from "@/lib/client/api";
 import type { ConversationSummary, HistoryMessage, LedgerTurn, ModelInfo, PendingNotice } from "./types";
 
@@ -23,7 +28,21 @@ export const agentApi = {
   rename: (id: string, title: string) =>
     sendJson<{ conversation: ConversationSummary }>("PATCH", conversationPath(id), { title }),
   remove: (id: string) => sendJson<void>("DELETE", conversationPath(id)),
-  turn: (turnId: string) => fetchJson<{ turn: LedgerTurn }>(`/api/agent/turns/${encodeURIComponent(turnId)}`),
+  /** The turn's ledger row and the user's own vote on its answer. */
+  turn: (turnId: string) =>
+    fetchJson<{ turn: LedgerTurn; feedback: TurnFeedback | null }>(
+      `/api/agent/turns/${encodeURIComponent(turnId)}`,
+    ),
+  /** The user's thumbs up / down on an answer of theirs (and its comment); sending it again changes it. */
+  vote: (turnId: string, input: TurnFeedbackInput) =>
+    sendJson<{ feedback: TurnFeedback }>(
+      "PUT",
+      `/api/agent/turns/${encodeURIComponent(turnId)}/feedback`,
+      input,
+    ),
+  /** Takes the user's vote on an answer back. */
+  unvote: (turnId: string) =>
+    sendJson<{ feedback: null }>("DELETE", `/api/agent/turns/${encodeURIComponent(turnId)}/feedback`),
   /** The user's Approve (true) or Deny (false) on a call of their running turn that waits for it. */
   confirm: (turnId: string, callId: string, approve: boolean) =>
     sendJson<ConfirmCallResult>("POST", `/api/agent/turns/${encodeURIComponent(turnId)}/confirm`, {

@@ -231,6 +231,8 @@ export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
         phase: "done",
         parts: settleTools(turn.parts),
         footer: footerFromSummary(summary),
+        // A turn that just ended has no vote yet.
+        feedback: turn.feedback ?? null,
         error,
       };
     }

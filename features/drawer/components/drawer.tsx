@@ -211,6 +211,7 @@ function DrawerBody({ scope, inputRef }: { scope: string; inputRef: RefObject<HT
             }
             onEdit={(text) => send(text, { mode: "edit" })}
             onRegenerate={(turn) => turn.message && send(turn.message, { mode: "regenerate" })}
+            onFeedback={chat.setFeedback}
           />
         ) : (
           <EmptyState onPick={(text) => send(text)} disabled={chat.running} />

@@ -4,17 +4,18 @@ import { type ReactNode, useEffect, useRef, useState } from "react";
 import { useI18n } from "@/components/i18n";
 import { messageLength } from "./message-limit";
 
-const ACTION =
+export const ACTION =
   "inline-flex items-center gap-1 rounded-md px-1.5 py-0.5 text-xs text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-500 disabled:cursor-not-allowed disabled:opacity-50 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white";
 
-const Icon = ({ d }: { d: string }) => (
+/** A 20 × 20 line icon, hidden from screen readers (the button's label speaks). */
+export const Icon = ({ d, filled, className }: { d: string; filled?: boolean; className?: string }) => (
   <svg
     aria-hidden="true"
     viewBox="0 0 20 20"
-    fill="none"
+    fill={filled ? "currentColor" : "none"}
     stroke="currentColor"
     strokeWidth="1.6"
-    className="h-3.5 w-3.5"
+    className={`h-3.5 w-3.5 ${className ?? ""}`}
   >
     <path d={d} strokeLinecap="round" strokeLinejoin="round" />
   </svg>

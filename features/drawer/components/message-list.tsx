@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { useI18n } from "@/components/i18n";
+import { AnswerFeedback } from "./answer-feedback";
 import { AnswerFooter } from "./answer-footer";
 import { AgentCards } from "./cards/agent-card";
 import { lastReplaceable, waitsForUser } from "./chat-view";
@@ -9,7 +10,7 @@ import { ActionButton, ActionRow, CopyButton, EditMessageForm } from "./message-
 import { AssistantBubble, Notice, StoppedMarker, SystemNote, Thinking, UserBubble } from "./message-bubble";
 import { ToolCard } from "./tool-card";
 import { TurnErrorView } from "./turn-error";
-import type { ChatTurn, PendingNotice, TurnPart } from "./types";
+import type { ChatTurn, PendingNotice, TurnFeedback, TurnPart } from "./types";
 
 function PartView({
   part,
@@ -56,7 +57,36 @@ type TurnActions = {
   onRetry?: () => void;
   onEdit: (text: string) => void;
   onRegenerate: () => void;
+  /** The server stored the user's vote on this turn's answer (null: taken back). */
+  onFeedback: (turnId: string, feedback: TurnFeedback | null) => void;
 };
+
+/** Copy and Regenerate under a finished answer, and the user's vote on it once the server has said what it is. */
+function AnswerActions({ turn, answer, actions }: { turn: ChatTurn; answer: string; actions: TurnActions }) {
+  const { t } = useI18n();
+  const buttons = (
+    <>
+      {answer && <CopyButton text={answer} label={t("drawer.copyAnswer")} />}
+      {actions.replaceable && (
+        <ActionButton
+          testId="agent-regenerate"
+          icon="regenerate"
+          label={t("drawer.regenerate")}
+          title={t("drawer.regenerateAnswer")}
+          onClick={actions.onRegenerate}
+        />
+      )}
+    </>
+  );
+  // Only an answer with words can be rated, and only once its turn (and the user's vote on it) is known.
+  if (!answer || !turn.turnId || turn.feedback === undefined)
+    return <ActionRow align="start">{buttons}</ActionRow>;
+  return (
+    <AnswerFeedback turnId={turn.turnId} saved={turn.feedback} onSaved={actions.onFeedback}>
+      {buttons}
+    </AnswerFeedback>
+  );
+}
 
 function TurnView({ turn, actions }: { turn: ChatTurn; actions: TurnActions }) {
   const { t } = useI18n();
@@ -108,18 +138,7 @@ function TurnView({ turn, actions }: { turn: ChatTurn; actions: TurnActions }) {
       {isStopped(turn) && <StoppedMarker />}
       {turn.error && <TurnErrorView error={turn.error} onRetry={actions.onRetry} />}
       {!streaming && (answer || actions.replaceable) && (
-        <ActionRow align="start">
-          {answer && <CopyButton text={answer} label={t("drawer.copyAnswer")} />}
-          {actions.replaceable && (
-            <ActionButton
-              testId="agent-regenerate"
-              icon="regenerate"
-              label={t("drawer.regenerate")}
-              title={t("drawer.regenerateAnswer")}
-              onClick={actions.onRegenerate}
-            />
-          )}
-        </ActionRow>
+        <AnswerActions turn={turn} answer={answer} actions={actions} />
       )}
       <AnswerFooter turn={turn} />
     </li>
@@ -134,6 +153,7 @@ export function MessageList({
   onRetry,
   onEdit,
   onRegenerate,
+  onFeedback,
 }: {
   turns: ChatTurn[];
   /** Notices that arrived while the conversation was idle (a background result), shown after the last turn. */
@@ -142,6 +162,7 @@ export function MessageList({
   onRetry: (turn: ChatTurn) => void;
   onEdit: (text: string) => void;
   onRegenerate: (turn: ChatTurn) => void;
+  onFeedback: (turnId: string, feedback: TurnFeedback | null) => void;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
@@ -181,6 +202,7 @@ export function MessageList({
                 turn === lastTurn && turn.error && turn.message && !running ? () => onRetry(turn) : undefined,
               onEdit,
               onRegenerate: () => onRegenerate(turn),
+              onFeedback,
             }}
           />
         ))}

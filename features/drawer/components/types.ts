@@ -1,11 +1,11 @@
-import type { MessageInputs } from "@/features/drawer/contracts";
+import type { MessageInputs, TurnFeedback } from "@/features/drawer/contracts";
 import type { ModelInfo } from "@/lib/gateway/types";
 import type { AgentCard } from "@/lib/turns/cards";
 import type { AddedMessageSummary, AgentEvent, ConfirmDecision, TurnStatus } from "@/lib/turns/events";
 
 // The JSON the drawer's API routes answer with, as the browser receives it (dates are strings).
 
-export type { AddedMessageSummary, AgentEvent, ConfirmDecision, ModelInfo };
+export type { AddedMessageSummary, AgentEvent, ConfirmDecision, ModelInfo, TurnFeedback };
 
 export type ConversationSummary = {
   id: string;
@@ -127,6 +127,8 @@ export type ChatTurn = {
   /** Known before the footer is: the stream was cut by Stop on this side. */
   localStatus?: "stopped";
   error?: TurnError;
+  /** The user's own vote on the answer: null when they have none, undefined until the server has said. */
+  feedback?: TurnFeedback | null;
 };
 
 /** How a turn replaces the conversation's last one: edit-and-resend its message, or regenerate its answer. */

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { MessageInputs } from "@/features/drawer/contracts";
+import type { MessageInputs, TurnFeedback } from "@/features/drawer/contracts";
 import { ApiError, errorFromResponse } from "@/lib/client/api";
 import { agentApi } from "./api";
 import { applyEvent, endTurn, lastReplaceable, newTurn, turnsFromHistory, withLedger } from "./chat-view";
@@ -176,6 +176,8 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
       setLoading(true);
       try {
         const { messages } = await agentApi.conversation(id, controller.signal);
+        // The turns are rebuilt without their footers and votes: look their ledger rows up again.
+        footersRequested.current.clear();
         setTurns(turnsFromHistory(messages));
         watchPending(id);
       } catch (error) {
@@ -343,13 +345,17 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
       void (async () => {
         // A turn just stopped by abort may still be closing on the server: look again a few times.
         for (let attempt = 1; attempt <= 4; attempt++) {
-          const row = await agentApi
-            .turn(turnId)
-            .then((r) => r.turn)
-            .catch(() => null);
-          if (!row) return;
+          const found = await agentApi.turn(turnId).catch(() => null);
+          if (!found) return;
+          const row = found.turn;
           if (row.status !== "running" || attempt === 4) {
-            setTurns((all) => all.map((t) => (t.turnId === turnId && !t.footer ? withLedger(t, row) : t)));
+            setTurns((all) =>
+              all.map((t) =>
+                t.turnId === turnId && !t.footer
+                  ? { ...withLedger(t, row), feedback: t.feedback ?? found.feedback }
+                  : t,
+              ),
+            );
             return;
           }
           await sleep(attempt * 750);
@@ -357,6 +363,11 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
       })();
     }
   }, [turns]);
+
+  /** The user's vote on an answer, as the server stored it (null: taken back). */
+  const setFeedback = useCallback((turnId: string, feedback: TurnFeedback | null) => {
+    setTurns((all) => all.map((t) => (t.turnId === turnId ? { ...t, feedback } : t)));
+  }, []);
 
   return {
     conversationId,
@@ -370,5 +381,6 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
     stop,
     openConversation,
     newConversation,
+    setFeedback,
   };
 }

@@ -1,3 +1,4 @@
+// What other features use of scores: putting and reading scores, configs, the ledger's conditions, quality.
 import "server-only";
 
 export * from "./configs";

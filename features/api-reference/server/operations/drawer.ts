@@ -3,9 +3,11 @@ import { z } from "zod";
 import {
   confirmCallInput,
   createConversationInput,
+  FEEDBACK_VALUES,
   listConversationsQuery,
   renameConversationInput,
   sendTurnInput,
+  turnFeedbackInput,
 } from "@/features/drawer/contracts";
 import { AT, ID } from "../examples";
 import { answer, json, noContent, type Operation, raw } from "../registry";
@@ -23,6 +25,15 @@ const replayTurn = ledgerTurn.extend({
     .array(z.object({ name: z.string(), version: z.number().int() }))
     .describe("the skills the turn loaded, in the order first loaded; empty when none"),
 });
+
+/** The signed-in user's own vote on a turn's answer. */
+const turnFeedback = z
+  .object({
+    value: z.enum(FEEDBACK_VALUES).describe("thumbs up or down"),
+    comment: z.string().nullable().describe("the optional comment, secrets masked; null when none"),
+    updatedAt: z.string().describe("when the vote was last put or changed (ISO 8601)"),
+  })
+  .describe("stored as the boolean score `thumbs` (true = up), source human, one per person and turn");
 
 const TAG = "Drawer";
 
@@ -320,12 +331,14 @@ export const drawerOperations: Operation[] = [
     operationId: "getTurn",
     tag: TAG,
     summary: "A turn's ledger row",
-    description: "For its own user or a tenant admin; anything else answers 404.",
+    description:
+      "For its own user or a tenant admin; anything else answers 404. `feedback` is the signed-in user's own vote on the answer (null when they have none).",
     guard: "user",
     tenant: true,
     params: { path: z.object({ id: z.uuid() }) },
     answers: {
-      200: answer("The ledger row.", z.object({ turn: ledgerRowTurn }), {
+      200: answer("The ledger row.", z.object({ turn: ledgerRowTurn, feedback: turnFeedback.nullable() }), {
+        feedback: { value: "up", comment: null, updatedAt: AT },
         turn: {
           id: ID.turn,
           tenantId: ID.tenant,
@@ -349,6 +362,53 @@ export const drawerOperations: Operation[] = [
       }),
     },
     errorDialect: "app",
+  },
+  {
+    method: "PUT",
+    path: "/api/agent/turns/{id}/feedback",
+    route: "app/api/agent/turns/[id]/feedback/route.ts",
+    operationId: "putTurnFeedback",
+    tag: TAG,
+    summary: "Vote on an answer of yours",
+    description:
+      "Thumbs up or down on one of your own turns, with an optional comment; sending it again changes it (one vote per person and turn). " +
+      "Without `comment` the stored comment stays; an empty one removes it. Stored as the boolean score `thumbs` (source human), so the ledger's feedback shows it. " +
+      "Another user's turn, another tenant's, and a missing one answer 404 alike.",
+    guard: "user",
+    tenant: true,
+    params: { path: z.object({ id: z.uuid() }) },
+    body: json(
+      turnFeedbackInput,
+      { value: "down", comment: "It named the wrong refund window." },
+      "TurnFeedbackInput",
+    ),
+    answers: {
+      200: answer("Your vote as stored.", z.object({ feedback: turnFeedback }), {
+        feedback: { value: "down", comment: "It named the wrong refund window.", updatedAt: AT },
+      }),
+    },
+    errorDialect: "app",
+    errors: {
+      404: "no turn of yours under this id",
+      422: "`value` is not up or down, or the comment is too long",
+    },
+  },
+  {
+    method: "DELETE",
+    path: "/api/agent/turns/{id}/feedback",
+    route: "app/api/agent/turns/[id]/feedback/route.ts",
+    operationId: "deleteTurnFeedback",
+    tag: TAG,
+    summary: "Take your vote on an answer back",
+    description: "Removes your vote and its comment; taking back a vote that is not there is not an error.",
+    guard: "user",
+    tenant: true,
+    params: { path: z.object({ id: z.uuid() }) },
+    answers: {
+      200: answer("No vote now.", z.object({ feedback: z.null() }), { feedback: null }),
+    },
+    errorDialect: "app",
+    errors: { 404: "no turn of yours under this id" },
   },
   {
     method: "POST",
