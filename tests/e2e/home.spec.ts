@@ -8,8 +8,10 @@ import { shotPath } from "./shots";
 // member's own conversations and usage. Every run renders the three screens (into test-results/screens);
 // E2E_SCREENSHOTS=1 writes them to docs/screenshots.
 
-const ADMIN = "admin@acme.test";
-const MEMBER = "member@acme.test";
+// Globex: no other spec sets its budgets, so the calls here are never refused by a limit another spec left behind
+// (and the budgets set here, soft only, are removed again).
+const ADMIN = "admin@globex.test";
+const MEMBER = "member@globex.test";
 const today = () => new Date().toISOString().slice(0, 10);
 const noLimits = {
   requestsPerMinute: null,
