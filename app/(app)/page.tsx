@@ -1,10 +1,13 @@
 import Link from "next/link";
 import { navGroups } from "@/components/ui/nav-links";
+import { AdminHomeTiles, MemberHomeTiles } from "@/features/home/components";
+import { readAdminHome, readMemberHome } from "@/features/home/server";
 import { isTenantAdmin } from "@/lib/auth/guards";
 import { requireUser } from "@/lib/auth/page-guards";
 import type { MessageKey } from "@/lib/i18n/messages";
 import { titleMetadata } from "@/lib/i18n/metadata";
-import { getTranslator } from "@/lib/i18n/server";
+import { getLocale, getTranslator } from "@/lib/i18n/server";
+import { container } from "@/server/container";
 
 export const generateMetadata = titleMetadata("nav.home");
 
@@ -15,11 +18,17 @@ const POINTS: MessageKey[] = [
   "home.point.budget",
 ];
 
+/**
+ * The home: a tenant admin's day (spend against the budget, calls and failures, top models and keys, alerts), a
+ * member's own conversations and usage, and the product's outline for whoever has no tenant chosen (the super
+ * admin's platform view, or someone not yet a member of one).
+ */
 export default async function HomePage() {
   const auth = await requireUser();
-  const t = await getTranslator();
+  const [t, locale] = await Promise.all([getTranslator(), getLocale()]);
+  const admin = isTenantAdmin(auth);
   const groups = navGroups({
-    tenantAdmin: isTenantAdmin(auth),
+    tenantAdmin: admin,
     superAdmin: auth.user.isSuperAdmin,
     member: !!auth.tenant,
     promptEditor: auth.tenant?.promptEditor ?? false,
@@ -29,29 +38,55 @@ export default async function HomePage() {
     : auth.user.isSuperAdmin
       ? t("home.platform")
       : t("home.noTenant");
+  const app = container();
+  const sources = { db: await app.db(), counters: app.stores.counters, pages: app.pages };
+  const [adminHome, memberHome] = auth.tenant
+    ? admin
+      ? [await readAdminHome(sources, auth), null]
+      : [null, await readMemberHome(sources, auth)]
+    : [null, null];
+  const day = adminHome?.today ?? memberHome?.today;
   return (
     <div className="space-y-8">
-      <section className="space-y-3">
-        <p className="text-sm font-semibold text-indigo-600 dark:text-indigo-400">{t("app.tagline")}</p>
-        <h1 className="text-3xl font-bold tracking-tight">{t("home.title")}</h1>
-        <p className="max-w-3xl text-slate-600 dark:text-slate-300">{t("home.lead")}</p>
-        <p data-testid="home-scope" className="text-sm text-slate-500">
-          {scope}
-        </p>
-      </section>
-      <ul className="grid gap-4 sm:grid-cols-2">
-        {POINTS.map((key) => (
-          <li
-            key={key}
-            className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900"
-          >
-            {t(key)}
-          </li>
-        ))}
-      </ul>
+      {auth.tenant ? (
+        <section className="space-y-1">
+          <h1 className="text-2xl font-bold tracking-tight">
+            {t("home.today", { tenant: auth.tenant.name })}
+          </h1>
+          {day && (
+            <p className="text-sm text-slate-600 dark:text-slate-300">{t("home.todayLead", { day })}</p>
+          )}
+          <p data-testid="home-scope" className="text-sm text-slate-500">
+            {scope}
+          </p>
+        </section>
+      ) : (
+        <>
+          <section className="space-y-3">
+            <p className="text-sm font-semibold text-indigo-600 dark:text-indigo-400">{t("app.tagline")}</p>
+            <h1 className="text-3xl font-bold tracking-tight">{t("home.title")}</h1>
+            <p className="max-w-3xl text-slate-600 dark:text-slate-300">{t("home.lead")}</p>
+            <p data-testid="home-scope" className="text-sm text-slate-500">
+              {scope}
+            </p>
+          </section>
+          <ul className="grid gap-4 sm:grid-cols-2">
+            {POINTS.map((key) => (
+              <li
+                key={key}
+                className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900"
+              >
+                {t(key)}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {adminHome && <AdminHomeTiles home={adminHome} t={t} locale={locale} />}
+      {memberHome && <MemberHomeTiles home={memberHome} t={t} locale={locale} />}
       {groups.length > 0 && (
         <section>
-          <h2 className="mb-2 font-semibold">{t("home.adminPages")}</h2>
+          {admin && <h2 className="mb-2 font-semibold">{t("home.adminPages")}</h2>}
           <div className="grid gap-4 sm:grid-cols-2">
             {groups.map((group) => (
               <div key={group.key}>

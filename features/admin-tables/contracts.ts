@@ -161,7 +161,8 @@ export type Row = Record<string, unknown>;
  * granularity the range called for (labels are the buckets' UTC starts: "2026-03-15", "2026-03-15T14:00:00Z").
  */
 export type SeriesResult = {
-  points: { label: string; value: number | string }[];
+  /** `key`: what a label names, where the label is only its name (an API key's id), so a link can filter on it. */
+  points: { label: string; value: number | string; key?: string }[];
   granularity?: "hour" | "day" | "week";
 };
 

@@ -109,11 +109,11 @@ test.describe("the shell", () => {
   test("the language switch shows Chinese text, and the choice persists", async ({ page }) => {
     await signInAs(page, "member@acme.test");
     await page.getByTestId("language-switch").selectOption("zh");
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText("每一次模型调用，都在治理之下。");
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Acme 今日概览");
     await page.reload();
     await expect(page.getByRole("button", { name: "切换深色模式" })).toBeVisible();
     await page.getByTestId("language-switch").selectOption("en");
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Every model call, governed.");
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Today in Acme");
   });
 
   test("the theme toggle switches to dark and keeps it after a reload", async ({ page }) => {

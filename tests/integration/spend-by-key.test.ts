@@ -145,20 +145,20 @@ describe.each(testDbKinds)("spend by API key and end user on %s", (kind) => {
     await as("admin@acme.test", "acme");
     const march = "f.day.from=2026-03-01&f.day.to=2026-03-31";
     expect((await json(`agent-cost/series?chart=costByApiKey&${march}`)).body.points).toEqual([
-      { label: "Billing service", value: "3.5050001234" },
-      { label: "Support bot", value: "0.01234" },
+      { label: "Billing service", value: "3.5050001234", key: billing },
+      { label: "Support bot", value: "0.01234", key: support },
     ]);
     expect((await json(`agent-cost/series?chart=costByEndUser&${march}`)).body.points).toEqual([
-      { label: "alice", value: "3.505" },
-      { label: "bob", value: "0.0123401234" },
+      { label: "alice", value: "3.505", key: "alice" },
+      { label: "bob", value: "0.0123401234", key: "bob" },
     ]);
     // One day: yesterday's and last month's calls fall outside.
     expect(
       (await json("agent-cost/series?chart=costByApiKey&f.day.from=2026-03-15&f.day.to=2026-03-15")).body
         .points,
     ).toEqual([
-      { label: "Billing service", value: "1.0050001234" },
-      { label: "Support bot", value: "0.01234" },
+      { label: "Billing service", value: "1.0050001234", key: billing },
+      { label: "Support bot", value: "0.01234", key: support },
     ]);
     // The page's other filters apply too.
     expect((await json("agent-cost/series?chart=costByEndUser&f.servedModel=gpt-4.1")).body.points).toEqual(
@@ -170,16 +170,16 @@ describe.each(testDbKinds)("spend by API key and end user on %s", (kind) => {
     await as("root@tollgate.test");
     const points = (await json("agent-cost/series?chart=costByApiKey&f.day.from=2026-03-15")).body.points;
     expect(points).toEqual([
-      { label: "Billing service · Globex", value: "7" },
-      { label: "Billing service · Acme", value: "1.0050001234" },
-      { label: "Support bot · Acme", value: "0.01234" },
+      { label: "Billing service · Globex", value: "7", key: globexKey },
+      { label: "Billing service · Acme", value: "1.0050001234", key: billing },
+      { label: "Support bot · Acme", value: "0.01234", key: support },
     ]);
     expect(
       (await json(`agent-cost/series?chart=costByEndUser&f.day.from=2026-03-15&f.tenantId=${acme}`)).body
         .points,
     ).toEqual([
-      { label: "alice · Acme", value: "1.005" },
-      { label: "bob · Acme", value: "0.0123401234" },
+      { label: "alice · Acme", value: "1.005", key: "alice" },
+      { label: "bob · Acme", value: "0.0123401234", key: "bob" },
     ]);
   });
 

@@ -8,6 +8,7 @@ export {
   type RunCeilingCrossing,
 } from "./evaluate";
 export { fireAlert } from "./fire";
+export { type FiredAlertRow, listFiredAlerts } from "./fired";
 export { installBudgetAlerts } from "./hooks";
 export { type AlertOwner, alertOwnerOf, PLATFORM_CHANGE_TENANT } from "./owner";
 export * from "./rule-store";

@@ -37,6 +37,9 @@ type DrawerControl = {
   clearChips: () => void;
   /** Counts the asks, so the drawer moves focus to the composer even when it was open already. */
   asks: number;
+  /** Opens the drawer on one of the user's conversations (the home's list); `wanted` is the last one asked for. */
+  openConversation: (id: string) => void;
+  wanted: { id: string; n: number } | null;
 };
 
 const DrawerContext = createContext<DrawerControl | null>(null);
@@ -73,6 +76,7 @@ export function AgentDrawerProvider({
   }>({ chips: [], full: false, asks: 0, scope });
   if (context.scope !== scope) setContext({ chips: [], full: false, asks: context.asks, scope });
   const toggleRef = useRef<HTMLButtonElement>(null);
+  const [wanted, setWanted] = useState<{ id: string; n: number } | null>(null);
 
   // The server cannot see localStorage, so the drawer renders closed and reopens once hydrated.
   useEffect(() => {
@@ -118,6 +122,14 @@ export function AgentDrawerProvider({
     [],
   );
   const clearChips = useCallback(() => setContext((c) => ({ ...c, chips: [], full: false })), []);
+  const openConversation = useCallback(
+    (id: string) => {
+      // Counted, so asking for the same conversation again (after switching away in the drawer) opens it again.
+      setWanted((w) => ({ id, n: (w?.n ?? 0) + 1 }));
+      setOpen(true);
+    },
+    [setOpen],
+  );
 
   const value = useMemo(
     () => ({
@@ -132,8 +144,10 @@ export function AgentDrawerProvider({
       removeChip: dropChip,
       clearChips,
       asks: context.asks,
+      openConversation,
+      wanted,
     }),
-    [state, setOpen, toggle, canAsk, askAssistant, context, dropChip, clearChips],
+    [state, setOpen, toggle, canAsk, askAssistant, context, dropChip, clearChips, openConversation, wanted],
   );
   return <DrawerContext.Provider value={value}>{children}</DrawerContext.Provider>;
 }

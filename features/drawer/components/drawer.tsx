@@ -61,6 +61,13 @@ function DrawerBody({ scope, inputRef }: { scope: string; inputRef: RefObject<HT
     void refresh();
   }, [refresh]);
 
+  // A conversation asked for from outside the drawer (the home's list); after the remembered one is restored.
+  const { wanted } = useAgentDrawer();
+  const { openConversation } = chat;
+  useEffect(() => {
+    if (wanted) void openConversation(wanted.id);
+  }, [wanted, openConversation]);
+
   const focusInput = useCallback(() => inputRef.current?.focus(), [inputRef]);
   const send = (
     text: string,

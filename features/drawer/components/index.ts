@@ -1,1 +1,2 @@
 export * from "./ask-assistant";
+export * from "./open-conversation";

@@ -1,2 +1,3 @@
 export * from "../client";
+export * from "./budget-meter";
 export * from "./limits-form";

@@ -118,6 +118,39 @@ export async function readGovernanceSettings(
 }
 
 /**
+ * One scope's limits with what its budget counters hold spent today and this month (UTC), as the limits page
+ * shows them (readGovernanceSettings); null when the scope has no limits. `user` and `key` subjects are the
+ * caller's to check: this reads only the tenant's own rows and counters.
+ */
+export async function readLimitView(
+  db: Database,
+  counters: CounterStore,
+  tenantId: string,
+  scope: "tenant" | "key" | "user",
+  subjectId: string,
+  now = Date.now(),
+): Promise<LimitView | null> {
+  const [row] = await db
+    .select()
+    .from(usageLimit)
+    .where(
+      and(
+        eq(usageLimit.tenantId, tenantId),
+        eq(usageLimit.scope, scope),
+        eq(usageLimit.subjectId, subjectId),
+      ),
+    )
+    .limit(1);
+  if (!row) return null;
+  const w = windowsAt(now);
+  const [day, month] = await spentOn(counters, tenantId, [
+    budgetKey(scope, subjectId, "daily", w.day),
+    budgetKey(scope, subjectId, "monthly", w.month),
+  ]);
+  return { ...valuesOf(row), spentToday: fromNano(day ?? 0), spentThisMonth: fromNano(month ?? 0) };
+}
+
+/**
  * The ten end users of the tenant's API calls who spent most today (UTC), from the ledger. Unpriced calls are
  * counted apart, never as free: `costToday` sums the priced ones only, and is null when none was priced.
  */

@@ -53,7 +53,8 @@ function aggregate(chart: ChartDef): SQL<string> {
 
 /**
  * A cost-dashboard chart by API key or end user, from the ledger's closed rows (usage_daily has neither): the
- * top N subjects by the measure, labelled by key name (a deleted key by its id) or end user. Names that would
+ * top N subjects by the measure, labelled by key name (a deleted key by its id) or end user, each with its `key`
+ * (the key's id, or the end user) for links. Names that would
  * read alike are told apart: keys by their prefix, and across tenants (the super admin's "All tenants") by the
  * tenant's name, since end users and key names are each tenant's own.
  */
@@ -62,7 +63,7 @@ export async function ledgerSeries(
   ctx: ProviderContext,
   q: PageQuery,
   chart: ChartDef & { dimension: Subject },
-): Promise<{ label: string; value: string | number }[]> {
+): Promise<{ label: string; value: string | number; key: string }[]> {
   const subject = SUBJECTS[chart.dimension];
   const value = aggregate(chart);
   const top = db
@@ -108,7 +109,8 @@ export async function ledgerSeries(
     const twin = (seen.get(r.name + r.tenantSuffix) ?? 0) > 1;
     const label = `${r.name}${twin && r.keyPrefix ? ` (${r.keyPrefix}…)` : ""}${r.tenantSuffix}`;
     const text = String(r.value);
-    return { label, value: /^\d+$/.test(text) && text.length < 16 ? Number(text) : normalizeDecimal(text) };
+    const value = /^\d+$/.test(text) && text.length < 16 ? Number(text) : normalizeDecimal(text);
+    return { label, value, key: r.subject };
   });
 }
 

@@ -73,6 +73,8 @@ function rollupProvider(database: () => Promise<Database>): PageProvider {
     suggestions: { servedModel: { value: u.servedModel, recent: u.day } },
     measures: {
       requests: u.requests,
+      // Calls with status failed (the ledger's "failed" segment), for the home's failure rate.
+      failures: u.failures,
       inputTokens: u.inputTokens,
       outputTokens: u.outputTokens,
       cachedInputTokens: u.cachedInputTokens,

@@ -123,7 +123,14 @@ export const platformOperations: Operation[] = [
     answer(
       "The points.",
       z.object({
-        points: z.array(z.object({ label: z.string(), value: z.union([z.number(), z.string()]) })),
+        points: z.array(
+          z.object({
+            label: z.string(),
+            value: z.union([z.number(), z.string()]),
+            // What a label names, where the label is only its name: an API key's id, an end user.
+            key: z.string().optional(),
+          }),
+        ),
         granularity: z.enum(["hour", "day", "week"]).optional(),
       }),
       { points: [{ label: "2026-11-01", value: "3.10" }], granularity: "day" },

@@ -1,0 +1,2 @@
+export * from "./admin-home";
+export * from "./member-home";
