@@ -282,7 +282,7 @@ describe.each(testDbKinds)("the schema pages' API on %s", (kind) => {
     expect(res.headers.get("content-type")).toContain("text/csv");
     const lines = (await res.text()).trim().split("\n");
     expect(lines[0]).toBe(
-      "Started,User / API key,End user,Tags,Run,Status,Guardrails,Source,Served model,Tools,Prompt,In,Out,Cost,Latency",
+      "Started,User / API key,End user,Tags,Run,Status,Guardrails,Source,Served model,Tools,Prompt,Skills,In,Out,Cost,Latency",
     );
     expect(lines).toHaveLength(3);
   });
