@@ -38,7 +38,7 @@ describe("a background result in the drawer", () => {
     // The task just ended: its notice is written right after, so one more look.
     expect(nextPendingLook({ tasks: 0, sawTasks: true, elapsedMs: 3_000 })).toBe(PENDING_POLL_MS);
     expect(nextPendingLook({ tasks: 0, sawTasks: false, elapsedMs: 4_500 })).toBeNull();
-    // A turn that started no task costs one look.
+    // Opening a conversation with nothing pending and no task costs one look (after a turn: two).
     expect(nextPendingLook({ tasks: 0, sawTasks: false, elapsedMs: 0 })).toBeNull();
     // Slower after a minute, a failed look is tried again later, and a long task is watched for 30 minutes.
     expect(nextPendingLook({ tasks: 2, sawTasks: true, elapsedMs: 61_000 })).toBeGreaterThan(PENDING_POLL_MS);

@@ -122,14 +122,16 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
    * says so in its stream, so no look runs during one.
    */
   const watchPending = useCallback(
-    (id: string) => {
+    (id: string, options: { afterTurn?: boolean } = {}) => {
       stopWatching();
       const watch: { controller: AbortController; timer?: ReturnType<typeof setTimeout> } = {
         controller: new AbortController(),
       };
       watchRef.current = watch;
       const started = Date.now();
-      let sawTasks = false;
+      // After a turn, one more look even when the first finds nothing: a task the turn started may have ended
+      // and not yet written its notice (the end and the notice are two writes, on whichever instance ran it).
+      let sawTasks = options.afterTurn === true;
       const look = async () => {
         if (watchRef.current !== watch || runRef.current) return;
         const found = await agentApi.pending(id, watch.controller.signal).catch(() => null);
@@ -304,7 +306,7 @@ export function useAgentChat({ scope, onSettled }: { scope: string; onSettled?: 
         if (runRef.current === run) runRef.current = null;
         setRunning(false);
         // A task the turn started may report while the conversation is idle.
-        if (conversationRef.current) watchPending(conversationRef.current);
+        if (conversationRef.current) watchPending(conversationRef.current, { afterTurn: true });
         onSettledRef.current?.();
       }
     },
