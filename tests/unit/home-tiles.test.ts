@@ -112,6 +112,6 @@ describe("the member home's tiles", () => {
     expect(byTestId(html, "home-conversation")).toContain('data-conversation-id="c-1"');
     expect(html).toContain("Refund for order 1042");
     expect(byTestId(html, "home-my-today-spend-unpriced")).toContain("+ 1 unpriced");
-    expect(byTestId(html, "home-my-today-calls")).toContain("2 calls");
+    expect(byTestId(html, "home-my-today-calls")).toContain("Calls: 2");
   });
 });

@@ -16,7 +16,7 @@ export const en = {
   "home.spendToday": "Spend today",
   "home.spendMonth": "Spend this month",
   "home.unpriced": "+ {count} unpriced",
-  "home.callsCount": "{count} calls",
+  "home.callsCount": "Calls: {count}",
   "home.budget.daily": "Daily budget",
   "home.budget.monthly": "Monthly budget",
   "home.budget.none": "No budget",
