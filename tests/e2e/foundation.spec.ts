@@ -64,7 +64,8 @@ test.describe("admin pages and role gates", () => {
 
   test("a tenant admin reaches /dev/agent/turns for their tenant", async ({ page }) => {
     await signInAs(page, "admin@acme.test");
-    await page.getByRole("link", { name: "Usage ledger" }).first().click();
+    // The home's admin-pages link (exactly "Usage ledger"; the home's tiles link to filtered views of it).
+    await page.getByRole("link", { name: "Usage ledger", exact: true }).first().click();
     await expect(page).toHaveURL(/\/dev\/agent\/turns$/);
     await expect(page.getByRole("heading", { name: "Usage ledger" })).toBeVisible();
     await expect(page.getByTestId("page-scope")).toHaveText("Scope: Acme");

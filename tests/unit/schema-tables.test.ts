@@ -64,7 +64,7 @@ describe("column and filter fields of the page format", () => {
     expect(() => parse(notBadge)).toThrow(/badges\.caller names no badge column or detail field/);
   });
 
-  it("shows time, caller, status, model, tokens, cost, latency and feedback on the ledger; the rest is opt-in", () => {
+  it("shows time, caller, status, model, tokens, cost and latency on the ledger; the rest (feedback too) is opt-in", () => {
     const page = loadPageSchemas(providers).get("agent-turns")!;
     const shown = page.columns.filter((c) => !c.defaultHidden && !c.superAdminOnly).map((c) => c.field);
     expect(shown).toEqual([
@@ -76,7 +76,6 @@ describe("column and filter fields of the page format", () => {
       "outputTokens",
       "cost",
       "latencyMs",
-      "feedback",
     ]);
   });
 });
