@@ -36,8 +36,16 @@ const render = (turn: ChatTurn, locale: "en" | "zh" = "en") => {
   // biome-ignore lint/correctness/noChildrenProp: createElement's types want required children among the props
   return renderToStaticMarkup(createElement(I18nProvider, { locale, children: list }));
 };
-const button = (html: string, testId: string) =>
-  new RegExp(`<button[^>]*data-testid="${testId}"[^>]*>`).exec(html)?.[0] ?? null;
+/** The opening tag of the button with this test id, found by plain string search (no RegExp built from it). */
+function button(html: string, testId: string): string | null {
+  const at = html.indexOf(`data-testid="${testId}"`);
+  if (at === -1) return null;
+  const start = html.lastIndexOf("<button", at);
+  const end = html.indexOf(">", at);
+  // The attribute must sit inside a <button …> tag: no tag closes between the tag's start and it.
+  if (start === -1 || end === -1 || html.lastIndexOf(">", at) > start) return null;
+  return html.slice(start, end + 1);
+}
 
 describe("the drawer's feedback", () => {
   it("a press votes, changes the vote, or takes the pressed one back", () => {
