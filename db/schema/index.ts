@@ -13,6 +13,7 @@ export * from "./mcp";
 export * from "./members";
 export * from "./pipeline";
 export * from "./prompts";
+export * from "./reviews";
 export * from "./scores";
 export * from "./tenants";
 export * from "./turns";

@@ -13,6 +13,8 @@ export const membership = pgTable(
     role: membershipRole("role").notNull().default("member"),
     // A member an admin lets edit prompts: create versions and move labels other than `production`.
     promptEditor: boolean("prompt_editor").notNull().default(false),
+    // A member an admin lets work the review queues open to reviewers.
+    reviewer: boolean("reviewer").notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.userId] }), index("membership_user_idx").on(t.userId)],
