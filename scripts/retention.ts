@@ -7,6 +7,6 @@ await runCli(async (handle) => {
   await migrateDatabase(handle);
   const result = await applyRetention(handle.db);
   process.stdout.write(
-    `retention applied to ${result.tenants} tenants: ${result.turns} ledger rows, ${result.auditEvents} audit events, ${result.rollupRows} rollup rows, ${result.files} files deleted\n`,
+    `retention applied to ${result.tenants} tenants: ${result.turns} ledger rows, ${result.auditEvents} audit events, ${result.rollupRows} rollup rows, ${result.files} files, ${result.scores} scores, ${result.reviewItems} review items deleted\n`,
   );
 });

@@ -14,6 +14,9 @@ export type RetentionResult = {
   rollupRows: number;
   /** Files uploaded for the drawer (agent_files). */
   files: number;
+  /** Scores (feedback, API and eval scores) and review queue items written before the cutoff. */
+  scores: number;
+  reviewItems: number;
 };
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -49,6 +52,8 @@ export async function applyRetention(
     auditEvents: 0,
     rollupRows: 0,
     files: 0,
+    scores: 0,
+    reviewItems: 0,
   };
   if (tenants.length) {
     const longest = Math.max(...tenants.map((t) => t.days));
@@ -73,6 +78,19 @@ export async function applyRetention(
     result.rollupRows += await deleteInBatches(
       db,
       sql`delete from usage_daily where ctid in (select ctid from usage_daily where tenant_id = ${t.id} and day < ${cutoffDay}::date limit ${batch})`,
+      batch,
+    );
+    // A score or a review item is written after its turn started, so one written before the cutoff is of a turn
+    // deleted above: it goes too. (One written since may outlive its turn until its own day passes the cutoff;
+    // the pages show such a turn as gone.)
+    result.scores += await deleteInBatches(
+      db,
+      sql`delete from score where ctid in (select ctid from score where tenant_id = ${t.id} and created_at < ${at} limit ${batch})`,
+      batch,
+    );
+    result.reviewItems += await deleteInBatches(
+      db,
+      sql`delete from review_item where ctid in (select ctid from review_item where tenant_id = ${t.id} and created_at < ${at} limit ${batch})`,
       batch,
     );
     const fileDays = fileRetentionDays(t.days, opts.env);

@@ -3,6 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Database } from "@/db";
 import {
+  reviewItem,
+  reviewQueue,
+  score,
   sysAgentAudit,
   sysAgentMessage,
   sysAgentSession,
@@ -293,11 +296,26 @@ describe.each(testDbKinds)("the governance store on %s", (kind) => {
   it("retention deletes old ledger, audit and rollup rows, and keeps conversations", async () => {
     const id = await conversation();
     const { summary } = await run(agent([{ text: "old answer" }]).agent, id);
+    // The turn's feedback and its place in a review queue go with it; another tenant's (longer retention) stay.
+    const kept = crypto.randomUUID();
+    await db.insert(score).values([
+      { tenantId: acme, turnId: summary.turnId, name: "thumbs", type: "boolean", value: 0, source: "human" },
+      { tenantId: globex, turnId: kept, name: "thumbs", type: "boolean", value: 1, source: "human" },
+    ]);
+    const [queue] = await db
+      .insert(reviewQueue)
+      .values({ tenantId: acme, name: `retention-${kept}`, createdBy: kept })
+      .returning({ id: reviewQueue.id });
+    await db
+      .insert(reviewItem)
+      .values({ tenantId: acme, queueId: queue!.id, turnId: summary.turnId, reason: "thumbs_down" });
     await db.update(tenant).set({ retentionDays: 30 }).where(eq(tenant.id, acme));
     const in40Days = new Date(Date.now() + 40 * 24 * 3600_000);
     const result = await applyRetention(db, { now: in40Days, batchSize: 1 });
     // request, model_call, answer
-    expect(result).toMatchObject({ turns: 1, auditEvents: 3, rollupRows: 1 });
+    expect(result).toMatchObject({ turns: 1, auditEvents: 3, rollupRows: 1, scores: 1, reviewItems: 1 });
+    expect(await db.select({ turnId: score.turnId }).from(score)).toEqual([{ turnId: kept }]);
+    expect(await db.select().from(reviewItem).where(eq(reviewItem.queueId, queue!.id))).toEqual([]);
     await expect(getTurnOrThrow(db, { tenantId: acme, turnId: summary.turnId })).rejects.toThrow(
       "turn not found",
     );
