@@ -166,3 +166,28 @@ export function ChooseTenantNote({ message }: { message: string }) {
     </p>
   );
 }
+
+/** The look-back of a stats table: the last 7, 30 or 90 days. */
+export const STATS_DAYS = [7, 30, 90] as const;
+
+/** "Period: last N days", the stats tables' one control. */
+export function DaysSelect(props: { value: number; onChange: (days: number) => void }) {
+  const { t } = useI18n();
+  return (
+    <label className="inline-block">
+      <span className={LABEL}>{t("promptStats.days")}</span>
+      <select className={INPUT} value={props.value} onChange={(e) => props.onChange(Number(e.target.value))}>
+        {STATS_DAYS.map((d) => (
+          <option key={d} value={d}>
+            {t("promptStats.lastDays", { days: String(d) })}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** The grey block a table shows while its first answer loads. */
+export function LoadingBlock() {
+  return <div className="mt-3 h-24 animate-pulse rounded bg-slate-100 dark:bg-slate-800" aria-busy="true" />;
+}

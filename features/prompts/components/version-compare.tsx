@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { CARD, INPUT, LABEL } from "@/components/admin-kit/ui";
+import { CARD, DaysSelect, INPUT, LABEL, LoadingBlock } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import { Money } from "@/components/ui/money";
@@ -10,7 +10,6 @@ import { fetchJson } from "@/lib/client/api";
 import type { PromptSummaryView, VersionStatsView } from "../contracts";
 
 const promptPath = (name: string) => name.split("/").map(encodeURIComponent).join("/");
-const DAYS = [7, 30, 90];
 
 /** A percentage with one decimal. */
 const percent = (rate: number, locale: string) =>
@@ -83,21 +82,12 @@ export function VersionCompare({ prompt: fixed }: { prompt?: string }) {
             </select>
           </label>
         )}
-        <label>
-          <span className={LABEL}>{t("promptStats.days")}</span>
-          <select className={INPUT} value={days} onChange={(e) => setDays(Number(e.target.value))}>
-            {DAYS.map((d) => (
-              <option key={d} value={d}>
-                {t("promptStats.lastDays", { days: String(d) })}
-              </option>
-            ))}
-          </select>
-        </label>
+        <DaysSelect value={days} onChange={setDays} />
       </div>
       {!fixed && list.data && !list.data.prompts.length ? (
         <p className="mt-3 text-sm text-slate-500">{t("promptStats.none")}</p>
       ) : stats.loading && !stats.data ? (
-        <div className="mt-3 h-24 animate-pulse rounded bg-slate-100 dark:bg-slate-800" aria-busy="true" />
+        <LoadingBlock />
       ) : !versions.length ? (
         <p className="mt-3 text-sm text-slate-500" data-testid="prompt-compare-empty">
           {t("promptStats.noCalls")}

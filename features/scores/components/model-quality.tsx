@@ -1,15 +1,13 @@
 "use client";
 
 import { useState } from "react";
-import { CARD, INPUT, LABEL } from "@/components/admin-kit/ui";
+import { CARD, DaysSelect, LoadingBlock } from "@/components/admin-kit/ui";
 import { useLoad } from "@/components/admin-kit/use-load";
 import { useI18n } from "@/components/i18n";
 import { Money } from "@/components/ui/money";
 import { fetchJson } from "@/lib/client/api";
 import type { ModelQuality as ModelRow } from "../contracts";
 import { qualityText } from "./quality-text";
-
-const DAYS = [7, 30, 90];
 
 /** The tenant's models side by side (GET /api/scores/quality): calls and cost next to feedback and scores. */
 export function ModelQuality() {
@@ -31,18 +29,11 @@ export function ModelQuality() {
         {t("sc.quality.title")}
       </h2>
       <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{t("sc.quality.lead")}</p>
-      <label className="mt-3 inline-block">
-        <span className={LABEL}>{t("promptStats.days")}</span>
-        <select className={INPUT} value={days} onChange={(e) => setDays(Number(e.target.value))}>
-          {DAYS.map((d) => (
-            <option key={d} value={d}>
-              {t("promptStats.lastDays", { days: String(d) })}
-            </option>
-          ))}
-        </select>
-      </label>
+      <div className="mt-3">
+        <DaysSelect value={days} onChange={setDays} />
+      </div>
       {data.loading && !data.data ? (
-        <div className="mt-3 h-24 animate-pulse rounded bg-slate-100 dark:bg-slate-800" aria-busy="true" />
+        <LoadingBlock />
       ) : !models.length ? (
         <p className="mt-3 text-sm text-slate-500" data-testid="model-quality-empty">
           {t("sc.quality.none")}
