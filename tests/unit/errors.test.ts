@@ -32,6 +32,19 @@ describe("the error model", () => {
     expect(answer.body.error.message).toContain("req-3");
   });
 
+  it("answers a database that is away with 503 and Retry-After, and says nothing of its address", () => {
+    const driver = Object.assign(new Error("connect ECONNREFUSED 10.0.0.5:5432 postgres://u:secret@db"), {
+      code: "ECONNREFUSED",
+    });
+    const answer = toErrorResponse(new Error("Failed query: select …", { cause: driver }), "req-4");
+    expect(answer.status).toBe(503);
+    expect(answer.headers["retry-after"]).toBe("2");
+    expect(answer.body.error.code).toBe("unavailable");
+    expect(answer.body.error.message).toContain("briefly unavailable");
+    expect(JSON.stringify(answer.body)).not.toContain("secret");
+    expect(JSON.stringify(answer.body)).not.toContain("10.0.0.5");
+  });
+
   it("wrapped handlers answer bad JSON with 400 and thrown errors in the one shape", async () => {
     const handler = route(async (req) => Response.json(await readJson(req, z.object({ n: z.number() }))));
     const post = (body: string) =>

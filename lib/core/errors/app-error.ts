@@ -1,4 +1,5 @@
 import { ZodError } from "zod";
+import { DEPENDENCY_RETRY_AFTER_SECONDS, dependencyFailure } from "./dependency";
 
 /** The status of each of the app's own error codes (a failed model call's are in lib/pipeline/errors.ts). */
 export const ERROR_STATUS = {
@@ -63,9 +64,14 @@ export type ErrorBody = {
   error: { code: ErrorCode; message: string; fields?: FieldErrors; requestId: string };
 };
 
+/** What a caller is told while a dependency is away (its cause stays in the log). */
+export const unavailableMessage = (dependency: string) =>
+  `the service is briefly unavailable (${dependency === "redis" ? "its counter store" : "its database"} is not answering); retry in a few seconds`;
+
 /**
  * Turns any thrown value into the HTTP answer: our errors keep their code and message, zod failures become 422
- * with the fields, anything else a generic 500 whose detail is only in the log (found by the request id).
+ * with the fields, a dependency that is away (database, Redis) a 503 with Retry-After, anything else a generic 500
+ * whose detail is only in the log (found by the request id).
  */
 export function toErrorResponse(
   error: unknown,
@@ -93,6 +99,15 @@ export function toErrorResponse(
           requestId,
         },
       },
+    };
+  }
+  const away = dependencyFailure(error);
+  if (away) {
+    headers["retry-after"] = String(DEPENDENCY_RETRY_AFTER_SECONDS);
+    return {
+      status: 503,
+      headers,
+      body: { error: { code: "unavailable", message: unavailableMessage(away.dependency), requestId } },
     };
   }
   return {

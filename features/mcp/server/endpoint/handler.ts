@@ -15,6 +15,8 @@ import type { ToolRegistry } from "@/lib/agent/registry";
 import { DEFAULT_AGENT_CONFIG } from "@/lib/agent/service";
 import type { ToolGuardrails } from "@/lib/agent/tool-guardrails";
 import { checkApiKey, keyExpiredMessage, type ResolvedKey } from "@/lib/auth/api-keys";
+import { unavailableMessage } from "@/lib/core/errors/app-error";
+import { DEPENDENCY_RETRY_AFTER_SECONDS, dependencyFailure } from "@/lib/core/errors/dependency";
 import { log } from "@/lib/core/process/log";
 import { appBodyLimits, BodyRefused, parseJsonWithin, readBodyText } from "@/lib/http/limits";
 import { expectedOrigin, sameOrigin } from "@/lib/http/same-origin";
@@ -52,8 +54,16 @@ export function createMcpHandler(deps: McpServerDeps): (req: Request) => Promise
     try {
       res = await answer(req, deps, requestId);
     } catch (error) {
-      log.error({ err: error, requestId }, "/mcp request failed");
-      res = rpcError(500, ErrorCode.InternalError, `internal error (request id ${requestId})`);
+      const away = dependencyFailure(error);
+      if (away) {
+        log.warn({ err: error, requestId, ...away }, "/mcp request refused: dependency unavailable");
+        res = rpcError(503, ErrorCode.InternalError, unavailableMessage(away.dependency), {
+          "retry-after": String(DEPENDENCY_RETRY_AFTER_SECONDS),
+        });
+      } else {
+        log.error({ err: error, requestId }, "/mcp request failed");
+        res = rpcError(500, ErrorCode.InternalError, `internal error (request id ${requestId})`);
+      }
     }
     res.headers.set("x-request-id", requestId);
     return res;
@@ -151,6 +161,14 @@ function mcpServer(
         return await handler(...args);
       } catch (error) {
         if (error instanceof RpcError) throw error;
+        const away = dependencyFailure(error);
+        if (away) {
+          log.warn(
+            { err: error, requestId: http.requestId, ...away },
+            "/mcp call refused: dependency unavailable",
+          );
+          throw new RpcError(ErrorCode.InternalError, unavailableMessage(away.dependency));
+        }
         log.error({ err: error, requestId: http.requestId }, "/mcp request failed");
         throw new RpcError(ErrorCode.InternalError, `internal error (request id ${http.requestId})`);
       }

@@ -1,0 +1,76 @@
+// Which failures mean "a dependency is away" (the database or Redis refused, reset, hung up, or timed out) rather
+// than a bug: those are answered 503 with Retry-After, in the caller's dialect, so clients that retry on 503 (the
+// SDKs do) come back, where a 500 makes them give up. Classified by error codes (postgres-js, node:net, PostgreSQL
+// SQLSTATE, ioredis), never by class names (production minifies them).
+
+export type Dependency = "database" | "redis";
+export type DependencyFailure = { dependency: Dependency; cause: string };
+
+/** Seconds a caller is told to wait before retrying while a dependency is away. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
+
+// node:net and postgres-js's own connection errors.
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_DESTROYED",
+  "CONNECTION_ENDED",
+]);
+// PostgreSQL: class 08 (connection exception), 53300 too_many_connections, 57P01–57P03 (admin shutdown, crash
+// shutdown, cannot connect now: a server stopping or starting), 57014 query_canceled (our statement timeout),
+// 25006 read_only_sql_transaction (a promoted replica's old primary), 40001/40P01 are not here (retried in place).
+const SQLSTATE_CODES = new Set(["53300", "57P01", "57P02", "57P03", "57014", "25006"]);
+// ioredis: a command refused because the connection is down and offline queueing is off, or gave up retrying.
+const REDIS_MESSAGES = [
+  "Connection is closed",
+  "Stream isn't writeable",
+  "Reached the max retries per request",
+];
+
+/** Marks an error as a dependency's outage (a deadline of our own, e.g. a Redis call that took too long). */
+export class DependencyError extends Error {
+  readonly dependencyFailure: DependencyFailure;
+  constructor(dependency: Dependency, cause: string, message = `${dependency} unavailable: ${cause}`) {
+    super(message);
+    this.dependencyFailure = { dependency, cause };
+  }
+}
+
+type Inspectable = {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  dependencyFailure?: unknown;
+  errors?: unknown;
+};
+
+/**
+ * The dependency an error says is away, or null when it is something else. Follows `cause` (Drizzle wraps the
+ * driver's error) and AggregateError's `errors` (a connect to several addresses) a few levels deep.
+ */
+export function dependencyFailure(error: unknown, depth = 0): DependencyFailure | null {
+  if (!error || typeof error !== "object" || depth > 5) return null;
+  const e = error as Inspectable;
+  const marked = e.dependencyFailure as DependencyFailure | undefined;
+  if (marked && typeof marked === "object" && typeof marked.dependency === "string") return marked;
+  const code = typeof e.code === "string" ? e.code : "";
+  const message = typeof e.message === "string" ? e.message : "";
+  if (code && SQLSTATE_CODES.has(code)) return { dependency: "database", cause: code };
+  if (code.length === 5 && code.startsWith("08")) return { dependency: "database", cause: code };
+  if (REDIS_MESSAGES.some((m) => message.includes(m))) return { dependency: "redis", cause: "connection" };
+  // A network error with no more said is the database's: the Redis paths mark their own (DependencyError).
+  if (code && NETWORK_CODES.has(code)) return { dependency: "database", cause: code };
+  if (Array.isArray(e.errors))
+    for (const inner of e.errors.slice(0, 5)) {
+      const found = dependencyFailure(inner, depth + 1);
+      if (found) return found;
+    }
+  return dependencyFailure(e.cause, depth + 1);
+}
