@@ -6,6 +6,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "@/db";
 import { apiKey, tenant } from "@/db/schema";
 import { type KeyEvent, type KeyEventSink, publishKeyEvent } from "@/lib/auth/key-events";
+import { dependencyFailure } from "@/lib/core/errors/dependency";
 import { processSlot } from "@/lib/core/process/process-state";
 
 const PREFIX = "tg_";
@@ -13,6 +14,24 @@ const CACHE_MS = 30_000;
 const UNWATCHED_CACHE_MS = 2_000;
 /** How long a secret no key has is remembered as unknown (never longer than a live key). */
 const MISS_CACHE_MS = 30_000;
+/**
+ * The default of KEY_CACHE_STALE_SECONDS: while the database does not answer, a key this process found live within
+ * this long keeps working from its cache (a revocation heard before the outage still holds: it removed the entry).
+ */
+export const DEFAULT_KEY_STALE_SECONDS = 60;
+
+/** KEY_CACHE_STALE_SECONDS (0 to 3600; 0: never serve a key the database cannot confirm), else the default. */
+export function keyStaleSecondsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.KEY_CACHE_STALE_SECONDS?.trim();
+  if (!raw) return DEFAULT_KEY_STALE_SECONDS;
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 3600)
+    throw new Error(
+      `KEY_CACHE_STALE_SECONDS must be a whole number of seconds from 0 to 3600 (got ${JSON.stringify(raw.slice(0, 20))})`,
+    );
+  return seconds;
+}
+
 /** The default of API_KEY_CACHE_SIZE: live keys remembered per process, and as many unknown secrets again. */
 export const DEFAULT_KEY_CACHE_SIZE = 10_000;
 
@@ -76,14 +95,21 @@ class Lru<T> {
   get size(): number {
     return this.map.size;
   }
-  /** The value stored for `key` under `ttlMs`, or undefined; an expired entry is dropped. */
+  /**
+   * The value stored for `key` under `ttlMs`, or undefined. An expired entry stays (for `stale`) until it is
+   * written again, cleared, or pushed out as the least recently used.
+   */
   get(key: string, ttlMs: number, now: number): T | undefined {
     const entry = this.map.get(key);
-    if (!entry) return undefined;
+    if (!entry || entry.at + ttlMs <= now) return undefined;
     this.map.delete(key);
-    if (entry.at + ttlMs <= now) return undefined;
     this.map.set(key, entry);
     return entry.value;
+  }
+  /** The value stored for `key` within `maxAgeMs`, fresh or not (what is served while its source is away). */
+  stale(key: string, maxAgeMs: number, now: number): T | undefined {
+    const entry = this.map.get(key);
+    return entry && entry.at + maxAgeMs > now ? entry.value : undefined;
   }
   set(key: string, value: T, now: number): void {
     this.map.delete(key);
@@ -105,6 +131,8 @@ export type KeyCacheOptions = {
   missTtlMs?: number;
   /** Live keys kept, least recently used first out; as many unknown secrets again (API_KEY_CACHE_SIZE). */
   maxEntries?: number;
+  /** How long after it was last read a live key still works while the database does not answer (0: never). */
+  staleMs?: number;
 };
 
 /**
@@ -154,18 +182,27 @@ export class ApiKeyCache implements KeyEventSink {
     if (hit) return checkAt(hit, now);
     if (this.misses.get(hash, Math.min(ttl, this.ttl.missTtlMs ?? MISS_CACHE_MS), now)) return UNKNOWN;
     const generation = this.generation;
-    const [row] = await db
-      .select({
-        id: apiKey.id,
-        tenantId: apiKey.tenantId,
-        createdBy: apiKey.createdBy,
-        allowedTools: apiKey.allowedTools,
-        expiresAt: apiKey.expiresAt,
-      })
-      .from(apiKey)
-      .innerJoin(tenant, eq(tenant.id, apiKey.tenantId))
-      .where(and(eq(apiKey.secretHash, hash), isNull(apiKey.revokedAt), eq(tenant.disabled, false)))
-      .limit(1);
+    let row: (Omit<ResolvedKey, "expiresAt"> & { expiresAt: Date | null }) | undefined;
+    try {
+      [row] = await db
+        .select({
+          id: apiKey.id,
+          tenantId: apiKey.tenantId,
+          createdBy: apiKey.createdBy,
+          allowedTools: apiKey.allowedTools,
+          expiresAt: apiKey.expiresAt,
+        })
+        .from(apiKey)
+        .innerJoin(tenant, eq(tenant.id, apiKey.tenantId))
+        .where(and(eq(apiKey.secretHash, hash), isNull(apiKey.revokedAt), eq(tenant.disabled, false)))
+        .limit(1);
+    } catch (error) {
+      // The database is away: a key found live lately keeps working (its expiry still checked to the ms); any
+      // other secret gets the outage's 503 (thrown on), never a 401 that would tell a valid key it is wrong.
+      const stale = this.keys.stale(hash, this.ttl.staleMs ?? DEFAULT_KEY_STALE_SECONDS * 1000, now);
+      if (stale && dependencyFailure(error)) return checkAt(stale, now);
+      throw error;
+    }
     const key: ResolvedKey | null = row ? { ...row, expiresAt: row.expiresAt?.getTime() ?? null } : null;
     if (generation === this.generation) {
       if (key) this.keys.set(hash, key, now);
@@ -210,7 +247,10 @@ export class ApiKeyCache implements KeyEventSink {
 /** This process's key cache (its revocation feed is started with the server: startKeyEvents). */
 export function processKeyCache(): ApiKeyCache {
   // Once per process, so a revocation in one route's bundle clears the cache the /v1 route reads.
-  return processSlot("keys.cache", () => new ApiKeyCache({ maxEntries: keyCacheSizeFromEnv() }));
+  return processSlot(
+    "keys.cache",
+    () => new ApiKeyCache({ maxEntries: keyCacheSizeFromEnv(), staleMs: keyStaleSecondsFromEnv() * 1000 }),
+  );
 }
 
 /** The live key for a secret, or null (unknown, revoked, expired, or its tenant disabled), through the process's cache. */

@@ -5,6 +5,7 @@ import {
   ApiKeyCache,
   DEFAULT_KEY_CACHE_SIZE,
   keyCacheSizeFromEnv,
+  keyStaleSecondsFromEnv,
   newSecret,
   type ResolvedKey,
 } from "@/lib/auth/api-keys";
@@ -12,7 +13,7 @@ import {
 const KEY: ResolvedKey = { id: "k1", tenantId: "t1", createdBy: "u1", allowedTools: null, expiresAt: null };
 
 /** A database that answers the key lookup with `answer()` and counts the lookups. */
-function fakeDb(answer: () => ResolvedKey[]) {
+function fakeDb(answer: () => ResolvedKey[] | Promise<ResolvedKey[]>) {
   const calls = { lookups: 0 };
   const chain = {
     from: () => chain,
@@ -116,5 +117,67 @@ describe("the API-key cache under a flood of random bearer tokens", () => {
         /API_KEY_CACHE_SIZE must be a positive integer/,
       );
     }
+  });
+
+  describe("while the database is away", () => {
+    const down = () =>
+      Promise.reject(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
+
+    it("serves a key found live within the stale window, then refuses with the outage (never a 401)", async () => {
+      let away = false;
+      const { db } = fakeDb(() => (away ? down() : [KEY]));
+      const cache = new ApiKeyCache({ staleMs: 60_000 });
+      cache.watching(true);
+      const secret = newSecret();
+      expect(await cache.find(db, secret, 0)).toEqual(KEY);
+      away = true;
+      // Past the 30 s cache, the lookup fails: the key still works from the entry until 60 s after it was read.
+      expect(await cache.find(db, secret, 45_000)).toEqual(KEY);
+      expect(await cache.find(db, secret, 59_999)).toEqual(KEY);
+      await expect(cache.find(db, secret, 60_000)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+      // A secret the cache never saw: the outage, not "unknown key".
+      await expect(cache.find(db, newSecret(), 1_000)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+    });
+
+    it("keeps a revocation heard before the outage, and a key's expiry, and serves nothing on other errors", async () => {
+      let answer: () => ResolvedKey[] | Promise<ResolvedKey[]> = () => [KEY];
+      const { db } = fakeDb(() => answer());
+      const cache = new ApiKeyCache({ staleMs: 60_000 });
+      cache.watching(true);
+      const revoked = newSecret();
+      await cache.find(db, revoked, 0);
+      cache.apply({ kind: "key", keyId: KEY.id } as never);
+      answer = down;
+      await expect(cache.find(db, revoked, 40_000)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+
+      answer = () => [{ ...KEY, id: "k2", expiresAt: new Date(50_000) } as unknown as ResolvedKey];
+      const expiring = newSecret();
+      await cache.find(db, expiring, 0);
+      answer = down;
+      expect(await cache.find(db, expiring, 40_000)).toMatchObject({ id: "k2" });
+      expect(await cache.check(db, expiring, 50_000)).toMatchObject({ status: "expired" });
+
+      // A bug is not an outage: it is thrown on, the stale entry unused.
+      answer = () => Promise.reject(new TypeError("bad row"));
+      await expect(cache.find(db, expiring, 40_000)).rejects.toThrow("bad row");
+
+      const off = new ApiKeyCache({ staleMs: 0 });
+      answer = () => [KEY];
+      const secret = newSecret();
+      await off.find(db, secret, 0);
+      answer = down;
+      await expect(off.find(db, secret, 31_000)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+    });
+
+    it("reads the window from KEY_CACHE_STALE_SECONDS, refusing nonsense", () => {
+      expect(keyStaleSecondsFromEnv({} as NodeJS.ProcessEnv)).toBe(60);
+      expect(keyStaleSecondsFromEnv({ KEY_CACHE_STALE_SECONDS: "0" } as unknown as NodeJS.ProcessEnv)).toBe(
+        0,
+      );
+      for (const bad of ["-1", "1.5", "3601", "soon"])
+        expect(() =>
+          keyStaleSecondsFromEnv({ KEY_CACHE_STALE_SECONDS: bad } as unknown as NodeJS.ProcessEnv),
+        ).toThrow(/KEY_CACHE_STALE_SECONDS must be/);
+    });
   });
 });
