@@ -32,6 +32,7 @@ export default async function HomePage() {
     superAdmin: auth.user.isSuperAdmin,
     member: !!auth.tenant,
     promptEditor: auth.tenant?.promptEditor ?? false,
+    reviewer: auth.tenant?.reviewer ?? false,
   });
   const scope = auth.tenant
     ? t("home.activeTenant", { tenant: auth.tenant.name, role: t(`role.${auth.tenant.role}`) })

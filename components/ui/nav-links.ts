@@ -45,6 +45,8 @@ export function navGroups(who: {
   superAdmin: boolean;
   member?: boolean;
   promptEditor?: boolean;
+  /** A member an admin gave the reviewer right (the review queue pages add their link by it). */
+  reviewer?: boolean;
 }): NavGroup[] {
   if (!who.tenantAdmin && !who.superAdmin)
     return who.member

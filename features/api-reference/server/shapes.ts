@@ -68,6 +68,7 @@ export const tenantAccess = z.looseObject({
   slug: z.string(),
   role: z.enum(["member", "admin"]),
   promptEditor: z.boolean(),
+  reviewer: z.boolean(),
 });
 
 export const userContext = z.object({
@@ -102,6 +103,7 @@ export const memberView = z.looseObject({
   name: z.string(),
   role: z.enum(["member", "admin"]),
   promptEditor: z.boolean(),
+  reviewer: z.boolean(),
   joinedAt: isoTime,
 });
 
