@@ -1,5 +1,6 @@
 // The review-queue routes as the browser calls them.
 import type { z } from "zod";
+import type { ScoreConfigView } from "@/features/scores/contracts";
 import { fetchJson, sendJson } from "@/lib/client/api";
 import type {
   ReviewDatasetAdd,
@@ -29,6 +30,11 @@ export const reviewItemHref = (queueId: string, itemId: string) =>
 export const QUEUES_PAGE = "/dev/admin/reviews";
 export const queueHref = (queueId: string) => `${QUEUES_PAGE}/${encodeURIComponent(queueId)}`;
 
+/** A dataset the reviewer may add an item's turn to (the tenant's live eval datasets). */
+export type ReviewDataset = { id: string; name: string };
+/** The evaluations' dataset page, where an added item shows. */
+export const datasetHref = (id: string) => `/dev/agent/evals/datasets/${encodeURIComponent(id)}`;
+
 export const reviewsApi = {
   list: (signal?: AbortSignal) => fetchJson<ReviewQueueList>(BASE, signal),
   create: (input: z.input<typeof reviewQueueInput>) =>
@@ -44,6 +50,14 @@ export const reviewsApi = {
     if (query.cursor) params.set("cursor", query.cursor);
     return fetchJson<ReviewItemPage>(one(id, `/items?${params}`), signal);
   },
+  /** The tenant's score configs and eval datasets, which a queue's form picks from (admins' routes). */
+  scoreConfigs: (signal?: AbortSignal) =>
+    fetchJson<{ configs: ScoreConfigView[] }>("/api/score-configs", signal),
+  datasets: (signal?: AbortSignal) =>
+    fetchJson<{ datasets: { id: string; name: string; archived?: boolean }[] }>(
+      "/api/evals/datasets",
+      signal,
+    ),
   next: (id: string) => sendJson<ReviewNext>("POST", one(id, "/next"), {}),
   done: (id: string, itemId: string, input: z.input<typeof reviewDoneInput>) =>
     sendJson<ReviewDone>("POST", item(id, itemId, "/done"), input),

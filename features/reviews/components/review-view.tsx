@@ -5,10 +5,8 @@ import { useRouter } from "next/navigation";
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { BUTTON, CARD, ErrorNote, INPUT, LABEL, PRIMARY } from "@/components/admin-kit/ui";
 import { useI18n } from "@/components/i18n";
-import type { DatasetSummary } from "@/features/evals/client";
-import { datasetHref } from "@/features/evals/client";
 import { type ApiError, toApiError } from "@/lib/client/api";
-import { reviewItemHref, reviewsApi } from "../client";
+import { datasetHref, type ReviewDataset, reviewItemHref, reviewsApi } from "../client";
 import { REVIEW_ERROR_CODES, type ReviewClaim } from "../contracts";
 import {
   activeField,
@@ -135,7 +133,7 @@ export function ReviewView(props: {
   item: Pick<ReviewClaim, "id" | "turnId" | "reason"> & { leaseUntil: string | null };
   open: number;
   fields: ScoreField[];
-  datasets: DatasetSummary[];
+  datasets: ReviewDataset[];
   backHref: string;
   replay: ReactNode;
 }) {

@@ -1,6 +1,7 @@
 /** Messages of the review queues: the admin pages, the focused review view and the home's tile. */
 export const en = {
   "nav.reviews": "Review queues",
+  "nav.review": "Review",
   "rv.title": "Review queues",
   "rv.lead":
     "Queues of turns for people to review: rules fill them from the ledger (thumbs down, failed, guardrail hits, low scores, a random sample), and each item is reviewed once, by one reviewer, with the queue's scores.",
@@ -121,12 +122,11 @@ export const en = {
   "rv.home.none": "Nothing waiting for review.",
   "rv.home.openCount": "{n} open",
   "rv.home.link": "Review queues",
-  "members.reviewer": "Reviewer",
-  "members.reviewerHint": "May work the review queues open to reviewers.",
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
   "nav.reviews": "审阅队列",
+  "nav.review": "审阅",
   "rv.title": "审阅队列",
   "rv.lead":
     "供人工审阅的轮次队列：规则从账本中填充（点踩、失败、触发护栏、低分、随机抽样），每个条目由一位审阅者按队列的评分审阅一次。",
@@ -245,6 +245,4 @@ export const zh: Record<keyof typeof en, string> = {
   "rv.home.none": "没有等待审阅的条目。",
   "rv.home.openCount": "{n} 个待审",
   "rv.home.link": "审阅队列",
-  "members.reviewer": "审阅者",
-  "members.reviewerHint": "可以处理向审阅者开放的审阅队列。",
 };
