@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
+  bodyOf,
+  draftOf,
+  EMPTY_QUEUE,
+  newRule,
+  type QueueDraft,
+  type RuleDraft,
+} from "@/features/reviews/components/queue-form-state";
+import {
   activeField,
   answerYesNo,
   fieldsOf,
@@ -148,6 +156,80 @@ describe("review shortcuts", () => {
     expect(reviewKeyAction(press("Enter", { targetTag: "A" }))).toBeNull();
     expect(reviewKeyAction(press("Enter", { targetTag: "BUTTON", targetIsOption: true }))).toEqual({
       type: "submit",
+    });
+  });
+});
+
+describe("the queue form's body", () => {
+  const draft = (over: Partial<QueueDraft> = {}): QueueDraft => ({
+    ...EMPTY_QUEUE,
+    name: "Bad answers",
+    ...over,
+  });
+
+  it("sends each rule with only its own fields, an empty dataset as null and the lease as a number", () => {
+    const rules: RuleDraft[] = [
+      { ...newRule("score_below"), name: "stars", threshold: " 2.5 ", percent: "10" },
+      { ...newRule("sample"), percent: "100", source: "api", alias: " offline-demo " },
+      { ...newRule("sample"), percent: "5" },
+      newRule("thumbs_down"),
+    ];
+    expect(bodyOf(draft({ rules, scoreNames: ["thumbs"], leaseSeconds: "120" }), "nan")).toEqual({
+      ok: true,
+      body: {
+        name: "Bad answers",
+        rules: [
+          { type: "score_below", name: "stars", threshold: 2.5 },
+          { type: "sample", percent: 100, source: "api", alias: "offline-demo" },
+          { type: "sample", percent: 5 },
+          { type: "thumbs_down" },
+        ],
+        reviewers: "admins",
+        scoreNames: ["thumbs"],
+        datasetId: null,
+        leaseSeconds: 120,
+      },
+    });
+  });
+
+  it("says which inputs hold no number before sending anything", () => {
+    const rules = [
+      { ...newRule("score_below"), name: "stars", threshold: "" },
+      { ...newRule("sample"), percent: "x" },
+    ];
+    expect(bodyOf(draft({ rules, leaseSeconds: "ten" }), "a number")).toEqual({
+      ok: false,
+      fields: {
+        "rules.0.threshold": ["a number"],
+        "rules.1.percent": ["a number"],
+        leaseSeconds: ["a number"],
+      },
+    });
+  });
+
+  it("starts an edit from the saved queue", () => {
+    const d = draftOf({
+      id: "q",
+      name: "Q",
+      description: null,
+      rules: [{ type: "sample", percent: 20, alias: "gpt" }, { type: "failed" }],
+      reviewers: "reviewers",
+      scoreNames: ["thumbs"],
+      datasetId: null,
+      leaseSeconds: 300,
+      filledUntil: null,
+      archivedAt: null,
+      createdAt: "",
+      updatedAt: "",
+      counts: { open: 0, claimed: 0, done: 0 },
+    });
+    expect(d.rules.map((r) => [r.type, r.percent, r.alias])).toEqual([
+      ["sample", "20", "gpt"],
+      ["failed", "10", ""],
+    ]);
+    expect(bodyOf(d, "n")).toMatchObject({
+      ok: true,
+      body: { rules: [{ type: "sample", percent: 20, alias: "gpt" }, { type: "failed" }] },
     });
   });
 });

@@ -107,7 +107,8 @@ export const en = {
   "rv.view.leaseLost":
     "Your hold on this item ran out and someone else took it (or it was done meanwhile): your scores were not saved.",
   "rv.view.takeNext": "Take the next item",
-  "rv.view.replayError": "The turn could not be shown: {message}",
+  "rv.view.turnGone":
+    "This turn is no longer in the ledger (its month was archived, or retention removed it): skip it, or score it from what the queue shows.",
   "rv.view.keys": "Keyboard shortcuts",
   "rv.view.keysHint": "Press ? for keyboard shortcuts",
   "rv.view.close": "Close",
@@ -230,7 +231,8 @@ export const zh: Record<keyof typeof en, string> = {
   "rv.view.range": "{name}：超出其范围。",
   "rv.view.leaseLost": "您对此条目的保留已过期，已被他人领取（或已被完成）：您的评分未保存。",
   "rv.view.takeNext": "领取下一个条目",
-  "rv.view.replayError": "无法显示该轮次：{message}",
+  "rv.view.turnGone":
+    "该轮次已不在账本中（其月份已归档，或被保留策略删除）：请跳过，或根据队列所示信息评分。",
   "rv.view.keys": "键盘快捷键",
   "rv.view.keysHint": "按 ? 查看键盘快捷键",
   "rv.view.close": "关闭",
