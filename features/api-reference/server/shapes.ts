@@ -30,6 +30,10 @@ export const appError = z.object({
       .record(z.string(), z.array(z.string()))
       .optional()
       .describe("422 (and some 409s): the messages for each field, by its path (`items.0.input`)"),
+    reason: z
+      .string()
+      .optional()
+      .describe("some 409s: a finer code, such as review_lease_lost or review_item_done"),
     requestId: z.string().describe("the x-request-id of the answer, to quote to an operator"),
   }),
 });
