@@ -25,7 +25,7 @@ export type ReviewQueueHead = { id: string; name: string; datasetId: string | nu
 
 const LOST_CODES: readonly string[] = [REVIEW_ERROR_CODES.leaseLost, REVIEW_ERROR_CODES.itemDone];
 /** A 409 saying the item is no longer the caller's: its lease ran out and another took it, or it is done. */
-const isLeaseLost = (error: ApiError) => error.status === 409 && LOST_CODES.includes(error.code ?? "");
+const isLeaseLost = (error: ApiError) => error.status === 409 && LOST_CODES.includes(error.reason ?? "");
 
 function useTime() {
   const { locale } = useI18n();
