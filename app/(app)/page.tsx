@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { navGroups } from "@/components/ui/nav-links";
-import { AdminHomeTiles, MemberHomeTiles } from "@/features/home/components";
+import { AdminHomeTiles, MemberHomeTiles, ReviewItemsTile } from "@/features/home/components";
 import { readAdminHome, readMemberHome } from "@/features/home/server";
+import { listQueues, reviewerOf } from "@/features/reviews/server";
 import { isTenantAdmin } from "@/lib/auth/guards";
 import { requireUser } from "@/lib/auth/page-guards";
 import type { MessageKey } from "@/lib/i18n/messages";
@@ -32,6 +33,7 @@ export default async function HomePage() {
     superAdmin: auth.user.isSuperAdmin,
     member: !!auth.tenant,
     promptEditor: auth.tenant?.promptEditor ?? false,
+    reviewer: auth.tenant?.reviewer ?? false,
   });
   const scope = auth.tenant
     ? t("home.activeTenant", { tenant: auth.tenant.name, role: t(`role.${auth.tenant.role}`) })
@@ -46,6 +48,16 @@ export default async function HomePage() {
       : [null, await readMemberHome(sources, auth)]
     : [null, null];
   const day = adminHome?.today ?? memberHome?.today;
+  // The review queues the viewer may work (an admin: every live queue; a reviewer: those open to reviewers).
+  const reviewQueues =
+    auth.tenant && (admin || auth.tenant.reviewer)
+      ? (await listQueues(await app.db(), reviewerOf(auth))).map((q) => ({
+          id: q.id,
+          name: q.name,
+          open: q.counts.open,
+        }))
+      : null;
+  const reviewTile = reviewQueues && <ReviewItemsTile queues={reviewQueues} t={t} locale={locale} />;
   return (
     <div className="space-y-8">
       {auth.tenant ? (
@@ -82,8 +94,8 @@ export default async function HomePage() {
           </ul>
         </>
       )}
-      {adminHome && <AdminHomeTiles home={adminHome} t={t} locale={locale} />}
-      {memberHome && <MemberHomeTiles home={memberHome} t={t} locale={locale} />}
+      {adminHome && <AdminHomeTiles home={adminHome} t={t} locale={locale} extra={reviewTile} />}
+      {memberHome && <MemberHomeTiles home={memberHome} t={t} locale={locale} extra={reviewTile} />}
       {groups.length > 0 && (
         <section>
           {admin && <h2 className="mb-2 font-semibold">{t("home.adminPages")}</h2>}

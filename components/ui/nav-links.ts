@@ -17,6 +17,7 @@ const ADMIN: (NavLink & { superAdminOnly?: true })[] = [
   { href: "/dev/admin/limits", label: "nav.limits" },
   { href: "/dev/admin/alerts", label: "nav.alerts" },
   { href: "/dev/admin/scores", label: "nav.scores" },
+  { href: "/dev/admin/reviews", label: "nav.reviews" },
   { href: "/dev/admin/guardrails", label: "nav.guardrails" },
   { href: "/dev/admin/routing", label: "nav.routing" },
   { href: "/dev/admin/mcp", label: "nav.mcp" },
@@ -35,9 +36,12 @@ const WORKSPACE: NavLink[] = [
 ];
 /** What a prompt editor (a member an admin marked) opens besides: the evaluations. */
 const EDITOR: NavLink[] = [{ href: "/dev/agent/evals", label: "nav.evals" }];
+/** What a reviewer (a member an admin gave the reviewer right) opens besides: the queues they may work. */
+const REVIEWER: NavLink[] = [{ href: "/review", label: "nav.review" }];
 
 /**
- * The groups a user sees: a member of a tenant the workspace (prompts, and evaluations for a prompt editor), a
+ * The groups a user sees: a member of a tenant the workspace (prompts, evaluations for a prompt editor, the review
+ * queues for a reviewer), a
  * tenant admin Usage and Admin, and the super admin the tenants page too. Someone with no tenant sees none.
  */
 export function navGroups(who: {
@@ -45,6 +49,8 @@ export function navGroups(who: {
   superAdmin: boolean;
   member?: boolean;
   promptEditor?: boolean;
+  /** A member an admin gave the reviewer right (the review queue pages add their link by it). */
+  reviewer?: boolean;
 }): NavGroup[] {
   if (!who.tenantAdmin && !who.superAdmin)
     return who.member
@@ -52,7 +58,7 @@ export function navGroups(who: {
           {
             key: "workspace",
             label: "nav.workspace",
-            links: who.promptEditor ? [...WORKSPACE, ...EDITOR] : WORKSPACE,
+            links: [...WORKSPACE, ...(who.promptEditor ? EDITOR : []), ...(who.reviewer ? REVIEWER : [])],
           },
         ]
       : [];

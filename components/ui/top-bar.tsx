@@ -20,6 +20,7 @@ export async function TopBar({ auth, drawerToggle }: { auth: UserContext; drawer
     superAdmin: auth.user.isSuperAdmin,
     member: !!auth.tenant,
     promptEditor: auth.tenant?.promptEditor ?? false,
+    reviewer: auth.tenant?.reviewer ?? false,
   });
   return (
     <TopBarFrame

@@ -12,12 +12,19 @@ export const changeRoleInput = z.object({ role });
 /** Whether a member may create prompt versions and move labels other than `production` (admins may by role). */
 export const setPromptEditorInput = z.object({ promptEditor: z.boolean("true or false") });
 
-/** PATCH /api/admin/members/:userId: a new role, the prompt editor flag, or both. */
+/** Whether a member may work the review queues open to reviewers (admins may work every queue by role). */
+export const setReviewerInput = z.object({ reviewer: z.boolean("true or false") });
+
+/** PATCH /api/admin/members/:userId: a new role, the prompt editor flag, the reviewer flag, or several. */
 export const changeMemberInput = z
-  .object({ role: role.optional(), promptEditor: z.boolean("true or false").optional() })
+  .object({
+    role: role.optional(),
+    promptEditor: z.boolean("true or false").optional(),
+    reviewer: z.boolean("true or false").optional(),
+  })
   .strict()
-  .refine((v) => v.role !== undefined || v.promptEditor !== undefined, {
-    message: "give role and/or promptEditor",
+  .refine((v) => v.role !== undefined || v.promptEditor !== undefined || v.reviewer !== undefined, {
+    message: "give role, promptEditor and/or reviewer",
     path: ["role"],
   });
 
@@ -49,6 +56,7 @@ export type MemberView = {
   name: string;
   role: Role;
   promptEditor: boolean;
+  reviewer: boolean;
   joinedAt: Date;
 };
 

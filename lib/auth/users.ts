@@ -10,6 +10,8 @@ export type TenantAccess = {
   slug: string;
   role: MembershipRole;
   promptEditor: boolean;
+  /** Whether they may work the review queues open to reviewers (admins work every queue by role). */
+  reviewer: boolean;
 };
 
 /** Who is asking, resolved from the database on every request (the session cookie only names the user). */
@@ -54,7 +56,7 @@ export async function loadUserContext(
           .select({ id: tenant.id, name: tenant.name, slug: tenant.slug })
           .from(tenant)
           .orderBy(asc(tenant.name))
-      ).map((t) => ({ ...t, role: "admin" as const, promptEditor: true }))
+      ).map((t) => ({ ...t, role: "admin" as const, promptEditor: true, reviewer: true }))
     : await db
         .select({
           id: tenant.id,
@@ -62,6 +64,7 @@ export async function loadUserContext(
           slug: tenant.slug,
           role: membership.role,
           promptEditor: sql<boolean>`(${membership.role} = 'admin' or ${membership.promptEditor})`,
+          reviewer: sql<boolean>`(${membership.role} = 'admin' or ${membership.reviewer})`,
         })
         .from(membership)
         .innerJoin(tenant, eq(tenant.id, membership.tenantId))

@@ -28,7 +28,8 @@ export type ChangeObject =
   | "run_ceiling"
   | "alert_rule"
   | "alert_channel"
-  | "score_config";
+  | "score_config"
+  | "review_queue";
 
 export type Change = {
   tenantId: string;

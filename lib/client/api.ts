@@ -7,21 +7,23 @@ type ErrorDetail = ErrorBody["error"];
 /**
  * A failed call to one of our routes: its HTTP status (0 when the network failed or the answer never came) and
  * what the server's error body said: the message, its code, the messages per field (422, some 409s) and the
- * request id to quote to an operator.
+ * request id to quote to an operator; `reason` tells apart two answers of one status (some 409s).
  */
 export class ApiError extends Error {
   readonly code?: string;
+  readonly reason?: string;
   readonly fields: FieldErrors;
   readonly requestId?: string;
 
   constructor(
     readonly status: number,
     message: string,
-    detail: { code?: string; fields?: FieldErrors; requestId?: string } = {},
+    detail: { code?: string; reason?: string; fields?: FieldErrors; requestId?: string } = {},
   ) {
     super(message);
     this.name = "ApiError";
     this.code = detail.code;
+    this.reason = detail.reason;
     this.fields = detail.fields ?? {};
     this.requestId = detail.requestId;
   }
@@ -48,6 +50,7 @@ export async function errorFromResponse(res: Response): Promise<ApiError> {
     error?.fields && typeof error.fields === "object" ? (error.fields as FieldErrors) : undefined;
   return new ApiError(res.status, text(error?.message) ?? `${res.status} ${res.statusText}`, {
     code: text(error?.code),
+    reason: text(error?.reason),
     fields,
     requestId: text(error?.requestId),
   });

@@ -22,6 +22,7 @@ import * as nav from "./areas/nav";
 import * as promptStats from "./areas/prompt-stats";
 import * as prompts from "./areas/prompts";
 import * as replay from "./areas/replay";
+import * as reviews from "./areas/reviews";
 import * as scores from "./areas/scores";
 import * as shell from "./areas/shell";
 import * as skills from "./areas/skills";
@@ -50,6 +51,7 @@ export const en = {
   ...promptStats.en,
   ...prompts.en,
   ...replay.en,
+  ...reviews.en,
   ...scores.en,
   ...shell.en,
   ...skills.en,
@@ -82,6 +84,7 @@ export const zh: Record<MessageKey, string> = {
   ...promptStats.zh,
   ...prompts.zh,
   ...replay.zh,
+  ...reviews.zh,
   ...scores.zh,
   ...shell.zh,
   ...skills.zh,

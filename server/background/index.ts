@@ -1,5 +1,6 @@
 import "server-only";
 import { alertEvaluationService } from "@/features/alerts/server";
+import { reviewFillService } from "@/features/reviews/server/service";
 import { maintenanceJobs } from "@/lib/governance/maintenance";
 import type { Container } from "@/server/container";
 import { type BackgroundService, type LeaderOptions, LeaderWork } from "./leader";
@@ -70,6 +71,8 @@ export function backgroundWork(
       routes: () => app.gateway.routingTable(),
       wake: () => app.alerts.wake(),
     }),
+    // The review queues, filled from the ledger and its scores every minute (`next` also fills a stale queue).
+    reviewFillService({ db: () => app.db() }),
   ];
   return new LeaderWork({
     acquire: async () => (await app.database()).holdAdvisoryLock(BACKGROUND_LEADER_LOCK_ID),

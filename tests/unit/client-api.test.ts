@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, isAbort, toApiError } from "@/lib/client/api";
+import { ApiError, errorFromResponse, isAbort, toApiError } from "@/lib/client/api";
 
 describe("the browser's fetch/error module", () => {
   it("tells a call stopped by its AbortSignal from a failure, by the DOMException's code", async () => {
@@ -20,5 +20,21 @@ describe("the browser's fetch/error module", () => {
       status: 0,
       message: "failed to fetch",
     });
+  });
+
+  it("reads an error body's code, reason and fields, and says the status when there is no body", async () => {
+    const body = {
+      error: { code: "conflict", reason: "review_lease_lost", message: "your claim lapsed", requestId: "r1" },
+    };
+    const lost = await errorFromResponse(new Response(JSON.stringify(body), { status: 409 }));
+    expect(lost).toMatchObject({
+      status: 409,
+      code: "conflict",
+      reason: "review_lease_lost",
+      requestId: "r1",
+    });
+    expect(lost.message).toBe("your claim lapsed");
+    const bare = await errorFromResponse(new Response("oops", { status: 502, statusText: "Bad Gateway" }));
+    expect(bare).toMatchObject({ status: 502, message: "502 Bad Gateway", reason: undefined });
   });
 });

@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { I18nProvider } from "@/components/i18n";
 import { AgentDrawerProvider } from "@/features/drawer/components/drawer-context";
-import { AdminHomeTiles, MemberHomeTiles } from "@/features/home/components";
+import { AdminHomeTiles, MemberHomeTiles, ReviewItemsTile } from "@/features/home/components";
 import type { AdminHome, MemberHome, PeriodUsage } from "@/features/home/server";
 import { translator } from "@/lib/i18n/messages";
 
@@ -113,5 +113,28 @@ describe("the member home's tiles", () => {
     expect(html).toContain("Refund for order 1042");
     expect(byTestId(html, "home-my-today-spend-unpriced")).toContain("+ 1 unpriced");
     expect(byTestId(html, "home-my-today-calls")).toContain("Calls: 2");
+  });
+});
+
+describe("the review items tile", () => {
+  it("counts the open items across queues and links each queue with open items into its review view", () => {
+    const queues = [
+      { id: "q-1", name: "Thumbs down", open: 4 },
+      { id: "q 2", name: "Failed", open: 1 },
+      { id: "q-3", name: "Sampled", open: 0 },
+    ];
+    const html = render(createElement(ReviewItemsTile, { queues, t, locale: "en" }));
+    expect(byTestId(html, "home-reviews-count")).toContain(">5");
+    expect(html).toContain('href="/review/q-1"');
+    expect(html).toContain('href="/review/q%202"');
+    expect(html).not.toContain('href="/review/q-3"');
+    expect(byTestId(html, "home-reviews-link")).toContain('href="/review"');
+  });
+
+  it("says when nothing waits, and sits among the admin's tiles when the page adds it", () => {
+    const tile = createElement(ReviewItemsTile, { queues: [], t, locale: "en" });
+    expect(render(tile)).toContain("Nothing waiting for review.");
+    const home = render(createElement(AdminHomeTiles, { home: adminHome(), t, locale: "en", extra: tile }));
+    expect(home).toContain('data-testid="home-reviews"');
   });
 });

@@ -14,6 +14,12 @@ describe("the top bar's menus", () => {
     expect(
       hrefs(navGroups({ tenantAdmin: false, superAdmin: false, member: true, promptEditor: true })),
     ).toEqual({ workspace: ["/dev/agent/prompts", "/dev/agent/skills", "/dev/agent/evals"] });
+    // A reviewer also opens the review queues they may work.
+    expect(hrefs(navGroups({ tenantAdmin: false, superAdmin: false, member: true, reviewer: true }))).toEqual(
+      {
+        workspace: ["/dev/agent/prompts", "/dev/agent/skills", "/review"],
+      },
+    );
     expect(hrefs(navGroups({ tenantAdmin: true, superAdmin: false, member: true }))).toEqual({
       usage: [
         "/dev/agent/turns",
@@ -27,6 +33,7 @@ describe("the top bar's menus", () => {
         "/dev/admin/limits",
         "/dev/admin/alerts",
         "/dev/admin/scores",
+        "/dev/admin/reviews",
         "/dev/admin/guardrails",
         "/dev/admin/routing",
         "/dev/admin/mcp",

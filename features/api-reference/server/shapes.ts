@@ -30,6 +30,10 @@ export const appError = z.object({
       .record(z.string(), z.array(z.string()))
       .optional()
       .describe("422 (and some 409s): the messages for each field, by its path (`items.0.input`)"),
+    reason: z
+      .string()
+      .optional()
+      .describe("some 409s: a finer code, such as review_lease_lost or review_item_done"),
     requestId: z.string().describe("the x-request-id of the answer, to quote to an operator"),
   }),
 });
@@ -68,6 +72,7 @@ export const tenantAccess = z.looseObject({
   slug: z.string(),
   role: z.enum(["member", "admin"]),
   promptEditor: z.boolean(),
+  reviewer: z.boolean(),
 });
 
 export const userContext = z.object({
@@ -102,6 +107,7 @@ export const memberView = z.looseObject({
   name: z.string(),
   role: z.enum(["member", "admin"]),
   promptEditor: z.boolean(),
+  reviewer: z.boolean(),
   joinedAt: isoTime,
 });
 

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import type { ReactNode } from "react";
 import { formatMoney } from "@/lib/core/format/money";
 import { formatCount } from "@/lib/core/format/number";
 import type { Locale, Translate } from "@/lib/i18n/messages";
@@ -15,7 +16,18 @@ const SEVERITY_TONE = {
 } as const;
 
 /** A tenant admin's today: spend and budget, calls and failures, top models and keys, recent alerts. */
-export function AdminHomeTiles({ home, t, locale }: { home: AdminHome; t: Translate; locale: Locale }) {
+export function AdminHomeTiles({
+  home,
+  t,
+  locale,
+  extra,
+}: {
+  home: AdminHome;
+  t: Translate;
+  locale: Locale;
+  /** Tiles the page adds after these (the review items). */
+  extra?: ReactNode;
+}) {
   const { today, month } = home.usage;
   const money = (v: string) => formatMoney(v, { locale });
   return (
@@ -145,6 +157,7 @@ export function AdminHomeTiles({ home, t, locale }: { home: AdminHome; t: Transl
           <p className="mt-1 text-sm text-slate-500">{t("home.alerts.none")}</p>
         )}
       </Tile>
+      {extra}
     </div>
   );
 }

@@ -1,2 +1,3 @@
 export * from "./admin-home";
 export * from "./member-home";
+export * from "./review-tile";

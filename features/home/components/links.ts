@@ -24,3 +24,6 @@ export const costSince = (day: string) => withQuery(COST, { "f.day.from": day })
 
 export const ALERTS_PAGE = "/dev/admin/alerts";
 export const LIMITS_PAGE = "/dev/admin/limits";
+/** The review queues the viewer may work, and one queue's review view (which claims their next item). */
+export const REVIEW_PAGE = "/review";
+export const reviewQueue = (queueId: string) => `/review/${encodeURIComponent(queueId)}`;

@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { OpenConversationButton, OpenDrawerButton } from "@/features/drawer/components";
 import { formatCount } from "@/lib/core/format/number";
 import type { Locale, Translate } from "@/lib/i18n/messages";
@@ -22,7 +23,18 @@ function Period(props: { title: string; usage: PeriodUsage; t: Translate; locale
 }
 
 /** A member's today: their latest conversations (opened in the drawer), their own usage and their budget. */
-export function MemberHomeTiles({ home, t, locale }: { home: MemberHome; t: Translate; locale: Locale }) {
+export function MemberHomeTiles({
+  home,
+  t,
+  locale,
+  extra,
+}: {
+  home: MemberHome;
+  t: Translate;
+  locale: Locale;
+  /** Tiles the page adds after these (a reviewer's review items). */
+  extra?: ReactNode;
+}) {
   const dateTime = new Intl.DateTimeFormat(locale === "zh" ? "zh-CN" : "en-US", {
     dateStyle: "medium",
     timeStyle: "short",
@@ -82,6 +94,7 @@ export function MemberHomeTiles({ home, t, locale }: { home: MemberHome; t: Tran
         <BudgetLines limits={home.limits} t={t} testId="home-my-budget" />
         <p className="text-xs text-slate-500">{t("home.member.usageNote")}</p>
       </section>
+      {extra}
     </div>
   );
 }

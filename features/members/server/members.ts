@@ -12,6 +12,7 @@ import type {
   InvitationView,
   MemberView,
   setPromptEditorInput,
+  setReviewerInput,
 } from "@/features/members/contracts";
 import { hashPassword, passwordProblem, verifyPassword } from "@/lib/auth/password";
 import { findUserByEmail } from "@/lib/auth/users";
@@ -27,6 +28,7 @@ export async function listMembers(db: Database, tenantId: string): Promise<Membe
       name: appUser.name,
       role: membership.role,
       promptEditor: membership.promptEditor,
+      reviewer: membership.reviewer,
       joinedAt: membership.createdAt,
     })
     .from(membership)
@@ -122,6 +124,44 @@ export async function setPromptEditor(
       objectId: userId,
       before: { email: current.email, promptEditor: current.editor },
       after: { email: current.email, promptEditor: input.promptEditor },
+    });
+  });
+  const member = (await listMembers(db, tenantId)).find((m) => m.userId === userId);
+  if (!member) throw notFound("member");
+  return member;
+}
+
+/**
+ * Lets a member work the review queues open to reviewers, or stops it (admins work every queue by role; the flag
+ * they keep matters once they are no longer admins). Takes effect on their next request.
+ */
+export async function setReviewer(
+  db: Database,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+  input: z.output<typeof setReviewerInput>,
+): Promise<MemberView> {
+  await db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ reviewer: membership.reviewer, email: appUser.email })
+      .from(membership)
+      .innerJoin(appUser, eq(appUser.id, membership.userId))
+      .where(and(eq(membership.tenantId, tenantId), eq(membership.userId, userId)))
+      .for("update", { of: membership });
+    if (!current) throw notFound("member");
+    if (current.reviewer === input.reviewer) return;
+    await tx
+      .update(membership)
+      .set({ reviewer: input.reviewer })
+      .where(and(eq(membership.tenantId, tenantId), eq(membership.userId, userId)));
+    await recordChange(tx, actor, {
+      tenantId,
+      action: "member.reviewer_set",
+      objectType: "member",
+      objectId: userId,
+      before: { email: current.email, reviewer: current.reviewer },
+      after: { email: current.email, reviewer: input.reviewer },
     });
   });
   const member = (await listMembers(db, tenantId)).find((m) => m.userId === userId);

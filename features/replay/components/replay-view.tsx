@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from "react";
 import { useCopyText } from "@/components/admin-kit/use-copy-text";
 import { useI18n } from "@/components/i18n";
 import { Money } from "@/components/ui/money";
-import { formatDateTime, formatDuration, formatTokens } from "@/features/admin-tables/components";
+import { Badge, formatDateTime, formatDuration, formatTokens } from "@/features/admin-tables/components";
 import { AskAssistantButton, shortId } from "@/features/drawer/components";
 import { AddToDatasetButton } from "@/features/evals/components";
 import type { ReplayResponse } from "@/features/replay/contracts";
@@ -184,64 +184,91 @@ function SkillList({ turn, link }: { turn: ReplayResponse["turn"]; link: boolean
   );
 }
 
-/** A turn replayed: what was asked, each model call and tool in order with its timing, and the answer. */
-export function ReplayView({ data, superAdmin }: { data: ReplayResponse; superAdmin: boolean }) {
+/**
+ * A turn replayed: what was asked, each model call and tool in order with its timing, and the answer. `embedded`
+ * (the review view) leaves out the audit page's own links and actions: a reviewer works the turn beside it.
+ */
+export function ReplayView({
+  data,
+  superAdmin,
+  embedded = false,
+}: {
+  data: ReplayResponse;
+  superAdmin: boolean;
+  embedded?: boolean;
+}) {
   const { t } = useI18n();
   const replay = useMemo(() => buildReplay(data.turn, data.events), [data]);
   const highlighted = useHighlightedEvent();
   const { turn } = data;
   return (
     <div data-testid="replay-page" data-turn-id={turn.id} className="min-w-0 space-y-6">
-      <ReplayHeader
-        back={{ href: "/dev/agent/audit", label: t("replay.backToAudit") }}
-        links={
-          <>
-            {data.prev ? (
-              <Link data-testid="replay-prev" href={`/dev/agent/audit/${data.prev}`} className={BUTTON}>
-                ← {t("replay.prev")}
-              </Link>
-            ) : (
-              <span aria-disabled="true" data-testid="replay-prev-none" className={DISABLED}>
-                ← {t("replay.prev")}
-              </span>
-            )}
-            {data.next ? (
-              <Link data-testid="replay-next" href={`/dev/agent/audit/${data.next}`} className={BUTTON}>
-                {t("replay.next")} →
-              </Link>
-            ) : (
-              <span aria-disabled="true" data-testid="replay-next-none" className={DISABLED}>
-                {t("replay.next")} →
-              </span>
-            )}
-            <PermalinkButton turnId={turn.id} />
-          </>
-        }
-        title={t("replay.title")}
-        status={turn.status}
-        badges={data.events.length > 0 && <ChainBadge chain={data.chain} />}
-        id={{ value: turn.id, testId: "replay-turn-id" }}
-      >
-        {/* A tenant's turn becomes a case of one of its datasets (the platform view has no tenant to add to). */}
-        {!superAdmin && (
-          <div className="flex flex-wrap items-start gap-2">
-            <AddToDatasetButton turnId={turn.id} />
-            <AskAssistantButton
-              item={{
-                type: "audit_turn",
-                id: turn.id,
-                label: t("context.label.audit_turn", { id: shortId(turn.id) }),
-              }}
-            />
-          </div>
-        )}
-        {turn.errorClass && (
-          <p className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">
-            <span className="font-mono">{turn.errorClass}</span>
-            {turn.errorMessage ? `: ${turn.errorMessage}` : ""}
-          </p>
-        )}
-      </ReplayHeader>
+      {embedded ? (
+        <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
+          <h2 className="text-lg font-semibold">{t("replay.title")}</h2>
+          <Badge value={turn.status} />
+          <span data-testid="replay-turn-id" className="font-mono text-xs break-all text-slate-500">
+            {turn.id}
+          </span>
+          {turn.errorClass && (
+            <p className="w-full rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">
+              <span className="font-mono">{turn.errorClass}</span>
+              {turn.errorMessage ? `: ${turn.errorMessage}` : ""}
+            </p>
+          )}
+        </div>
+      ) : (
+        <ReplayHeader
+          back={{ href: "/dev/agent/audit", label: t("replay.backToAudit") }}
+          links={
+            <>
+              {data.prev ? (
+                <Link data-testid="replay-prev" href={`/dev/agent/audit/${data.prev}`} className={BUTTON}>
+                  ← {t("replay.prev")}
+                </Link>
+              ) : (
+                <span aria-disabled="true" data-testid="replay-prev-none" className={DISABLED}>
+                  ← {t("replay.prev")}
+                </span>
+              )}
+              {data.next ? (
+                <Link data-testid="replay-next" href={`/dev/agent/audit/${data.next}`} className={BUTTON}>
+                  {t("replay.next")} →
+                </Link>
+              ) : (
+                <span aria-disabled="true" data-testid="replay-next-none" className={DISABLED}>
+                  {t("replay.next")} →
+                </span>
+              )}
+              <PermalinkButton turnId={turn.id} />
+            </>
+          }
+          title={t("replay.title")}
+          status={turn.status}
+          badges={data.events.length > 0 && <ChainBadge chain={data.chain} />}
+          id={{ value: turn.id, testId: "replay-turn-id" }}
+        >
+          {/* A tenant's turn becomes a case of one of its datasets (the platform view has no tenant to add to). */}
+          {!superAdmin && (
+            <div className="flex flex-wrap items-start gap-2">
+              <AddToDatasetButton turnId={turn.id} />
+              <AskAssistantButton
+                item={{
+                  type: "audit_turn",
+                  id: turn.id,
+                  label: t("context.label.audit_turn", { id: shortId(turn.id) }),
+                }}
+              />
+            </div>
+          )}
+          {turn.errorClass && (
+            <p className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">
+              <span className="font-mono">{turn.errorClass}</span>
+              {turn.errorMessage ? `: ${turn.errorMessage}` : ""}
+            </p>
+          )}
+        </ReplayHeader>
+      )}
       <Summary data={data} superAdmin={superAdmin} />
       {data.scores.length > 0 && <ScoreList scores={data.scores} />}
       {replay.missing.length > 0 && (

@@ -38,7 +38,7 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { fields?: FieldErrors; retryAfterSeconds?: number } = {},
+    readonly extra: { fields?: FieldErrors; retryAfterSeconds?: number; reason?: string } = {},
   ) {
     super(message);
   }
@@ -61,7 +61,8 @@ export function fieldErrors(error: ZodError): FieldErrors {
 }
 
 export type ErrorBody = {
-  error: { code: ErrorCode; message: string; fields?: FieldErrors; requestId: string };
+  /** `reason`: a finer code than `code` where a client must tell two answers of one status apart (some 409s). */
+  error: { code: ErrorCode; message: string; fields?: FieldErrors; reason?: string; requestId: string };
 };
 
 /** What a caller is told while a dependency is away (its cause stays in the log). */
@@ -84,7 +85,15 @@ export function toErrorResponse(
     return {
       status: error.status,
       headers,
-      body: { error: { code: error.code, message: error.message, fields: error.extra.fields, requestId } },
+      body: {
+        error: {
+          code: error.code,
+          message: error.message,
+          fields: error.extra.fields,
+          ...(error.extra.reason ? { reason: error.extra.reason } : {}),
+          requestId,
+        },
+      },
     };
   }
   if (error instanceof ZodError) {

@@ -17,6 +17,7 @@ const fields = {
   name: appUser.name,
   role: m.role,
   promptEditor: m.promptEditor,
+  reviewer: m.reviewer,
   joinedAt: m.createdAt,
 };
 

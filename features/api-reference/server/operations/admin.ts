@@ -28,6 +28,7 @@ const member = {
   name: "Grace",
   role: "member" as const,
   promptEditor: true,
+  reviewer: false,
   joinedAt: AT,
 };
 const invitation = {
@@ -74,7 +75,7 @@ export const adminOperations: Operation[] = [
     route: "app/api/admin/members/[userId]/route.ts",
     operationId: "changeMember",
     tag: TAG,
-    summary: "Change a member's role or prompt-editor flag",
+    summary: "Change a member's role, prompt-editor or reviewer flag",
     description: "Each change is its own admin-change row. The last admin cannot be demoted.",
     guard: "tenant-admin",
     tenant: true,

@@ -22,8 +22,24 @@ const me = {
     isSuperAdmin: false,
     sessionEpoch: 3,
   },
-  tenants: [{ id: ID.tenant, name: "Acme", slug: "acme", role: "admin" as const, promptEditor: false }],
-  tenant: { id: ID.tenant, name: "Acme", slug: "acme", role: "admin" as const, promptEditor: false },
+  tenants: [
+    {
+      id: ID.tenant,
+      name: "Acme",
+      slug: "acme",
+      role: "admin" as const,
+      promptEditor: false,
+      reviewer: false,
+    },
+  ],
+  tenant: {
+    id: ID.tenant,
+    name: "Acme",
+    slug: "acme",
+    role: "admin" as const,
+    promptEditor: false,
+    reviewer: false,
+  },
   role: "admin" as const,
 };
 

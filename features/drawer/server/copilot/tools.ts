@@ -51,7 +51,14 @@ function openForTurn(
   if (ctx.role !== "admin") throw new AppError("forbidden", "the governance tools are for tenant admins");
   if (!pages.has(key))
     throw new AppError("not_found", `unknown page "${key}"; pages: ${[...pages.keys()].join(", ")}`);
-  const access: TenantAccess = { id: ctx.tenantId, name: "", slug: "", role: ctx.role, promptEditor: true };
+  const access: TenantAccess = {
+    id: ctx.tenantId,
+    name: "",
+    slug: "",
+    role: ctx.role,
+    promptEditor: true,
+    reviewer: false,
+  };
   const auth: UserContext = {
     user: { id: ctx.userId, email: "", name: "", isSuperAdmin: false, sessionEpoch: 0 },
     tenants: [access],

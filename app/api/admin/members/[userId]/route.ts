@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { getDb } from "@/db";
 import { changeMemberInput } from "@/features/members/contracts";
-import { changeRole, removeMember, setPromptEditor } from "@/features/members/server/members";
+import { changeRole, removeMember, setPromptEditor, setReviewer } from "@/features/members/server/members";
 import { activeTenantOrThrow, withTenantAdmin } from "@/lib/auth/guards";
 import { actorOf } from "@/lib/changes/changes";
 import { notFound } from "@/lib/core/errors/app-error";
@@ -15,7 +15,8 @@ const userIdOf = (raw: string) => {
 
 /**
  * Changes a member's role (`{role: "member" | "admin"}`; the last admin cannot be demoted) and/or whether they are a
- * prompt editor (`{promptEditor: boolean}`). Each change is its own admin-change row.
+ * prompt editor (`{promptEditor: boolean}`) and/or whether they review (`{reviewer: boolean}`: they may work the review
+ * queues open to reviewers). Each change is its own admin-change row.
  */
 export const PATCH = withTenantAdmin<{ userId: string }>(async (req, { auth, params, requestId }) => {
   const tenant = activeTenantOrThrow(auth);
@@ -26,6 +27,8 @@ export const PATCH = withTenantAdmin<{ userId: string }>(async (req, { auth, par
   let member = input.role ? await changeRole(db, actor, tenant.id, userId, { role: input.role }) : null;
   if (input.promptEditor !== undefined)
     member = await setPromptEditor(db, actor, tenant.id, userId, { promptEditor: input.promptEditor });
+  if (input.reviewer !== undefined)
+    member = await setReviewer(db, actor, tenant.id, userId, { reviewer: input.reviewer });
   return Response.json({ member });
 });
 

@@ -1,0 +1,3 @@
+export * from "./queue-page";
+export * from "./review-queues-admin";
+export * from "./review-view";
