@@ -18,7 +18,13 @@ import {
   sysAgentAudit,
   sysAgentTurn,
 } from "@/db/schema";
-import { completeItem, FILL_LOOK_BACK_MS, nextItem, sampleBucket } from "@/features/reviews/server";
+import {
+  completeItem,
+  FILL_LOOK_BACK_MS,
+  fillDueQueues,
+  nextItem,
+  sampleBucket,
+} from "@/features/reviews/server";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { session } from "../helpers/session";
@@ -202,6 +208,27 @@ describe.each(testDbKinds)("review queues on %s", (kind) => {
     const turnIds = (await items(queue.id)).map((i) => i.turnId);
     expect(turnIds.sort()).toEqual([late, old].sort());
     expect(turnIds).not.toContain(tooLate);
+  });
+
+  it("the worker's pass fills every tenant's live queues, each with its own tenant's turns, and skips archived ones", async () => {
+    const ours = await turn({ status: "failed" });
+    const theirs = await turn({ tenantId: globex, status: "failed" });
+    const acmeQueue = await createQueue({ rules: [{ type: "failed" }] });
+    const archived = await createQueue({ rules: [{ type: "failed" }] });
+    await call(archiveRoute.POST, "POST", { id: archived.id });
+    await as("admin@globex.test", "globex");
+    const globexQueue = await createQueue({ rules: [{ type: "failed" }] });
+    const pass = await fillDueQueues(app.db);
+    expect(pass).toEqual({ queues: 2, added: 2 });
+    const byQueue = async (queueId: string) =>
+      (await app.db.select().from(reviewItem).where(eq(reviewItem.queueId, queueId))).map((i) => [
+        i.tenantId,
+        i.turnId,
+      ]);
+    expect(await byQueue(acmeQueue.id)).toEqual([[acme, ours]]);
+    expect(await byQueue(globexQueue.id)).toEqual([[globex, theirs]]);
+    expect(await byQueue(archived.id)).toEqual([]);
+    expect(await fillDueQueues(app.db)).toEqual({ queues: 2, added: 0 });
   });
 
   it("another tenant's queue and items are 404 on every route, and a malformed id is 404", async () => {
