@@ -68,7 +68,8 @@ export function FilterChips(props: {
           <li
             key={chip.names.join(" ")}
             data-testid="filter-chip"
-            data-name={chip.names[0]}
+            // The URL name it stands for (a range's first end that is set).
+            data-name={chip.op === "between" && !chip.value ? chip.names[1] : chip.names[0]}
             className="flex max-w-full items-center rounded-full bg-indigo-50 text-xs text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200"
           >
             <button
