@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
-import { signInAs } from "./pages";
+import { openFilter, signInAs } from "./pages";
 
 const rows = (page: Page) => page.getByTestId("data-row");
 
@@ -37,6 +37,7 @@ test.describe("the schema-driven admin pages", () => {
 
     await page.locator('[data-testid="segment-tab"][data-value=""]').click();
     await expect(page).not.toHaveURL(/segment=failed/);
+    await openFilter(page, "servedModel");
     await page.getByTestId("filter-servedModel").fill("gpt-4o-mini");
     await page.getByTestId("filter-apply").click();
     await expect(page).toHaveURL(/f\.servedModel=gpt-4o-mini/);
