@@ -278,4 +278,23 @@ describe.each(testDbKinds)("the sample history on %s", (kind) => {
     expect(turn).toEqual({ id: realTurnId, status: "success" });
     expect((await deleteSampleHistory(db)).turns).toBe(0);
   });
+
+  it("writes the turns and their rollups without audit events when asked (auditEvents: false)", async () => {
+    const result = await generateSampleHistory(db, kind, {
+      turns: 300,
+      seed: 42,
+      now: NOW,
+      auditEvents: false,
+    });
+    expect(result.turns).toBe(300);
+    expect(result.auditEvents).toBe(0);
+    const counts = await one<{ turns: number; audit: number; requests: number; closed: number }>(
+      sql`select (select count(*)::int from sys_agent_turn where conversation_id is null) as turns,
+        (select count(*)::int from sys_agent_audit) as audit, (select sum(requests)::int from usage_daily) as requests,
+        (select count(*)::int from sys_agent_turn where status <> 'running' and user_id is not null) as closed`,
+    );
+    // The real turn's one event stays the only one; the rollups hold every closed turn, the real one included.
+    expect(counts).toMatchObject({ turns: 300, audit: 1 });
+    expect(counts.requests).toBe(counts.closed);
+  });
 });

@@ -34,6 +34,11 @@ export type SampleOptions = {
   tenants?: SampleTenant[];
   /** Turns per INSERT statement (default 5,000 on Postgres, 1,000 on PGlite). */
   batchSize?: number;
+  /**
+   * false: the turns and their rollups only, no audit events (default true). For a benchmark whose disk cannot
+   * hold the audit trail; such turns are not found by `deleteSampleHistory`, which knows them by their events.
+   */
+  auditEvents?: boolean;
 };
 export type SampleResult = { turns: number; auditEvents: number; rollupRows: number };
 
@@ -385,7 +390,7 @@ export async function generateSampleHistory(
   for (const at of gen.startTimes(opts.turns, opts.days ?? 30, nowMs)) {
     const { turn, events } = gen.turn(at.time, at.tenant);
     turns.push(turn);
-    for (const e of events) audit.push(e);
+    if (opts.auditEvents !== false) for (const e of events) audit.push(e);
     const model = turn.served_model ?? turn.requested_model;
     const day = turn.started_at.slice(0, 10);
     const adapter = turn.served_adapter ?? "none";
@@ -405,6 +410,11 @@ export async function generateSampleHistory(
  * is all in or all out, so the rollups always equal the ledger.
  */
 function insertBatch(turns: TurnRow[], audit: AuditRow[]): SQL {
+  // Without audit events the statement ends on the rollup; `select 1` only because a WITH needs a statement.
+  const last = audit.length
+    ? sql`insert into sys_agent_audit (${names(AUDIT_COLUMNS)})
+    select ${names(AUDIT_COLUMNS)} from json_to_recordset(${JSON.stringify(audit)}::json) as a(${sql.raw(AUDIT_COLUMNS)})`
+    : sql`select 1`;
   return sql`with inserted as (
       insert into sys_agent_turn (${names(TURN_COLUMNS)})
       select ${names(TURN_COLUMNS)} from json_to_recordset(${JSON.stringify(turns)}::json) as r(${sql.raw(TURN_COLUMNS)})
@@ -415,8 +425,7 @@ function insertBatch(turns: TurnRow[], audit: AuditRow[]): SQL {
       group by ${ROLLUP_GROUP} order by ${ROLLUP_GROUP}
       ${ROLLUP_UPSERT}
     )
-    insert into sys_agent_audit (${names(AUDIT_COLUMNS)})
-    select ${names(AUDIT_COLUMNS)} from json_to_recordset(${JSON.stringify(audit)}::json) as a(${sql.raw(AUDIT_COLUMNS)})`;
+    ${last}`;
 }
 
 /** Every enabled tenant with its enabled members, in a stable order (slug, e-mail) so a seed means one history. */
