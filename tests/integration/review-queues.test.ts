@@ -201,12 +201,18 @@ describe.each(testDbKinds)("review queues on %s", (kind) => {
     // The batched recorder writes a turn that started before the last fill only now.
     const late = await turn({ status: "failed", startedAt: new Date(watermark - FILL_LOOK_BACK_MS / 2) });
     const tooLate = await turn({ status: "failed", startedAt: new Date(watermark - FILL_LOOK_BACK_MS * 3) });
+    // A long turn that started well before the last fill but failed only after it counts by its end.
+    const long = await turn({
+      status: "failed",
+      startedAt: new Date(watermark - FILL_LOOK_BACK_MS * 4),
+      latencyMs: FILL_LOOK_BACK_MS * 4,
+    });
     // A month-old turn gets a thumbs down today: the rule goes by the score's time, not the turn's.
     const old = await turn({ startedAt: new Date(Date.now() - 30 * 86_400_000) });
     await humanScore(old, "thumbs", 0, "boolean");
-    expect((await fill(queue.id)).body).toEqual({ added: 2 });
+    expect((await fill(queue.id)).body).toEqual({ added: 3 });
     const turnIds = (await items(queue.id)).map((i) => i.turnId);
-    expect(turnIds.sort()).toEqual([late, old].sort());
+    expect(turnIds.sort()).toEqual([late, old, long].sort());
     expect(turnIds).not.toContain(tooLate);
   });
 
