@@ -25,6 +25,7 @@ import {
   nextItem,
   sampleBucket,
 } from "@/features/reviews/server";
+import { loadUserContext } from "@/lib/auth/users";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { session } from "../helpers/session";
@@ -452,6 +453,7 @@ describe.each(testDbKinds)("review queues on %s", (kind) => {
     expect((await call(queuesRoute.GET, "GET")).status).toBe(403);
     expect((await next(open.id)).status).toBe(403);
     expect((await call(statsRoute.GET, "GET", { id: open.id })).status).toBe(403);
+    expect((await loadUserContext(app.db, member, acme))?.tenant?.reviewer).toBe(false);
     await as("admin@acme.test");
     const granted = await call(memberRoute.PATCH, "PATCH", { userId: member }, { reviewer: true });
     expect(granted.status).toBe(200);
@@ -461,6 +463,8 @@ describe.each(testDbKinds)("review queues on %s", (kind) => {
       .from(adminChange)
       .where(and(eq(adminChange.action, "member.reviewer_set"), eq(adminChange.objectId, member)));
     expect(change).toMatchObject({ before: { reviewer: false }, after: { reviewer: true } });
+    // The session knows it from the member's next request (the top bar and pages read it there).
+    expect((await loadUserContext(app.db, member, acme))?.tenant?.reviewer).toBe(true);
     await as("member@acme.test");
     const listed = await call(queuesRoute.GET, "GET");
     expect(listed.body.queues.map((q: { id: string }) => q.id)).toEqual([open.id]);
