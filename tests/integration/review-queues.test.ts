@@ -25,6 +25,7 @@ import {
   nextItem,
   sampleBucket,
 } from "@/features/reviews/server";
+import { loadUserContext } from "@/lib/auth/users";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { session } from "../helpers/session";
@@ -201,12 +202,18 @@ describe.each(testDbKinds)("review queues on %s", (kind) => {
     // The batched recorder writes a turn that started before the last fill only now.
     const late = await turn({ status: "failed", startedAt: new Date(watermark - FILL_LOOK_BACK_MS / 2) });
     const tooLate = await turn({ status: "failed", startedAt: new Date(watermark - FILL_LOOK_BACK_MS * 3) });
+    // A long turn that started well before the last fill but failed only after it counts by its end.
+    const long = await turn({
+      status: "failed",
+      startedAt: new Date(watermark - FILL_LOOK_BACK_MS * 4),
+      latencyMs: FILL_LOOK_BACK_MS * 4,
+    });
     // A month-old turn gets a thumbs down today: the rule goes by the score's time, not the turn's.
     const old = await turn({ startedAt: new Date(Date.now() - 30 * 86_400_000) });
     await humanScore(old, "thumbs", 0, "boolean");
-    expect((await fill(queue.id)).body).toEqual({ added: 2 });
+    expect((await fill(queue.id)).body).toEqual({ added: 3 });
     const turnIds = (await items(queue.id)).map((i) => i.turnId);
-    expect(turnIds.sort()).toEqual([late, old].sort());
+    expect(turnIds.sort()).toEqual([late, old, long].sort());
     expect(turnIds).not.toContain(tooLate);
   });
 
@@ -446,6 +453,7 @@ describe.each(testDbKinds)("review queues on %s", (kind) => {
     expect((await call(queuesRoute.GET, "GET")).status).toBe(403);
     expect((await next(open.id)).status).toBe(403);
     expect((await call(statsRoute.GET, "GET", { id: open.id })).status).toBe(403);
+    expect((await loadUserContext(app.db, member, acme))?.tenant?.reviewer).toBe(false);
     await as("admin@acme.test");
     const granted = await call(memberRoute.PATCH, "PATCH", { userId: member }, { reviewer: true });
     expect(granted.status).toBe(200);
@@ -455,6 +463,8 @@ describe.each(testDbKinds)("review queues on %s", (kind) => {
       .from(adminChange)
       .where(and(eq(adminChange.action, "member.reviewer_set"), eq(adminChange.objectId, member)));
     expect(change).toMatchObject({ before: { reviewer: false }, after: { reviewer: true } });
+    // The session knows it from the member's next request (the top bar and pages read it there).
+    expect((await loadUserContext(app.db, member, acme))?.tenant?.reviewer).toBe(true);
     await as("member@acme.test");
     const listed = await call(queuesRoute.GET, "GET");
     expect(listed.body.queues.map((q: { id: string }) => q.id)).toEqual([open.id]);
