@@ -137,9 +137,6 @@ export type ReviewDoneInput = z.infer<typeof reviewDoneInput>;
 /** POST /api/review-queues/{id}/items/{itemId}/dataset: the queue's dataset unless another is named. */
 export const reviewDatasetInput = z.strictObject({ datasetId: z.uuid("a dataset id").optional() });
 
-/** POST /api/review-queues/{id}/next and …/skip take an empty body (or none). */
-export const reviewEmptyInput = z.strictObject({});
-
 export const REVIEW_ITEM_STATUSES = ["open", "done"] as const;
 export type ReviewItemStatus = (typeof REVIEW_ITEM_STATUSES)[number];
 

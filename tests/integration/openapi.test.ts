@@ -24,7 +24,7 @@ const GUARDS: Record<string, Guard> = {
   withSuperAdmin: "super-admin",
 };
 /** Calls that need an active tenant (400 without one). */
-const TENANT_CALLS = new Set(["activeTenantOrThrow", "evalAccess", "promptAccess"]);
+const TENANT_CALLS = new Set(["activeTenantOrThrow", "evalAccess", "promptAccess", "reviewerOf"]);
 
 function routeFiles(dir = "app"): string[] {
   return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {

@@ -128,7 +128,7 @@ describe.each(testDbKinds)("prompt editors on the members page on %s", (kind) =>
     expect(wrong.body.error.fields.promptEditor).toEqual(["true or false"]);
     const empty = await call(memberRoute.PATCH, "PATCH", { userId: member }, {});
     expect(empty.status).toBe(422);
-    expect(empty.body.error.fields.role).toEqual(["give role and/or promptEditor"]);
+    expect(empty.body.error.fields.role).toEqual(["give role, promptEditor and/or reviewer"]);
     // A role change through the same route still works, and says the flag.
     const promoted = await call(memberRoute.PATCH, "PATCH", { userId: member }, { role: "admin" });
     expect(promoted.body.member).toMatchObject({ role: "admin", promptEditor: false });

@@ -44,6 +44,8 @@ const TAGS: Record<string, string> = {
     "A tenant's ordered rules that check, redact or block what goes to a model, to a tool and back.",
   Scores:
     "Scores on ledger turns and runs: people's feedback (thumbs), applications' and evaluators' scores, validated by the tenant's score configs (docs/guides/scores.md).",
+  "Review queues":
+    "Queues of turns to review, filled by rules (thumbs down, failed, guardrail hits, low scores, samples); reviewers claim items under a lease, score them and add them to datasets (docs/guides/reviews.md).",
   Alerts:
     "Rules that watch budgets, spend, failures and the gateway, the channels they are sent to, and the deliveries.",
   Ledger: "The tenant's usage ledger and audit trail as one file (the months still in the database).",

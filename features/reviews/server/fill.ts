@@ -35,13 +35,25 @@ type Window = { tenantId: string; queueId: string; from: string; to: string; bud
 const notQueued = (w: Window, turn: SQL) =>
   sql`not exists (select 1 from ${reviewItem} r where r.queue_id = ${w.queueId} and r.turn_id = ${turn})`;
 
-/** Turns of the window matching `condition` (started_at always bounded: the ledger is partitioned by it). */
-const turnsWhere = (w: Window, reason: string, ord: number, condition: SQL) => sql`(
+/** How long before the window a failed turn may have started: it is judged by when it ended (start + latency). */
+export const FAILED_REACH_MS = 60 * 60_000;
+
+/**
+ * Turns of the window matching `condition` (started_at always bounded: the ledger is partitioned by it). `byEnd`:
+ * a turn that started up to FAILED_REACH_MS before the window counts when it ended inside it.
+ */
+const turnsWhere = (w: Window, reason: string, ord: number, condition: SQL, byEnd = false) => {
+  const started = byEnd
+    ? sql`t.started_at >= ${w.from}::timestamptz - make_interval(secs => ${FAILED_REACH_MS / 1000})
+      and t.started_at + coalesce(t.latency_ms, 0) * interval '1 millisecond' >= ${w.from}::timestamptz`
+    : sql`t.started_at >= ${w.from}::timestamptz`;
+  return sql`(
   select t.id as turn_id, ${reason}::text as reason, t.started_at as at, ${ord}::int as ord
   from sys_agent_turn t
-  where t.tenant_id = ${w.tenantId} and t.started_at >= ${w.from}::timestamptz and t.started_at <= ${w.to}::timestamptz
+  where t.tenant_id = ${w.tenantId} and ${started} and t.started_at <= ${w.to}::timestamptz
     and ${condition} and ${notQueued(w, sql`t.id`)}
   order by t.started_at limit ${w.budget})`;
+};
 
 /** Turns with a score written (or changed) in the window matching `condition`: judged by the score's time. */
 const scoredWhere = (w: Window, reason: string, ord: number, condition: SQL) => sql`(
@@ -62,7 +74,7 @@ const list = (values: readonly string[]) =>
 export function ruleCandidates(w: Window, rule: ReviewRule, ord: number): SQL {
   switch (rule.type) {
     case "failed":
-      return turnsWhere(w, rule.type, ord, sql`t.status in (${list(FAILED_STATUSES)})`);
+      return turnsWhere(w, rule.type, ord, sql`t.status in (${list(FAILED_STATUSES)})`, true);
     case "guardrail":
       return turnsWhere(w, rule.type, ord, sql`t.guardrail in (${list(GUARDRAIL_HITS)})`);
     case "sample": {

@@ -9,6 +9,7 @@ import { guardrailOperations } from "./guardrails";
 import { mcpServerOperations } from "./mcp-servers";
 import { platformOperations } from "./platform";
 import { promptOperations } from "./prompts";
+import { reviewOperations } from "./reviews";
 import { scoreOperations } from "./scores";
 import { nextAuthOperations, sessionOperations } from "./session";
 import { skillOperations } from "./skills";
@@ -22,6 +23,7 @@ export const operations: readonly Operation[] = [
   ...promptOperations,
   ...skillOperations,
   ...scoreOperations,
+  ...reviewOperations,
   ...evalOperations,
   ...governanceOperations,
   ...guardrailOperations,
