@@ -71,7 +71,6 @@ test.describe("review queues", () => {
     const card = page.getByTestId("rv-queue").filter({ hasText: queueName });
     await expect(card).toBeVisible();
     const queueId = (await card.getAttribute("data-queue-id"))!;
-    await page.screenshot({ path: shotPath("review-queues") });
 
     // The focused view: the first item is claimed on load.
     await card.getByTestId("rv-queue-start").click();
@@ -91,10 +90,10 @@ test.describe("review queues", () => {
     const verdictField = page.locator(`[data-testid="review-score"][data-score-name="${verdict}"]`);
     await expect(verdictField.locator('[aria-pressed="true"]')).toHaveAttribute("data-value", "bad");
     await page.keyboard.press("Enter");
-    await expect(page.locator('[data-testid="review-score"][data-score-name="thumbs"]')).toContainText(
-      "Give thumbs a value.",
-    );
+    const thumbs = page.locator('[data-testid="review-score"][data-score-name="thumbs"]');
+    await expect(thumbs).toContainText("Give thumbs a value.");
     await page.keyboard.press("y");
+    await expect(thumbs.getByTestId("review-score-error")).toHaveCount(0);
     // Typing in the comment never fires a shortcut: "s" and "d" are text there.
     await page.getByTestId("review-comment").fill("");
     await page.getByTestId("review-comment").pressSequentially("sad");
@@ -128,7 +127,7 @@ test.describe("review queues", () => {
     expect(formBox!.y).toBeGreaterThan(replayBox!.y + replayBox!.height - 1);
     await page.keyboard.press("3");
     await page.keyboard.press("y");
-    await page.screenshot({ path: shotPath("review-view-360") });
+    await page.screenshot({ path: shotPath("review-view-360"), fullPage: true });
     await page.keyboard.press("Enter");
     await expect.poll(() => page.getByTestId("review-view").getAttribute("data-item-id")).not.toBe(item);
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -142,6 +141,11 @@ test.describe("review queues", () => {
     await page.getByTestId("rv-items-done").click();
     await expect(page.getByTestId("rv-item")).toHaveCount(3);
     await page.screenshot({ path: shotPath("review-queue"), fullPage: true });
+    await page.goto("/dev/admin/reviews");
+    await expect(
+      page.getByTestId("rv-queue").filter({ hasText: queueName }).getByTestId("rv-queue-progress"),
+    ).toHaveAttribute("data-done", "3");
+    await page.screenshot({ path: shotPath("review-queues") });
 
     // The dataset holds the reviewed turn.
     await page.goto(`/dev/agent/evals/datasets/${datasetId}`);

@@ -273,9 +273,9 @@ function ItemRows({ queueId, status }: { queueId: string; status: ReviewItemStat
                   <td className={TD}>
                     <Link
                       href={`/dev/agent/audit/${encodeURIComponent(item.turnId)}`}
-                      className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300"
+                      className="font-mono text-xs break-all text-indigo-700 hover:underline dark:text-indigo-300"
                     >
-                      {item.turnId.slice(0, 8)}…
+                      {item.turnId}
                     </Link>
                   </td>
                   <td className={TD}>{t(`rv.rule.${item.reason}`)}</td>

@@ -155,6 +155,22 @@ export function ReviewView(props: {
   const [added, setAdded] = useState<{ datasetId: string; name: string } | null>(null);
   const [datasetError, setDatasetError] = useState<string | null>(null);
   const active = activeField(fields, values, focused);
+  // A message about a score is about the value it had: a new value clears it.
+  const change = useCallback(
+    (next: (v: FormValues) => FormValues) =>
+      setValues((v) => {
+        const after = next(v);
+        if (after !== v)
+          setProblems((p) => {
+            const changed = Object.keys(p).filter((name) => after[name] !== v[name]);
+            return changed.length
+              ? Object.fromEntries(Object.entries(p).filter(([n]) => !changed.includes(n)))
+              : p;
+          });
+        return after;
+      }),
+    [],
+  );
   const busy = status.kind === "busy";
 
   const fail = useCallback((error: unknown) => {
@@ -239,10 +255,10 @@ export function ReviewView(props: {
     (action: ReviewKeyAction) => {
       switch (action.type) {
         case "pick":
-          setValues((v) => pickOption(fields, v, focused, action.n));
+          change((v) => pickOption(fields, v, focused, action.n));
           return;
         case "yesNo":
-          setValues((v) => answerYesNo(fields, v, focused, action.yes));
+          change((v) => answerYesNo(fields, v, focused, action.yes));
           return;
         case "submit":
           void submit();
@@ -260,7 +276,7 @@ export function ReviewView(props: {
           setHelp(false);
       }
     },
-    [fields, focused, submit, skip, addToDataset],
+    [fields, focused, submit, skip, addToDataset, change],
   );
 
   useEffect(() => {
@@ -339,7 +355,7 @@ export function ReviewView(props: {
               problems={problems}
               disabled={busy || status.kind === "lost"}
               onFocusField={setFocused}
-              onChange={(name, value: ScoreValue | undefined) => setValues((v) => ({ ...v, [name]: value }))}
+              onChange={(name, value: ScoreValue | undefined) => change((v) => ({ ...v, [name]: value }))}
             />
           ) : (
             <p className="text-sm text-slate-500">{t("rv.view.noScores")}</p>
