@@ -272,6 +272,7 @@ function FilterEditor(props: {
           onPick={(v) => set({ [which]: v })}
           className={INPUT}
           dataValueInput
+          inlineList
         />
       );
     return (

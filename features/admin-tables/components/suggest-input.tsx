@@ -30,6 +30,8 @@ export function SuggestInput(props: {
   className: string;
   /** Marks the input as the value a popover focuses first. */
   dataValueInput?: boolean;
+  /** The list takes its room under the input instead of floating over what follows (in a popover, its buttons). */
+  inlineList?: boolean;
 }) {
   const { t } = useI18n();
   const listId = useId();
@@ -121,7 +123,7 @@ export function SuggestInput(props: {
           role="listbox"
           aria-label={t("tables.suggestions", { label: props.label })}
           data-testid={`suggestions-${field}`}
-          className="absolute z-30 mt-1 max-h-64 w-full min-w-48 overflow-auto rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900"
+          className={`${props.inlineList ? "relative max-h-40" : "absolute z-30 max-h-64 shadow-lg"} mt-1 w-full min-w-48 overflow-auto rounded-md border border-slate-200 bg-white py-1 text-sm dark:border-slate-700 dark:bg-slate-900`}
         >
           {items.length === 0 ? (
             <p className="px-2 py-1 text-slate-500">{t("tables.noSuggestions")}</p>
