@@ -28,7 +28,8 @@ export type ChangeObject =
   | "run_ceiling"
   | "alert_rule"
   | "alert_channel"
-  | "score_config";
+  | "score_config"
+  | "saved_view";
 
 export type Change = {
   tenantId: string;

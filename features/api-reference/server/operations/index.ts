@@ -12,6 +12,7 @@ import { promptOperations } from "./prompts";
 import { scoreOperations } from "./scores";
 import { nextAuthOperations, sessionOperations } from "./session";
 import { skillOperations } from "./skills";
+import { viewOperations } from "./views";
 import { v1Operations } from "./v1";
 
 /** Every operation Tollgate serves over HTTP, one file per area, in the order the reference shows them. */
@@ -27,6 +28,7 @@ export const operations: readonly Operation[] = [
   ...guardrailOperations,
   ...alertOperations,
   ...adminOperations,
+  ...viewOperations,
   ...mcpServerOperations,
   ...v1Operations,
   ...platformOperations,
