@@ -12,8 +12,8 @@ import { promptOperations } from "./prompts";
 import { scoreOperations } from "./scores";
 import { nextAuthOperations, sessionOperations } from "./session";
 import { skillOperations } from "./skills";
-import { viewOperations } from "./views";
 import { v1Operations } from "./v1";
+import { viewOperations } from "./views";
 
 /** Every operation Tollgate serves over HTTP, one file per area, in the order the reference shows them. */
 export const operations: readonly Operation[] = [
