@@ -28,10 +28,22 @@ export type SegmentDef = {
 };
 /** Quick time ranges beside a daterange filter; each sets f.<field>.from to an ISO time (and clears .to). */
 export type TimePreset = "1h" | "24h" | "7d" | "30d" | "month";
+/**
+ * A filter of a page. `f.<field>=` is its own match (select: is; text: contains, or is when `exact`); `not`: the
+ * server also takes `f.<field>.not=` (is not) cheaply; a `number` filter takes `.gt`, `.lt` and `.gte`+`.lte`
+ * (features/admin-tables/filter-operators.ts).
+ */
 export type FilterDef =
   /** `suggest`: the input offers values from the page's data (GET …/suggest?field=<field>&q=). */
-  | { field: string; label: Localized; type: "text"; suggest?: boolean }
-  | { field: string; label: Localized; type: "select"; options: { value: string; label: Localized }[] }
+  | { field: string; label: Localized; type: "text"; suggest?: boolean; exact?: boolean; not?: boolean }
+  | {
+      field: string;
+      label: Localized;
+      type: "select";
+      options: { value: string; label: Localized }[];
+      not?: boolean;
+    }
+  | { field: string; label: Localized; type: "number" }
   | { field: string; label: Localized; type: "daterange"; presets?: TimePreset[] };
 export type ColumnDef = {
   field: string;
@@ -142,7 +154,7 @@ export type PageSchema = {
 
 /** What a page query asks for; parsed from the URL by the route, the same for rows, metrics, series, count, export. */
 export type PageQuery = {
-  /** Filter values by field; daterange filters use `<field>.from` / `<field>.to` (ISO dates). */
+  /** Filter values by URL name: `<field>` and its operators (`.not`, `.gt`, `.lt`, `.gte`, `.lte`, `.from`, `.to`). */
   filters: Record<string, string>;
   segment: string | null;
   sort: { field: string; direction: "asc" | "desc" };
@@ -220,3 +232,6 @@ export interface PageProvider {
 
 /** One value a filter input offers: `value` goes into the URL, `label` is what the list shows. */
 export type Suggestion = { value: string; label: string };
+
+/** The URL filter names a declared filter owns (for other features: the copilot's page tools). */
+export { filterUrlNames } from "./filter-operators";

@@ -9,6 +9,7 @@ import * as context from "./areas/context";
 import * as cost from "./areas/cost";
 import * as drawer from "./areas/drawer";
 import * as evals from "./areas/evals";
+import * as filters from "./areas/filters";
 import * as governance from "./areas/governance";
 import * as guardrails from "./areas/guardrails";
 import * as home from "./areas/home";
@@ -48,6 +49,7 @@ export const en = {
   ...mcp.en,
   ...mcpKeys.en,
   ...nav.en,
+  ...filters.en,
   ...promptStats.en,
   ...prompts.en,
   ...replay.en,
@@ -81,6 +83,7 @@ export const zh: Record<MessageKey, string> = {
   ...mcp.zh,
   ...mcpKeys.zh,
   ...nav.zh,
+  ...filters.zh,
   ...promptStats.zh,
   ...prompts.zh,
   ...replay.zh,

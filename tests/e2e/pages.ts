@@ -122,3 +122,14 @@ export async function apiKey(page: Page, baseURL: string | undefined, name: stri
   expect(created.status()).toBe(201);
   return (await created.json()).secret;
 }
+
+/**
+ * The schema pages' filter bar: "Add filter" opens its editor on a field (and an operator other than the field's
+ * own); the value input is then `filter-<field>` (a range: `filter-<field>-min/-max`, dates `-from/-to`), and
+ * `filter-apply` applies it.
+ */
+export async function openFilter(page: Page, field: string, operator?: string) {
+  await page.getByTestId("filter-add").click();
+  await page.getByTestId("filter-editor").getByTestId("filter-field").selectOption(field);
+  if (operator) await page.getByTestId("filter-editor").getByTestId("filter-op").selectOption(operator);
+}

@@ -1,7 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { formatMoney } from "@/lib/core/format/money";
 import { FAKE_UPSTREAM } from "../../playwright.config";
-import { signInAs } from "./pages";
+import { openFilter, signInAs } from "./pages";
 
 test.use({ viewport: { width: 1280, height: 800 } });
 
@@ -76,6 +76,7 @@ test.describe("the Runs page and a run replay", () => {
     await expect(first.locator('td[data-field="cost"]')).toHaveText(formatMoney(row.cost, { locale: "en" }));
 
     // Filtered by its id, the run is the only row, and the filter is in the URL.
+    await openFilter(page, "runId");
     await page.getByTestId("filter-runId").fill(runId);
     await page.getByTestId("filter-apply").click();
     await expect(page).toHaveURL((url) => url.searchParams.get("f.runId") === runId);

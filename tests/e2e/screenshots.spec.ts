@@ -2,6 +2,7 @@ import { deflateSync } from "node:zlib";
 import { type Page, test } from "@playwright/test";
 import { FAKE_UPSTREAM } from "../../playwright.config";
 import { type FakeMcpServer, startFakeMcpServer } from "../fakes/mcp-server";
+import { openFilter } from "./pages";
 import { type ShotView, shotPath, shotSession } from "./shots";
 
 // The README's screenshots that no feature spec takes on its way (those are in administration, charts-nav,
@@ -613,6 +614,7 @@ const shots: [string, string | null, ShotView, (p: Page) => Promise<unknown>][] 
       await p.getByTestId("data-row").first().waitFor();
       await p.getByTestId("preset-startedAt-7d").click();
       await p.waitForURL(/f\.startedAt\.from=/);
+      await openFilter(p, "servedModel");
       await p.getByTestId("filter-servedModel").fill("gpt");
       await p.getByTestId("suggestions-servedModel").getByTestId("suggestion").first().waitFor();
     },

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { signInAs } from "./pages";
+import { openFilter, signInAs } from "./pages";
 
 test.use({ viewport: { width: 1280, height: 800 } });
 
@@ -84,6 +84,7 @@ test.describe("tables that fit and filters that help", () => {
     await loaded(page);
 
     // "gpt" is contained in several models: the list offers them, from this tenant's data.
+    await openFilter(page, "servedModel");
     const model = page.getByTestId("filter-servedModel");
     await model.fill("gpt");
     const list = page.getByTestId("suggestions-servedModel");
@@ -94,12 +95,14 @@ test.describe("tables that fit and filters that help", () => {
     expect(offered.length).toBeGreaterThan(1);
     expect(offered.every((v) => v.toLowerCase().includes("gpt"))).toBe(true);
     await list.locator('[data-value="gpt-4.1"]').click();
+    await page.getByTestId("filter-apply").click();
     await expect(page).toHaveURL(/f\.servedModel=gpt-4\.1(&|$)/);
     await expect.poll(async () => [...new Set(await cells(page, "servedModel"))]).toEqual(["gpt-4.1"]);
 
-    // Free text still filters, by containment.
+    // Free text still filters, by containment: the chip opens the editor on its value.
+    await page.getByTestId("filter-chip-edit").click();
     await page.getByTestId("filter-servedModel").fill("gpt");
-    await page.getByTestId("filter-apply").click();
+    await page.getByTestId("filter-servedModel").press("Enter");
     await expect(page).toHaveURL(/f\.servedModel=gpt(&|$)/);
     await expect.poll(async () => new Set(await cells(page, "servedModel")).size).toBeGreaterThan(1);
     expect((await cells(page, "servedModel")).every((m) => m.includes("gpt"))).toBe(true);
@@ -133,8 +136,10 @@ test.describe("tables that fit and filters that help", () => {
     await signInAs(page, "root@tollgate.test");
     await page.goto("/dev/agent/turns");
     await loaded(page);
+    await openFilter(page, "tenant");
     await page.getByTestId("filter-tenant").fill("glo");
     await page.getByTestId("suggestions-tenant").locator('[data-value="Globex"]').click();
+    await page.getByTestId("filter-apply").click();
     await expect(page).toHaveURL(/f\.tenant=Globex/);
     await expect.poll(async () => [...new Set(await cells(page, "tenantName"))]).toEqual(["Globex"]);
     await expect(page.locator('[data-testid="filter-chip"][data-name="tenant"]')).toContainText("Globex");

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { badgeLabelsOf } from "@/features/admin-tables/components/badges";
 import { chipText } from "@/features/admin-tables/components/filter-chips";
 import { presetRange } from "@/features/admin-tables/components/time-presets";
+import { chipsFrom } from "@/features/admin-tables/filter-operators";
 import { loadPageSchemas, parsePageSchema } from "@/features/admin-tables/server/load";
 import { parseTimeBound } from "@/features/admin-tables/server/query";
 import { translator } from "@/lib/i18n/messages";
@@ -121,14 +122,17 @@ describe("time presets", () => {
 describe("filter chips", () => {
   const page = loadPageSchemas(providers).get("agent-turns")!;
   const filters = page.filters ?? [];
-  it("read as the filter's label and the value the viewer knows", () => {
-    const en = translator("en");
-    expect(chipText("servedModel", "gpt", filters, en, "en")).toBe("Model: gpt");
-    expect(chipText("costStatus", "unpriced", filters, translator("zh"), "zh")).toBe(
-      "计价: 未计价（成本未知）",
-    );
-    expect(chipText("startedAt.from", "2026-11-01", filters, en, "en")).toBe("Time range: since 2026-11-01");
-    expect(chipText("tenant", "Glob", filters, en, "en")).toBe("Tenant: Glob");
-    expect(chipText("turnId", "abc", filters, en, "en")).toBe("turnId: abc");
+  const text = (values: Record<string, string>, locale: "en" | "zh" = "en") =>
+    chipsFrom(values, filters).map((c) => chipText(c, filters, translator(locale), locale));
+  it("read as the filter's label, its operator and the value the viewer knows", () => {
+    expect(text({ servedModel: "gpt" })).toEqual(["Model contains gpt"]);
+    expect(text({ costStatus: "unpriced" }, "zh")).toEqual(["计价 是 未计价（成本未知）"]);
+    expect(text({ "servedAdapter.not": "openai" })).toEqual(["Adapter is not OpenAI"]);
+    expect(text({ "latencyMs.gt": "500" })).toEqual(["Latency (ms) > 500"]);
+    expect(text({ "cost.gte": "0.1", "cost.lte": "1" })).toEqual(["Cost (USD) between 0.1 and 1"]);
+    expect(text({ "startedAt.from": "2026-11-01" })).toEqual(["Time range: since 2026-11-01"]);
+    expect(text({ runId: "r1" })).toEqual(["Run id is r1"]);
+    expect(text({ tenant: "Glob" })).toEqual(["Tenant is Glob"]);
+    expect(text({ turnId: "abc" })).toEqual(["turnId is abc"]);
   });
 });

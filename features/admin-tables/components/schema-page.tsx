@@ -10,7 +10,7 @@ import { ColumnPicker } from "./column-picker";
 import { DataTable } from "./data-table";
 import { DetailDrawer } from "./detail-drawer";
 import { ErrorNote } from "./error-note";
-import { FilterBar } from "./filter-bar";
+import { FilterBuilder } from "./filter-builder";
 import { formatDateTime, formatNumber, pick } from "./format";
 import { MetricCards } from "./metric-cards";
 import { RowActionButtons, RowActionDialog, RowActionError, useRowActions } from "./row-actions";
@@ -74,9 +74,9 @@ function SchemaPageBody({
         <SegmentTabs segments={schema.segments} active={query.segment} onSelect={query.setSegment} />
       )}
       {hasFilters && (
-        <FilterBar
+        <FilterBuilder
           schemaKey={schema.key}
-          // Remounted when the URL's filters change (Back, Clear, a link), so the drafts follow the URL.
+          // Remounted when the URL's filters change (Back, Clear, a link), so an open editor follows the URL.
           key={JSON.stringify(query.filters)}
           filters={schema.filters ?? []}
           superAdmin={superAdmin}

@@ -28,6 +28,8 @@ export function SuggestInput(props: {
   onChange: (value: string) => void;
   onPick: (value: string) => void;
   className: string;
+  /** Marks the input as the value a popover focuses first. */
+  dataValueInput?: boolean;
 }) {
   const { t } = useI18n();
   const listId = useId();
@@ -75,6 +77,7 @@ export function SuggestInput(props: {
       <input
         id={props.id}
         data-testid={props.testId}
+        data-value-input={props.dataValueInput || undefined}
         type="text"
         role="combobox"
         aria-label={props.label}

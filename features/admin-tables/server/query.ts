@@ -4,6 +4,7 @@ import { log } from "@/lib/core/process/log";
 import { isUuid } from "@/lib/core/schema/uuid";
 import { csvField } from "@/lib/core/text/csv";
 import type { PageQuery, PageSchema, ProviderContext, Row } from "../contracts";
+import { FILTER_SUFFIXES, isNumberSuffix, parseDecimal, parseFilterName } from "../filter-operators";
 
 /**
  * Reads a page query from the URL: sort=field:dir, segment=, cursor=, limit=, f.<field>=, f.<field>.from/to=.
@@ -42,6 +43,7 @@ export function pageQueryFrom(url: URL, page: PageSchema): PageQuery {
   const filters: Record<string, string> = Object.create(null);
   for (const [key, value] of params)
     if (key.startsWith("f.") && value.trim()) filters[key.slice(2)] = value.trim();
+  checkOperators(filters);
   checkTimeRanges(filters);
   const segment = params.get("segment") || null;
   if (segment && page.segments && !page.segments.values.some((v) => v.value === segment)) {
@@ -134,6 +136,32 @@ export function parseTimeBound(key: string, value: string): TimeBound {
       { fields: { [`f.${key}`]: ["must be a date (YYYY-MM-DD) or an ISO time with a zone"] } },
     );
   return { kind, text, ms };
+}
+
+/** f.<field>.gt / .lt / .gte / .lte: a plain decimal number (filter-operators parseDecimal), else a 422 naming it. */
+export function numberFilter(key: string, value: string): string {
+  const n = parseDecimal(value);
+  if (n === null) throw badFilterValue(key, "must be a number, such as 250 or 0.05");
+  return n;
+}
+
+/**
+ * Every filter name is a field or a field with a known operator (filter-operators.ts); numbers parse, and a
+ * between does not end below its start. Whether the page offers the operator for that field is the provider's.
+ */
+function checkOperators(filters: Record<string, string>) {
+  for (const [key, value] of Object.entries(filters)) {
+    const { field, suffix, unknown } = parseFilterName(key);
+    if (unknown !== undefined)
+      throw new AppError("validation_failed", `f.${key}: unknown operator "${unknown}"`, {
+        fields: { [`f.${key}`]: [`operators: ${FILTER_SUFFIXES.join(", ")}`] },
+      });
+    if (!isNumberSuffix(suffix)) continue;
+    const n = Number(numberFilter(key, value));
+    const hi = suffix === "gte" ? filters[`${field}.lte`] : undefined;
+    if (hi !== undefined && n > Number(numberFilter(`${field}.lte`, hi)))
+      throw badFilterValue(key, `must not be above f.${field}.lte`);
+  }
 }
 
 /** Every f.<field>.from/.to is a real date or time, and a range does not end before it starts. */

@@ -14,10 +14,12 @@ import type {
   Row,
   Suggestion,
 } from "../contracts";
+import { isNumberSuffix, parseFilterName } from "../filter-operators";
 import {
   checkCursor,
   decodeCursor,
   encodeCursor,
+  numberFilter,
   parseTimeBound,
   type TimeBound,
   unknownFilter,
@@ -61,6 +63,14 @@ export type SqlProviderConfig = {
   sorts: Record<string, SortField>;
   /** f.<field>=value → a condition; an unknown f.<field> is refused with 422. */
   filters: Record<string, (value: string) => SQL | undefined>;
+  /**
+   * The filters that also take f.<field>.not=value: the rows the filter's condition does not hold for (null
+   * included). Only where that stays cheap: a negation keeps most rows, so the newest-first walk of the page's
+   * index fills a page at once; its condition is the filter's own (resolved ones included).
+   */
+  negatable?: readonly string[];
+  /** f.<field>.gt / .lt / .gte / .lte=n → a comparison of this numeric expression (rows without a value drop out). */
+  numberFilters?: Record<string, Expr>;
   /**
    * Filters whose condition needs a read first (a text matched against the few values a column holds, so the
    * query can use an equality index): their answer replaces `filters[field]`'s condition; undefined keeps it.
@@ -270,7 +280,10 @@ async function resolveFilters(
 ): Promise<Record<string, SQL>> {
   const resolved: Record<string, SQL> = {};
   for (const [key, value] of Object.entries(q.filters)) {
-    const resolve = value && config.resolvedFilters ? ownEntry(config.resolvedFilters, key) : undefined;
+    // A negation is resolved as its filter is (and negated by scopedWhere).
+    const { field, suffix } = parseFilterName(key);
+    const name = suffix === "not" ? field : key;
+    const resolve = value && config.resolvedFilters ? ownEntry(config.resolvedFilters, name) : undefined;
     const condition = resolve ? await resolve(db, ctx, value) : undefined;
     if (condition) resolved[key] = condition;
   }
@@ -280,7 +293,7 @@ async function resolveFilters(
 /** The filters a page query may use on a table, and the tenant column that scopes it. */
 export type QueryScope = Pick<
   SqlProviderConfig,
-  "tenantColumn" | "filters" | "dateFilters" | "segmentColumn"
+  "tenantColumn" | "filters" | "dateFilters" | "segmentColumn" | "negatable" | "numberFilters"
 >;
 
 /**
@@ -322,10 +335,20 @@ export function scopedWhere(
         );
       continue;
     }
-    const build = ownEntry(config.filters, key);
+    const { field, suffix } = parseFilterName(key);
+    if (isNumberSuffix(suffix)) {
+      const expr = config.numberFilters && ownEntry(config.numberFilters, field);
+      if (!expr) throw unknownFilter(key);
+      const op = { gt: sql`>`, lt: sql`<`, gte: sql`>=`, lte: sql`<=` }[suffix];
+      conditions.push(sql`${expr} ${op} ${numberFilter(key, value)}::numeric`);
+      continue;
+    }
+    const negated = suffix === "not";
+    if (negated && !config.negatable?.includes(field)) throw unknownFilter(key);
+    const build = ownEntry(config.filters, negated ? field : key);
     if (!build) throw unknownFilter(key);
     const condition = ownEntry(resolved, key) ?? build(value);
-    if (condition) conditions.push(condition);
+    if (condition) conditions.push(negated ? sql`(${condition}) is not true` : condition);
   }
   if (q.segment && config.segmentColumn) conditions.push(eq(config.segmentColumn, q.segment));
   return conditions.length ? and(...conditions) : undefined;

@@ -1,7 +1,7 @@
 // Which names a view's state may hold on a page: the page's declared filters (a time range's .from and .to),
 // the filters links into pages carry, its columns, its sortable fields and its segments.
 import "server-only";
-import type { PageSchema } from "@/features/admin-tables/contracts";
+import { filterUrlNames, type PageSchema } from "@/features/admin-tables/contracts";
 import type { SavedViewStateInput } from "@/features/saved-views/contracts";
 import { AppError, type FieldErrors } from "@/lib/core/errors/app-error";
 
@@ -13,12 +13,8 @@ export const LINK_FILTERS = ["tenantId", "tenant", "apiKeyId", "turnId", "runId"
 
 export function allowedFilters(page: PageSchema): Set<string> {
   const names = new Set<string>(LINK_FILTERS);
-  for (const filter of page.filters ?? []) {
-    if (filter.type === "daterange") {
-      names.add(`${filter.field}.from`);
-      names.add(`${filter.field}.to`);
-    } else names.add(filter.field);
-  }
+  // Each filter's URL names with their operators (f.x, f.x.not, f.x.gt…, a range's .from and .to).
+  for (const filter of page.filters ?? []) for (const name of filterUrlNames(filter)) names.add(name);
   return names;
 }
 

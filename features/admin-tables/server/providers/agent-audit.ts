@@ -42,6 +42,7 @@ export function agentAuditProvider(database: () => Promise<Database> = getDb): P
       user: (v) => sql`${a.userId} in (select id from app_user where email ilike ${likeContains(v)})`,
       conversationId: (v) => eq(a.conversationId, uuidFilter("conversationId", v)),
     },
+    negatable: ["user"],
     dateFilters: { createdAt: a.createdAt },
     segmentColumn: a.type,
     suggestions: { user: { value: appUser.email, recent: a.createdAt } },

@@ -14,6 +14,7 @@ import {
   RUN_STATUSES,
   type RunSummary,
 } from "@/features/admin-tables/contracts";
+import { isNumberSuffix, parseFilterName } from "@/features/admin-tables/filter-operators";
 import { AppError } from "@/lib/core/errors/app-error";
 import { isUuid } from "@/lib/core/schema/uuid";
 import {
@@ -21,6 +22,7 @@ import {
   decodeCursor,
   encodeCursor,
   invalidCursor,
+  numberFilter,
   parseTimeBound,
   unknownFilter,
   uuidFilter,
@@ -46,6 +48,9 @@ const MEASURES: Record<string, string> = {
   cost: "r.cost",
   durationMs: "r.duration_ms",
 };
+
+/** The runs' totals a number filter compares (a run without a price has a null cost and drops out). */
+const RUN_NUMBERS: Record<string, string> = { calls: "r.calls", cost: "r.cost", durationMs: "r.duration_ms" };
 
 const CURSOR_CHECK = {
   timestamptz: (v: string) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d\d-\d\dT/.test(v),
@@ -74,6 +79,16 @@ function runFilters(ctx: ProviderContext, q: PageQuery): RunFilters {
   for (const [key, raw] of Object.entries(q.filters)) {
     const value = raw?.trim();
     if (!value) continue;
+    const { field, suffix } = parseFilterName(key);
+    // Numbers compare the runs' totals, after grouping: f.calls.gt=3, f.cost.gte=0.1&f.cost.lte=1.
+    const total =
+      isNumberSuffix(suffix) && Object.hasOwn(RUN_NUMBERS, field) ? RUN_NUMBERS[field] : undefined;
+    if (isNumberSuffix(suffix)) {
+      if (!total) throw unknownFilter(key);
+      const op = { gt: sql`>`, lt: sql`<`, gte: sql`>=`, lte: sql`<=` }[suffix];
+      runs.push(sql`${sql.raw(total)} ${op} ${numberFilter(key, value)}::numeric`);
+      continue;
+    }
     switch (key) {
       case "runId":
         calls.push(sql`t.run_id = ${value}`);
@@ -82,6 +97,16 @@ function runFilters(ctx: ProviderContext, q: PageQuery): RunFilters {
         if (!(RUN_STATUSES as readonly string[]).includes(value))
           throw badFilterValue(key, `must be one of: ${RUN_STATUSES.join(", ")}`);
         runs.push(sql`r.status = ${value}`);
+        break;
+      case "status.not":
+        if (!(RUN_STATUSES as readonly string[]).includes(value))
+          throw badFilterValue(key, `must be one of: ${RUN_STATUSES.join(", ")}`);
+        runs.push(sql`r.status <> ${value}`);
+        break;
+      case "source.not":
+        if (!(TURN_SOURCES as readonly string[]).includes(value))
+          throw badFilterValue(key, `must be one of: ${TURN_SOURCES.join(", ")}`);
+        runs.push(sql`not (r.sources @> ${JSON.stringify([value])}::jsonb)`);
         break;
       case "source":
         if (!(TURN_SOURCES as readonly string[]).includes(value))

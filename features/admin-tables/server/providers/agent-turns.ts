@@ -245,6 +245,30 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
         return eq(t.promptVersion, Number(v.trim()));
       },
     },
+    // Each keeps the model resolver's or the tag index's answer, negated: the rows kept are most rows, so a page
+    // fills from the newest turns at once. Not the id and exact-match filters (a run, a conversation: "all but
+    // one" reads nothing useful) nor feedback and score (their subqueries would run for every turn).
+    negatable: [
+      "servedModel",
+      "servedAdapter",
+      "source",
+      "user",
+      "apiKey",
+      "endUser",
+      "tag",
+      "skill",
+      "tool",
+      "promptName",
+      "costStatus",
+      "guardrail",
+    ],
+    // Checked on the rows the tenant's (and time range's) index walk reads: no index of their own.
+    numberFilters: {
+      latencyMs: t.latencyMs,
+      cost: t.cost,
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+    },
     resolvedFilters: {
       servedModel: servedModelFilter,
       tag: carriedFilter("tags"),

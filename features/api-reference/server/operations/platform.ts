@@ -24,7 +24,7 @@ const pageQuery = z.object({
   limit: z.string().regex(/^\d+$/).optional().describe("1 to 500; the page's size by default"),
 });
 const TABLE_NOTE =
-  "Filters are `f.<field>=value` (and `f.<field>.from` / `.to` for time ranges), each a filter the page schema declares; an unknown one is a 422 naming it.";
+  "Filters are `f.<field>=value`, each a filter the page schema declares, with its operators: `f.<field>.not=` (is not, on filters declared `not`), `f.<field>.gt=` / `.lt=` / `.gte=` / `.lte=` (number filters: a plain decimal) and `f.<field>.from=` / `.to=` (time ranges: a day or an ISO time with a zone); an unknown filter or operator, or a bad value, is a 422 naming it.";
 const ROLES = "the page's own roles (its schema's `roles`): 403 for anyone else";
 const readiness = z.object({
   ready: z.boolean(),

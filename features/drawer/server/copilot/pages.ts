@@ -1,5 +1,10 @@
 import "server-only";
-import type { FilterDef, PageSchema, TimePreset } from "@/features/admin-tables/contracts";
+import {
+  type FilterDef,
+  filterUrlNames,
+  type PageSchema,
+  type TimePreset,
+} from "@/features/admin-tables/contracts";
 
 /**
  * Where each page lives in the app (a schema says what a page shows, not where it is mounted), the prefix its
@@ -51,11 +56,9 @@ export function governedPages(schemas: Iterable<PageSchema>): PageSchema[] {
   return [...schemas].filter((p) => p.roles.includes("admin") && Object.hasOwn(PAGE_PLACES, p.key));
 }
 
-/** The filter names a page's query takes: a text or select filter by its field, a time range as .from / .to. */
+/** The filter names a page's query takes: a filter by its field and operators (a time range as .from / .to). */
 export function filterNames(page: PageSchema): string[] {
-  return (page.filters ?? []).flatMap((f) =>
-    f.type === "daterange" ? [`${f.field}.from`, `${f.field}.to`] : [f.field],
-  );
+  return (page.filters ?? []).flatMap(filterUrlNames);
 }
 
 export const timeFilter = (page: PageSchema): Extract<FilterDef, { type: "daterange" }> | undefined =>
