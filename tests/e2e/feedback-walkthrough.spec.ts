@@ -1,6 +1,6 @@
 import { type APIRequestContext, expect, test } from "@playwright/test";
 import { FAKE_UPSTREAM } from "../../playwright.config";
-import { Drawer, signInAs } from "./pages";
+import { Drawer, openFilter, signInAs } from "./pages";
 
 const enqueue = (request: APIRequestContext, ...replies: unknown[]) =>
   request.post(`${FAKE_UPSTREAM}/__control/enqueue`, { data: { replies } });
@@ -54,10 +54,11 @@ test.describe("feedback from the drawer to the ledger", () => {
       await page.keyboard.press("Escape");
       await expect(page.locator('thead th[data-field="feedback"]')).toHaveCount(1);
 
-      // Thumbs down only.
-      const url = new URL(page.url());
-      url.searchParams.set("f.feedback", "down");
-      await page.goto(url.pathname + url.search);
+      // Thumbs down only, through the filter builder.
+      await openFilter(page, "feedback");
+      await page.getByTestId("filter-feedback").selectOption("down");
+      await page.getByTestId("filter-apply").click();
+      await expect(page).toHaveURL((u) => u.searchParams.get("f.feedback") === "down");
       const row = page.locator(`[data-testid="data-row"][data-row-id="${turnId}"]`);
       await expect(row).toBeVisible();
       await expect(row.locator('td[data-field="feedback"]')).toContainText("👎");

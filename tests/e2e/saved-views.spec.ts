@@ -1,5 +1,5 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
-import { signInAs, TopBar } from "./pages";
+import { openFilter, signInAs, TopBar } from "./pages";
 import { shotPath } from "./shots";
 
 const LEDGER = "/dev/agent/turns";
@@ -36,11 +36,11 @@ class LedgerViews {
     await this.option(name).click();
     await expect(this.current()).toHaveText(`View: ${name}`);
   }
-  /** Filters the ledger to API calls. */
+  /** Filters the ledger by its source, through the filter builder. */
   async filterSource(value: string) {
-    const url = new URL(this.page.url());
-    url.searchParams.set("f.source", value);
-    await this.page.goto(url.pathname + url.search);
+    await openFilter(this.page, "source");
+    await this.page.getByTestId("filter-source").selectOption(value);
+    await this.page.getByTestId("filter-apply").click();
     await expect(this.page).toHaveURL((u) => u.searchParams.get("f.source") === value);
   }
 }

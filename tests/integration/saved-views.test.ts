@@ -169,6 +169,10 @@ describe.each(testDbKinds)("saved views on %s", (kind) => {
     expect((await create({ name: "Links", state: { filters: { apiKeyId: "x", runId: "r" } } })).status).toBe(
       201,
     );
+    // The filter builder's operators are the page's filter names too; an operator the filter lacks is not.
+    const ops = { "latencyMs.gt": "100", "servedModel.not": "gpt" };
+    expect((await create({ name: "Ops", state: { filters: ops } })).status).toBe(201);
+    expect(await fields({ filters: { "runId.gt": "1" } })).toEqual(["state.filters.runId.gt"]);
     const long = await create({ name: "x".repeat(81) });
     expect(long.status).toBe(422);
     expect(Object.keys(long.body.error.fields)).toEqual(["name"]);
