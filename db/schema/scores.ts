@@ -97,6 +97,8 @@ export type Score = typeof score.$inferSelect;
 export type SavedViewState = {
   filters?: Record<string, string>;
   q?: string;
+  /** The page's segment tab (its value), when the view picks one. */
+  segment?: string;
   columns?: string[];
   hidden?: string[];
   pinned?: string[];

@@ -29,7 +29,8 @@ export type ChangeObject =
   | "alert_rule"
   | "alert_channel"
   | "score_config"
-  | "review_queue";
+  | "review_queue"
+  | "saved_view";
 
 export type Change = {
   tenantId: string;

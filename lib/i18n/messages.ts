@@ -28,6 +28,7 @@ import * as scores from "./areas/scores";
 import * as shell from "./areas/shell";
 import * as skills from "./areas/skills";
 import * as tables from "./areas/tables";
+import * as views from "./areas/views";
 import * as webFetch from "./areas/web-fetch";
 
 export const en = {
@@ -58,6 +59,7 @@ export const en = {
   ...shell.en,
   ...skills.en,
   ...tables.en,
+  ...views.en,
   ...webFetch.en,
   ...codeRun.en,
 } as const;
@@ -92,6 +94,7 @@ export const zh: Record<MessageKey, string> = {
   ...shell.zh,
   ...skills.zh,
   ...tables.zh,
+  ...views.zh,
   ...webFetch.zh,
   ...codeRun.zh,
 };

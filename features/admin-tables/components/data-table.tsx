@@ -6,7 +6,7 @@ import {
   type ColumnDef as TableColumnDef,
   useReactTable,
 } from "@tanstack/react-table";
-import { type MouseEvent, type ReactNode, useMemo } from "react";
+import { type MouseEvent, type ReactNode, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useI18n } from "@/components/i18n";
 import type { CellType, ColumnDef, Row } from "@/features/admin-tables/contracts";
 import { CellValue } from "./cells";
@@ -38,6 +38,8 @@ export function DataTable(props: {
   onOpen?: (id: string) => void;
   /** The row's action buttons, in a last column; absent when the page has no row actions. */
   renderActions?: (row: Row, id: string) => ReactNode;
+  /** Columns that stay on the left while the table scrolls sideways (they come first in `columns`). */
+  pinned?: ReadonlySet<string>;
 }) {
   const { t, locale } = useI18n();
   const { columns: schemaColumns, idField, onOpen, renderActions } = props;
@@ -97,6 +99,39 @@ export function DataTable(props: {
   };
 
   const rows = table.getRowModel().rows;
+  const pinned = props.pinned;
+  const pinnedFields = useMemo(
+    () => schemaColumns.filter((c) => pinned?.has(c.field)).map((c) => c.field),
+    [schemaColumns, pinned],
+  );
+  // Each pinned column sticks at the summed width of the pinned columns before it, measured from the header.
+  const headRef = useRef<HTMLTableRowElement>(null);
+  const [lefts, setLefts] = useState<Record<string, number>>({});
+  useLayoutEffect(() => {
+    // Rows and the locale change the headers' widths.
+    void props.rows;
+    void locale;
+    const cells = headRef.current?.children;
+    if (!cells) return;
+    const next: Record<string, number> = {};
+    let left = 0;
+    for (const field of pinnedFields) {
+      next[field] = left;
+      const cell = [...cells].find((c) => (c as HTMLElement).dataset.field === field) as
+        | HTMLElement
+        | undefined;
+      left += cell?.offsetWidth ?? 0;
+    }
+    setLefts((current) => (JSON.stringify(current) === JSON.stringify(next) ? current : next));
+  }, [pinnedFields, props.rows, locale]);
+  const lastPinned = pinnedFields.at(-1);
+  const stick = (field: string, head: boolean) =>
+    field in lefts && pinned?.has(field)
+      ? {
+          className: `sticky z-10 ${head ? "bg-slate-50 dark:bg-slate-800" : "bg-white group-hover:bg-indigo-50 dark:bg-slate-900 dark:group-hover:bg-slate-800"} ${field === lastPinned ? "shadow-[1px_0_0_0_rgb(203_213_225)] dark:shadow-[1px_0_0_0_rgb(51_65_85)]" : ""}`,
+          style: { left: lefts[field] },
+        }
+      : { className: "", style: undefined };
   // relative: the actions column's sr-only header is positioned; it must scroll (and clip) with the table.
   return (
     <div
@@ -107,17 +142,21 @@ export function DataTable(props: {
         <caption className="sr-only">{props.caption}</caption>
         <thead className="border-b border-slate-200 bg-slate-50 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-800/50 dark:text-slate-300">
           {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
+            <tr key={group.id} ref={headRef}>
               {group.headers.map((header) => {
                 const col = byField.get(header.column.id);
+                const sticky = stick(header.column.id, true);
                 const sorted = header.column.getIsSorted();
                 const label = flexRender(header.column.columnDef.header, header.getContext());
                 return (
                   <th
                     key={header.id}
                     scope="col"
+                    data-field={header.column.id}
+                    data-pinned={sticky.style ? true : undefined}
+                    style={sticky.style}
                     aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
-                    className={`px-3 py-2 font-medium whitespace-nowrap ${alignOfColumn(header.column.id, col)}`}
+                    className={`px-3 py-2 font-medium whitespace-nowrap ${alignOfColumn(header.column.id, col)} ${sticky.className}`}
                   >
                     {header.column.getCanSort() ? (
                       <button
@@ -159,19 +198,24 @@ export function DataTable(props: {
               }}
               className={
                 onOpen
-                  ? "cursor-pointer hover:bg-indigo-50/60 focus:outline-2 focus:outline-indigo-500 dark:hover:bg-slate-800/60"
+                  ? "group cursor-pointer hover:bg-indigo-50/60 focus:outline-2 focus:outline-indigo-500 dark:hover:bg-slate-800/60"
                   : ""
               }
             >
-              {row.getVisibleCells().map((cell) => (
-                <td
-                  key={cell.id}
-                  data-field={cell.column.id}
-                  className={`px-3 py-2 align-top whitespace-nowrap ${alignOfColumn(cell.column.id, byField.get(cell.column.id))}`}
-                >
-                  {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                </td>
-              ))}
+              {row.getVisibleCells().map((cell) => {
+                const sticky = stick(cell.column.id, false);
+                return (
+                  <td
+                    key={cell.id}
+                    data-field={cell.column.id}
+                    data-pinned={sticky.style ? true : undefined}
+                    style={sticky.style}
+                    className={`px-3 py-2 align-top whitespace-nowrap ${alignOfColumn(cell.column.id, byField.get(cell.column.id))} ${sticky.className}`}
+                  >
+                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                  </td>
+                );
+              })}
             </tr>
           ))}
           {rows.length === 0 && (

@@ -18,6 +18,7 @@ import { SegmentTabs } from "./segment-tabs";
 import { useColumnVisibility } from "./use-column-visibility";
 import { usePageQuery } from "./use-page-query";
 import { useRows } from "./use-rows";
+import { ViewsMenu } from "./views-menu";
 
 const BUTTON =
   "rounded-md border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100 disabled:cursor-not-allowed disabled:opacity-50 dark:border-slate-700 dark:hover:bg-slate-800";
@@ -100,7 +101,10 @@ function SchemaPageBody({
               <RowCountText shown={rows.rows.length} count={rows.count} />
             )}
           </p>
-          <div className="ml-auto flex items-center gap-2">
+          <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
+            {!urlPrefix && (
+              <ViewsMenu schema={schema} query={query} visibility={visibility} className={BUTTON} />
+            )}
             {columns.length > 3 && (
               <ColumnPicker columns={columns} visibility={visibility} className={BUTTON} />
             )}
@@ -124,6 +128,7 @@ function SchemaPageBody({
         <DataTable
           caption={pick(schema.title, locale)}
           columns={visibility.visible}
+          pinned={visibility.pinned}
           idField={schema.idField}
           rows={rows.rows}
           sort={query.sort}

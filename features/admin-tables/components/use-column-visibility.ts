@@ -2,70 +2,92 @@
 
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { ColumnDef } from "@/features/admin-tables/contracts";
+import {
+  type ColumnLayout,
+  EMPTY_LAYOUT,
+  isLayoutEmpty,
+  isShownIn,
+  layoutFromView,
+  layoutToView,
+  moveColumn,
+  orderColumns,
+  parseLayout,
+  togglePin,
+  toggleShown,
+} from "./column-layout";
 
 /** Per viewer and page, so one browser shared by two accounts keeps each one's columns. */
 export const columnsStorageKey = (viewerId: string, pageKey: string) =>
   `tollgate.columns.${viewerId}.${pageKey}`;
 
-/** Only the viewer's changes are kept (field → shown), so a column added to the schema later gets its default. */
-type Overrides = Record<string, boolean>;
-
-function readOverrides(key: string): Overrides {
+function readLayout(key: string): ColumnLayout {
   try {
-    const parsed = JSON.parse(window.localStorage.getItem(key) ?? "{}") as unknown;
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return {};
-    return Object.fromEntries(
-      Object.entries(parsed).filter((entry): entry is [string, boolean] => typeof entry[1] === "boolean"),
-    );
+    return parseLayout(JSON.parse(window.localStorage.getItem(key) ?? "{}") as unknown);
   } catch {
-    return {};
+    return EMPTY_LAYOUT;
   }
 }
 
-function writeOverrides(key: string, overrides: Overrides) {
+function writeLayout(key: string, layout: ColumnLayout) {
   try {
-    if (Object.keys(overrides).length === 0) window.localStorage.removeItem(key);
-    else window.localStorage.setItem(key, JSON.stringify(overrides));
+    if (isLayoutEmpty(layout)) window.localStorage.removeItem(key);
+    else window.localStorage.setItem(key, JSON.stringify(layout));
   } catch {
     // localStorage can be unavailable (private mode, full): the choice then lasts until reload.
   }
 }
 
 /**
- * Which of a table's columns are shown: the schema's defaults (`defaultHidden`) with the viewer's changes on
- * top, remembered in localStorage. The stored choice is read after the first render (the server cannot see it).
+ * Which of a table's columns are shown, in which order, and which are pinned to the left: the schema's defaults
+ * with the viewer's changes on top, remembered in localStorage (and carried in saved views). The stored choice
+ * is read after the first render (the server cannot see it).
  */
 export function useColumnVisibility(columns: ColumnDef[], pageKey: string, viewerId: string) {
   const key = columnsStorageKey(viewerId, pageKey);
-  const [overrides, setOverrides] = useState<Overrides>({});
-  useEffect(() => setOverrides(readOverrides(key)), [key]);
+  const [layout, setLayout] = useState<ColumnLayout>(EMPTY_LAYOUT);
+  useEffect(() => setLayout(readLayout(key)), [key]);
 
-  const isShown = useCallback(
-    (column: ColumnDef) => overrides[column.field] ?? !column.defaultHidden,
-    [overrides],
-  );
-  const visible = useMemo(() => columns.filter(isShown), [columns, isShown]);
-
-  const toggle = useCallback(
-    (column: ColumnDef) => {
-      setOverrides((current) => {
-        const shown = !(current[column.field] ?? !column.defaultHidden);
-        const next = { ...current };
-        // Back to the default is no override at all.
-        if (shown === !column.defaultHidden) delete next[column.field];
-        else next[column.field] = shown;
-        writeOverrides(key, next);
-        return next;
-      });
-    },
+  const change = useCallback(
+    (next: (current: ColumnLayout) => ColumnLayout) =>
+      setLayout((current) => {
+        const changed = next(current);
+        writeLayout(key, changed);
+        return changed;
+      }),
     [key],
   );
-  const reset = useCallback(() => {
-    writeOverrides(key, {});
-    setOverrides({});
-  }, [key]);
 
-  return { visible, isShown, toggle, reset, changed: Object.keys(overrides).length > 0 };
+  const isShown = useCallback((column: ColumnDef) => isShownIn(layout, column), [layout]);
+  const ordered = useMemo(() => orderColumns(columns, layout), [columns, layout]);
+  const visible = useMemo(() => ordered.filter(isShown), [ordered, isShown]);
+  const pinned = useMemo(() => new Set(layout.pinned), [layout.pinned]);
+
+  return {
+    /** Every column, in the viewer's order (pinned first). */
+    ordered,
+    /** The shown columns, in order. */
+    visible,
+    pinned,
+    isShown,
+    toggle: useCallback((column: ColumnDef) => change((l) => toggleShown(l, column)), [change]),
+    move: useCallback(
+      (field: string, delta: -1 | 1) => change((l) => moveColumn(columns, l, field, delta)),
+      [change, columns],
+    ),
+    togglePin: useCallback((field: string) => change((l) => togglePin(columns, l, field)), [change, columns]),
+    reset: useCallback(() => change(() => EMPTY_LAYOUT), [change]),
+    /** The layout as a saved view keeps it. */
+    toView: useCallback(() => layoutToView(columns, layout), [columns, layout]),
+    /** Takes a saved view's columns (a view without any leaves the layout as it is). */
+    applyView: useCallback(
+      (view: { columns?: string[]; hidden?: string[]; pinned?: string[] }) => {
+        const next = layoutFromView(columns, view);
+        if (next) change(() => next);
+      },
+      [change, columns],
+    ),
+    changed: !isLayoutEmpty(layout),
+  };
 }
 
 export type ColumnVisibility = ReturnType<typeof useColumnVisibility>;

@@ -3,6 +3,10 @@
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef } from "react";
 import type { CellType, PageSchema } from "@/features/admin-tables/contracts";
+import type { SavedViewStateInput } from "@/features/saved-views/contracts";
+import { applyViewToParams } from "./view-url";
+
+type SavedViewUrlState = Pick<SavedViewStateInput, "filters" | "segment" | "sort">;
 
 export type SortState = { field: string; direction: "asc" | "desc" };
 
@@ -132,6 +136,14 @@ export function usePageQuery(schema: PageSchema, prefix = "") {
             else p.set(prefix + FILTER_PREFIX + name, value.trim());
           }
         });
+      },
+      /** Shows a saved view: its filters, segment and sort replace the URL's (replace: a default on opening). */
+      applyView(view: SavedViewUrlState, mode: "push" | "replace" = "push") {
+        update((p) => {
+          const next = applyViewToParams(p, view, schema, prefix);
+          for (const name of [...p.keys()]) p.delete(name);
+          for (const [name, value] of next) p.append(name, value);
+        }, mode);
       },
       clearFilters() {
         update((p) => {

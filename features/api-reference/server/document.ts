@@ -42,6 +42,8 @@ const TAGS: Record<string, string> = {
   "Limits and settings": "Rate limits, budgets, assumed prices, retention and the response cache.",
   Guardrails:
     "A tenant's ordered rules that check, redact or block what goes to a model, to a tool and back.",
+  "Saved views":
+    "Saved views of the schema pages (the ledger, the audit trail, runs…): filters, sort and columns per person, shared with the tenant by its admins (docs/guides/admin-pages.md).",
   Scores:
     "Scores on ledger turns and runs: people's feedback (thumbs), applications' and evaluators' scores, validated by the tenant's score configs (docs/guides/scores.md).",
   "Review queues":

@@ -14,6 +14,7 @@ import { scoreOperations } from "./scores";
 import { nextAuthOperations, sessionOperations } from "./session";
 import { skillOperations } from "./skills";
 import { v1Operations } from "./v1";
+import { viewOperations } from "./views";
 
 /** Every operation Tollgate serves over HTTP, one file per area, in the order the reference shows them. */
 export const operations: readonly Operation[] = [
@@ -29,6 +30,7 @@ export const operations: readonly Operation[] = [
   ...guardrailOperations,
   ...alertOperations,
   ...adminOperations,
+  ...viewOperations,
   ...mcpServerOperations,
   ...v1Operations,
   ...platformOperations,

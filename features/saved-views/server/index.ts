@@ -1,0 +1,4 @@
+import "server-only";
+
+export * from "./state";
+export * from "./views";
