@@ -34,7 +34,11 @@ export class TopBar {
     return this.page.getByTestId("active-tenant");
   }
 
+  /** On a phone the switcher is in the menu the ☰ button opens. */
   async switchTenant(name: string) {
+    const toggle = this.page.getByTestId("nav-toggle");
+    if ((await toggle.isVisible()) && (await toggle.getAttribute("aria-expanded")) !== "true")
+      await toggle.click();
     await this.page.getByTestId("tenant-switcher").selectOption({ label: name });
   }
 

@@ -179,7 +179,7 @@ export function ViewsMenu(props: {
         </span>
         {current?.shared && <span aria-hidden="true">👥</span>}
       </summary>
-      <div className="fixed inset-x-3 z-30 mt-1 max-h-[70vh] space-y-2 overflow-y-auto sm:absolute sm:inset-x-auto sm:right-0 sm:w-72 rounded-md border border-slate-200 bg-white p-2 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900">
+      <div className="fixed inset-x-3 top-16 z-30 mt-1 max-h-[calc(100dvh-5rem)] space-y-2 overflow-y-auto sm:absolute sm:inset-x-auto sm:top-auto sm:right-0 sm:max-h-[70vh] sm:w-72 rounded-md border border-slate-200 bg-white p-2 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900">
         <ul aria-label={t("views.menuTitle")} className="space-y-1">
           {views.length === 0 && <li className="px-2 py-1 text-slate-500">{t("views.none")}</li>}
           {group(
