@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import { getDatabase } from "@/db";
+import { markDependency } from "@/lib/core/errors/dependency";
 import { isDraining, isStarted } from "@/lib/core/process/lifecycle";
 import { log } from "@/lib/core/process/log";
 import { processSlot } from "@/lib/core/process/process-state";
@@ -50,6 +51,7 @@ export function databaseReachable(now = Date.now()): Promise<boolean> {
     const ok = await Promise.race([query, timeout]);
     clearTimeout(timer);
     Object.assign(check, { at: Date.now(), ok, pending: null });
+    markDependency("database", ok);
     return ok;
   })();
   return check.pending;

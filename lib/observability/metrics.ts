@@ -1,6 +1,7 @@
 import "server-only";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { ReadStats } from "@/db/read-replica";
+import { dependencyRefusals, dependencyStates } from "@/lib/core/errors/dependency";
 import { batchers, governanceFailures } from "@/lib/core/errors/failures";
 
 /** Seconds: from a fast cached answer to a long agent turn. */
@@ -179,6 +180,26 @@ export class TollgateMetrics {
       collect() {
         this.reset();
         for (const b of batchers()) this.set({ batcher: b.name }, b.stats().callsRefused);
+      },
+    });
+    new Gauge({
+      name: "tollgate_dependency_up",
+      help: "1 when the dependency (database, redis) answered its last check, 0 when it did not",
+      labelNames: ["dependency"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [dependency, up] of dependencyStates()) this.set({ dependency }, up ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: "tollgate_dependency_refusals_total",
+      help: "Requests answered 503 because a dependency was away, by dependency and cause (an error code)",
+      labelNames: ["dependency", "cause"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const r of dependencyRefusals()) this.inc({ dependency: r.dependency, cause: r.cause }, r.count);
       },
     });
     if (options.defaultMetrics !== false)

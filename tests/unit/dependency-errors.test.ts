@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { DependencyError, dependencyFailure } from "@/lib/core/errors/dependency";
+import {
+  countRefusal,
+  DependencyError,
+  dependencyFailure,
+  markDependency,
+} from "@/lib/core/errors/dependency";
+import { TollgateMetrics } from "@/lib/observability/metrics";
 
 const withCode = (code: string, message = "x") => Object.assign(new Error(message), { code });
 
@@ -48,5 +54,25 @@ describe("dependencyFailure", () => {
     const a: Error & { cause?: unknown } = new Error("a");
     a.cause = a;
     expect(dependencyFailure(a)).toBeNull();
+  });
+});
+
+describe("dependency metrics", () => {
+  it("shows each dependency's last check and the refusals by cause when scraped", async () => {
+    const metrics = new TollgateMetrics({ defaultMetrics: false });
+    markDependency("database", false);
+    markDependency("redis", true);
+    countRefusal({ dependency: "database", cause: "ECONNREFUSED" });
+    countRefusal({ dependency: "database", cause: "ECONNREFUSED" });
+    countRefusal({ dependency: "redis", cause: "timeout" });
+    const { body } = await metrics.scrape();
+    expect(body).toContain('tollgate_dependency_up{dependency="database"} 0');
+    expect(body).toContain('tollgate_dependency_up{dependency="redis"} 1');
+    expect(body).toMatch(
+      /tollgate_dependency_refusals_total\{dependency="database",cause="ECONNREFUSED"\} [2-9]/,
+    );
+    expect(body).toContain('tollgate_dependency_refusals_total{dependency="redis",cause="timeout"}');
+    markDependency("database", true);
+    expect((await metrics.scrape()).body).toContain('tollgate_dependency_up{dependency="database"} 1');
   });
 });

@@ -127,7 +127,15 @@ describe("a failed send says why, and offers Retry only when it can help", () =>
   });
 
   it("retries server failures, lost connections, and a rate limit after its wait", () => {
-    expect(isRetryable(toTurnError(new ApiError(503, "upstream down")))).toBe(true);
+    expect(isRetryable(toTurnError(new ApiError(500, "internal error")))).toBe(true);
+    // The service briefly away: said as such, Retry after its Retry-After (2 s when the answer has none).
+    const away = toTurnError(new ApiError(503, "the service is briefly unavailable"), 5, now);
+    expect(away).toEqual({ kind: "unavailable", retryAt: now + 5_000 });
+    expect(isRetryable(away)).toBe(true);
+    expect(toTurnError(new ApiError(503, "x"), undefined, now)).toEqual({
+      kind: "unavailable",
+      retryAt: now + 2_000,
+    });
     expect(toTurnError(new ApiError(0, "fetch failed"))).toEqual({ kind: "network" });
     expect(toTurnError(new TypeError("Failed to fetch"))).toEqual({ kind: "network" });
     const limited = toTurnError(new ApiError(429, "slow down"), 30, now);

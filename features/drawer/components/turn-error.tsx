@@ -13,6 +13,8 @@ function errorText(error: TurnError, t: Translate): string {
       return t("drawer.error.refused", { message: error.message });
     case "rateLimited":
       return t("drawer.error.rateLimited", { message: error.message });
+    case "unavailable":
+      return t("drawer.error.unavailable");
     case "network":
       return t("agent.error.network");
     case "cut":
@@ -47,7 +49,9 @@ function useSecondsUntil(at: number | undefined): number {
  */
 export function TurnErrorView({ error, onRetry }: { error: TurnError; onRetry?: () => void }) {
   const { t } = useI18n();
-  const wait = useSecondsUntil(error.kind === "rateLimited" ? error.retryAt : undefined);
+  const wait = useSecondsUntil(
+    error.kind === "rateLimited" || error.kind === "unavailable" ? error.retryAt : undefined,
+  );
   return (
     <div
       role="alert"

@@ -106,6 +106,8 @@ export type TurnError =
   | { kind: "failed"; message: string }
   | { kind: "refused"; message: string }
   | { kind: "rateLimited"; message: string; retryAt: number }
+  /** 503: the service (its database, its counter store) is briefly away; Retry after its wait. */
+  | { kind: "unavailable"; retryAt: number }
   | { kind: "signedOut" }
   | { kind: "network" }
   | { kind: "cut" };

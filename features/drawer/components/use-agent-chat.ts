@@ -47,6 +47,8 @@ export function nextPendingLook(look: {
 
 /** When the server sends no Retry-After with a 429, Retry waits this long. */
 const DEFAULT_RETRY_AFTER_S = 5;
+/** How long a 503 without Retry-After waits before Retry is offered. */
+const DEFAULT_UNAVAILABLE_RETRY_S = 2;
 
 /** The server's own words for a refusal: the field messages of a 422 ("the message is too long…"), else its message. */
 export function refusalMessage(error: ApiError): string {
@@ -57,6 +59,8 @@ export function refusalMessage(error: ApiError): string {
 /**
  * How a failed request reads and whether Retry helps: 5xx and network failures are retryable, a 429 after its
  * wait (`retryAfterSeconds`, from the Retry-After header), any other 4xx is a refusal with the server's message.
+ * A 503 (the service briefly away: its database or counter store) says so and offers Retry after its wait; the
+ * user's message stays in the turn, so nothing they wrote is lost.
  */
 export function toTurnError(error: unknown, retryAfterSeconds?: number, now = Date.now()): TurnError {
   if (!(error instanceof ApiError) || error.status === 0) return { kind: "network" };
@@ -66,6 +70,8 @@ export function toTurnError(error: unknown, retryAfterSeconds?: number, now = Da
     return { kind: "rateLimited", message: error.message, retryAt: now + wait * 1000 };
   }
   if (error.status >= 400 && error.status < 500) return { kind: "refused", message: refusalMessage(error) };
+  if (error.status === 503)
+    return { kind: "unavailable", retryAt: now + (retryAfterSeconds ?? DEFAULT_UNAVAILABLE_RETRY_S) * 1000 };
   return { kind: "failed", message: error.message };
 }
 

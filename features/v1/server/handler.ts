@@ -3,7 +3,11 @@ import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
 import { checkApiKey, type KeyCheck, keyExpiredMessage, type ResolvedKey } from "@/lib/auth/api-keys";
 import { unavailableMessage } from "@/lib/core/errors/app-error";
-import { DEPENDENCY_RETRY_AFTER_SECONDS, dependencyFailure } from "@/lib/core/errors/dependency";
+import {
+  countRefusal,
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  dependencyFailure,
+} from "@/lib/core/errors/dependency";
 import { isShutdownDeadline } from "@/lib/core/process/lifecycle";
 import { log } from "@/lib/core/process/log";
 import { describeRequest, offeredTools, type WireFormat } from "@/lib/gateway/forward/formats";
@@ -80,6 +84,7 @@ export function createV1Core(deps: V1Deps): ApiHandler {
       const clientRequestId = headerOf(req, "x-request-id")?.slice(0, 200) || undefined;
       const away = dependencyFailure(error);
       if (away) {
+        countRefusal(away);
         // A dependency that is away is a 503 the SDKs retry, never a 500 they give up on.
         log.warn(
           { err: error, requestId, clientRequestId, ...away },

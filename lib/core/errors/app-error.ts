@@ -1,5 +1,5 @@
 import { ZodError } from "zod";
-import { DEPENDENCY_RETRY_AFTER_SECONDS, dependencyFailure } from "./dependency";
+import { countRefusal, DEPENDENCY_RETRY_AFTER_SECONDS, dependencyFailure } from "./dependency";
 
 /** The status of each of the app's own error codes (a failed model call's are in lib/pipeline/errors.ts). */
 export const ERROR_STATUS = {
@@ -112,6 +112,7 @@ export function toErrorResponse(
   }
   const away = dependencyFailure(error);
   if (away) {
+    countRefusal(away);
     headers["retry-after"] = String(DEPENDENCY_RETRY_AFTER_SECONDS);
     return {
       status: 503,

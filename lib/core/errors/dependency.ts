@@ -3,6 +3,8 @@
 // SDKs do) come back, where a 500 makes them give up. Classified by error codes (postgres-js, node:net, PostgreSQL
 // SQLSTATE, ioredis), never by class names (production minifies them).
 
+import { processSlot } from "../process/process-state";
+
 export type Dependency = "database" | "redis";
 export type DependencyFailure = { dependency: Dependency; cause: string };
 
@@ -73,4 +75,38 @@ export function dependencyFailure(error: unknown, depth = 0): DependencyFailure 
       if (found) return found;
     }
   return dependencyFailure(e.cause, depth + 1);
+}
+
+type Health = {
+  /** Requests answered 503 because a dependency was away, by dependency and cause ("database:ECONNREFUSED"). */
+  refusals: Map<string, number>;
+  /** What the last check of each dependency found (readiness for the database, the counter store's ping for Redis). */
+  up: Map<Dependency, boolean>;
+};
+// Once per process: Next gives each route bundle its own copy of this module.
+const health = processSlot<Health>("dependency.health", () => ({ refusals: new Map(), up: new Map() }));
+
+/** Counts a request refused (503) because a dependency was away; the metrics read it when scraped. */
+export function countRefusal(failure: DependencyFailure): void {
+  // Causes are codes from a fixed vocabulary (the sets above, or a caller's own), so the labels stay bounded.
+  const key = `${failure.dependency}:${failure.cause.slice(0, 40)}`;
+  if (health.refusals.size >= 100 && !health.refusals.has(key)) return;
+  health.refusals.set(key, (health.refusals.get(key) ?? 0) + 1);
+}
+
+export function dependencyRefusals(): { dependency: Dependency; cause: string; count: number }[] {
+  return [...health.refusals].map(([key, count]) => {
+    const at = key.indexOf(":");
+    return { dependency: key.slice(0, at) as Dependency, cause: key.slice(at + 1), count };
+  });
+}
+
+/** Records whether a dependency answered its last check. */
+export function markDependency(dependency: Dependency, up: boolean): void {
+  health.up.set(dependency, up);
+}
+
+/** Each checked dependency and whether it answered its last check (unchecked ones are absent). */
+export function dependencyStates(): [Dependency, boolean][] {
+  return [...health.up];
 }

@@ -89,6 +89,8 @@ export const en = {
   "agent.image.blocked": "[image not shown: {alt}]",
   "drawer.error.refused": "Not sent: {message}",
   "drawer.error.rateLimited": "Too many requests right now: {message}",
+  "drawer.error.unavailable":
+    "The service is briefly unavailable. Your message is kept: retry in a few seconds.",
   "drawer.retryIn": "Retry in {s} s",
   "drawer.counter": "{count} / {max} characters",
   "drawer.tooLong": "Too long: a message can have at most {max} characters. Remove {over} to send it.",
@@ -222,6 +224,7 @@ export const zh: Record<keyof typeof en, string> = {
   "agent.image.blocked": "[图片未显示：{alt}]",
   "drawer.error.refused": "未发送：{message}",
   "drawer.error.rateLimited": "请求过于频繁：{message}",
+  "drawer.error.unavailable": "服务暂时不可用。你的消息已保留：请几秒后重试。",
   "drawer.retryIn": "{s} 秒后可重试",
   "drawer.counter": "{count} / {max} 个字符",
   "drawer.tooLong": "消息过长：最多 {max} 个字符，请删减 {over} 个字符后再发送。",

@@ -16,7 +16,11 @@ import { DEFAULT_AGENT_CONFIG } from "@/lib/agent/service";
 import type { ToolGuardrails } from "@/lib/agent/tool-guardrails";
 import { checkApiKey, keyExpiredMessage, type ResolvedKey } from "@/lib/auth/api-keys";
 import { unavailableMessage } from "@/lib/core/errors/app-error";
-import { DEPENDENCY_RETRY_AFTER_SECONDS, dependencyFailure } from "@/lib/core/errors/dependency";
+import {
+  countRefusal,
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  dependencyFailure,
+} from "@/lib/core/errors/dependency";
 import { log } from "@/lib/core/process/log";
 import { appBodyLimits, BodyRefused, parseJsonWithin, readBodyText } from "@/lib/http/limits";
 import { expectedOrigin, sameOrigin } from "@/lib/http/same-origin";
@@ -56,6 +60,7 @@ export function createMcpHandler(deps: McpServerDeps): (req: Request) => Promise
     } catch (error) {
       const away = dependencyFailure(error);
       if (away) {
+        countRefusal(away);
         log.warn({ err: error, requestId, ...away }, "/mcp request refused: dependency unavailable");
         res = rpcError(503, ErrorCode.InternalError, unavailableMessage(away.dependency), {
           "retry-after": String(DEPENDENCY_RETRY_AFTER_SECONDS),
@@ -163,6 +168,7 @@ function mcpServer(
         if (error instanceof RpcError) throw error;
         const away = dependencyFailure(error);
         if (away) {
+          countRefusal(away);
           log.warn(
             { err: error, requestId: http.requestId, ...away },
             "/mcp call refused: dependency unavailable",
