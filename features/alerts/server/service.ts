@@ -1,6 +1,7 @@
 import "server-only";
 import type { Database } from "@/db";
 import { log } from "@/lib/core/process/log";
+import { periodicService } from "@/lib/core/process/periodic";
 import type { RouteRow } from "@/lib/gateway/gateway";
 import type { CounterStore } from "@/lib/pipeline/counters";
 import { evaluateAlerts } from "./evaluate";
@@ -21,35 +22,11 @@ export type AlertServiceDeps = {
  * over every enabled rule. One pass at a time; stopping waits for the one running.
  */
 export function alertEvaluationService(deps: AlertServiceDeps) {
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let running: Promise<void> | null = null;
-  const pass = () => {
-    if (running) return;
-    running = (async () => {
-      try {
-        const result = await evaluateAlerts(await deps.db(), new Date(), deps);
-        if (result.fired) {
-          log.info(result, "alerts fired");
-          deps.wake?.();
-        }
-      } catch (error) {
-        log.error({ err: error }, "alert evaluation failed");
-      } finally {
-        running = null;
-      }
-    })();
-  };
-  return {
-    name: "alert evaluation",
-    start() {
-      if (timer) return;
-      timer = setInterval(pass, deps.everyMs ?? ALERT_EVALUATION_EVERY_MS);
-      timer.unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      timer = undefined;
-      await running;
-    },
-  };
+  return periodicService("alert evaluation", deps.everyMs ?? ALERT_EVALUATION_EVERY_MS, async () => {
+    const result = await evaluateAlerts(await deps.db(), new Date(), deps);
+    if (result.fired) {
+      log.info(result, "alerts fired");
+      deps.wake?.();
+    }
+  });
 }

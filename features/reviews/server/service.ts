@@ -3,6 +3,7 @@
 import "server-only";
 import type { Database } from "@/db";
 import { log } from "@/lib/core/process/log";
+import { periodicService } from "@/lib/core/process/periodic";
 import { fillDueQueues } from "./fill";
 
 export const REVIEW_FILL_EVERY_MS = 60_000;
@@ -10,32 +11,8 @@ export const REVIEW_FILL_EVERY_MS = 60_000;
 export type ReviewFillDeps = { db: () => Promise<Database>; everyMs?: number };
 
 export function reviewFillService(deps: ReviewFillDeps) {
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let running: Promise<void> | null = null;
-  const pass = () => {
-    if (running) return;
-    running = (async () => {
-      try {
-        const result = await fillDueQueues(await deps.db());
-        if (result.added) log.info(result, "review queues filled");
-      } catch (error) {
-        log.error({ err: error }, "review queue fill failed");
-      } finally {
-        running = null;
-      }
-    })();
-  };
-  return {
-    name: "review queue fill",
-    start() {
-      if (timer) return;
-      timer = setInterval(pass, deps.everyMs ?? REVIEW_FILL_EVERY_MS);
-      timer.unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      timer = undefined;
-      await running;
-    },
-  };
+  return periodicService("review queue fill", deps.everyMs ?? REVIEW_FILL_EVERY_MS, async () => {
+    const result = await fillDueQueues(await deps.db());
+    if (result.added) log.info(result, "review queues filled");
+  });
 }
