@@ -2,12 +2,7 @@ import "server-only";
 import { v7 as uuidv7 } from "uuid";
 import type { Database } from "@/db";
 import { checkApiKey, type KeyCheck, keyExpiredMessage, type ResolvedKey } from "@/lib/auth/api-keys";
-import { unavailableMessage } from "@/lib/core/errors/app-error";
-import {
-  countRefusal,
-  DEPENDENCY_RETRY_AFTER_SECONDS,
-  dependencyFailure,
-} from "@/lib/core/errors/dependency";
+import { outageRefusal } from "@/lib/core/errors/dependency";
 import { isShutdownDeadline } from "@/lib/core/process/lifecycle";
 import { log } from "@/lib/core/process/log";
 import { describeRequest, offeredTools, type WireFormat } from "@/lib/gateway/forward/formats";
@@ -82,16 +77,15 @@ export function createV1Core(deps: V1Deps): ApiHandler {
       res = await answer(req, requestId, deps, call);
     } catch (error) {
       const clientRequestId = headerOf(req, "x-request-id")?.slice(0, 200) || undefined;
-      const away = dependencyFailure(error);
+      const away = outageRefusal(error);
       if (away) {
-        countRefusal(away);
         // A dependency that is away is a 503 the SDKs retry, never a 500 they give up on.
         log.warn(
-          { err: error, requestId, clientRequestId, ...away },
+          { err: error, requestId, clientRequestId, dependency: away.dependency, cause: away.cause },
           "/v1 request refused: dependency unavailable",
         );
-        res = dialectOf(req.path).error(503, unavailableMessage(away.dependency), "service_unavailable");
-        res.headers["retry-after"] = String(DEPENDENCY_RETRY_AFTER_SECONDS);
+        res = dialectOf(req.path).error(503, away.message, "service_unavailable");
+        res.headers["retry-after"] = away.retryAfter;
       } else {
         log.error({ err: error, requestId, clientRequestId }, "/v1 request failed");
         res = dialectOf(req.path).error(500, `internal error (request id ${requestId})`, "internal_error");

@@ -1,5 +1,5 @@
 import { ZodError } from "zod";
-import { countRefusal, DEPENDENCY_RETRY_AFTER_SECONDS, dependencyFailure } from "./dependency";
+import { outageRefusal } from "./dependency";
 
 /** The status of each of the app's own error codes (a failed model call's are in lib/pipeline/errors.ts). */
 export const ERROR_STATUS = {
@@ -65,10 +65,6 @@ export type ErrorBody = {
   error: { code: ErrorCode; message: string; fields?: FieldErrors; reason?: string; requestId: string };
 };
 
-/** What a caller is told while a dependency is away (its cause stays in the log). */
-export const unavailableMessage = (dependency: string) =>
-  `the service is briefly unavailable (${dependency === "redis" ? "its counter store" : "its database"} is not answering); retry in a few seconds`;
-
 /**
  * Turns any thrown value into the HTTP answer: our errors keep their code and message, zod failures become 422
  * with the fields, a dependency that is away (database, Redis) a 503 with Retry-After, anything else a generic 500
@@ -110,14 +106,13 @@ export function toErrorResponse(
       },
     };
   }
-  const away = dependencyFailure(error);
+  const away = outageRefusal(error);
   if (away) {
-    countRefusal(away);
-    headers["retry-after"] = String(DEPENDENCY_RETRY_AFTER_SECONDS);
+    headers["retry-after"] = away.retryAfter;
     return {
       status: 503,
       headers,
-      body: { error: { code: "unavailable", message: unavailableMessage(away.dependency), requestId } },
+      body: { error: { code: "unavailable", message: away.message, requestId } },
     };
   }
   return {

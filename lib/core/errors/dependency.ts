@@ -110,3 +110,24 @@ export function markDependency(dependency: Dependency, up: boolean): void {
 export function dependencyStates(): [Dependency, boolean][] {
   return [...health.up];
 }
+
+/** What a caller is told while a dependency is away (its cause stays in the log). */
+export const unavailableMessage = (dependency: Dependency) =>
+  `the service is briefly unavailable (${dependency === "redis" ? "its counter store" : "its database"} is not answering); retry in a few seconds`;
+
+export type OutageRefusal = DependencyFailure & { message: string; retryAfter: string };
+
+/**
+ * The 503 an error calls for when it says a dependency is away (counted for the metrics), or null when it is
+ * something else. Every door (/api, /v1, /mcp) answers an outage through this, each in its own dialect.
+ */
+export function outageRefusal(error: unknown): OutageRefusal | null {
+  const away = dependencyFailure(error);
+  if (!away) return null;
+  countRefusal(away);
+  return {
+    ...away,
+    message: unavailableMessage(away.dependency),
+    retryAfter: String(DEPENDENCY_RETRY_AFTER_SECONDS),
+  };
+}

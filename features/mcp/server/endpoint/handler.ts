@@ -15,12 +15,7 @@ import type { ToolRegistry } from "@/lib/agent/registry";
 import { DEFAULT_AGENT_CONFIG } from "@/lib/agent/service";
 import type { ToolGuardrails } from "@/lib/agent/tool-guardrails";
 import { checkApiKey, keyExpiredMessage, type ResolvedKey } from "@/lib/auth/api-keys";
-import { unavailableMessage } from "@/lib/core/errors/app-error";
-import {
-  countRefusal,
-  DEPENDENCY_RETRY_AFTER_SECONDS,
-  dependencyFailure,
-} from "@/lib/core/errors/dependency";
+import { outageRefusal } from "@/lib/core/errors/dependency";
 import { log } from "@/lib/core/process/log";
 import { appBodyLimits, BodyRefused, parseJsonWithin, readBodyText } from "@/lib/http/limits";
 import { expectedOrigin, sameOrigin } from "@/lib/http/same-origin";
@@ -58,13 +53,13 @@ export function createMcpHandler(deps: McpServerDeps): (req: Request) => Promise
     try {
       res = await answer(req, deps, requestId);
     } catch (error) {
-      const away = dependencyFailure(error);
+      const away = outageRefusal(error);
       if (away) {
-        countRefusal(away);
-        log.warn({ err: error, requestId, ...away }, "/mcp request refused: dependency unavailable");
-        res = rpcError(503, ErrorCode.InternalError, unavailableMessage(away.dependency), {
-          "retry-after": String(DEPENDENCY_RETRY_AFTER_SECONDS),
-        });
+        log.warn(
+          { err: error, requestId, dependency: away.dependency, cause: away.cause },
+          "/mcp request refused: dependency unavailable",
+        );
+        res = rpcError(503, ErrorCode.InternalError, away.message, { "retry-after": away.retryAfter });
       } else {
         log.error({ err: error, requestId }, "/mcp request failed");
         res = rpcError(500, ErrorCode.InternalError, `internal error (request id ${requestId})`);
@@ -166,14 +161,13 @@ function mcpServer(
         return await handler(...args);
       } catch (error) {
         if (error instanceof RpcError) throw error;
-        const away = dependencyFailure(error);
+        const away = outageRefusal(error);
         if (away) {
-          countRefusal(away);
           log.warn(
-            { err: error, requestId: http.requestId, ...away },
+            { err: error, requestId: http.requestId, dependency: away.dependency, cause: away.cause },
             "/mcp call refused: dependency unavailable",
           );
-          throw new RpcError(ErrorCode.InternalError, unavailableMessage(away.dependency));
+          throw new RpcError(ErrorCode.InternalError, away.message);
         }
         log.error({ err: error, requestId: http.requestId }, "/mcp request failed");
         throw new RpcError(ErrorCode.InternalError, `internal error (request id ${http.requestId})`);
