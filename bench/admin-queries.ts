@@ -437,9 +437,9 @@ async function loadScores(): Promise<{ ms: number; rows: number; thumbsDown: num
         sql`select set_config('max_parallel_workers_per_gather', '0', true), setseed(${(i % 1000) / 1000}::float8)`,
       );
       await tx.execute(sql`insert into score (id, tenant_id, turn_id, run_id, name, type, value, source, user_id,
-          api_key_id, eval_run_id, created_at, updated_at)
+          api_key_id, eval_run_id, created_at, updated_at, turn_started_at, turn_model)
         select gen_random_uuid(), t.tenant_id, t.id, t.run_id, k.name, k.type, k.value, k.source, k.user_id,
-          k.api_key_id, k.eval_run_id, t.started_at + k.after, t.started_at + k.after
+          k.api_key_id, k.eval_run_id, t.started_at + k.after, t.started_at + k.after, t.started_at, t.served_model
         from (select t.*, random() as r1, random() as r2, random() as r3, random() as v2, random() as v3
           from sys_agent_turn t where t.started_at >= ${a} and t.started_at < ${b} and t.status <> 'running') t
         cross join lateral (values
@@ -572,6 +572,12 @@ try {
       log(`converted in ${(load.convertMs / 1000).toFixed(1)} s`);
       await db.execute(sql`analyze sys_agent_turn, sys_agent_audit`);
     }
+  } else {
+    // A kept database is brought to this checkout's schema (the migrations it lacks, with their backfills).
+    const t0 = performance.now();
+    await migrateDatabase(handle);
+    log(`migrated ${dbName} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    await db.execute(sql`vacuum (analyze) score`);
   }
 
   // A partitioned table's size is its partitions' (the parent has no storage of its own). With --reuse after a

@@ -59,6 +59,11 @@ export const score = pgTable(
     turnId: uuid("turn_id"),
     // The run scored (sys_agent_turn.run_id), or the scored turn's run when known.
     runId: text("run_id"),
+    // The scored turn's start and served model, copied when the score is written (a turn's are fixed once it has
+    // them): the ledger's score filters walk score_tenant_name_turn_idx newest turn first, and quality by model
+    // groups the scores without joining the ledger.
+    turnStartedAt: timestamp("turn_started_at", { withTimezone: true }),
+    turnModel: text("turn_model"),
     name: text("name").notNull(),
     type: text("type", { enum: SCORE_TYPES }).notNull(),
     value: doublePrecision("value"),
@@ -79,6 +84,14 @@ export const score = pgTable(
     index("score_tenant_run_idx").on(t.tenantId, t.runId).where(sql`${t.runId} is not null`),
     // The ledger's score filters ("thumbs down", "score x < 0.5") and the dashboards' averages by name.
     index("score_tenant_name_value_idx").on(t.tenantId, t.name, t.value, t.turnId),
+    // The ledger's score filters, newest scored turn first (read backward); value and category from the index alone.
+    index("score_tenant_name_turn_idx")
+      .on(t.tenantId, t.name, t.turnStartedAt, t.turnId, t.value, t.category)
+      .where(sql`${t.turnId} is not null`),
+    // Quality over a period (per model, per name) from the index alone: the period's scores, not the ledger's turns.
+    index("score_tenant_turn_started_idx")
+      .on(t.tenantId, t.turnStartedAt, t.turnModel, t.name, t.value)
+      .where(sql`${t.turnId} is not null and ${t.value} is not null`),
     index("score_tenant_name_category_idx")
       .on(t.tenantId, t.name, t.category, t.turnId)
       .where(sql`${t.category} is not null`),

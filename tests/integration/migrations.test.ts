@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { count, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { DatabaseUnavailableError, openDatabase } from "@/db/client";
+import { DatabaseUnavailableError, openDatabase, rowsOf } from "@/db/client";
 import { MIGRATIONS_DIR, migrateDatabase, migrationStatus, readJournal } from "@/db/migrate";
 import { appUser, membership, tenant, tenantSsoDomain } from "@/db/schema";
 import { DEMO_USERS, seedDemo } from "@/features/demo/server/seed";
@@ -95,6 +95,39 @@ describe.each(testDbKinds)("migration 0018 (account proof) on %s", (kind) => {
     // New accounts say it themselves: unverified unless whoever makes them says so.
     const [fresh] = await db.insert(appUser).values({ email: "new@corp.test", name: "New" }).returning();
     expect(fresh!.emailVerified).toBe(false);
+  });
+
+  it("copies each scored turn's start and served model onto its scores; a score on a run only keeps none", async () => {
+    test = await createEmptyDatabase(kind);
+    const before = migrationsUpTo("0035_review_queues");
+    try {
+      await migrateDatabase(test.handle, before);
+    } finally {
+      rmSync(before, { recursive: true, force: true });
+    }
+    const db = test.handle.db;
+    const [tenantId, turnId] = [
+      "00000000-0000-7000-8000-000000000001",
+      "00000000-0000-7000-8000-000000000011",
+    ];
+    await db.execute(sql`insert into tenant (id, name, slug) values (${tenantId}, 'First', 'first')`);
+    await db.execute(sql`insert into sys_agent_turn (id, tenant_id, source, requested_model, served_model, run_id,
+        status, started_at)
+      values (${turnId}, ${tenantId}, 'api', 'fast', 'gpt-x', 'run-1', 'success',
+        '2026-11-20T10:00:00Z')`);
+    await db.execute(sql`insert into score (id, tenant_id, turn_id, run_id, name, type, value, source) values
+      (${crypto.randomUUID()}, ${tenantId}, ${turnId}, 'run-1', 'thumbs', 'boolean', 1, 'human'),
+      (${crypto.randomUUID()}, ${tenantId}, null, 'run-1', 'verdict', 'numeric', 0.5, 'api')`);
+
+    await migrateDatabase(test.handle);
+    const rows = rowsOf<{ name: string; started: string | null; model: string | null }>(
+      await db.execute(sql`select name, to_char(turn_started_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI') as started,
+          turn_model as model from score order by name`),
+    );
+    expect(rows).toEqual([
+      { name: "thumbs", started: "2026-11-20 10:00", model: "gpt-x" },
+      { name: "verdict", started: null, model: null },
+    ]);
   });
 });
 

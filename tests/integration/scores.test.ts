@@ -1,6 +1,7 @@
 // Scores end to end on each database: people's feedback and applications' scores through POST /api/scores (a
 // session) and POST /v1/scores (a tenant key), validated by the tenant's score configs; one changeable row per
 // person; another tenant's turns, runs and scores are never reached, listed or filtered.
+
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminChange, score, scoreConfig, sysAgentTurn } from "@/db/schema";
@@ -9,6 +10,7 @@ import { promptVersionStats } from "@/features/prompts/server/stats";
 import { turnReplay } from "@/features/replay/server/replay";
 import { runReplay } from "@/features/replay/server/run-replay";
 import { recordEvalScores } from "@/features/scores/server";
+import { reconcileRollups } from "@/lib/governance/reconcile";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { testDbKinds } from "../helpers/db";
 import { startLeanApi } from "../helpers/lean-api";
@@ -57,13 +59,15 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
     });
     globexKey = k2.secret;
     const member = await app.userId("member@acme.test");
+    const globexAdmin = await app.userId("admin@globex.test");
     const row = (id: string, tenantId: string, runId: string | null, model: string) => ({
       id,
       tenantId,
-      // The member's own drawer turn is a; the rest are API calls.
-      userId: id === turn.a ? member : null,
+      // The member's own drawer turn is a; the rest are API calls (of a key each tenant's admin made).
+      userId: id === turn.a ? member : tenantId === acme ? acmeAdmin : globexAdmin,
       source: "api" as const,
       requestedModel: model,
+      servedAdapter: "openai",
       servedModel: model,
       runId,
       cost: "0.01",
@@ -78,6 +82,9 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
         row(turn.c, acme, null, "fast"),
         row(turn.g, globex, "checkout-1", "fast"),
       ]);
+    // The daily rollup the closing transaction keeps, for the turns written here directly.
+    const today = new Date().toISOString().slice(0, 10);
+    await reconcileRollups(app.db, { from: today, to: today, repair: true });
   });
   afterAll(async () => {
     await app.close();
@@ -154,6 +161,11 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
       comment: "wrong total; it printed password=hunter2",
     });
     expect(second.status).toBe(200);
+    // The row carries its turn's start and served model (the score filters' index orders by them).
+    const [stored] = await app.db.select().from(score).where(eq(score.id, first.body.score.id));
+    const [scored] = await app.db.select().from(sysAgentTurn).where(eq(sysAgentTurn.id, turn.a));
+    expect(stored!.turnStartedAt?.getTime()).toBe(scored!.startedAt.getTime());
+    expect(stored!.turnModel).toBe("fast");
     // The comment is stored masked, as the audit masks text.
     expect(second.body.score).toMatchObject({
       id: first.body.score.id,
@@ -376,6 +388,34 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
       sorted(turn.a, turn.b),
     );
     expect(await ids("f.score=nothing<1")).toEqual([]);
+    // Page by page (the score index drives the newest-first page; its cursor continues it), each turn once however
+    // many of its scores fit; sorted by another column, the same turns; the count counts turns, not scores.
+    const walk = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = "";
+      for (let i = 0; i < 5 && cursor !== null; i++) {
+        const next: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
+        const { status, body } = await schemaJson(`agent-turns/rows?${query}&limit=1${next}`);
+        expect(status, query).toBe(200);
+        seen.push(...(body.rows as { id: string }[]).map((r) => r.id));
+        cursor = body.nextCursor as string | null;
+      }
+      return seen;
+    };
+    const newestFirst = await walk("f.feedback=any");
+    expect(newestFirst).toHaveLength(2);
+    expect(sorted(...newestFirst)).toEqual(sorted(turn.a, turn.b));
+    expect(sorted(...(await walk("f.feedback=any&sort=cost:desc")))).toEqual(sorted(turn.a, turn.b));
+    expect(await walk("f.feedback=down&f.runId=checkout-1&f.servedModel=smart")).toEqual([turn.b]);
+    for (const [query, n] of [
+      ["f.feedback=any", 2],
+      ["f.feedback=down", 2],
+      ["f.feedback=down&f.servedModel=smart", 1],
+      ["f.score=verdict=good&sort=cost:desc", 1],
+    ] as const) {
+      const { status, body } = await schemaJson(`agent-turns/count?${query}`);
+      expect([status, body.count], query).toEqual([200, n]);
+    }
     // The detail names the other scores.
     const detail = await schemaJson(`agent-turns/detail/${turn.a}`);
     expect(detail.body.row).toMatchObject({
@@ -454,7 +494,14 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
     expect(result.written).toBe(1);
     expect(result.refused).toEqual([expect.stringContaining("eval:strict")]);
     const [row] = await app.db.select().from(score).where(eq(score.evalRunId, evalRunId));
-    expect(row).toMatchObject({ turnId: turn.c, source: "eval", name: "eval:contains", value: 0.25 });
+    expect(row).toMatchObject({
+      turnId: turn.c,
+      source: "eval",
+      name: "eval:contains",
+      value: 0.25,
+      turnModel: "fast",
+    });
+    expect(row!.turnStartedAt).toBeInstanceOf(Date);
     expect(await ids("f.score=eval:contains<0.5")).toEqual([turn.c]);
   });
 

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableName, inArray, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "@/db";
 import { tenant } from "@/db/schema";
@@ -76,6 +76,12 @@ export type SqlProviderConfig = {
    * query can use an equality index): their answer replaces `filters[field]`'s condition; undefined keeps it.
    */
   resolvedFilters?: Record<string, FilterResolver>;
+  /**
+   * Filters that can drive a page from an index of their own when it is sorted by `sort`, newest first: a filter
+   * that keeps few rows spread over the whole table (thumbs down) would otherwise walk the page's index checking
+   * each row. The driver's rows are read in their index's order, each joined to its row by its primary key.
+   */
+  drivers?: { sort: string; filters: Record<string, FilterDriver> };
   /** f.<field>.from / f.<field>.to (a day, YYYY-MM-DD, or an ISO time) → a time range on this column. */
   dateFilters: Record<string, TimeColumn>;
   segmentColumn?: Column;
@@ -131,15 +137,14 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
   async function page(ctx: ProviderContext, q: PageQuery, condition?: SQL) {
     const sort = sortOf(q);
     const desc = q.sort.direction === "desc";
-    const conditions = [condition ?? (await where(ctx, q))];
-    if (q.cursor) {
-      const [value, id] = decodeCursor(q.cursor);
-      checkCursor(value, sort.type, id);
-      const op = desc ? sql`<` : sql`>`;
-      conditions.push(
-        sql`(${sort.expr}, ${config.idColumn}) ${op} (${value}::${sql.raw(sort.type)}, ${id}::uuid)`,
-      );
-    }
+    const cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
+    if (cursor) checkCursor(cursor[0], sort.type, cursor[1]);
+    const after = (expr: Expr, id: Expr) =>
+      cursor &&
+      sql`(${expr}, ${id}) ${desc ? sql`<` : sql`>`} (${cursor[0]}::${sql.raw(sort.type)}, ${cursor[1]}::uuid)`;
+    const drive = driverOf(config, ctx, q);
+    if (drive) return drivenPage(ctx, q, sort.expr, drive, after);
+    const conditions = [condition ?? (await where(ctx, q)), after(sort.expr, config.idColumn)];
     const rows = (await withJoins(config, (await db()).select(config.fields).from(config.table))
       .where(and(...conditions.filter((c): c is SQL => !!c)))
       .orderBy(
@@ -148,22 +153,52 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
           : sql`${sort.expr} asc, ${config.idColumn} asc`,
       )
       .limit(q.limit + 1)) as Row[];
-    const more = rows.length > q.limit;
-    const visible = rows.slice(0, q.limit).map(serialize);
-    const last = visible[visible.length - 1];
-    const nextCursor = more && last ? encodeCursor([cursorValue(last[q.sort.field]), String(last.id)]) : null;
-    return { rows: visible, nextCursor };
+    return pageOf(q, rows);
+  }
+
+  /** A page read through a filter's driver (see `drivers`): its index order is the page's sort, newest first. */
+  async function drivenPage(
+    ctx: ProviderContext,
+    q: PageQuery,
+    sortExpr: Expr,
+    { driven, rest }: NonNullable<ReturnType<typeof driverOf>>,
+    after: (expr: Expr, id: Expr) => SQL | undefined,
+  ) {
+    const [sort, id] = driven.order;
+    const inner = and(await where(ctx, rest), after(sortExpr, config.idColumn));
+    const rows = (await withJoins(
+      config,
+      drivenSelect(await db(), config, config.fields, sortExpr, driven, inner),
+    )
+      .where(and(driven.where, after(sort, id)))
+      .orderBy(sql`${sort} desc, ${id} desc`)
+      .limit(q.limit + 1)) as Row[];
+    return pageOf(q, rows);
   }
 
   return {
     rows: page,
     async count(ctx, q) {
       // Counting stops at a cap: "10,000+" is as useful as an exact number and costs a bounded scan.
-      const [row] = await (await db())
-        .select({ n: sql<number>`count(*)::int` })
-        .from(
-          sql`(select 1 from ${config.table} where ${(await where(ctx, q)) ?? sql`true`} limit ${COUNT_CAP + 1}) as capped`,
-        );
+      // A count has no order: a driver serves it whatever the page's sort.
+      const drive = driverOf(config, ctx, q, true);
+      const drivenSort = config.drivers && ownEntry(config.sorts, config.drivers.sort);
+      const capped =
+        drive && drivenSort
+          ? drivenSelect(
+              await db(),
+              config,
+              { one: sql`1` },
+              drivenSort.expr,
+              drive.driven,
+              await where(ctx, drive.rest),
+            )
+              .where(drive.driven.where)
+              .orderBy(sql`${drive.driven.order[0]} desc, ${drive.driven.order[1]} desc`)
+              .limit(COUNT_CAP + 1)
+              .as("capped")
+          : sql`(select 1 from ${config.table} where ${(await where(ctx, q)) ?? sql`true`} limit ${COUNT_CAP + 1}) as capped`;
+      const [row] = await (await db()).select({ n: sql<number>`count(*)::int` }).from(capped);
       const n = Number(row?.n ?? 0);
       return { count: Math.min(n, COUNT_CAP), approximate: n > COUNT_CAP };
     },
@@ -271,6 +306,56 @@ async function suggestFrom(
 /** A filter's condition found by a read first; undefined: the filter's own condition applies. */
 export type FilterResolver = (db: Database, ctx: ProviderContext, value: string) => Promise<SQL | undefined>;
 
+/**
+ * The rows that drive a page for a filter's value: `from` (a table with an alias) and `where` on it, whose index
+ * gives them in `order` (the sort column's and the id column's values, descending, a row possibly several times);
+ * undefined where no index serves the context (the filter then stays a condition only).
+ */
+export type FilterDriver = (
+  ctx: ProviderContext,
+  value: string,
+) => { from: SQL; where: SQL; order: [sort: SQL, id: SQL] } | undefined;
+
+type Driven = ReturnType<FilterDriver> & {};
+
+/** The query's first filter with a driver for its value under this sort, and the query without that filter. */
+function driverOf(config: SqlProviderConfig, ctx: ProviderContext, q: PageQuery, anyOrder = false) {
+  const sorted = q.sort.field === config.drivers?.sort && q.sort.direction === "desc";
+  if (!config.drivers || !(sorted || anyOrder)) return undefined;
+  for (const [key, value] of Object.entries(q.filters)) {
+    const drive = value ? ownEntry(config.drivers.filters, key) : undefined;
+    const driven = drive?.(ctx, value);
+    if (!driven) continue;
+    const { [key]: _, ...rest } = q.filters;
+    return { driven, rest: { ...q, filters: rest } };
+  }
+  return undefined;
+}
+
+/**
+ * The driver's rows, each joined laterally to its row of the table by the sort and id columns (its primary key)
+ * under `condition`, distinct: a nested loop in the driver's index order that stops at the query's limit. The
+ * lateral subquery (kept a subquery by its `limit 1`) is named as the table, so every field, join and condition
+ * written on the table reads it.
+ */
+function drivenSelect<F extends Record<string, Expr>>(
+  database: Database,
+  config: SqlProviderConfig,
+  fields: F,
+  sortExpr: Expr,
+  driven: Driven,
+  condition: SQL | undefined,
+) {
+  const [sort, id] = driven.order;
+  const row = database
+    .select()
+    .from(config.table)
+    .where(and(sql`${config.idColumn} = ${id}`, sql`${sortExpr} = ${sort}`, condition))
+    .limit(1)
+    .as(getTableName(config.table));
+  return database.selectDistinctOn([sort, id], fields).from(driven.from).crossJoinLateral(row);
+}
+
 /** The conditions of the query's resolved filters (SqlProviderConfig.resolvedFilters), by field. */
 async function resolveFilters(
   config: SqlProviderConfig,
@@ -312,7 +397,7 @@ export function scopedWhere(
   const allTenants = ctx.superAdmin && !ctx.tenantId;
   for (const [key, value] of Object.entries(q.filters)) {
     if (!value) continue;
-    const dateMatch = key.match(/^(.+)\.(from|to)$/);
+    const dateMatch = key.match(/^(.+).(from|to)$/);
     if (dateMatch) {
       const column = ownEntry(config.dateFilters, dateMatch[1]!);
       if (!column) throw unknownFilter(key);
@@ -395,6 +480,15 @@ function aggregate(
   return aggregation === "sum"
     ? sql<string>`coalesce(sum(${expr}), 0)::text`
     : sql<string>`coalesce(avg(${expr}), 0)::numeric(20,2)::text`;
+}
+
+/** The page of `limit` rows out of `limit + 1` read, and the cursor to the next one when there is more. */
+function pageOf(q: PageQuery, rows: Row[]) {
+  const more = rows.length > q.limit;
+  const visible = rows.slice(0, q.limit).map(serialize);
+  const last = visible[visible.length - 1];
+  const nextCursor = more && last ? encodeCursor([cursorValue(last[q.sort.field]), String(last.id)]) : null;
+  return { rows: visible, nextCursor };
 }
 
 /** Dates as ISO strings and numeric columns as exact strings, ready for JSON. */

@@ -41,6 +41,43 @@ export function scoreFilterCondition(turnId: PgColumn, scope: ScoreScope, filter
 }
 
 /**
+ * The scores that drive a ledger page filtered by feedback or a score (sql-provider's `drivers`): the tenant's
+ * scores of that name that fit, newest scored turn first, read backward from score_tenant_name_turn_idx (each
+ * score carries its turn's start), so a page costs a few dozen index entries and primary-key reads however rare
+ * the turns are. The super admin's all-tenant view has no tenant to read the index by: undefined, the filter
+ * stays a condition.
+ */
+export function scoreDriver(
+  tenantId: string | null,
+  filter: { feedback: FeedbackFilter } | { score: ScoreFilter },
+): { from: SQL; where: SQL; order: [SQL, SQL] } | undefined {
+  if (!tenantId) return undefined;
+  let name: string;
+  let test: SQL;
+  if ("feedback" in filter) {
+    name = FEEDBACK_SCORE;
+    test =
+      filter.feedback === "any"
+        ? sql`true`
+        : sql`scored.value = ${filter.feedback === "up" ? 1 : 0}::double precision`;
+  } else {
+    const f = filter.score;
+    const op = sql.raw(OPERATOR_SQL[f.op]);
+    name = f.name;
+    test =
+      "category" in f
+        ? sql`scored.category is not null and scored.category ${op} ${f.category}`
+        : sql`scored.value ${op} ${f.value}::double precision`;
+  }
+  return {
+    from: sql`score scored`,
+    where: sql`scored.tenant_id = ${tenantId}::uuid and scored.name = ${name} and scored.turn_id is not null
+      and ${test}`,
+    order: [sql`scored.turn_started_at`, sql`scored.turn_id`],
+  };
+}
+
+/**
  * A turn's thumbs, for the ledger's Feedback column: "👍 2 · 👎 1", or null without any. A correlated subquery on
  * score_tenant_turn_idx, evaluated for the page's rows only.
  */

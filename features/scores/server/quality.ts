@@ -25,12 +25,20 @@ export async function scoreMeansBy(
   group: SQL,
   where: SQL,
 ): Promise<Map<string, ScoreMean[]>> {
-  const rows = rowsOf<{ key: string | null; name: string; mean: number; count: number }>(
-    await db.execute(sql`select (${group})::text as key, s.name, avg(s.value)::float8 as mean, count(*)::int as count
-      from sys_agent_turn t join score s on s.tenant_id = t.tenant_id and s.turn_id = t.id
-      where t.tenant_id = ${tenantId} and s.tenant_id = ${tenantId} and s.value is not null and ${where}
-      group by 1, 2 order by 1, 4 desc, 2`),
+  return groupMeans(
+    rowsOf<{ key: string | null; name: string; mean: number; count: number }>(
+      await db.execute(sql`select (${group})::text as key, s.name, avg(s.value)::float8 as mean, count(*)::int as count
+        from sys_agent_turn t join score s on s.tenant_id = t.tenant_id and s.turn_id = t.id
+        where t.tenant_id = ${tenantId} and s.tenant_id = ${tenantId} and s.value is not null and ${where}
+        group by 1, 2 order by 1, 4 desc, 2`),
+    ),
   );
+}
+
+/** Rows of (group, name, mean, count), ordered by group and most given first, as at most 5 means per group. */
+function groupMeans(
+  rows: { key: string | null; name: string; mean: number; count: number }[],
+): Map<string, ScoreMean[]> {
   const byGroup = new Map<string, ScoreMean[]>();
   for (const r of rows) {
     const key = r.key ?? "";
@@ -46,8 +54,10 @@ export async function scoreMeansBy(
 export const QUALITY_MODELS_MAX = 20;
 
 /**
- * Per served model over the last `days` days: its finished calls, their cost and cost per priced call, and the
- * means of the scores given to them, so quality reads next to cost.
+ * Per served model over the last `days` UTC days (today included): its finished calls, their cost and cost per
+ * priced call from the daily rollup (the cost dashboard's own numbers), and the means of the scores given to the
+ * period's turns from the score index (each score carries its turn's start and model), so quality reads next to
+ * cost without reading the ledger.
  */
 export async function modelQuality(
   db: Database,
@@ -55,16 +65,25 @@ export async function modelQuality(
   days: number,
   now = new Date(),
 ): Promise<ModelQuality[]> {
-  const since = new Date(now.getTime() - days * 86_400_000).toISOString();
-  const scope = sql`t.served_model is not null and t.started_at >= ${since}::timestamptz and t.status <> 'running'`;
+  const firstDay = new Date(now.getTime() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
   const rows = rowsOf<{ model: string; calls: number; cost: string; priced: number }>(
-    await db.execute(sql`select t.served_model as model, count(*)::int as calls,
-        coalesce(sum(t.cost), 0)::text as cost, count(t.cost)::int as priced
-      from sys_agent_turn t where t.tenant_id = ${tenantId} and ${scope}
+    await db.execute(sql`select served_model as model, sum(requests)::int as calls,
+        coalesce(sum(cost), 0)::text as cost, sum(requests - unpriced_requests)::int as priced
+      from usage_daily where tenant_id = ${tenantId} and day >= ${firstDay}::date and served_adapter <> 'none'
       group by 1 order by 2 desc, 1 limit ${QUALITY_MODELS_MAX}`),
   );
   if (!rows.length) return [];
-  const means = await scoreMeansBy(db, tenantId, sql`t.served_model`, scope);
+  const means = groupMeans(
+    rowsOf<{ key: string; name: string; mean: number; count: number }>(
+      await db.execute(sql`select s.turn_model as key, s.name, avg(s.value)::float8 as mean, count(*)::int as count
+        from score s where s.tenant_id = ${tenantId} and s.turn_id is not null and s.value is not null
+          and s.turn_started_at >= ${firstDay}::date and s.turn_model in (${sql.join(
+            rows.map((r) => sql`${r.model}`),
+            sql`, `,
+          )})
+        group by 1, 2 order by 1, 4 desc, 2`),
+    ),
+  );
   return rows.map((r) => {
     const cost = normalizeDecimal(r.cost);
     const priced = Number(r.priced);

@@ -109,14 +109,14 @@ async function targetOf(
   const mine = onlyTurnsOf ? eq(sysAgentTurn.userId, onlyTurnsOf) : undefined;
   if (input.turnId) {
     const [turn] = await db
-      .select({ id: sysAgentTurn.id, runId: sysAgentTurn.runId })
+      .select(TURN_COPY)
       .from(sysAgentTurn)
       .where(and(eq(sysAgentTurn.tenantId, tenantId), eq(sysAgentTurn.id, input.turnId), mine))
       .limit(1);
     if (!turn) throw notFound("turn");
     if (input.runId && turn.runId !== input.runId)
       throw invalid("runId", `the turn ${input.turnId} is not part of the run ${input.runId}`);
-    return { turnId: turn.id, runId: turn.runId };
+    return turn;
   }
   const [run] = await db
     .select({ runId: sysAgentTurn.runId })
@@ -124,8 +124,16 @@ async function targetOf(
     .where(and(eq(sysAgentTurn.tenantId, tenantId), eq(sysAgentTurn.runId, input.runId!), mine))
     .limit(1);
   if (!run) throw notFound("run");
-  return { turnId: null, runId: input.runId! };
+  return { turnId: null, runId: input.runId!, turnStartedAt: null, turnModel: null };
 }
+
+/** What a score copies of its turn: the ids, and the start and served model its indexes order and group by. */
+const TURN_COPY = {
+  turnId: sysAgentTurn.id,
+  runId: sysAgentTurn.runId,
+  turnStartedAt: sysAgentTurn.startedAt,
+  turnModel: sysAgentTurn.servedModel,
+};
 
 /** At most this many scores on one turn (or on one run, of its own): api and eval scores are rows of their own. */
 export const SCORES_PER_TARGET_MAX = 1_000;
@@ -168,8 +176,7 @@ export async function putScore(
   const stored = storedValue(input.value, config);
   const values = {
     tenantId: author.tenantId,
-    turnId: target.turnId,
-    runId: target.runId,
+    ...target,
     name: input.name,
     ...stored,
     comment: input.comment ? maskText(input.comment) : null,
@@ -203,6 +210,8 @@ export async function putScore(
         category: values.category,
         comment: values.comment,
         configId: values.configId,
+        turnStartedAt: values.turnStartedAt,
+        turnModel: values.turnModel,
         updatedAt: new Date(),
       },
     })
@@ -358,6 +367,11 @@ export async function recordEvalScores(
       ),
     );
   const configOf = new Map(configs.map((c) => [c.name, c]));
+  const [turn] = await db
+    .select(TURN_COPY)
+    .from(sysAgentTurn)
+    .where(and(eq(sysAgentTurn.tenantId, author.tenantId), eq(sysAgentTurn.id, turnId)))
+    .limit(1);
   const refused: string[] = [];
   const rows = [];
   for (const s of scores.slice(0, 50)) {
@@ -374,6 +388,8 @@ export async function recordEvalScores(
       tenantId: author.tenantId,
       turnId,
       runId: null,
+      turnStartedAt: turn?.turnStartedAt ?? null,
+      turnModel: turn?.turnModel ?? null,
       name: s.name,
       ...stored,
       comment: s.comment ? maskText(s.comment.slice(0, 2_000)) : null,

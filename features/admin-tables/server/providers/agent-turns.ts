@@ -11,6 +11,7 @@ import {
   feedbackCondition,
   feedbackSummary,
   type ScoreScope,
+  scoreDriver,
   scoreFilterCondition,
   scoreSummary,
 } from "@/features/scores/server";
@@ -276,6 +277,15 @@ export function agentTurnsProvider(database: () => Promise<Database> = getDb): P
       // The page's tenant as a constant: the subquery then runs once over the score index, not once per turn.
       feedback: async (_db, ctx, v) => feedbackCondition(t.id, scoreScope(ctx), feedbackFilterValue(v)),
       score: async (_db, ctx, v) => scoreFilterCondition(t.id, scoreScope(ctx), scoreFilterValue(v)),
+    },
+    // Feedback and score filters read the score index newest scored turn first (each score carries its turn's
+    // start): a page of thumbs-down turns costs ~50 index entries, not a walk of the ledger checking each turn.
+    drivers: {
+      sort: "startedAt",
+      filters: {
+        feedback: (ctx, v) => scoreDriver(ctx.tenantId, { feedback: feedbackFilterValue(v) }),
+        score: (ctx, v) => scoreDriver(ctx.tenantId, { score: scoreFilterValue(v) }),
+      },
     },
     dateFilters: { startedAt: t.startedAt },
     segmentColumn: t.status,
