@@ -124,8 +124,15 @@ test("a ledger turn becomes a dataset, a run over two targets is watched to the 
 test("a second run is cancelled while it runs", async ({ page, request }) => {
   await signInAs(page, "admin@acme.test");
   await page.goto("/dev/agent/evals");
-  await page.getByTestId("schema-page").getByRole("link", { name: DATASET }).first().click();
-  await expect(page.getByTestId("dataset-name")).toHaveText(DATASET);
+  // Both tables loaded and settled before the click (a row arriving late would move the link under the pointer).
+  await expect(page.getByTestId("row-count")).toHaveCount(2);
+  for (const count of await page.getByTestId("row-count").all())
+    await expect(count).not.toHaveText(/Loading/);
+  const link = page.getByTestId("schema-page").getByRole("link", { name: DATASET }).first();
+  await expect(link).toHaveAttribute("href", /\/dev\/agent\/evals\/datasets\/[0-9a-f-]{36}$/);
+  await link.click();
+  await expect(page).toHaveURL(/\/dev\/agent\/evals\/datasets\//, { timeout: 20_000 });
+  await expect(page.getByTestId("dataset-name")).toHaveText(DATASET, { timeout: 20_000 });
 
   // The fake upstream takes its time over every answer.
   await enqueue(
