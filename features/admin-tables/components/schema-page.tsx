@@ -102,7 +102,8 @@ function SchemaPageBody({
             )}
           </p>
           <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
-            {!urlPrefix && (
+            {/* Views are a tenant's (and a person's in it): the super admin's all-tenant view has none. */}
+            {!urlPrefix && !superAdmin && (
               <ViewsMenu schema={schema} query={query} visibility={visibility} className={BUTTON} />
             )}
             {columns.length > 3 && (
