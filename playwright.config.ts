@@ -15,6 +15,8 @@ export const CHROMIUM_ARGS = [
 /** The fake OpenAI server the e2e server starts; tests script it through /__control/enqueue. */
 export const FAKE_UPSTREAM = `http://127.0.0.1:${process.env.E2E_FAKE_PORT ?? 3191}`;
 export const FAKE_ANTHROPIC = `http://127.0.0.1:${process.env.E2E_ANTHROPIC_PORT ?? 3193}`;
+/** The e2e server's switch of the fault proxy between the app and PostgreSQL (outage.spec.ts). */
+export const FAULT_CONTROL = `http://127.0.0.1:${process.env.E2E_FAULT_PORT ?? 3194}/__control/fault`;
 
 export default defineConfig({
   testDir: "tests/e2e",

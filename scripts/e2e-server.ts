@@ -12,6 +12,7 @@ import { databaseOptionsFromEnv, openDatabase } from "../db/client";
 import { prepareDatabase } from "../db/migrate";
 import { seedDemoData } from "../features/demo/server";
 import { startFakeAnthropic } from "../tests/fakes/anthropic";
+import { type FaultProxy, startFaultProxy } from "../tests/fakes/fault-proxy";
 import { startFakeOidc } from "../tests/fakes/oidc";
 import { startFakeOpenAI } from "../tests/fakes/openai";
 import { serverDatabase } from "../tests/helpers/server-database";
@@ -113,6 +114,50 @@ const env: NodeJS.ProcessEnv = {
 let dropDatabase = async () => {};
 dropDatabase = await serverDatabase(env, { adminUrl, prefix: "tollgate_e2e", work });
 
+// On PostgreSQL the app reaches its database through a fault proxy, which the outage spec switches through
+// POST /__control/fault {"mode": "refuse" | "blackhole" | "pass"} on E2E_FAULT_PORT: a database outage in front
+// of the drawer without stopping the shared server. GET says whether there is one (PGlite has no connection).
+let faultProxy: FaultProxy | null = null;
+if (env.DATABASE_URL) {
+  const url = new URL(env.DATABASE_URL);
+  faultProxy = await startFaultProxy({ host: url.hostname, port: Number(url.port || 5432) });
+  url.hostname = "127.0.0.1";
+  url.port = String(faultProxy.port);
+  env.DATABASE_URL = url.toString();
+}
+const faultControl = createServer((req, res) => {
+  const reply = (status: number, body: unknown) => {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+  };
+  if (req.url !== "/__control/fault") return reply(404, { error: "unknown control path" });
+  if (req.method === "GET") return reply(200, { available: !!faultProxy, mode: faultProxy?.mode ?? null });
+  let body = "";
+  req.setEncoding("utf8");
+  req.on("data", (chunk: string) => {
+    body += chunk;
+    if (body.length > 1_000) req.destroy();
+  });
+  req.on("end", () => {
+    let mode: unknown;
+    try {
+      mode = (JSON.parse(body) as { mode?: unknown }).mode;
+    } catch {
+      return reply(400, { error: 'the body must be JSON: {"mode": "refuse"}' });
+    }
+    if (!faultProxy) return reply(409, { error: "no fault proxy: the e2e server runs on PGlite" });
+    if (mode !== "pass" && mode !== "refuse" && mode !== "blackhole")
+      return reply(400, { error: "mode must be pass, refuse or blackhole" });
+    faultProxy.set(mode).then(
+      () => reply(200, { available: true, mode }),
+      (error: Error) => reply(500, { error: error.message }),
+    );
+  });
+});
+await new Promise<void>((resolve) =>
+  faultControl.listen(Number(process.env.E2E_FAULT_PORT ?? 3194), "127.0.0.1", resolve),
+);
+
 // A known sample history (deterministic), so the admin pages have rows, segments and charts to show.
 const handle = await openDatabase(databaseOptionsFromEnv(env));
 await prepareDatabase(handle, {
@@ -136,6 +181,8 @@ async function stop(code: number) {
   await fake.close();
   await fakeAnthropic.close();
   await oidc.close();
+  faultControl.close();
+  await faultProxy?.close();
   rmSync(work, { recursive: true, force: true });
   process.exit(code);
 }

@@ -1,0 +1,52 @@
+import { type APIRequestContext, expect, test } from "@playwright/test";
+import { FAULT_CONTROL } from "../../playwright.config";
+import { Drawer, signInAs } from "./pages";
+import { shotPath } from "./shots";
+
+// A database outage in front of the drawer, on the production build: the e2e server reaches PostgreSQL through a
+// fault proxy (scripts/e2e-server.ts), which this spec switches to refuse connections while a message is sent.
+const fault = (request: APIRequestContext, mode: "pass" | "refuse") =>
+  request.post(FAULT_CONTROL, { data: { mode } });
+
+test.afterEach(async ({ request }) => {
+  const state = (await (await request.get(FAULT_CONTROL)).json()) as { available: boolean };
+  if (state.available) expect((await fault(request, "pass")).status()).toBe(200);
+});
+
+test("the drawer during a database outage says the service is briefly unavailable, keeps the message, and Retry works once it is back", async ({
+  page,
+  request,
+}) => {
+  const state = (await (await request.get(FAULT_CONTROL)).json()) as { available: boolean };
+  test.skip(!state.available, "the e2e server runs on PGlite here: there is no connection to take away");
+  await signInAs(page, "member@acme.test");
+  const drawer = new Drawer(page);
+  await drawer.open();
+  await drawer.chooseModel("offline-demo");
+
+  expect((await fault(request, "refuse")).status()).toBe(200);
+  const text = "what did we spend on the checkout agent this week?";
+  await drawer.input().fill(text);
+  const answered = page.waitForResponse(
+    (r) => r.url().endsWith("/api/agent/turns") && r.request().method() === "POST",
+  );
+  await drawer.input().press("Enter");
+  const response = await answered;
+  // A 503 with Retry-After, never a 500; the drawer says so and keeps what the person wrote.
+  expect(response.status()).toBe(503);
+  expect(Number(response.headers()["retry-after"])).toBeGreaterThan(0);
+  const error = page.getByTestId("agent-error");
+  await expect(error).toHaveAttribute("data-kind", "unavailable");
+  await expect(error).toContainText("briefly unavailable");
+  await expect(drawer.user().last()).toHaveText(text);
+  await page.screenshot({ path: shotPath("drawer-unavailable") });
+
+  // The database comes back: Retry (enabled once Retry-After has passed) sends the same message and it is answered.
+  expect((await fault(request, "pass")).status()).toBe(200);
+  const retry = page.getByTestId("agent-retry");
+  await expect(retry).toBeEnabled({ timeout: 10_000 });
+  await retry.click();
+  await expect(drawer.footers().last()).toContainText("offline-demo", { timeout: 20_000 });
+  await expect(drawer.user().last()).toHaveText(text);
+  await expect(error).toHaveCount(0);
+});
