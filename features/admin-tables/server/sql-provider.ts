@@ -119,8 +119,10 @@ export const TENANT_NAME_FILTER = "tenant";
  * metrics and series, so the first page never waits on a count.
  */
 export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConfig): PageProvider {
-  const where = async (ctx: ProviderContext, q: PageQuery) => {
-    const scoped = scopedWhere(config, ctx, q, await resolveFilters(config, await db(), ctx, q));
+  /** The query's conditions; `tenantKnown`: the rows come from a driver that read the tenant's own index entries. */
+  const where = async (ctx: ProviderContext, q: PageQuery, tenantKnown = false) => {
+    const resolved = await resolveFilters(config, await db(), ctx, q);
+    const scoped = scopedWhere(config, ctx, q, resolved, tenantKnown);
     return config.always ? and(config.always, scoped) : scoped;
   };
 
@@ -180,7 +182,9 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
     rows: page,
     async count(ctx, q) {
       // Counting stops at a cap: "10,000+" is as useful as an exact number and costs a bounded scan.
-      // A count has no order: a driver serves it whatever the page's sort.
+      // A count has no order: a driver serves it whatever the page's sort. Its rows are the tenant's own index
+      // entries, each joined by the primary key to the turn it was written for in that tenant, so the join reads
+      // the key index alone (no row, no tenant check) unless another filter needs the row.
       const drive = driverOf(config, ctx, q, true);
       const drivenSort = config.drivers && ownEntry(config.sorts, config.drivers.sort);
       const capped =
@@ -191,7 +195,8 @@ export function sqlProvider(db: () => Promise<Database>, config: SqlProviderConf
               { one: sql`1` },
               drivenSort.expr,
               drive.driven,
-              await where(ctx, drive.rest),
+              await where(ctx, drive.rest, true),
+              { id: config.idColumn },
             )
               .where(drive.driven.where)
               .orderBy(sql`${drive.driven.order[0]} desc, ${drive.driven.order[1]} desc`)
@@ -336,7 +341,7 @@ function driverOf(config: SqlProviderConfig, ctx: ProviderContext, q: PageQuery,
  * The driver's rows, each joined laterally to its row of the table by the sort and id columns (its primary key)
  * under `condition`, distinct: a nested loop in the driver's index order that stops at the query's limit. The
  * lateral subquery (kept a subquery by its `limit 1`) is named as the table, so every field, join and condition
- * written on the table reads it.
+ * written on the table reads it. `rowFields`: the columns the subquery selects (all of them unless named).
  */
 function drivenSelect<F extends Record<string, Expr>>(
   database: Database,
@@ -345,10 +350,10 @@ function drivenSelect<F extends Record<string, Expr>>(
   sortExpr: Expr,
   driven: Driven,
   condition: SQL | undefined,
+  rowFields?: Record<string, Expr>,
 ) {
   const [sort, id] = driven.order;
-  const row = database
-    .select()
+  const row = (rowFields ? database.select(rowFields) : database.select())
     .from(config.table)
     .where(and(sql`${config.idColumn} = ${id}`, sql`${sortExpr} = ${sort}`, condition))
     .limit(1)
@@ -390,10 +395,12 @@ export function scopedWhere(
   ctx: ProviderContext,
   q: PageQuery,
   resolved: Record<string, SQL> = {},
+  tenantKnown = false,
 ): SQL | undefined {
   const conditions: SQL[] = [];
   const scope = scopeCondition(config.tenantColumn, ctx);
-  if (scope) conditions.push(scope);
+  if (tenantKnown && !ctx.tenantId) throw new AppError("forbidden", "choose a tenant first");
+  if (scope && !tenantKnown) conditions.push(scope);
   const allTenants = ctx.superAdmin && !ctx.tenantId;
   for (const [key, value] of Object.entries(q.filters)) {
     if (!value) continue;
