@@ -52,13 +52,11 @@ export function silentServerWatch({ silenceMs, probeMs }: { silenceMs: number; p
   };
 
   const dropAll = () => {
-    const error = Object.assign(
-      new Error(`the database did not answer within ${silenceMs + probeMs} ms; its connections were dropped`),
-      { code: SILENT_SERVER_CODE },
-    );
+    const message = `the database did not answer within ${silenceMs + probeMs} ms; its connections were dropped`;
     for (const s of [...open]) {
       dropped += 1;
-      s.destroy(error);
+      // One error each: postgres-js marks an error with the first query it fails.
+      s.destroy(Object.assign(new Error(message), { code: SILENT_SERVER_CODE }));
     }
   };
 
