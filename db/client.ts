@@ -89,7 +89,9 @@ const DEFAULT_DEADLINES: DatabaseDeadlines = {
 };
 
 /** DB_STATEMENT_TIMEOUT_MS, DB_SILENCE_MS, DB_PROBE_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS; a bad value keeps the default. */
-export function databaseDeadlinesFromEnv(env: NodeJS.ProcessEnv = process.env): DatabaseDeadlines {
+export function databaseDeadlinesFromEnv(
+  env: Record<string, string | undefined> = process.env,
+): DatabaseDeadlines {
   const ms = (name: string, fallback: number, min: number) => {
     const raw = env[name]?.trim();
     const value = raw ? Number(raw) : Number.NaN;

@@ -9,7 +9,7 @@ import { log } from "@/lib/core/process/log";
 
 export type RedisDeadlines = { commandTimeoutMs: number; connectTimeoutMs: number };
 
-export function redisDeadlinesFromEnv(env: NodeJS.ProcessEnv = process.env): RedisDeadlines {
+export function redisDeadlinesFromEnv(env: Record<string, string | undefined> = process.env): RedisDeadlines {
   const ms = (name: string, fallback: number) => {
     const value = Number(env[name]?.trim() || Number.NaN);
     return Number.isInteger(value) && value >= 50 ? value : fallback;
