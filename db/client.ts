@@ -5,6 +5,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { Sql } from "postgres";
 import * as schema from "./schema";
+import { silentServerWatch } from "./silent-server";
 
 export type Schema = typeof schema;
 /** The one database type the app codes against, whichever driver is behind it. */
@@ -26,6 +27,11 @@ export type DatabaseHandle = {
    * connection is lost; null when another session holds it. On PGlite (one process) it is held in the process.
    */
   holdAdvisoryLock(lockId: number): Promise<HeldLock | null>;
+  /**
+   * Runs `fn` on a connection of its own with no statement timeout (migrations, index rebuilds: work that may
+   * rightly take minutes). The hung-connection deadline still holds. On PGlite it is the one connection.
+   */
+  withoutStatementTimeout<T>(fn: (db: Database) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 };
 
@@ -36,8 +42,20 @@ export type HeldLock = {
   release(): Promise<void>;
 };
 
+/** The PostgreSQL deadlines (docs/operating.md#outages); milliseconds. */
+export type DatabaseDeadlines = {
+  /** The server cancels a statement running longer (57014). 0: none. */
+  statementTimeoutMs: number;
+  /** A connection that waited this long for any answer has the server probed on a fresh connection... */
+  silenceMs: number;
+  /** ...which must answer within this, else every connection is dropped and its queries fail. */
+  probeMs: number;
+  /** A new connection that is not ready within this fails (CONNECT_TIMEOUT). */
+  connectTimeoutMs: number;
+};
+
 export type DatabaseOptions =
-  | { kind: "postgres"; url: string; max?: number }
+  | { kind: "postgres"; url: string; max?: number; deadlines?: Partial<DatabaseDeadlines> }
   | { kind: "pglite"; dataDir?: string /* omitted: in memory */ };
 
 /** A start-up failure the operator can act on; printed as one line. */
@@ -58,16 +76,46 @@ export function redactUrl(url: string): string {
 /** Chooses the database from the environment: DATABASE_URL, else embedded PGlite under PGLITE_DIR or .data/pglite. */
 export function databaseOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DatabaseOptions {
   const url = env.DATABASE_URL?.trim();
-  if (url) return { kind: "postgres", url };
+  if (url) return { kind: "postgres", url, deadlines: databaseDeadlinesFromEnv(env) };
   const dir = env.PGLITE_DIR?.trim() || path.join(process.cwd(), ".data", "pglite");
   return { kind: "pglite", dataDir: dir === "memory" ? undefined : dir };
 }
 
-export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.kind === "postgres" ? openPostgres(options.url, options.max) : openPglite(options.dataDir);
+const DEFAULT_DEADLINES: DatabaseDeadlines = {
+  statementTimeoutMs: 15_000,
+  silenceMs: 5_000,
+  probeMs: 2_000,
+  connectTimeoutMs: 10_000,
+};
+
+/** DB_STATEMENT_TIMEOUT_MS, DB_SILENCE_MS, DB_PROBE_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS; a bad value keeps the default. */
+export function databaseDeadlinesFromEnv(
+  env: Record<string, string | undefined> = process.env,
+): DatabaseDeadlines {
+  const ms = (name: string, fallback: number, min: number) => {
+    const raw = env[name]?.trim();
+    const value = raw ? Number(raw) : Number.NaN;
+    return Number.isInteger(value) && value >= min ? value : fallback;
+  };
+  return {
+    statementTimeoutMs: ms("DB_STATEMENT_TIMEOUT_MS", DEFAULT_DEADLINES.statementTimeoutMs, 0),
+    silenceMs: ms("DB_SILENCE_MS", DEFAULT_DEADLINES.silenceMs, 100),
+    probeMs: ms("DB_PROBE_TIMEOUT_MS", DEFAULT_DEADLINES.probeMs, 100),
+    connectTimeoutMs: ms("DB_CONNECT_TIMEOUT_MS", DEFAULT_DEADLINES.connectTimeoutMs, 100),
+  };
 }
 
-async function openPostgres(url: string, max = 10): Promise<DatabaseHandle> {
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.kind === "postgres"
+    ? openPostgres(options.url, options.max, { ...DEFAULT_DEADLINES, ...options.deadlines })
+    : openPglite(options.dataDir);
+}
+
+async function openPostgres(
+  url: string,
+  max: number | undefined,
+  deadlines: DatabaseDeadlines,
+): Promise<DatabaseHandle> {
   const label = redactUrl(url);
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new DatabaseUnavailableError(
@@ -76,9 +124,25 @@ async function openPostgres(url: string, max = 10): Promise<DatabaseHandle> {
   }
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
+  const watch = silentServerWatch(deadlines);
+  const connect = (size: number, statementTimeoutMs: number) =>
+    postgres(url, {
+      max: size,
+      connect_timeout: deadlines.connectTimeoutMs / 1000,
+      onnotice: () => {},
+      // Sent in the start-up packet: no extra round trip, and it holds on every pooled connection.
+      // idle_in_transaction_session_timeout: a session whose client vanished mid-transaction (its connection
+      // dropped by the deadline while the network was away) lets go of its row locks within a minute.
+      connection: { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: 60_000 },
+      // Seconds before a connection that failed tries again: the default grows to 20 s after a few failures, which
+      // would keep callers waiting long after the database is back.
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+      // A documented postgres-js option its types leave out.
+      ...({ socket: watch.socket } as object),
+    });
   let client: Sql;
   try {
-    client = postgres(url, { max, connect_timeout: 10, onnotice: () => {} });
+    client = connect(max ?? 10, deadlines.statementTimeoutMs);
     await client`select 1`;
   } catch (error) {
     throw new DatabaseUnavailableError(`cannot reach the database at ${label}: ${errorText(error)}`);
@@ -93,6 +157,14 @@ async function openPostgres(url: string, max = 10): Promise<DatabaseHandle> {
       (await lockedOn(client, lockId, true, fn)) as Awaited<ReturnType<typeof fn>>,
     tryAdvisoryLock: (lockId, fn) => lockedOn(client, lockId, false, fn),
     holdAdvisoryLock: (lockId) => heldOn(client, lockId),
+    withoutStatementTimeout: async (fn) => {
+      const own = connect(1, 0);
+      try {
+        return await fn(drizzle(own, { schema }) as unknown as Database);
+      } finally {
+        await own.end({ timeout: 5 });
+      }
+    },
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -106,8 +178,11 @@ async function lockedOn<T>(
 ): Promise<T | null> {
   const conn = await client.reserve();
   try {
-    if (wait) await conn`select pg_advisory_lock(${lockId})`;
-    else {
+    if (wait) {
+      // Waiting for another process's migration may rightly outlast the statement timeout (reset below).
+      await conn`set statement_timeout = 0`;
+      await conn`select pg_advisory_lock(${lockId})`;
+    } else {
       const [row] = await conn<{ ok: boolean }[]>`select pg_try_advisory_lock(${lockId}) as ok`;
       if (!row?.ok) return null;
     }
@@ -117,6 +192,8 @@ async function lockedOn<T>(
       await conn`select pg_advisory_unlock(${lockId})`;
     }
   } finally {
+    // Back to the pool with the connection's own timeout (a failure here means the connection is gone anyway).
+    if (wait) await conn`reset statement_timeout`.catch(() => undefined);
     conn.release();
   }
 }
@@ -183,6 +260,7 @@ async function openPglite(dataDir?: string): Promise<DatabaseHandle> {
     withAdvisoryLock: (_lockId, fn) => fn(),
     tryAdvisoryLock: (_lockId, fn) => fn(),
     // One process owns an embedded database: the lock is this handle's, held by whoever took it first.
+    withoutStatementTimeout: (fn) => fn(db),
     holdAdvisoryLock: async (lockId) => {
       if (held.has(lockId)) return null;
       held.add(lockId);

@@ -40,15 +40,18 @@ export async function prepareDatabase<T = void>(
 }
 
 async function applyMigrations(handle: DatabaseHandle, dir: string): Promise<void> {
-  if (handle.kind === "postgres") {
-    const { migrate } = await import("drizzle-orm/postgres-js/migrator");
-    await migrate(handle.db as never, { migrationsFolder: dir });
-  } else {
-    const { migrate } = await import("drizzle-orm/pglite/migrator");
-    await migrate(handle.db as never, { migrationsFolder: dir });
-  }
-  // The ledger's partitions for this period and the next ones (db/partitions.ts); a no-op before migration 0022.
-  await ensurePartitions(handle.db);
+  // A migration may rightly run for minutes (an index on a large ledger): no statement timeout on its connection.
+  await handle.withoutStatementTimeout(async (db) => {
+    if (handle.kind === "postgres") {
+      const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+      await migrate(db as never, { migrationsFolder: dir });
+    } else {
+      const { migrate } = await import("drizzle-orm/pglite/migrator");
+      await migrate(db as never, { migrationsFolder: dir });
+    }
+    // The ledger's partitions for this period and the next ones (db/partitions.ts); a no-op before migration 0022.
+    await ensurePartitions(db);
+  });
 }
 
 export type MigrationStatus = { applied: number; expected: number; latest: string | null };

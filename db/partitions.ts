@@ -168,6 +168,9 @@ async function createPartition(
   const from = period.from.toISOString();
   const to = period.to.toISOString();
   return db.transaction(async (tx) => {
+    // Moving a busy default partition's rows, or waiting behind another instance doing it, may outlast the
+    // connection's statement timeout; lock_timeout below still bounds the wait for the ledger's lock.
+    await tx.execute(sql.raw("set local statement_timeout = 0"));
     await tx.execute(sql`select pg_advisory_xact_lock(${PARTITION_LOCK_ID})`);
     // Attaching waits for no write (its lock on the ledger allows them), but a schema change or a detach ahead of
     // it would hold it up: give up after 10 s, and the next run (hourly, and every start) tries again.
@@ -217,6 +220,8 @@ export async function dropPartition(
   for (let attempt = 1; ; attempt++) {
     try {
       await db.transaction(async (tx) => {
+        // Waiting behind another instance's partition work may outlast the statement timeout.
+        await tx.execute(sql.raw("set local statement_timeout = 0"));
         await tx.execute(sql`select pg_advisory_xact_lock(${PARTITION_LOCK_ID})`);
         await tx.execute(
           sql.raw(`set local lock_timeout = ${Math.max(1, Math.round(opts.lockTimeoutMs ?? 2_000))}`),

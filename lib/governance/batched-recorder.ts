@@ -1,7 +1,9 @@
 import "server-only";
+import { eq } from "drizzle-orm";
 import type { Database } from "@/db";
 import { sqlState } from "@/db/client";
 import { type sysAgentAudit, sysAgentTurn, usageDaily } from "@/db/schema";
+import { dependencyFailure } from "@/lib/core/errors/dependency";
 import { type BatchLag, countFailure } from "@/lib/core/errors/failures";
 import { log } from "@/lib/core/process/log";
 import { addCost } from "@/lib/gateway/pricing";
@@ -43,6 +45,11 @@ export type BatchOptions = {
   writers?: number;
   /** How long `admit()` waits for room before it gives up (the API then answers 503). */
   admitWaitMs?: number;
+  /**
+   * How long a batch is retried while the database is away (refused, hung, timed out) before its calls are
+   * counted as failed. Meanwhile the backlog ages and new calls are refused (503), so it stays bounded.
+   */
+  outageRetryMs?: number;
 };
 
 /** PostgreSQL SQLSTATE classes that no retry of the same rows can fix: data exceptions, constraint violations. */
@@ -82,6 +89,7 @@ export class BatchedGovernanceRecorder implements TurnObserver {
   private readonly maxAgeMs: number;
   private readonly writers: number;
   private readonly admitWaitMs: number;
+  private readonly outageRetryMs: number;
 
   constructor(
     private readonly database: () => Promise<Database>,
@@ -93,6 +101,7 @@ export class BatchedGovernanceRecorder implements TurnObserver {
     this.maxAgeMs = options.maxAgeMs ?? 2_000;
     this.writers = Math.max(1, options.writers ?? 2);
     this.admitWaitMs = options.admitWaitMs ?? 1_000;
+    this.outageRetryMs = options.outageRetryMs ?? 5 * 60_000;
   }
 
   async start(turn: TurnStart): Promise<void> {
@@ -231,16 +240,32 @@ export class BatchedGovernanceRecorder implements TurnObserver {
 
   private async write(batch: Closed[]): Promise<void> {
     let error: unknown;
-    for (let attempt = 1; attempt <= 3; attempt++) {
+    let outage = false;
+    const outageEnds = Date.now() + this.outageRetryMs;
+    for (let attempt = 1; ; attempt++) {
       try {
         await this.insert(batch);
         this.counters.rowsWritten += batch.length;
         return;
       } catch (e) {
         error = e;
+        // A try whose commit was lost with its connection did write the batch (one transaction: all of it), and
+        // its rows' primary keys refuse this one: written once, not twice.
+        if (outage && sqlState(e) === "23505" && (await this.written(batch))) {
+          this.counters.rowsWritten += batch.length;
+          return;
+        }
         // Bad rows fail the same way every time: go straight to writing them one call at a time.
         if (DATA_ERROR.test(sqlState(e))) break;
-        if (attempt < 3) await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+        // The database is away: these calls were answered, so their rows wait for it (the backlog's bounds
+        // refuse new calls meanwhile).
+        if (dependencyFailure(e) && Date.now() < outageEnds) {
+          outage = true;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(200 * attempt, 2_000)));
+          continue;
+        }
+        if (attempt >= 3) break;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
       }
     }
     if (batch.length === 1) return this.failed(batch, error);
@@ -255,6 +280,23 @@ export class BatchedGovernanceRecorder implements TurnObserver {
       } catch (e) {
         this.failed([call], e);
       }
+    }
+  }
+
+  /** Whether a batch is in the ledger already (its first call's row: a batch is written whole or not at all). */
+  private async written(batch: Closed[]): Promise<boolean> {
+    const first = batch[0]?.turn.id;
+    if (!first) return false;
+    try {
+      const db = await this.database();
+      const rows = await db
+        .select({ id: sysAgentTurn.id })
+        .from(sysAgentTurn)
+        .where(eq(sysAgentTurn.id, first))
+        .limit(1);
+      return rows.length > 0;
+    } catch {
+      return false;
     }
   }
 

@@ -152,7 +152,10 @@ export async function runCompactionOnce(now = new Date()) {
   const handle = await getDatabase();
   return handle.tryAdvisoryLock(COMPACTION_LOCK_ID, () =>
     // PGlite is one session: nothing writes beside the rebuild, and CONCURRENTLY buys nothing.
-    compactPartitions(handle.db, { now, concurrently: handle.kind === "postgres" }),
+    // A rebuild of a month's indexes may rightly outlast the statement timeout.
+    handle.withoutStatementTimeout((db) =>
+      compactPartitions(db, { now, concurrently: handle.kind === "postgres" }),
+    ),
   );
 }
 

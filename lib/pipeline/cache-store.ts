@@ -4,6 +4,7 @@ import type Redis from "ioredis";
 import type { Database } from "@/db";
 import { responseCache, usageCounter } from "@/db/schema";
 import type { ChatResponse } from "@/lib/gateway/types";
+import { viaRedis } from "./redis";
 
 /** What a cache hit replays: the answer and who first gave it (the cost and timings are the hit's own). */
 export type CachedAnswer = {
@@ -72,11 +73,13 @@ export class RedisResponseCache implements ResponseCacheStore {
   ) {}
 
   async get(tenantId: string, key: string): Promise<CachedAnswer | null> {
-    const text = await this.redis.get(`${this.prefix}r:${tenantId}:${key}`);
+    const text = await viaRedis(this.redis.get(`${this.prefix}r:${tenantId}:${key}`));
     return text ? (JSON.parse(text) as CachedAnswer) : null;
   }
 
   async set(tenantId: string, key: string, _model: string, answer: CachedAnswer, ttlSeconds: number) {
-    await this.redis.set(`${this.prefix}r:${tenantId}:${key}`, JSON.stringify(answer), "EX", ttlSeconds);
+    await viaRedis(
+      this.redis.set(`${this.prefix}r:${tenantId}:${key}`, JSON.stringify(answer), "EX", ttlSeconds),
+    );
   }
 }

@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import type Redis from "ioredis";
 import type { Database, Executor } from "@/db";
 import { usageCounter } from "@/db/schema";
+import { viaRedis } from "./redis";
 
 /** One counter to add to, with the most it may reach (null: no limit) and how long its window lives. */
 export type Take = { key: string; amount: number; limit: number | null; ttlSeconds: number };
@@ -335,11 +336,11 @@ export class RedisCounters implements CounterStore {
   private async script(text: string, keys: number, ...args: (string | number)[]): Promise<unknown> {
     const sha = shaOf(text);
     try {
-      return await this.redis.evalsha(sha, keys, ...args);
+      return await viaRedis(this.redis.evalsha(sha, keys, ...args));
     } catch (error) {
       // NOSCRIPT is the reply's error code (a restarted or flushed Redis): the text goes once, then the SHA again.
       if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-      return this.redis.eval(text, keys, ...args);
+      return viaRedis(this.redis.eval(text, keys, ...args));
     }
   }
 
@@ -369,7 +370,7 @@ export class RedisCounters implements CounterStore {
       multi.expire(this.k(tenantId, e.key), e.ttlSeconds, "GT");
       multi.expire(this.k(tenantId, e.key), e.ttlSeconds, "NX");
     }
-    await multi.exec();
+    await viaRedis(multi.exec());
   }
 
   async read(tenantId: string, keys: string[]): Promise<number[]> {

@@ -1,9 +1,8 @@
 import "server-only";
-import Redis from "ioredis";
 import type { Database } from "@/db";
-import { log } from "@/lib/core/process/log";
 import { PostgresResponseCache, RedisResponseCache, type ResponseCacheStore } from "./cache-store";
 import { type CounterStore, PostgresCounters, RedisCounters } from "./counters";
+import { openPipelineRedis, redisDeadlinesFromEnv } from "./redis";
 
 export { Pipeline, type PipelineDeps } from "./pipeline";
 export {
@@ -30,8 +29,7 @@ export function pipelineStoresFromEnv(
       close: async () => {},
     };
   }
-  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
-  redis.on("error", (err) => log.error({ err }, "redis connection error"));
+  const redis = openPipelineRedis(url, redisDeadlinesFromEnv(env));
   const prefix = env.REDIS_PREFIX ?? "tollgate:";
   return {
     counters: new RedisCounters(redis, prefix),

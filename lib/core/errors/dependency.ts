@@ -24,6 +24,8 @@ const NETWORK_CODES = new Set([
   "CONNECTION_CLOSED",
   "CONNECTION_DESTROYED",
   "CONNECTION_ENDED",
+  // db/silent-server.ts: the database left a query unanswered past its deadline and its connections were dropped.
+  "DATABASE_SILENT",
 ]);
 // PostgreSQL: class 08 (connection exception), 53300 too_many_connections, 57P01–57P03 (admin shutdown, crash
 // shutdown, cannot connect now: a server stopping or starting), 57014 query_canceled (our statement timeout),
