@@ -5,10 +5,13 @@ import { sql } from "drizzle-orm";
 import {
   boolean,
   check,
+  date,
   doublePrecision,
   index,
+  integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -88,10 +91,6 @@ export const score = pgTable(
     index("score_tenant_name_turn_idx")
       .on(t.tenantId, t.name, t.turnStartedAt, t.turnId, t.value, t.category)
       .where(sql`${t.turnId} is not null`),
-    // Quality over a period (per model, per name) from the index alone: the period's scores, not the ledger's turns.
-    index("score_tenant_turn_started_idx")
-      .on(t.tenantId, t.turnStartedAt, t.turnModel, t.name, t.value)
-      .where(sql`${t.turnId} is not null and ${t.value} is not null`),
     index("score_tenant_name_category_idx")
       .on(t.tenantId, t.name, t.category, t.turnId)
       .where(sql`${t.category} is not null`),
@@ -105,6 +104,23 @@ export const score = pgTable(
   ],
 );
 export type Score = typeof score.$inferSelect;
+
+// The daily rollup of scores by the scored turn's UTC day, served model and score name (numeric and boolean values:
+// their sum and count), so quality by model over a period reads a few lines per day, never the scores. Kept by a
+// trigger on `score` (migration 0037) in the statement that writes the score, so every writer (a vote changed or
+// taken back, an eval's batch, retention) keeps it equal to its scores.
+export const scoreDaily = pgTable(
+  "score_daily",
+  {
+    tenantId: uuid("tenant_id").notNull(),
+    day: date("day").notNull(),
+    model: text("model").notNull(),
+    name: text("name").notNull(),
+    total: doublePrecision("total").notNull().default(0),
+    count: integer("count").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.day, t.model, t.name] })],
+);
 
 /** A saved view's state: what the page's URL carries (filters, search, time) plus the table's columns and sort. */
 export type SavedViewState = {

@@ -88,6 +88,13 @@ export async function applyRetention(
       sql`delete from score where ctid in (select ctid from score where tenant_id = ${t.id} and created_at < ${at} limit ${batch})`,
       batch,
     );
+    // The scores' daily rollup by the scored turn's day, as the ledger's (deleting scores above took their
+    // values out of their lines already; a line of a deleted day goes).
+    await deleteInBatches(
+      db,
+      sql`delete from score_daily where ctid in (select ctid from score_daily where tenant_id = ${t.id} and day < ${cutoffDay}::date limit ${batch})`,
+      batch,
+    );
     result.reviewItems += await deleteInBatches(
       db,
       sql`delete from review_item where ctid in (select ctid from review_item where tenant_id = ${t.id} and created_at < ${at} limit ${batch})`,

@@ -2,8 +2,9 @@
 // session) and POST /v1/scores (a tenant key), validated by the tenant's score configs; one changeable row per
 // person; another tenant's turns, runs and scores are never reached, listed or filtered.
 
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { rowsOf } from "@/db/client";
 import { adminChange, score, scoreConfig, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
 import { promptVersionStats } from "@/features/prompts/server/stats";
@@ -560,6 +561,19 @@ describe.each(testDbKinds)("scores on %s", (kind) => {
         { name: "thumbs", mean: 0, count: 1 },
       ],
     });
+    // The daily rollup the means come from equals its scores after a vote changed and one taken back.
+    await post({ turnId: turn.c, name: "thumbs", value: true });
+    await app.db.delete(score).where(and(eq(score.turnId, turn.b), eq(score.name, "helpfulness")));
+    const rollup = rowsOf<{ model: string; name: string; total: number; count: number }>(
+      await app.db.execute(sql`select model, name, total::float8 as total, count from score_daily
+        where tenant_id = ${acme} and count > 0 order by 1, 2`),
+    );
+    const fromScores = rowsOf<{ model: string; name: string; total: number; count: number }>(
+      await app.db.execute(sql`select turn_model as model, name, sum(value)::float8 as total, count(*)::int as count
+        from score where tenant_id = ${acme} and turn_id is not null and value is not null group by 1, 2 order by 1, 2`),
+    );
+    expect(rollup).toEqual(fromScores);
+    expect(rollup).toContainEqual({ model: "fast", name: "thumbs", total: 2, count: 2 });
     expect((await call(qualityRoute.GET as Handler, "GET", undefined, "?days=365")).status).toBe(422);
     await as("member@acme.test");
     expect((await call(qualityRoute.GET as Handler, "GET", undefined, "?days=7")).status).toBe(403);

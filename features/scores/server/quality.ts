@@ -56,8 +56,8 @@ export const QUALITY_MODELS_MAX = 20;
 /**
  * Per served model over the last `days` UTC days (today included): its finished calls, their cost and cost per
  * priced call from the daily rollup (the cost dashboard's own numbers), and the means of the scores given to the
- * period's turns from the score index (each score carries its turn's start and model), so quality reads next to
- * cost without reading the ledger.
+ * period's turns from the scores' daily rollup (score_daily, by the turn's day and model), so quality reads next to
+ * cost without reading the ledger or the scores.
  */
 export async function modelQuality(
   db: Database,
@@ -75,13 +75,13 @@ export async function modelQuality(
   if (!rows.length) return [];
   const means = groupMeans(
     rowsOf<{ key: string; name: string; mean: number; count: number }>(
-      await db.execute(sql`select s.turn_model as key, s.name, avg(s.value)::float8 as mean, count(*)::int as count
-        from score s where s.tenant_id = ${tenantId} and s.turn_id is not null and s.value is not null
-          and s.turn_started_at >= ${firstDay}::date and s.turn_model in (${sql.join(
-            rows.map((r) => sql`${r.model}`),
-            sql`, `,
-          )})
-        group by 1, 2 order by 1, 4 desc, 2`),
+      await db.execute(sql`select model as key, name, (sum(total) / sum(count))::float8 as mean,
+          sum(count)::int as count
+        from score_daily where tenant_id = ${tenantId} and day >= ${firstDay}::date and model in (${sql.join(
+          rows.map((r) => sql`${r.model}`),
+          sql`, `,
+        )})
+        group by 1, 2 having sum(count) > 0 order by 1, 4 desc, 2`),
     ),
   );
   return rows.map((r) => {
