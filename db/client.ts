@@ -156,7 +156,7 @@ async function openPostgres(
     withAdvisoryLock: async (lockId, fn) =>
       (await lockedOn(client, lockId, true, fn)) as Awaited<ReturnType<typeof fn>>,
     tryAdvisoryLock: (lockId, fn) => lockedOn(client, lockId, false, fn),
-    holdAdvisoryLock: (lockId) => heldOn(client, lockId),
+    holdAdvisoryLock: (lockId) => heldOn(() => connect(1, deadlines.statementTimeoutMs), lockId),
     withoutStatementTimeout: async (fn) => {
       const own = connect(1, 0);
       try {
@@ -198,17 +198,24 @@ async function lockedOn<T>(
   }
 }
 
-/** A session-level advisory lock kept on a reserved connection (see DatabaseHandle.holdAdvisoryLock). */
-async function heldOn(client: Sql, lockId: number): Promise<HeldLock | null> {
-  const conn = await client.reserve();
+/**
+ * A session-level advisory lock kept on a one-connection client of its own (see DatabaseHandle.holdAdvisoryLock),
+ * not on a reserved connection: postgres-js (3.4.9) throws an uncaught TypeError, ending the process, when a query
+ * is written on a reserved connection whose socket has closed (porsager/postgres#1208), as the worker's did when its
+ * connection was reset in an outage. A pooled connection that closed is opened again instead: a new session, which
+ * holds nothing, so `stillHeld` answers false and the holder steps down.
+ */
+async function heldOn(open: () => Sql, lockId: number): Promise<HeldLock | null> {
+  const conn = open();
+  const end = () => conn.end({ timeout: 1 }).catch(() => undefined);
   try {
     const [row] = await conn<{ ok: boolean }[]>`select pg_try_advisory_lock(${lockId}) as ok`;
     if (!row?.ok) {
-      conn.release();
+      await end();
       return null;
     }
   } catch (error) {
-    conn.release();
+    await end();
     throw error;
   }
   let released = false;
@@ -233,7 +240,7 @@ async function heldOn(client: Sql, lockId: number): Promise<HeldLock | null> {
       } catch {
         // The connection is gone, and the lock with it.
       } finally {
-        conn.release();
+        await end();
       }
     },
   };
