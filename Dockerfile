@@ -11,6 +11,8 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The patched postgres-js tarball package.json installs (vendor/README.md).
+COPY vendor ./vendor
 RUN npm ci --no-audit --no-fund --ignore-scripts
 
 # The production build: Next's standalone output (.next/standalone: server.js and a traced node_modules).
