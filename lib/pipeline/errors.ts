@@ -12,7 +12,9 @@ export type PipelineRefusal =
   /** A tenant's guardrail rule blocked the request or the answer (or its check could not run and it fails closed). */
   | "guardrail_blocked"
   /** The tenant's guardrail policy could not be read: the call is refused rather than let through unchecked. */
-  | "guardrails_unavailable";
+  | "guardrails_unavailable"
+  /** The call's limits and budgets could not be read (and none this process read lately can stand in): refused. */
+  | "policy_unavailable";
 
 /** Every way a model call can fail: the gateway's classes and the pipeline's refusals. */
 export type CallErrorClass = GatewayErrorClass | PipelineRefusal;
@@ -56,4 +58,5 @@ export const CALL_ERROR_STATUS = {
   limits_unavailable: 429,
   guardrail_blocked: 400,
   guardrails_unavailable: 503,
+  policy_unavailable: 503,
 } as const satisfies Record<CallErrorClass, number>;

@@ -14,7 +14,7 @@ import { cacheStep } from "./cache";
 import type { ResponseCacheStore } from "./cache-store";
 import type { CounterStore } from "./counters";
 import { guardrailStep, redactedForAudit } from "./guardrails";
-import { type Caller, DEFAULT_MAX_OUTPUT_TOKENS, loadPolicy, type Policy } from "./policy";
+import { type Caller, loadPolicy, type Policy } from "./policy";
 import { rateLimitStep } from "./rate-limit";
 import { runCeilingStep } from "./run-ceiling";
 import { tracedStep } from "./traced-step";
@@ -29,14 +29,6 @@ export type PipelineDeps = {
   now?: () => number;
   /** A tenant's guardrail policy and the engine that applies it; without them no guardrail step runs. */
   guardrails?: { policy: (tenantId: string) => Promise<GuardrailPolicy>; engine: GuardrailEngine };
-};
-
-const NO_POLICY: Policy = {
-  cacheAliases: [],
-  cacheTtlSeconds: 0,
-  limits: [],
-  maxOutputTokensDefault: DEFAULT_MAX_OUTPUT_TOKENS,
-  assumedPrices: {},
 };
 
 /** The last step: the gateway itself, streamed or as one JSON answer, as events either way. */
@@ -103,12 +95,14 @@ export class Pipeline {
    * `rate_limit_state`.
    */
   async admit(caller: Call["caller"]): Promise<PipelineEvent[]> {
+    const policy = await this.policy(caller, "");
+    if (Array.isArray(policy)) return policy;
     const call: Call = {
       caller,
       request: { model: "", messages: [] },
       stream: false,
       noCache: true,
-      policy: await this.policy(caller),
+      policy,
       gateway: this.deps.gateway(),
     };
     const events: PipelineEvent[] = [];
@@ -144,13 +138,18 @@ export class Pipeline {
       };
       return;
     }
+    const policy = await this.policy(caller, request.model);
+    if (Array.isArray(policy)) {
+      yield* policy;
+      return;
+    }
     const call: Call = {
       caller,
       request,
       stream: options.stream,
       noCache: options.noCache ?? false,
       wire: options.wire,
-      policy: await this.policy(caller),
+      policy,
       guardrails,
       gateway: this.deps.gateway(),
     };
@@ -180,13 +179,24 @@ export class Pipeline {
     return redactedForAudit(guardrails.engine, policy, caller, alias, text);
   }
 
-  private async policy(caller: Caller): Promise<Policy> {
+  /**
+   * The call's policy, or the refusal's events when it cannot be read: never a call without its limits (a hard
+   * budget let through unchecked while the database was away was passed, issue 39).
+   */
+  private async policy(caller: Caller, model: string): Promise<Policy | PipelineEvent[]> {
     try {
       return await loadPolicy(await this.deps.db(), caller);
     } catch (error) {
       countFailure("pipeline");
-      log.error({ err: error }, "could not read the tenant's limits; the call is let through without them");
-      return NO_POLICY;
+      log.error({ err: error }, "could not read the call's limits; the call is refused");
+      const message = "The call's limits and budgets could not be read; try again shortly.";
+      return [
+        {
+          type: "error",
+          error: { class: "policy_unavailable", message, status: 503, retryAfterSeconds: 2 },
+          stamp: emptyStamp(model),
+        },
+      ];
     }
   }
 }

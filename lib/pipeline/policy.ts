@@ -12,6 +12,7 @@ import {
   type UsageLimit,
   usageLimit,
 } from "@/db/schema";
+import { dependencyFailure } from "@/lib/core/errors/dependency";
 import { normalizeDecimal } from "@/lib/core/format/money";
 import { processSlot } from "@/lib/core/process/process-state";
 import type { ModelPrice, PriceTable } from "@/lib/gateway/pricing";
@@ -64,6 +65,8 @@ export type Caller = {
 };
 
 const POLICY_CACHE_MS = 5_000;
+/** How long past its 5 s a cached policy may still serve while the database does not answer (an outage). */
+const POLICY_STALE_MS = 10 * 60_000;
 // Once per process, so every bundle of the app (Next builds one per route) clears and reads the same cache.
 const cache = processSlot("pipeline.policyCache", () => new Map<string, { policy: Policy; until: number }>());
 
@@ -125,6 +128,18 @@ export async function loadPolicy(db: Database, caller: Caller, now = Date.now())
   const cacheKey = `${caller.tenantId}:${caller.apiKeyId ?? ""}:${caller.userId ?? ""}`;
   const hit = cache.get(cacheKey);
   if (hit && hit.until > now) return hit.policy;
+  try {
+    return await readPolicy(db, caller, cacheKey, now);
+  } catch (error) {
+    // The database does not answer: the policy this process read last for this caller stands in for a while, so
+    // calls keep their limits through an outage (no change can be saved while it lasts; one saved here cleared the
+    // entry). Without one the call is refused (pipeline.ts), never let through without its limits.
+    if (hit && now - hit.until <= POLICY_STALE_MS && dependencyFailure(error)) return hit.policy;
+    throw error;
+  }
+}
+
+async function readPolicy(db: Database, caller: Caller, cacheKey: string, now: number): Promise<Policy> {
   // Four independent reads, sent together: a policy miss costs one round trip, not four.
   const settingsRead = db
     .select({

@@ -25,6 +25,7 @@ const ANSWERS: Record<CallErrorClass, [number, string]> = {
   limits_unavailable: [429, "rate_limit_error"],
   guardrail_blocked: [400, "invalid_request_error"],
   guardrails_unavailable: [503, "server_error"],
+  policy_unavailable: [503, "server_error"],
 };
 
 describe("the status of a failed call", () => {
