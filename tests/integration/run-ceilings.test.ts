@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import Big from "big.js";
 import { and, eq } from "drizzle-orm";
-import Redis from "ioredis";
+import type Redis from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminChange, appUser, runStart, sysAgentTurn } from "@/db/schema";
 import { createApiKey } from "@/features/keys/server/keys";
@@ -21,6 +21,7 @@ import { BatchedGovernanceRecorder } from "@/lib/governance/batched-recorder";
 import { PostgresResponseCache } from "@/lib/pipeline/cache-store";
 import { PostgresCounters, RedisCounters } from "@/lib/pipeline/counters";
 import { Pipeline } from "@/lib/pipeline/pipeline";
+import { openPipelineRedis, redisDeadlinesFromEnv } from "@/lib/pipeline/redis";
 import { sweepRunStarts } from "@/lib/pipeline/run-ceiling";
 import { container } from "@/server/container";
 import { serveApi } from "@/server/serve";
@@ -414,7 +415,9 @@ describe.each(redisUrl ? ["pglite"] : [])("run ceilings with counters in redis (
         {},
       ),
     );
-    redis = new Redis(redisUrl);
+    // The product's own Redis client (deadlines, errors logged): a bare one turned a dropped socket (EPIPE, seen
+    // once in CI under load) into an unhandled error event that failed the suite.
+    redis = openPipelineRedis(redisUrl, redisDeadlinesFromEnv());
     const prefix = `tollgate-runceil-test-${process.pid}-${Date.now()}:`;
     // Two servers, each with its own store client over the one Redis: two replicas.
     api = await startLeanApi(app.db, gateway, new RedisCounters(redis, prefix));
