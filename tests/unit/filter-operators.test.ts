@@ -169,3 +169,28 @@ describe("the page query's operators", () => {
     expect(refusal("f.cost.gte=2&f.cost.lte=1")).toBe("f.cost.gte must not be above f.cost.lte");
   });
 });
+
+describe("a page query's conditions (scopedWhere)", () => {
+  it("reads only `<field>.from` / `<field>.to` as a time range: a filter whose name ends in 'to' stays itself", async () => {
+    const { scopedWhere } = await import("@/features/admin-tables/server/sql-provider");
+    const { sysAgentTurn: t } = await import("@/db/schema");
+    const { eq } = await import("drizzle-orm");
+    const config = {
+      tenantColumn: t.tenantId,
+      filters: { photo: (v: string) => eq(t.endUser, v) },
+      dateFilters: { startedAt: t.startedAt },
+    };
+    const ctx = { tenantId: "00000000-0000-4000-8000-000000000001", superAdmin: false } as never;
+    const query = (filters: Record<string, string>) =>
+      ({
+        filters,
+        segment: null,
+        sort: { field: "startedAt", direction: "desc" },
+        cursor: null,
+        limit: 50,
+      }) as never;
+    expect(() => scopedWhere(config, ctx, query({ photo: "x" }))).not.toThrow();
+    expect(() => scopedWhere(config, ctx, query({ "startedAt.from": "2026-12-01" }))).not.toThrow();
+    expect(() => scopedWhere(config, ctx, query({ "photo.from": "2026-12-01" }))).toThrow(/photo\.from/);
+  });
+});

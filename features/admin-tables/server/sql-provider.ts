@@ -404,7 +404,7 @@ export function scopedWhere(
   const allTenants = ctx.superAdmin && !ctx.tenantId;
   for (const [key, value] of Object.entries(q.filters)) {
     if (!value) continue;
-    const dateMatch = key.match(/^(.+).(from|to)$/);
+    const dateMatch = key.match(/^(.+)\.(from|to)$/);
     if (dateMatch) {
       const column = ownEntry(config.dateFilters, dateMatch[1]!);
       if (!column) throw unknownFilter(key);
