@@ -27,8 +27,8 @@ export default defineConfig({
   // The docs' screenshots (52 views, several minutes) are taken on request: E2E_SCREENSHOTS=1 npm run test:e2e.
   // The feature specs' own shots (administration, charts-nav…) render into test-results/screens on every run.
   testIgnore: SHOTS_IGNORED,
-  // The database outage runs after every other spec: postgres-js connections reset mid-query can come back out of
-  // step with their server sessions (issue 39, docs/operating.md#outages), and the suite shares one server.
+  // The database outage runs after every other spec: the suite shares one server and one database, and a spec whose
+  // requests landed in the outage window would fail for it.
   // It needs a connection to take away: a run on PostgreSQL (CI's) has it; on embedded PGlite there is none, and
   // the spec is not part of the run.
   projects: [
