@@ -20,6 +20,8 @@ export const FAULT_CONTROL = `http://127.0.0.1:${process.env.E2E_FAULT_PORT ?? 3
 
 /** The e2e server's database: PostgreSQL when the run has one (scripts/e2e-server.ts), else PGlite. */
 const ON_POSTGRES = Boolean(process.env.TEST_DATABASE_URL || process.env.DATABASE_URL);
+/** The outage specs: the drawer during a database outage, and the production server and worker under load. */
+const OUTAGE_SPECS = ["outage.spec.ts", "outages-app.spec.ts"];
 const SHOTS_IGNORED = process.env.E2E_SCREENSHOTS === "1" ? [] : ["screenshots.spec.ts"];
 
 export default defineConfig({
@@ -32,8 +34,8 @@ export default defineConfig({
   // It needs a connection to take away: a run on PostgreSQL (CI's) has it; on embedded PGlite there is none, and
   // the spec is not part of the run.
   projects: [
-    { name: "app", testIgnore: [...SHOTS_IGNORED, "outage.spec.ts"] },
-    ...(ON_POSTGRES ? [{ name: "outages", testMatch: ["outage.spec.ts"], dependencies: ["app"] }] : []),
+    { name: "app", testIgnore: [...SHOTS_IGNORED, ...OUTAGE_SPECS] },
+    ...(ON_POSTGRES ? [{ name: "outages", testMatch: OUTAGE_SPECS, dependencies: ["app"] }] : []),
   ],
   // One server and one database for the suite; tests sign in as different users, so they run in order.
   workers: 1,
