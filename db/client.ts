@@ -105,6 +105,30 @@ export function databaseDeadlinesFromEnv(
   };
 }
 
+/**
+ * The postgres-js options that put `deadlines` on a client (the primary's pool and the read replica's): the connect
+ * timeout, the statement timeout, the hung-connection watch, and a reconnect back-off of at most a second.
+ */
+export function deadlineOptions(
+  deadlines: DatabaseDeadlines,
+  watch: { socket: unknown },
+  statementTimeoutMs = deadlines.statementTimeoutMs,
+) {
+  return {
+    connect_timeout: deadlines.connectTimeoutMs / 1000,
+    onnotice: () => {},
+    // Sent in the start-up packet: no extra round trip, and it holds on every pooled connection.
+    // idle_in_transaction_session_timeout: a session whose client vanished mid-transaction (its connection
+    // dropped by the deadline while the network was away) lets go of its row locks within a minute.
+    connection: { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: 60_000 },
+    // Seconds before a connection that failed tries again: the default grows to 20 s after a few failures, which
+    // would keep callers waiting long after the database is back.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+    // A documented postgres-js option its types leave out.
+    ...({ socket: watch.socket } as object),
+  };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.kind === "postgres"
     ? openPostgres(options.url, options.max, { ...DEFAULT_DEADLINES, ...options.deadlines })
@@ -126,20 +150,7 @@ async function openPostgres(
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const watch = silentServerWatch(deadlines);
   const connect = (size: number, statementTimeoutMs: number) =>
-    postgres(url, {
-      max: size,
-      connect_timeout: deadlines.connectTimeoutMs / 1000,
-      onnotice: () => {},
-      // Sent in the start-up packet: no extra round trip, and it holds on every pooled connection.
-      // idle_in_transaction_session_timeout: a session whose client vanished mid-transaction (its connection
-      // dropped by the deadline while the network was away) lets go of its row locks within a minute.
-      connection: { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: 60_000 },
-      // Seconds before a connection that failed tries again: the default grows to 20 s after a few failures, which
-      // would keep callers waiting long after the database is back.
-      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
-      // A documented postgres-js option its types leave out.
-      ...({ socket: watch.socket } as object),
-    });
+    postgres(url, { max: size, ...deadlineOptions(deadlines, watch, statementTimeoutMs) });
   let client: Sql;
   try {
     client = connect(max ?? 10, deadlines.statementTimeoutMs);

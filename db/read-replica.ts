@@ -1,9 +1,10 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { Sql } from "postgres";
-import type { Database, DatabaseHandle } from "./client";
-import { errorText, redactUrl, rowsOf } from "./client";
+import type { Database, DatabaseDeadlines, DatabaseHandle } from "./client";
+import { databaseDeadlinesFromEnv, deadlineOptions, errorText, redactUrl, rowsOf } from "./client";
 import * as schema from "./schema";
+import { SILENT_SERVER_CODE, silentServerWatch } from "./silent-server";
 
 /** Why a read went to the primary although a replica is configured. */
 export type FallbackReason = "unreachable" | "lagging";
@@ -71,9 +72,15 @@ export function lsnValue(lsn: string): bigint {
 }
 
 /** Errors that say the replica cannot answer (gone, restarting, a query cancelled by recovery), not a bad query. */
-export function isReplicaFailure(error: unknown): boolean {
+export function isReplicaFailure(error: unknown, depth = 0): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string") return error instanceof ReplicaUnavailableError;
+  // Drizzle wraps the driver's error ("Failed query", the driver's error as its cause).
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (typeof code !== "string")
+    return (
+      error instanceof ReplicaUnavailableError ||
+      (depth < 3 && cause != null && isReplicaFailure(cause, depth + 1))
+    );
   return (
     code.startsWith("08") || // connection exceptions
     code.startsWith("57P") || // admin shutdown, crash shutdown, cannot connect now
@@ -82,7 +89,8 @@ export function isReplicaFailure(error: unknown): boolean {
     code === "ECONNREFUSED" ||
     code === "ECONNRESET" ||
     code === "EPIPE" ||
-    code === "ETIMEDOUT"
+    code === "ETIMEDOUT" ||
+    code === SILENT_SERVER_CODE // the hung-connection deadline dropped it
   );
 }
 
@@ -277,6 +285,7 @@ export async function openReadRouter(
   url: string | undefined,
   options: ReadRouterOptions,
   hooks: ReadRouterHooks = {},
+  deadlines: DatabaseDeadlines = databaseDeadlinesFromEnv(),
 ): Promise<ReadRouter> {
   const target = url?.trim();
   if (!target) return new ReadRouter(primary, null, options, hooks);
@@ -286,8 +295,16 @@ export async function openReadRouter(
     );
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
-  // Connected lazily: a replica down at start-up is a fallback, not a failed start.
-  const client = postgres(target, { max: 5, connect_timeout: 5, onnotice: () => {}, idle_timeout: 60 });
+  // Connected lazily: a replica down at start-up is a fallback, not a failed start. The primary's deadlines hold
+  // here too (statement timeout, connect timeout, the hung-connection watch): a replica that hangs fails its reads
+  // within them, and the pages fall back to the primary.
+  const client = postgres(target, {
+    max: 5,
+    idle_timeout: 60,
+    ...deadlineOptions(deadlines, silentServerWatch(deadlines)),
+    // A replica that cannot be reached is a fallback to the primary: given up on sooner than the primary is.
+    connect_timeout: Math.min(deadlines.connectTimeoutMs, 5_000) / 1000,
+  });
   const db = drizzle(client, { schema }) as unknown as Database;
   return new ReadRouter(primary, { db, client, label: redactUrl(target) }, options, hooks);
 }

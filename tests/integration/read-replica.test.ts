@@ -13,6 +13,7 @@ import { type FallbackReason, openReadRouter, type ReadRouter } from "@/db/read-
 import { sysAgentTurn, tenant } from "@/db/schema";
 import type { PageQuery, ProviderContext } from "@/features/admin-tables/contracts";
 import { PROVIDERS, readFromReplica } from "@/features/admin-tables/server";
+import { startFaultProxy } from "../fakes/fault-proxy";
 import { createMigratedDatabase, postgresAdminUrl, type TestDatabase, withDatabase } from "../helpers/db";
 
 const replicaAdminUrl = process.env.TEST_READ_REPLICA_URL ?? "";
@@ -189,4 +190,42 @@ describe.skipIf(!replicaAdminUrl || !postgresAdminUrl)("the admin pages on a rea
     });
     expect(changes.at(-1)).toEqual({ usable: true, reason: undefined });
   }, 60_000);
+
+  it("gives up on a replica that hangs within the database deadlines and answers the read from the primary", async () => {
+    const name = new URL(primary.url!).pathname.slice(1);
+    const u = new URL(replicaAdminUrl);
+    const hung = await startFaultProxy({ host: u.hostname, port: Number(u.port || 5432) });
+    const viaHung = new URL(withDatabase(replicaAdminUrl, name));
+    viaHung.host = `127.0.0.1:${hung.port}`;
+    // Checked once (checkMs large), so the read itself meets the hang, not the router's own position check.
+    const hanging = await openReadRouter(
+      async () => primary.handle,
+      viaHung.toString(),
+      { staleMs: 1_000, maxLagMs: 60_000, checkMs: 600_000, retryMs: 60_000, timeoutMs: 1_000 },
+      {},
+      { statementTimeoutMs: 5_000, silenceMs: 300, probeMs: 300, connectTimeoutMs: 1_000 },
+    );
+    try {
+      const first = await hanging.read(async (from) => ({
+        source: from.source,
+        rows: await from.db.select().from(tenant),
+      }));
+      expect(first.source).toBe("replica");
+      await hung.set("blackhole");
+      const started = Date.now();
+      const second = await hanging.read(async (from) => ({
+        source: from.source,
+        rows: await from.db.select().from(tenant).where(eq(tenant.id, tenantId)),
+      }));
+      // Dropped by the hung-connection deadline (300 + 300 ms), then answered by the primary.
+      expect(second.source).toBe("primary");
+      expect(second.rows).toHaveLength(1);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(hanging.stats().usingReplica).toBe(false);
+    } finally {
+      await hung.set("pass");
+      await hanging.close();
+      await hung.close();
+    }
+  }, 30_000);
 });

@@ -164,8 +164,19 @@ describe("the read router", () => {
       "CONNECTION_CLOSED",
       "CONNECT_TIMEOUT",
       "ECONNREFUSED",
+      "DATABASE_SILENT",
     ])
       expect(isReplicaFailure(Object.assign(new Error(code), { code }))).toBe(true);
+    // As Drizzle throws it: "Failed query", the driver's error its cause.
+    const wrapped = new Error("Failed query: select 1", {
+      cause: Object.assign(new Error("x"), { code: "ECONNRESET" }),
+    });
+    expect(isReplicaFailure(wrapped)).toBe(true);
+    expect(
+      isReplicaFailure(
+        new Error("Failed query", { cause: Object.assign(new Error("y"), { code: "23505" }) }),
+      ),
+    ).toBe(false);
     for (const code of ["42601", "23505", "22P02"])
       expect(isReplicaFailure(Object.assign(new Error(code), { code }))).toBe(false);
     expect(isReplicaFailure(new Error("plain"))).toBe(false);
