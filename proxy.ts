@@ -9,8 +9,11 @@ import {
   servedOverHttps,
 } from "@/lib/http/security-headers";
 
-/** /docs/api renders the API reference, public like GET /api/openapi.json (it describes code, never data). */
-const PUBLIC_PAGES = ["/login", "/docs/api"];
+/**
+ * /docs/api renders the API reference, public like GET /api/openapi.json (it describes code, never data);
+ * /unavailable is the 503 page of a database outage (it reads nothing).
+ */
+const PUBLIC_PAGES = ["/login", "/docs/api", "/unavailable"];
 /** Pages under these prefixes are public too: an invitation link is opened before its account exists. */
 const PUBLIC_PREFIXES = ["/invite/"];
 const isPublic = (pathname: string) =>

@@ -1,10 +1,19 @@
 import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
+import { dependencyFailure } from "@/lib/core/errors/dependency";
 import { currentUser, isTenantAdmin, type UserContext } from "./guards";
 
 /** For pages: the signed-in user, or a redirect to /login that comes back to this page. */
 export async function requireUser(): Promise<UserContext> {
-  const auth = await currentUser();
+  let auth: UserContext | null;
+  try {
+    auth = await currentUser();
+  } catch (error) {
+    // The database is away: the 503 page (app/unavailable), which leads back here, rather than Next's 500 page.
+    if (!dependencyFailure(error)) throw error;
+    const path = (await headers()).get("x-pathname") ?? "/";
+    redirect(`/unavailable?from=${encodeURIComponent(path)}`);
+  }
   if (!auth) {
     const path = (await headers()).get("x-pathname") ?? "/";
     redirect(`/login?callbackUrl=${encodeURIComponent(path)}`);

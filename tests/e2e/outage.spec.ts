@@ -52,3 +52,52 @@ test("the drawer during a database outage says the service is briefly unavailabl
   await expect(drawer.user().last()).toHaveText(text);
   await expect(error).toHaveCount(0);
 });
+
+test("the pages during a database outage answer a 503 page that leads back, and sign-in says the service is away", async ({
+  page,
+  browser,
+  request,
+}) => {
+  await signInAs(page, "admin@acme.test");
+  expect((await fault(request, "refuse")).status()).toBe(200);
+
+  // A signed-in page: the 503 page (with Retry-After), not Next's 500 page, and a link back to where it was.
+  const visited = await page.goto("/dev/admin/keys?status=active");
+  expect(visited?.status()).toBe(503);
+  expect(Number(visited?.headers()["retry-after"])).toBeGreaterThan(0);
+  expect(new URL(page.url()).pathname).toBe("/unavailable");
+  await expect(page.getByRole("heading", { name: "Tollgate is briefly unavailable" })).toBeVisible();
+  const retry = page.getByTestId("unavailable-retry");
+  await expect(retry).toHaveAttribute("href", "/dev/admin/keys?status=active");
+  await page.screenshot({ path: shotPath("page-unavailable") });
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.screenshot({ path: shotPath("page-unavailable-360") });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  // The way back is a same-site path only, as sign-in's callback is.
+  for (const from of ["https://evil.test/x", "//evil.test", "/\t/evil.test", "javascript:alert(1)"]) {
+    const other = await page.request.get(`/unavailable?from=${encodeURIComponent(from)}`);
+    expect(other.status()).toBe(503);
+    expect(await other.text()).toContain('href="/"');
+  }
+
+  // Signing in while the database is away: the form says so, not "wrong password".
+  const visitor = await browser.newContext();
+  const login = await visitor.newPage();
+  await login.goto("/login");
+  await login.getByLabel("Email").fill("member@acme.test");
+  await login.getByLabel("Password").fill("tollgate-demo");
+  await login.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(
+    login.getByText("Tollgate is briefly unavailable (its database is not answering)"),
+  ).toBeVisible();
+  await visitor.close();
+
+  // Back: Try again lands on the page it came from.
+  expect((await fault(request, "pass")).status()).toBe(200);
+  await expect
+    .poll(async () => (await request.get("/api/health/ready")).status(), { timeout: 15_000 })
+    .toBe(200);
+  await retry.click();
+  await expect(page).toHaveURL(/\/dev\/admin\/keys\?status=active$/);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+});

@@ -11,6 +11,8 @@ const MESSAGE_BY_STATUS: Record<number, MessageKey> = {
   401: "login.wrong",
   422: "login.invalid",
   429: "login.throttled",
+  // The database is away: the sign-in could not be checked, which is not a wrong password.
+  503: "login.unavailable",
 };
 
 export function LoginForm({

@@ -9,6 +9,12 @@ export const en = {
   "login.throttled": "Too many failed attempts. Wait a few minutes and try again.",
   "login.invalid": "Enter an email address and a password.",
   "login.failed": "Sign-in failed. Try again.",
+  "login.unavailable":
+    "Tollgate is briefly unavailable (its database is not answering). Try again in a few seconds.",
+  "unavailable.title": "Tollgate is briefly unavailable",
+  "unavailable.body":
+    "Its database is not answering. Nothing you saved is lost; this page tries again by itself.",
+  "unavailable.retry": "Try again",
   "login.demoHint": "Demo accounts use the password tollgate-demo (see the README).",
   "login.or": "or",
   "login.sso": "Sign in with {name}",
@@ -39,6 +45,10 @@ export const zh: Record<keyof typeof en, string> = {
   "login.throttled": "失败次数过多，请几分钟后再试。",
   "login.invalid": "请输入邮箱和密码。",
   "login.failed": "登录失败，请重试。",
+  "login.unavailable": "Tollgate 暂时不可用（数据库没有响应）。请几秒后再试。",
+  "unavailable.title": "Tollgate 暂时不可用",
+  "unavailable.body": "数据库没有响应。已保存的内容不会丢失；本页会自动重试。",
+  "unavailable.retry": "重试",
   "login.demoHint": "演示账户的密码均为 tollgate-demo（见 README）。",
   "login.or": "或",
   "login.sso": "使用 {name} 登录",
