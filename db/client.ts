@@ -52,6 +52,8 @@ export type DatabaseDeadlines = {
   probeMs: number;
   /** A new connection that is not ready within this fails (CONNECT_TIMEOUT). */
   connectTimeoutMs: number;
+  /** A query that waited this long for a free connection of a full pool fails (ACQUIRE_TIMEOUT). 0: none. */
+  acquireTimeoutMs?: number;
 };
 
 export type DatabaseOptions =
@@ -86,9 +88,13 @@ const DEFAULT_DEADLINES: DatabaseDeadlines = {
   silenceMs: 5_000,
   probeMs: 2_000,
   connectTimeoutMs: 10_000,
+  acquireTimeoutMs: 10_000,
 };
 
-/** DB_STATEMENT_TIMEOUT_MS, DB_SILENCE_MS, DB_PROBE_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS; a bad value keeps the default. */
+/**
+ * DB_STATEMENT_TIMEOUT_MS, DB_SILENCE_MS, DB_PROBE_TIMEOUT_MS, DB_CONNECT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS; a bad
+ * value keeps the default.
+ */
 export function databaseDeadlinesFromEnv(
   env: Record<string, string | undefined> = process.env,
 ): DatabaseDeadlines {
@@ -102,6 +108,7 @@ export function databaseDeadlinesFromEnv(
     silenceMs: ms("DB_SILENCE_MS", DEFAULT_DEADLINES.silenceMs, 100),
     probeMs: ms("DB_PROBE_TIMEOUT_MS", DEFAULT_DEADLINES.probeMs, 100),
     connectTimeoutMs: ms("DB_CONNECT_TIMEOUT_MS", DEFAULT_DEADLINES.connectTimeoutMs, 100),
+    acquireTimeoutMs: ms("DB_ACQUIRE_TIMEOUT_MS", DEFAULT_DEADLINES.acquireTimeoutMs!, 0),
   };
 }
 
@@ -116,6 +123,8 @@ export function deadlineOptions(
 ) {
   return {
     connect_timeout: deadlines.connectTimeoutMs / 1000,
+    // The wait for a free connection of a full pool (an option of the vendored driver, vendor/README.md).
+    ...({ acquire_timeout: (deadlines.acquireTimeoutMs ?? 0) / 1000 || null } as object),
     onnotice: () => {},
     // Sent in the start-up packet: no extra round trip, and it holds on every pooled connection.
     // idle_in_transaction_session_timeout: a session whose client vanished mid-transaction (its connection
@@ -169,7 +178,10 @@ async function openPostgres(
     tryAdvisoryLock: (lockId, fn) => lockedOn(client, lockId, false, fn),
     holdAdvisoryLock: (lockId) => heldOn(() => connect(1, deadlines.statementTimeoutMs), lockId),
     withoutStatementTimeout: async (fn) => {
-      const own = connect(1, 0);
+      const own = postgres(url, {
+        max: 1,
+        ...deadlineOptions({ ...deadlines, acquireTimeoutMs: 0 }, watch, 0),
+      });
       try {
         return await fn(drizzle(own, { schema }) as unknown as Database);
       } finally {

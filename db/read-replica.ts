@@ -90,7 +90,8 @@ export function isReplicaFailure(error: unknown, depth = 0): boolean {
     code === "ECONNRESET" ||
     code === "EPIPE" ||
     code === "ETIMEDOUT" ||
-    code === SILENT_SERVER_CODE // the hung-connection deadline dropped it
+    code === SILENT_SERVER_CODE || // the hung-connection deadline dropped it
+    code === "ACQUIRE_TIMEOUT" // every connection to it busy past the deadline
   );
 }
 

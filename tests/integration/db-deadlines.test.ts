@@ -85,4 +85,38 @@ describe.runIf(postgresAdminUrl)("PostgreSQL deadlines", () => {
     expect(answered).toEqual([{ three: 3 }]);
     expect(Date.now() - back).toBeLessThan(5_000);
   });
+
+  it("fails a query that waited past the acquire deadline for a full pool, and leaves the pool whole", async () => {
+    const own = await openDatabase({
+      kind: "postgres",
+      url: test.url!,
+      max: 1,
+      deadlines: { statementTimeoutMs: 5_000, acquireTimeoutMs: 300 },
+    });
+    try {
+      // The only connection is held by a transaction for 1.5 s (a busy connection would take the next query in its
+      // pipeline; a held one cannot): a query and an advisory lock behind it give up at 300 ms.
+      const busy = own.db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_sleep(1.5)`);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      const waited = await failureOf(own.db.execute(sql`select 1`));
+      const took = Date.now() - started;
+      expect(
+        (waited as { cause?: { code?: string } }).cause?.code ?? (waited as { code?: string }).code,
+      ).toBe("ACQUIRE_TIMEOUT");
+      expect(dependencyFailure(waited)).toEqual({ dependency: "database", cause: "ACQUIRE_TIMEOUT" });
+      expect(took).toBeGreaterThanOrEqual(250);
+      expect(took).toBeLessThan(1_200);
+      const lock = await failureOf(own.withAdvisoryLock(42_4242, async () => "held"));
+      expect(dependencyFailure(lock)).toEqual({ dependency: "database", cause: "ACQUIRE_TIMEOUT" });
+      // The statement that held the connection finishes, and the pool serves again.
+      await busy;
+      expect(await own.db.execute(sql`select 2 as two`)).toEqual([{ two: 2 }]);
+      expect(await own.withAdvisoryLock(42_4242, async () => "held")).toBe("held");
+    } finally {
+      await own.close();
+    }
+  });
 });

@@ -5,25 +5,33 @@ import { databaseDeadlinesFromEnv, databaseOptionsFromEnv } from "@/db/client";
 import { redisDeadlinesFromEnv } from "@/lib/pipeline/redis";
 
 describe("dependency deadlines from the environment", () => {
-  it("defaults to 15 s statements, 5 s of silence, a 2 s probe, 10 s connects and 2 s Redis commands", () => {
+  it("defaults to 15 s statements, 5 s of silence, a 2 s probe, 10 s connects and waits, 2 s Redis commands", () => {
     expect(databaseDeadlinesFromEnv({})).toEqual({
       statementTimeoutMs: 15_000,
       silenceMs: 5_000,
       probeMs: 2_000,
       connectTimeoutMs: 10_000,
+      acquireTimeoutMs: 10_000,
     });
     expect(redisDeadlinesFromEnv({})).toEqual({ commandTimeoutMs: 2_000, connectTimeoutMs: 2_000 });
   });
 
-  it("takes whole numbers in range, and 0 only for the statement timeout", () => {
+  it("takes whole numbers in range, and 0 only for the statement timeout and the acquire wait", () => {
     expect(
       databaseDeadlinesFromEnv({
         DB_STATEMENT_TIMEOUT_MS: "0",
         DB_SILENCE_MS: "800",
         DB_PROBE_TIMEOUT_MS: "300",
         DB_CONNECT_TIMEOUT_MS: "4000",
+        DB_ACQUIRE_TIMEOUT_MS: "0",
       }),
-    ).toEqual({ statementTimeoutMs: 0, silenceMs: 800, probeMs: 300, connectTimeoutMs: 4_000 });
+    ).toEqual({
+      statementTimeoutMs: 0,
+      silenceMs: 800,
+      probeMs: 300,
+      connectTimeoutMs: 4_000,
+      acquireTimeoutMs: 0,
+    });
     expect(
       redisDeadlinesFromEnv({ REDIS_COMMAND_TIMEOUT_MS: "750", REDIS_CONNECT_TIMEOUT_MS: "1500" }),
     ).toEqual({
@@ -39,8 +47,15 @@ describe("dependency deadlines from the environment", () => {
         DB_SILENCE_MS: "0",
         DB_PROBE_TIMEOUT_MS: "2.5",
         DB_CONNECT_TIMEOUT_MS: "soon",
+        DB_ACQUIRE_TIMEOUT_MS: "-5",
       }),
-    ).toEqual({ statementTimeoutMs: 15_000, silenceMs: 5_000, probeMs: 2_000, connectTimeoutMs: 10_000 });
+    ).toEqual({
+      statementTimeoutMs: 15_000,
+      silenceMs: 5_000,
+      probeMs: 2_000,
+      connectTimeoutMs: 10_000,
+      acquireTimeoutMs: 10_000,
+    });
     expect(redisDeadlinesFromEnv({ REDIS_COMMAND_TIMEOUT_MS: "0", REDIS_CONNECT_TIMEOUT_MS: "" })).toEqual({
       commandTimeoutMs: 2_000,
       connectTimeoutMs: 2_000,

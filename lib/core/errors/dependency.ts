@@ -24,6 +24,8 @@ const NETWORK_CODES = new Set([
   "CONNECTION_CLOSED",
   "CONNECTION_DESTROYED",
   "CONNECTION_ENDED",
+  // The vendored postgres-js: no connection of the pool was free within DB_ACQUIRE_TIMEOUT_MS.
+  "ACQUIRE_TIMEOUT",
   // db/silent-server.ts: the database left a query unanswered past its deadline and its connections were dropped.
   "DATABASE_SILENT",
 ]);
