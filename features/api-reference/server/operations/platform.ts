@@ -273,6 +273,25 @@ export const platformOperations: Operation[] = [
   },
   {
     method: "GET",
+    path: "/unavailable",
+    route: "app/unavailable/route.ts",
+    operationId: "getUnavailablePage",
+    tag: OPS,
+    summary: "The outage page",
+    description:
+      "Where a signed-in page sends the browser while the database is away: an HTML page that retries by itself and links back to `from` (a same-site path; anything else goes back to /). Reads nothing but the request.",
+    guard: "public",
+    params: { query: z.object({ from: z.string().optional() }) },
+    answers: {
+      503: {
+        ...raw("The page, in the visitor's language, with Retry-After: 2.", "text/html; charset=utf-8"),
+        headers: { "retry-after": "2" },
+      },
+    },
+    errorDialect: "text",
+  },
+  {
+    method: "GET",
     path: "/api/openapi.json",
     route: "app/api/openapi.json/route.ts",
     operationId: "getOpenApiDocument",
