@@ -25,6 +25,17 @@ describe("dependencyFailure", () => {
       cause: withCode("57P01", "terminating connection"),
     });
     expect(dependencyFailure(wrapped)).toEqual({ dependency: "database", cause: "57P01" });
+    // The vendored driver's dropped out-of-step connection and full-pool wait: retried as outages.
+    for (const code of ["CONNECTION_DESYNC", "ACQUIRE_TIMEOUT", "DATABASE_SILENT"])
+      expect(dependencyFailure(new Error("Failed query", { cause: withCode(code) }))).toEqual({
+        dependency: "database",
+        cause: code,
+      });
+    // As Auth.js wraps what its credentials callback met: { cause: { err } }.
+    const signIn = new Error("Read more at https://errors.authjs.dev#callbackrouteerror", {
+      cause: { err: new Error("Failed query", { cause: withCode("ECONNREFUSED") }) },
+    });
+    expect(dependencyFailure(signIn)).toEqual({ dependency: "database", cause: "ECONNREFUSED" });
     expect(dependencyFailure(new AggregateError([withCode("ECONNREFUSED")]))).toEqual({
       dependency: "database",
       cause: "ECONNREFUSED",

@@ -26,6 +26,8 @@ const NETWORK_CODES = new Set([
   "CONNECTION_ENDED",
   // The vendored postgres-js: no connection of the pool was free within DB_ACQUIRE_TIMEOUT_MS.
   "ACQUIRE_TIMEOUT",
+  // The vendored postgres-js: a connection out of step with its session after an outage, dropped (retry).
+  "CONNECTION_DESYNC",
   // db/silent-server.ts: the database left a query unanswered past its deadline and its connections were dropped.
   "DATABASE_SILENT",
 ]);
@@ -78,7 +80,9 @@ export function dependencyFailure(error: unknown, depth = 0): DependencyFailure 
       const found = dependencyFailure(inner, depth + 1);
       if (found) return found;
     }
-  return dependencyFailure(e.cause, depth + 1);
+  // Auth.js keeps the error its callback met as `cause.err` (a sign-in whose user lookup met the outage).
+  const err = (e.cause as { err?: unknown } | null | undefined)?.err;
+  return dependencyFailure(e.cause, depth + 1) ?? (err ? dependencyFailure(err, depth + 1) : null);
 }
 
 type Health = {
