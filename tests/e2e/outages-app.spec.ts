@@ -19,9 +19,10 @@ import { createApiKey } from "@/features/keys/server/keys";
 import { openDatabase } from "../../db/client";
 import { prepareDatabase } from "../../db/migrate";
 import { appUser, tenant, usageLimit } from "../../db/schema";
-import { type FaultMode, type FaultProxy, startFaultProxy } from "../fakes/fault-proxy";
+import { type FaultProxy, startFaultProxy } from "../fakes/fault-proxy";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
+import { errorCode, type Outcome, PRICED_REPLY, tallyOutcomes, throughOutages } from "../helpers/outage-load";
 import { serverDatabase } from "../helpers/server-database";
 
 const port = Number(process.env.E2E_PORT ?? 3100) + 5;
@@ -31,27 +32,9 @@ const adminUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || ""
 const redisUrl = process.env.TEST_REDIS_URL ?? "";
 const NEXT_BIN = path.join(process.cwd(), "node_modules", "next", "dist", "bin", "next");
 const WORKERS = 32;
-const OUTAGE_MS = 5_000;
 const HARD_BUDGET_USD = "0.0004";
 const LEADER_LOCK_ID = 727_100_010; // server/background BACKGROUND_LEADER_LOCK_ID
-/** Short answers the reservation covers (max_tokens 50, 1 prompt token billed), so a hard budget holds exactly. */
-const PRICED_REPLY = { kind: "text", text: "fine", usage: { input: 1, output: 50 }, delayMs: 20 } as const;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-type Outcome = {
-  status: number;
-  id: string | null;
-  retryAfter: string | null;
-  budgetKey: boolean;
-  code: string;
-};
-const errorCode = (body: string) => {
-  try {
-    return String((JSON.parse(body) as { error?: { code?: unknown } }).error?.code ?? "");
-  } catch {
-    return "";
-  }
-};
 
 /** A child process whose output is kept (the last 40 KB) for the failure message instead of flooding the run. */
 function spawnKept(args: string[], env: NodeJS.ProcessEnv) {
@@ -73,8 +56,6 @@ const exited = (child: ChildProcess) =>
   );
 
 test.describe("the production server and the worker while PostgreSQL and Redis go away under load", () => {
-  test.skip(!adminUrl, "a PostgreSQL run only: the fault proxy takes PostgreSQL away (PGlite is in-process)");
-
   let work: string;
   let env: NodeJS.ProcessEnv;
   let upstream: FakeProvider;
@@ -89,6 +70,8 @@ test.describe("the production server and the worker while PostgreSQL and Redis g
 
   test.beforeAll(async () => {
     test.setTimeout(180_000);
+    // The config runs this spec only on PostgreSQL (PGlite is in-process: no connection to take away).
+    expect(adminUrl, "a PostgreSQL run: TEST_DATABASE_URL or DATABASE_URL").not.toBe("");
     work = mkdtempSync(path.join(tmpdir(), "tollgate-outages-"));
     upstream = await startFakeOpenAI();
     upstream.setDefault(PRICED_REPLY);
@@ -284,36 +267,19 @@ test.describe("the production server and the worker while PostgreSQL and Redis g
         }
       }
     });
-    // The fake's recorded requests are dropped now and then (memory); its priced reply is set again after reset().
-    const forget = setInterval(() => {
-      upstream.reset();
-      upstream.setDefault(PRICED_REPLY);
-    }, 1_000);
-    const recovery: Record<string, { app: number; worker: number }> = {};
-    const outage = async (name: string, proxy: FaultProxy, mode: FaultMode) => {
-      await proxy.set(mode);
-      await sleep(OUTAGE_MS);
-      await proxy.set("pass");
-      recovery[name] = await recoveredWithin(10_000);
-    };
-    try {
-      await sleep(2_000);
-      await outage("postgres refused", pg, "refuse");
-      await outage("postgres black-holed", pg, "blackhole");
-      if (redisProxy) await outage("redis refused", redisProxy, "refuse");
-      await sleep(500);
-    } finally {
-      running = false;
-      clearInterval(forget);
-      await Promise.all(load);
-    }
-    const tally = new Map<string, number>();
-    for (const o of outcomes) {
-      const k = `${o.budgetKey ? "budget" : "free"} ${o.status} ${o.code}`.trim();
-      tally.set(k, (tally.get(k) ?? 0) + 1);
-    }
+    const recovery = await throughOutages({
+      upstream,
+      pg,
+      redis: redisProxy,
+      warmupMs: 2_000,
+      recovered: () => recoveredWithin(10_000),
+      stop: async () => {
+        running = false;
+        await Promise.all(load);
+      },
+    });
     console.info(
-      `outages (next start + worker): ${outcomes.length} calls, ${[...tally].map(([k, n]) => `${k}: ${n}`).join(", ")}; recovery ms ${JSON.stringify(recovery)}`,
+      `outages (next start + worker): ${outcomes.length} calls, ${tallyOutcomes(outcomes)}; recovery ms ${JSON.stringify(recovery)}`,
     );
 
     // Both processes are alive; zero 500s: every answer a success, an outage's 503 with Retry-After, or a 429.

@@ -21,15 +21,15 @@ import { type CounterStore, PostgresCounters, RedisCounters } from "@/lib/pipeli
 import { Pipeline } from "@/lib/pipeline/pipeline";
 import { openPipelineRedis } from "@/lib/pipeline/redis";
 import { serveApi } from "@/server/serve";
-import { type FaultMode, type FaultProxy, startFaultProxy } from "../fakes/fault-proxy";
+import { type FaultProxy, startFaultProxy } from "../fakes/fault-proxy";
 import type { FakeProvider } from "../fakes/http";
 import { startFakeOpenAI } from "../fakes/openai";
 import { useSeededAppDatabase } from "../helpers/app-db";
 import { postgresAdminUrl } from "../helpers/db";
+import { errorCode, type Outcome, PRICED_REPLY, tallyOutcomes, throughOutages } from "../helpers/outage-load";
 
 const redisUrl = process.env.TEST_REDIS_URL ?? "";
 const WORKERS = 32;
-const OUTAGE_MS = 5_000;
 const HARD_BUDGET_USD = "0.0004";
 const NO_LIMITS = {
   requestsPerMinute: null,
@@ -39,25 +39,7 @@ const NO_LIMITS = {
   monthlySoftUsd: null,
   monthlyHardUsd: null,
 };
-/** Short answers the reservation covers (max_tokens 50, 1 prompt token billed), so a hard budget holds exactly. */
-const PRICED_REPLY = { kind: "text", text: "fine", usage: { input: 1, output: 50 }, delayMs: 20 } as const;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-type Outcome = {
-  status: number;
-  id: string | null;
-  retryAfter: string | null;
-  budgetKey: boolean;
-  /** The error's code on a refusal. */
-  code: string | null;
-};
-const errorCode = (body: string) => {
-  try {
-    return String((JSON.parse(body) as { error?: { code?: unknown } }).error?.code ?? "");
-  } catch {
-    return "";
-  }
-};
 
 describe.runIf(postgresAdminUrl)("the lean server while PostgreSQL and Redis go away under load", () => {
   let app: Awaited<ReturnType<typeof useSeededAppDatabase>>;
@@ -202,34 +184,20 @@ describe.runIf(postgresAdminUrl)("the lean server while PostgreSQL and Redis go 
       }
     };
     const load = Array.from({ length: WORKERS }, (_, n) => worker(n));
-    // The fake's recorded requests are dropped now and then (memory); reset() also restores its own default
-    // reply, so the priced one is set again, or the hard budget would be tested on near-free calls.
-    const forget = setInterval(() => {
-      upstream.reset();
-      upstream.setDefault(PRICED_REPLY);
-    }, 1_000);
-
-    const recovery: Record<string, number> = {};
-    const outage = async (name: string, proxy: FaultProxy, mode: FaultMode) => {
-      await proxy.set(mode);
-      await sleep(OUTAGE_MS);
-      await proxy.set("pass");
-      recovery[name] = await recoveredWithin(10_000);
-    };
-    try {
-      await sleep(1_000);
-      await outage("postgres refused", pg, "refuse");
-      await outage("postgres black-holed", pg, "blackhole");
-      if (redisProxy) await outage("redis refused", redisProxy, "refuse");
-      await sleep(500);
-    } finally {
-      running = false;
-      clearInterval(forget);
-      await Promise.all(load);
-    }
+    const recovery = await throughOutages({
+      upstream,
+      pg,
+      redis: redisProxy,
+      warmupMs: 1_000,
+      recovered: () => recoveredWithin(10_000),
+      stop: async () => {
+        running = false;
+        await Promise.all(load);
+      },
+    });
 
     console.info(
-      `outages: ${outcomes.length} calls, ${[...new Set(outcomes.map((o) => `${o.budgetKey ? "budget" : "free"} ${o.status} ${o.code ?? ""}`))].map((s) => `${s}: ${outcomes.filter((o) => `${o.budgetKey ? "budget" : "free"} ${o.status} ${o.code ?? ""}` === s).length}`).join(", ")}; recovery ms ${JSON.stringify(recovery)}`,
+      `outages: ${outcomes.length} calls, ${tallyOutcomes(outcomes)}; recovery ms ${JSON.stringify(recovery)}`,
     );
     // Zero 500s: every answer was a success, an outage's 503 with Retry-After, or a limit's 429.
     expect(failures).toEqual([]);
